@@ -1,0 +1,25 @@
+import { hydrateRoot } from 'react-dom/client'
+import { App } from './app.tsx'
+import { documentStateElementId, type DocumentState } from './document-state.ts'
+import { findPage } from './routes.ts'
+import './styles/global.css'
+
+function readDocumentState(): DocumentState {
+  const element = document.getElementById(documentStateElementId)
+  if (!element?.textContent) throw new Error('Courier: the page carries no hydration state')
+  return JSON.parse(element.textContent) as DocumentState
+}
+
+async function hydrate(): Promise<void> {
+  const state = readDocumentState()
+  // Load the page's chunk before hydrating, so the first client render is the server's tree, with nothing suspended.
+  const page = state.type === 'page' ? findPage(state.pageId) : undefined
+  const Page = page ? (await page.component()).default : undefined
+  const container = document.getElementById('root')
+  if (!container) throw new Error('Courier: the page has no #root element')
+  hydrateRoot(container, <App state={state} Page={Page} />)
+}
+
+hydrate().catch((error: unknown) => {
+  console.error(error)
+})

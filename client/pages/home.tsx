@@ -1,0 +1,27 @@
+import type { PageComponentProps } from '../routes.ts'
+import type { GuideSummary } from '../../src/pages/data-types.ts'
+
+export interface HomeData {
+  guides: GuideSummary[]
+}
+
+export default function HomePage({ data }: PageComponentProps<HomeData>) {
+  return (
+    <article className="home">
+      <h1>Courier</h1>
+      <p className="lead">
+        A Fastify server that delivers a React site as a client-side application: the first view streams from the
+        server, every later view is rendered in the browser from page data, and every step is logged.
+      </p>
+      <h2>Guides</h2>
+      <ul className="guide-list">
+        {data.guides.map((guide) => (
+          <li key={guide.slug}>
+            <a href={`/guides/${guide.slug}`}>{guide.title}</a>
+            <p>{guide.summary}</p>
+          </li>
+        ))}
+      </ul>
+    </article>
+  )
+}

@@ -1,0 +1,36 @@
+import { Suspense, use } from 'react'
+import type { PageComponentProps } from '../routes.ts'
+
+export interface SlowData {
+  delayMs: number
+}
+
+/** Per-render delays: a module-level cache would resolve only once and stop suspending after the first request. */
+const pending = new WeakMap<object, Promise<void>>()
+
+function delayFor(key: object, ms: number): Promise<void> {
+  let promise = pending.get(key)
+  if (!promise) {
+    promise = new Promise((resolve) => setTimeout(resolve, ms))
+    pending.set(key, promise)
+  }
+  return promise
+}
+
+function SlowSection({ token, delayMs }: { token: object; delayMs: number }) {
+  // The server waits; in the browser the content is already in the HTML, so hydration need not wait again.
+  if (typeof window === 'undefined') use(delayFor(token, delayMs))
+  return <p id="slow-section">Resolved after {delayMs} ms.</p>
+}
+
+/** A page whose Suspense boundary resolves late: proves the shell is flushed before it. Test routes only. */
+export default function SlowPage({ data }: PageComponentProps<SlowData>) {
+  return (
+    <article>
+      <h1>Slow boundary</h1>
+      <Suspense fallback={<p id="slow-fallback">Waiting…</p>}>
+        <SlowSection token={data} delayMs={data.delayMs} />
+      </Suspense>
+    </article>
+  )
+}

@@ -1,0 +1,100 @@
+import type { ComponentType } from 'react'
+
+/**
+ * The page table: one entry per page, shared by the server (routes, page data, sitemap) and the client (router).
+ * Plain data and code-split component loaders only: server-only loaders live in src/pages/loaders.ts, keyed by id.
+ */
+export type PageKind = 'static' | 'dynamic'
+
+export type RouteParams = Readonly<Record<string, string>>
+
+export interface PageHead {
+  title: string
+  description?: string
+}
+
+export interface PageComponentProps<Data = unknown> {
+  data: Data
+  params: RouteParams
+}
+
+export interface PageModule {
+  // Each page module types its own data; the table stores the component with the data type erased.
+  default: ComponentType<PageComponentProps<never>>
+}
+
+export interface PageDefinition {
+  /** Stable id: joins the server's loader, names the code chunk, travels in the hydration state. */
+  id: string
+  /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
+  path: string
+  kind: PageKind
+  /** Loads the page's code chunk (lazily on the client). */
+  component: () => Promise<PageModule>
+  /** Title and meta of the page, from its data. */
+  head: (data: never, params: RouteParams) => PageHead
+  /** Registered only when COURIER_TEST_ROUTES is on. */
+  testOnly?: boolean
+}
+
+const siteName = 'Courier'
+
+function titled(title: string): string {
+  return `${title} · ${siteName}`
+}
+
+export const pages: readonly PageDefinition[] = [
+  {
+    id: 'home',
+    path: '/',
+    kind: 'static',
+    component: () => import('./pages/home.tsx'),
+    head: () => ({
+      title: `${siteName}: React delivery on Fastify`,
+      description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
+    }),
+  },
+  {
+    id: 'guides',
+    path: '/guides',
+    kind: 'static',
+    component: () => import('./pages/guides.tsx'),
+    head: () => ({ title: titled('Guides'), description: 'One guide per delivery mechanic of Courier.' }),
+  },
+  {
+    id: 'guide',
+    path: '/guides/:slug',
+    kind: 'static',
+    component: () => import('./pages/guide.tsx'),
+    head: (data: { guide: { title: string; summary: string } }) => ({
+      title: titled(data.guide.title),
+      description: data.guide.summary,
+    }),
+  },
+  {
+    id: 'status',
+    path: '/status',
+    kind: 'dynamic',
+    component: () => import('./pages/status.tsx'),
+    head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),
+  },
+  {
+    id: 'faq',
+    path: '/faq',
+    kind: 'static',
+    component: () => import('./pages/faq.tsx'),
+    head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
+  },
+  {
+    id: 'test-slow',
+    path: '/__test/slow',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-slow.tsx'),
+    head: () => ({ title: titled('Slow boundary') }),
+  },
+]
+
+export function findPage(id: string): PageDefinition | undefined {
+  return pages.find((page) => page.id === id)
+}

@@ -1,0 +1,93 @@
+import { envSchema } from 'env-schema'
+import { fileURLToPath } from 'node:url'
+import path from 'node:path'
+
+/** Every environment variable Courier reads, with its default. README's configuration table mirrors this. */
+const schema = {
+  type: 'object',
+  properties: {
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    /** Build time: the deployment id baked into the client. At run time it must match the build, or start-up stops. */
+    DEPLOYMENT_ID: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+    /** Honour X-Forwarded-* from a proxy in front. Off by default, so clients cannot spoof host or protocol. */
+    TRUST_PROXY: { type: 'boolean', default: false },
+    /** Send Strict-Transport-Security on filtered responses: only behind TLS. */
+    HSTS: { type: 'boolean', default: false },
+    /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
+    SITE_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$', default: 'http://localhost:3000' },
+    /** Where the production build lives (output of `npm run build`). */
+    DIST_DIR: { type: 'string', minLength: 1, default: 'dist' },
+    /** Serve through Vite's dev server with HMR instead of the build. `npm run dev` sets it. */
+    COURIER_DEV: { type: 'boolean', default: false },
+    /** Register the /__test/* pages that exercise error paths. Never on in production. */
+    COURIER_TEST_ROUTES: { type: 'boolean', default: false },
+  },
+} as const
+
+interface RawEnv {
+  PORT: number
+  HOST: string
+  LOG_LEVEL: LogLevel
+  DEPLOYMENT_ID?: string
+  TRUST_PROXY: boolean
+  HSTS: boolean
+  SITE_URL: string
+  DIST_DIR: string
+  COURIER_DEV: boolean
+  COURIER_TEST_ROUTES: boolean
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly logLevel: LogLevel
+  /** Set when the operator pinned an id; the server checks it against the build's. */
+  readonly deploymentId: string | undefined
+  readonly trustProxy: boolean
+  readonly hsts: boolean
+  /** Public origin without a trailing slash, e.g. `https://courier.example`. */
+  readonly siteUrl: string
+  /** The project root: index of client/, public files and the build. */
+  readonly rootDir: string
+  readonly distDir: string
+  readonly dev: boolean
+  readonly testRoutes: boolean
+}
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * Reads and validates the environment once. A bad value throws a ConfigError whose message names the variable,
+ * e.g. `invalid environment: PORT must be <= 65535`.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  let raw: RawEnv
+  try {
+    raw = envSchema<RawEnv>({ schema, data: { ...env } })
+  } catch (error) {
+    const message = (error as Error).message.replace(/env\//g, '').replace(/^env /, '')
+    throw new ConfigError(`invalid environment: ${message}`)
+  }
+  return Object.freeze({
+    port: raw.PORT,
+    host: raw.HOST,
+    logLevel: raw.LOG_LEVEL,
+    deploymentId: raw.DEPLOYMENT_ID,
+    trustProxy: raw.TRUST_PROXY,
+    hsts: raw.HSTS,
+    siteUrl: raw.SITE_URL,
+    rootDir: projectRoot,
+    distDir: path.resolve(projectRoot, raw.DIST_DIR),
+    dev: raw.COURIER_DEV,
+    testRoutes: raw.COURIER_TEST_ROUTES,
+    ...overrides,
+  })
+}

@@ -1,0 +1,20 @@
+/**
+ * Client router timings. Source: product spec section 9 ("Technical values"); DESIGN.md section 6.
+ * The client bundle imports this file, so it holds plain data only.
+ */
+export const router = Object.freeze({
+  /** A route whose code and data are not both in by then falls back to a full page navigation. */
+  routeLoadTimeoutMs: 3800,
+  /** IntersectionObserver rootMargin: a Link this close to the viewport is prefetched. */
+  prefetchMarginPx: 200,
+  /** How long prefetched or visited data of a `static` page stays fresh. */
+  staticStaleTimeS: 300,
+  /** Dynamic pages: data is never reused; it is fetched at navigation. */
+  dynamicStaleTimeS: 0,
+  /** Prefetches run through one queue, this many at a time. */
+  prefetchConcurrency: 5,
+  /** Page-data fetches: attempts in all on a 5xx or network error (ours, DESIGN.md section 5). */
+  dataFetchAttempts: 3,
+  /** Backoff before retry n (ms), short so a navigation still feels immediate (ours). */
+  dataFetchBackoffMs: Object.freeze([100, 300]),
+})

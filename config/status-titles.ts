@@ -1,0 +1,14 @@
+/** Titles of the generic error page. Source: product spec section 2; DESIGN.md section 7. */
+export const statusTitles: Readonly<Record<number, string>> = Object.freeze({
+  400: 'Bad Request',
+  404: 'This page could not be found',
+  405: 'Method Not Allowed',
+  500: 'Internal Server Error',
+})
+
+/** The title of every status the table does not name (spec section 2: "any other status"). */
+export const fallbackStatusTitle = 'An unexpected error has occurred'
+
+export function statusTitle(statusCode: number): string {
+  return statusTitles[statusCode] ?? fallbackStatusTitle
+}

@@ -1,0 +1,95 @@
+import fp from 'fastify-plugin'
+import path from 'node:path'
+import fastifyVite from '@fastify/vite'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { HtmlFunction, RenderFunction } from '@fastify/vite'
+import type { PageDefinition, RouteParams } from '../client/routes.ts'
+import { assetBase } from '../src/render/template.ts'
+import {
+  createRenderDocument,
+  createTemplateFunction,
+  sendDocument,
+  type ClientModule,
+} from '../src/render/renderer.ts'
+import { pageServerSide } from '../src/pages/loaders.ts'
+
+export interface PagesOptions {
+  /** Project root: holds vite.config.ts and package.json. */
+  root: string
+  /** Build output (production): holds vite.config.json, client/, server/. */
+  distDir: string
+  /** Serve through Vite's dev server (HMR) instead of the build. */
+  dev: boolean
+  /** Register the test-only pages (/__test/...). */
+  testRoutes: boolean
+  renderTimeoutMs: number
+}
+
+/** Built assets have content-hashed names: cache them for a year, never revalidate (DESIGN.md section 2). */
+const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
+
+function createPageHandler(page: PageDefinition, deploymentId: () => string) {
+  const serverSide = pageServerSide[page.id] ?? {}
+  return async function renderPage(request: FastifyRequest, reply: FastifyReply) {
+    const params = (request.params ?? {}) as RouteParams
+    const result = serverSide.load
+      ? await serverSide.load({ params, query: request.query as Record<string, unknown>, deploymentId: deploymentId() })
+      : { props: {} }
+    if ('notFound' in result) return reply.callNotFound()
+    if ('redirect' in result) {
+      return reply.redirect(result.redirect.destination, result.redirect.permanent ? 308 : 307)
+    }
+    return sendDocument(reply, { type: 'page', page, params, data: result.props })
+  }
+}
+
+/**
+ * Pages: one GET route per entry of the page table, streamed by React through Fastify. @fastify/vite brings the
+ * client in (the build in production, Vite's dev server with HMR in development) and serves the built assets.
+ */
+async function pages(fastify: FastifyInstance, options: PagesOptions) {
+  const { root, distDir, dev, testRoutes, renderTimeoutMs } = options
+  const deploymentId = () => fastify.deploymentId
+
+  await fastify.register(fastifyVite, {
+    root,
+    dev,
+    // @fastify/vite looks for vite.config.json beside the client folder it is given.
+    distDir: path.join(distDir, 'client'),
+    fastifyStaticOptions: {
+      // Cache-Control is set whole below; @fastify/static's own maxAge would not say `public`.
+      cacheControl: false,
+      // A build never changes in place: strong validators are the content hashes in the names.
+      etag: false,
+      lastModified: false,
+      setHeaders(reply) {
+        reply.header('cache-control', immutableAssetCacheControl)
+      },
+    },
+    // reply.html and reply.render carry Courier's own signatures (src/render/renderer.ts), hence the casts.
+    renderer: {
+      createHtmlFunction: (source: string) => createTemplateFunction(source, deploymentId()) as unknown as HtmlFunction,
+      createRenderFunction: async (client) =>
+        createRenderDocument(client as unknown as ClientModule, deploymentId, {
+          renderTimeoutMs,
+        }) as unknown as RenderFunction,
+      createRouteHandler: ({ route }) => createPageHandler(route as unknown as PageDefinition, deploymentId),
+      createRoute({ route, handler }, scope) {
+        const page = route as unknown as PageDefinition | undefined
+        if (!page?.path || !handler || (page.testOnly && !testRoutes)) return
+        scope.route({ method: 'GET', url: page.path, handler, config: { pageId: page.id } })
+      },
+    },
+  })
+  await fastify.vite.ready()
+  fastify.log.debug({ dev, assetBase }, 'pages ready')
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on page routes: the id of the page in the page table. */
+    pageId?: string
+  }
+}
+
+export default fp(pages, { name: 'courier-pages', fastify: '5.x', dependencies: ['courier-deployment-id'] })

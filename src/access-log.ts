@@ -1,0 +1,42 @@
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import { loggableUrl } from './logger.ts'
+
+/** The fields of Courier's one access line per request (DESIGN.md section 10). */
+export function accessLine(request: FastifyRequest, reply: FastifyReply) {
+  return {
+    method: request.method,
+    url: loggableUrl(request.url),
+    route: request.routeOptions.url ?? null,
+    statusCode: reply.statusCode,
+    ms: Math.round(reply.elapsedTime * 100) / 100,
+    filter: request.filterDecision ?? 'excluded',
+  }
+}
+
+/**
+ * Replaces Fastify's two lines per request ("incoming request", "request completed") with one access line written
+ * when the response is done: error level for 5xx, info otherwise.
+ */
+export class AccessLogController extends LogController {
+  constructor() {
+    super({ requestIdLogLabel: 'reqId' })
+  }
+
+  override incomingRequest(): void {}
+
+  override routeNotFound(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = accessLine(request, reply)
+    if (error) request.log.error({ ...line, err: error }, 'request completed')
+    else if (line.statusCode >= 500) request.log.error(line, 'request completed')
+    else request.log.info(line, 'request completed')
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the request filter: whether the site policy ran for this request. */
+    filterDecision: 'applied' | 'excluded' | undefined
+  }
+}

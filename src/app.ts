@@ -1,0 +1,67 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import path from 'node:path'
+import { pino, type Logger } from 'pino'
+import type { Config } from '../config/env.ts'
+import { serverLimits } from '../config/server.ts'
+import { AccessLogController } from './access-log.ts'
+import { generateRequestId, loggerOptions } from './logger.ts'
+import accessLog from '../plugins/access-log.ts'
+import deploymentId from '../plugins/deployment-id.ts'
+import errors from '../plugins/errors.ts'
+import health from '../plugins/health.ts'
+import pages from '../plugins/pages.ts'
+import publicFiles from '../plugins/public-files.ts'
+import sitemap from '../plugins/sitemap.ts'
+
+export interface BuildOptions {
+  /** A pino logger to log through (tests pass one writing to a captured stream). Default: JSON to stdout. */
+  logger?: Logger
+  /** Overrides of the server limits in config/server.ts (tests shorten time-outs). */
+  limits?: Partial<Record<keyof typeof serverLimits, number>>
+}
+
+/**
+ * The Courier application: every plugin, in order, on one Fastify instance, ready for `inject` or `listen`.
+ * Never listens itself.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const limits = { ...serverLimits, ...options.limits }
+  const app = Fastify({
+    loggerInstance: options.logger ?? pino(loggerOptions(config.logLevel)),
+    logController: new AccessLogController(),
+    requestIdHeader: false,
+    genReqId: generateRequestId,
+    trustProxy: config.trustProxy,
+    bodyLimit: limits.bodyLimitBytes,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      maxHeaderSize: limits.maxHeaderSizeBytes,
+    },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      maxParamLength: limits.maxParamLength,
+    },
+    // Router-level failures (malformed %-escapes, over-long parameters) reach no route: hand them to the same
+    // error handler as everything else (plugins/errors.ts), so they get the status-title table too.
+    frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+      return app.errorHandler(error, request, reply)
+    },
+  }) as unknown as FastifyInstance
+
+  await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
+  await app.register(accessLog)
+  await app.register(errors)
+  await app.register(health)
+  await app.register(sitemap, { siteUrl: config.siteUrl })
+  await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
+  await app.register(pages, {
+    root: config.rootDir,
+    distDir: config.distDir,
+    dev: config.dev,
+    testRoutes: config.testRoutes,
+    renderTimeoutMs: limits.renderTimeoutMs,
+  })
+  return app
+}

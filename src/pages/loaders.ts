@@ -1,0 +1,79 @@
+/**
+ * Server-only page loaders, keyed by page id (client/routes.ts). Nothing here may reach the browser: the client
+ * bundle never imports this file, and test/build/client-bundle.test.ts checks that its content is absent from the built client.
+ */
+import { guides } from '../content/guides.ts'
+import { faq } from '../content/faq.ts'
+import type { RouteParams } from '../../client/routes.ts'
+import type { FaqData, GuideData, GuideSummary, StatusData } from './data-types.ts'
+import type { HomeData } from '../../client/pages/home.tsx'
+import type { GuidesData } from '../../client/pages/guides.tsx'
+import type { SlowData } from '../../client/pages/test-slow.tsx'
+
+export type LoaderResult<Data> =
+  | { props: Data }
+  | { notFound: true }
+  | { redirect: { destination: string; permanent: boolean } }
+
+export interface LoaderContext {
+  params: RouteParams
+  query: Readonly<Record<string, unknown>>
+  deploymentId: string
+}
+
+export type Loader<Data = unknown> = (context: LoaderContext) => LoaderResult<Data> | Promise<LoaderResult<Data>>
+
+export interface PageServerSide<Data = unknown> {
+  load?: Loader<Data>
+  /** Parameters of every instance of a parametrised page: feeds the sitemap. */
+  staticParams?: () => RouteParams[]
+}
+
+function summarize(guide: GuideSummary): GuideSummary {
+  return { slug: guide.slug, title: guide.title, summary: guide.summary }
+}
+
+const guideSummaries = guides.map(summarize)
+
+export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> = {
+  home: {
+    load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries } }),
+  },
+  guides: {
+    load: (): LoaderResult<GuidesData> => ({ props: { guides: guideSummaries } }),
+  },
+  guide: {
+    load: ({ params }): LoaderResult<GuideData> => {
+      const index = guides.findIndex((guide) => guide.slug === params.slug)
+      if (index === -1) return { notFound: true }
+      const previous = guideSummaries[index - 1] ?? null
+      const next = guideSummaries[index + 1] ?? null
+      return { props: { guide: guides[index]!, previous, next } }
+    },
+    staticParams: () => guides.map((guide) => ({ slug: guide.slug })),
+  },
+  status: {
+    load: ({ deploymentId }): LoaderResult<StatusData> => {
+      const memory = process.memoryUsage()
+      return {
+        props: {
+          deploymentId,
+          serverTime: new Date().toISOString(),
+          uptimeS: process.uptime(),
+          nodeVersion: process.version,
+          memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal },
+        },
+      }
+    },
+  },
+  faq: {
+    load: (): LoaderResult<FaqData> => ({ props: { entries: [...faq] } }),
+  },
+  'test-slow': {
+    load: ({ query }): LoaderResult<SlowData> => {
+      const requested = Number(query.delay)
+      const delayMs = Number.isInteger(requested) && requested >= 0 && requested <= 5000 ? requested : 300
+      return { props: { delayMs } }
+    },
+  },
+}

@@ -1,0 +1,139 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ReactNode } from 'react'
+import type { DocumentState } from '../../client/document-state.ts'
+import { documentStateElementId } from '../../client/document-state.ts'
+import type { PageDefinition, RouteParams } from '../../client/routes.ts'
+import { statusTitle } from '../../config/status-titles.ts'
+import { assignDigest } from '../digest.ts'
+import { serializeForScript } from './serialize.ts'
+import { RenderTimeoutError, renderStream } from './stream.ts'
+import { compileTemplate, escapeHtml, type DocumentHead, type DocumentTemplate } from './template.ts'
+
+/** What the SSR entry (client/entry-server.tsx) gives the server. */
+export interface ClientModule {
+  pages: readonly PageDefinition[]
+  createElement(state: DocumentState, page: PageDefinition | undefined): Promise<ReactNode>
+}
+
+export type RenderTarget =
+  | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
+  | { type: 'error'; statusCode: number; digest?: string }
+
+export type RenderDocument = (this: FastifyReply, target: RenderTarget) => Promise<FastifyReply>
+
+export interface RendererOptions {
+  renderTimeoutMs: number
+}
+
+/** The client is gone: pending boundaries end quietly, nothing is logged as a server error. */
+export class ClientGoneError extends Error {
+  override name = 'ClientGoneError'
+}
+
+export const htmlCacheControl = {
+  static: 'public, max-age=0, must-revalidate',
+  dynamic: 'private, no-cache, no-store, max-age=0, must-revalidate',
+  error: 'no-store',
+} as const
+
+function stateFor(target: RenderTarget, deploymentId: string): DocumentState {
+  if (target.type === 'page') {
+    return {
+      type: 'page',
+      pageId: target.page.id,
+      kind: target.page.kind,
+      params: target.params,
+      data: target.data,
+      deploymentId,
+    }
+  }
+  return {
+    type: 'error',
+    statusCode: target.statusCode,
+    title: statusTitle(target.statusCode),
+    ...(target.digest ? { digest: target.digest } : {}),
+    deploymentId,
+  }
+}
+
+function headFor(target: RenderTarget): DocumentHead {
+  if (target.type === 'page') return target.page.head(target.data as never, target.params)
+  return { title: `${target.statusCode}: ${statusTitle(target.statusCode)}` }
+}
+
+/** Last resort when the error page itself cannot render: plain HTML, same title, nothing from the error. */
+export function plainErrorDocument(statusCode: number, digest?: string): string {
+  const title = `${statusCode}: ${statusTitle(statusCode)}`
+  const digestLine = digest ? `<p>Digest: ${escapeHtml(digest)}</p>` : ''
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${digestLine}</body></html>`
+}
+
+function reportRenderError(request: FastifyRequest, error: unknown): string | undefined {
+  if (error instanceof ClientGoneError) return undefined
+  const { digest, isNew } = assignDigest(error, request.id)
+  if (isNew) {
+    if (error instanceof RenderTimeoutError) request.log.warn({ err: error, digest }, 'render timed out')
+    else request.log.error({ err: error, digest }, 'render failed')
+  }
+  return digest
+}
+
+/**
+ * reply.render: streams one document (a page or the error page) with renderToPipeableStream. Status and headers
+ * are sent when the shell is ready; an error before that rejects, for the error handler to answer.
+ */
+export function createRenderDocument(
+  client: ClientModule,
+  deploymentId: () => string,
+  options: RendererOptions,
+): RenderDocument {
+  return async function renderDocument(this: FastifyReply, target) {
+    const reply = this
+    const request = reply.request
+    const template = (reply.html as unknown as () => DocumentTemplate)()
+    const nonce = request.cspNonce
+    const state = stateFor(target, deploymentId())
+    const element = await client.createElement(state, target.type === 'page' ? target.page : undefined)
+    const { stream, abort } = await renderStream({
+      element,
+      opening: template.open(headFor(target), nonce),
+      closing: () => template.close(serializeForScript(state), nonce),
+      nonce,
+      timeoutMs: options.renderTimeoutMs,
+      onError: (error) => reportRenderError(request, error),
+    })
+    reply.raw.once('close', function abortWhenClientGone() {
+      if (reply.raw.writableFinished) return
+      request.log.debug('render aborted: the client closed the connection')
+      abort(new ClientGoneError('the client closed the connection'))
+    })
+    const statusCode = target.type === 'page' ? 200 : target.statusCode
+    const cacheControl = target.type === 'page' ? htmlCacheControl[target.page.kind] : htmlCacheControl.error
+    return reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl).send(stream)
+  }
+}
+
+/** reply.html: the compiled document template (from the build, or per request from Vite's dev server). */
+export function createTemplateFunction(html: string, deploymentId: string): () => DocumentTemplate {
+  const template = compileTemplate(html, documentStateElementId, deploymentId)
+  return function documentTemplate() {
+    return template
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's CSP nonce, set by the request filter on filtered paths. */
+    cspNonce: string | undefined
+  }
+}
+
+/** Streams `target` through the request's renderer (@fastify/vite decorates reply.render with ours). */
+export function sendDocument(reply: FastifyReply, target: RenderTarget): Promise<FastifyReply> {
+  return (reply.render as unknown as RenderDocument).call(reply, target)
+}
+
+/** Whether this reply can render documents yet (false before @fastify/vite is ready, or after a dev-server fault). */
+export function canRenderDocument(reply: FastifyReply): boolean {
+  return typeof reply.render === 'function' && typeof reply.html === 'function'
+}

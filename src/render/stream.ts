@@ -1,0 +1,78 @@
+import { Transform, type TransformCallback } from 'node:stream'
+import type { ReactNode } from 'react'
+import { renderToPipeableStream } from 'react-dom/server'
+
+/**
+ * The document as one stream: the opening HTML first, then React's output as it arrives, then the closing HTML once
+ * React ends. React pipes into it like into any writable.
+ */
+class DocumentStream extends Transform {
+  readonly #closing: () => string
+
+  constructor(opening: string, closing: () => string) {
+    super()
+    this.#closing = closing
+    this.push(opening)
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    callback(null, chunk)
+  }
+
+  override _flush(callback: TransformCallback): void {
+    callback(null, this.#closing())
+  }
+}
+
+export interface StreamRenderOptions {
+  element: ReactNode
+  opening: string
+  closing: () => string
+  nonce: string | undefined
+  /** Abort the render after this long: the client keeps what was flushed, pending boundaries render on the client. */
+  timeoutMs: number
+  /** Called for every error React reports; returns the digest React hands to the client for that boundary. */
+  onError: (error: unknown) => string | undefined
+}
+
+export interface StreamRender {
+  stream: Transform
+  /** Stops the render (client gone, or the server closing); pending boundaries end as errors. */
+  abort: (reason: Error) => void
+}
+
+export class RenderTimeoutError extends Error {
+  override name = 'RenderTimeoutError'
+}
+
+/**
+ * Renders with renderToPipeableStream and resolves once the shell is ready, so an error before the shell can still
+ * become a 500 page; rejects with the shell error otherwise.
+ */
+export function renderStream(options: StreamRenderOptions): Promise<StreamRender> {
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined
+    const stream = new DocumentStream(options.opening, options.closing)
+    const clearTimer = () => clearTimeout(timer)
+    stream.once('close', clearTimer).once('end', clearTimer)
+
+    const render = renderToPipeableStream(options.element, {
+      nonce: options.nonce,
+      onShellReady() {
+        render.pipe(stream)
+        resolve({ stream, abort: (reason) => render.abort(reason) })
+      },
+      onShellError(error) {
+        clearTimer()
+        reject(error)
+      },
+      onError(error) {
+        return options.onError(error)
+      },
+    })
+    timer = setTimeout(() => {
+      render.abort(new RenderTimeoutError(`render did not finish within ${options.timeoutMs} ms`))
+    }, options.timeoutMs)
+    timer.unref()
+  })
+}

@@ -1,0 +1,79 @@
+/**
+ * The HTML document around the streamed app, compiled once from Vite's index.html (the build's, or the dev server's
+ * transformed one). Kept free of heavy imports: vite.config.ts reads the constants below.
+ */
+
+/** URL prefix of built client assets (DESIGN.md section 2). */
+export const assetBase = '/_next/static/'
+
+/** Vite writes `nonce="<this>"` on the tags it emits (html.cspNonce); each response swaps in its own nonce. */
+export const noncePlaceholderValue = '__COURIER_NONCE__'
+const noncePlaceholderAttribute = ` nonce="${noncePlaceholderValue}"`
+
+const markers = { head: '<!--courier-head-->', app: '<!--courier-app-->', state: '<!--courier-state-->' } as const
+
+export interface DocumentHead {
+  title: string
+  description?: string
+}
+
+export interface DocumentTemplate {
+  /** Everything before the app's markup: doctype, head with title and meta, the opening of #root. */
+  open(head: DocumentHead, nonce: string | undefined): string
+  /** Everything after it: the hydration state script and the end of the document. */
+  close(stateJson: string, nonce: string | undefined): string
+}
+
+export class TemplateError extends Error {
+  override name = 'TemplateError'
+}
+
+const htmlEscapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => htmlEscapes[character]!)
+}
+
+function nonceAttribute(nonce: string | undefined): string {
+  return nonce ? ` nonce="${escapeHtml(nonce)}"` : ''
+}
+
+/** Where index.html wants the deployment id (`<html data-dpl-id>`); filled in once, when the template is compiled. */
+export const deploymentIdPlaceholder = '%COURIER_DEPLOYMENT_ID%'
+
+/** Splits at the markers once; per response only the nonce and the head are filled in. */
+export function compileTemplate(source: string, stateElementId: string, deploymentId: string): DocumentTemplate {
+  const html = source.replaceAll(deploymentIdPlaceholder, escapeHtml(deploymentId))
+  const headAt = html.indexOf(markers.head)
+  const appAt = html.indexOf(markers.app)
+  const stateAt = html.indexOf(markers.state)
+  if (headAt === -1 || appAt === -1 || stateAt === -1 || !(headAt < appAt && appAt < stateAt)) {
+    throw new TemplateError('index.html must hold the courier-head, courier-app and courier-state markers in order')
+  }
+  const beforeHead = html.slice(0, headAt)
+  const headToApp = html.slice(headAt + markers.head.length, appAt)
+  const appToState = html.slice(appAt + markers.app.length, stateAt)
+  const afterState = html.slice(stateAt + markers.state.length)
+  const withNonce = (text: string, nonce: string | undefined) =>
+    text.includes(noncePlaceholderValue) ? text.replaceAll(noncePlaceholderAttribute, nonceAttribute(nonce)) : text
+
+  return {
+    open(head, nonce) {
+      const description = head.description
+        ? `<meta name="description" content="${escapeHtml(head.description)}" />`
+        : ''
+      return (
+        withNonce(beforeHead, nonce) +
+        `<title>${escapeHtml(head.title)}</title>${description}` +
+        withNonce(headToApp, nonce)
+      )
+    },
+    close(stateJson, nonce) {
+      return (
+        withNonce(appToState, nonce) +
+        `<script id="${stateElementId}" type="application/json"${nonceAttribute(nonce)}>${stateJson}</script>` +
+        withNonce(afterState, nonce)
+      )
+    },
+  }
+}

@@ -1,0 +1,107 @@
+import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parse } from 'acorn'
+import { full } from 'acorn-walk'
+import { loadConfig } from '../../config/env.ts'
+import { guides } from '../../src/content/guides.ts'
+import { faq } from '../../src/content/faq.ts'
+
+/** The build under test: `npm test` builds first. */
+const distDir = loadConfig({}).distDir
+const clientDir = path.join(distDir, 'client')
+const deploymentId = (JSON.parse(readFileSync(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string })
+  .deploymentId
+
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+}
+
+const clientFiles = filesUnder(clientDir)
+const scripts = clientFiles.filter((file) => file.endsWith('.js'))
+const texts = clientFiles.filter((file) => /\.(js|css|html|json)$/.test(file))
+
+t.test('server-only code and content never reach the client build', async (t) => {
+  const bundle = texts.map((file) => readFileSync(file, 'utf8')).join('\n')
+  const guideParagraph = guides[3]!.sections[0]!.paragraphs[0]!.slice(0, 60)
+  const faqAnswer = faq[2]!.answer.slice(0, 60)
+  t.notMatch(bundle, guideParagraph, 'guide text comes as data only')
+  t.notMatch(bundle, faqAnswer, 'FAQ text comes as data only')
+  t.notMatch(bundle, 'memoryUsage', "the status page's loader stays on the server")
+  t.notMatch(bundle, 'staticParams', 'the server half of the page table stays on the server')
+})
+
+/**
+ * Syntax newer than every target browser parses (chrome 64, edge 79, firefox 67, opera 51, safari 12). acorn parses
+ * at ES2020 (import() and import.meta are fine in all of them); these nodes are what the oldest ones reject.
+ */
+function unsupportedSyntax(code: string): string[] {
+  const found: string[] = []
+  const tree = parse(code, { ecmaVersion: 2020, sourceType: 'module' })
+  full(tree, (node) => {
+    const anyNode = node as unknown as Record<string, unknown>
+    if (node.type === 'ChainExpression') found.push('optional chaining (?.)')
+    if (node.type === 'LogicalExpression' && anyNode.operator === '??') found.push('nullish coalescing (??)')
+    if (node.type === 'CatchClause' && anyNode.param === null) found.push('optional catch binding (chrome 66)')
+    if (node.type === 'Literal' && typeof anyNode.bigint === 'string') found.push('BigInt literal')
+    if (node.type === 'Literal' && anyNode.regex) {
+      const { pattern, flags } = anyNode.regex as { pattern: string; flags: string }
+      if (/\(\?<[=!]/.test(pattern)) found.push('regexp lookbehind (firefox 78, safari 16.4)')
+      if (/\(\?<[A-Za-z_$]/.test(pattern)) found.push('regexp named group (firefox 78)')
+      if (/[dv]/.test(flags)) found.push(`regexp flag ${flags}`)
+      if (/\\p\{/.test(pattern)) found.push('regexp unicode property escape (firefox 78)')
+    }
+  })
+  return found
+}
+
+t.test('every emitted chunk parses in the target browsers', async (t) => {
+  t.ok(scripts.length > 0, 'the build has scripts')
+  for (const file of scripts) {
+    const code = readFileSync(file, 'utf8')
+    let found: string[]
+    try {
+      found = unsupportedSyntax(code)
+    } catch (error) {
+      found = [`does not parse as ES2020: ${(error as Error).message}`]
+    }
+    t.same([...new Set(found)], [], path.relative(clientDir, file))
+  }
+})
+
+t.test('the syntax check itself catches newer syntax', async (t) => {
+  t.same(unsupportedSyntax('a?.b'), ['optional chaining (?.)'])
+  t.same(unsupportedSyntax('a ?? b'), ['nullish coalescing (??)'])
+  t.same(unsupportedSyntax('try {} catch {}'), ['optional catch binding (chrome 66)'])
+  t.same(unsupportedSyntax('/(?<=a)b/'), ['regexp lookbehind (firefox 78, safari 16.4)'])
+  t.throws(() => unsupportedSyntax('class A { #x = 1 }'), 'private fields do not even parse at ES2020')
+})
+
+t.test('every reference to an emitted file carries ?dpl=<id>', async (t) => {
+  const emitted = clientFiles
+    .filter((file) => !file.includes(`${path.sep}.vite${path.sep}`))
+    .map((file) => path.basename(file))
+    .filter((name) => name !== 'index.html')
+  let references = 0
+  for (const file of texts.filter((candidate) => !candidate.endsWith('.json'))) {
+    const code = readFileSync(file, 'utf8')
+    for (const name of emitted) {
+      let at = code.indexOf(name)
+      while (at !== -1) {
+        references++
+        const after = code.slice(at + name.length, at + name.length + 5 + deploymentId.length)
+        t.equal(after, `?dpl=${deploymentId}`, `${name} in ${path.basename(file)}`)
+        at = code.indexOf(name, at + name.length)
+      }
+    }
+  }
+  t.ok(references > 10, `${references} references checked`)
+})
+
+t.test('the deployment id stands on the document', async (t) => {
+  const html = readFileSync(path.join(clientDir, 'index.html'), 'utf8')
+  t.match(html, `data-dpl-id="${deploymentId}"`)
+  t.match(deploymentId, /^[A-Za-z0-9._-]{1,64}$/)
+})

@@ -1,0 +1,17 @@
+import t from 'tap'
+import { build } from '../helpers/app.ts'
+
+t.test('GET /api/health answers liveness, uncached', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject('/api/health')
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { status: 'ok' })
+  t.equal(response.headers['cache-control'], 'no-store')
+})
+
+t.test('other methods on health are not found as JSON', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({ method: 'DELETE', url: '/api/health' })
+  t.equal(response.statusCode, 404)
+  t.match(response.headers['content-type'], /application\/json/)
+})

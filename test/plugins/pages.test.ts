@@ -1,0 +1,151 @@
+import t from 'tap'
+import http from 'node:http'
+import { guides } from '../../src/content/guides.ts'
+import { build } from '../helpers/app.ts'
+import { getChunks, listen } from '../helpers/http.ts'
+
+const stateScript = /<script id="__COURIER_DATA__" type="application\/json">([\s\S]*?)<\/script>/
+
+function stateOf(html: string): { type: string; pageId?: string; data?: unknown; deploymentId: string } {
+  const match = stateScript.exec(html)
+  if (!match) throw new Error('no hydration state in the page')
+  return JSON.parse(match[1]!)
+}
+
+t.test('every page answers with its content, title and deployment id', async (t) => {
+  const { app } = await build(t)
+  const first = guides[0]!
+  const cases: Array<[string, string, RegExp]> = [
+    ['/', 'home', /<h1>Courier<\/h1>/],
+    ['/guides', 'guides', /<h1>Guides<\/h1>/],
+    [`/guides/${first.slug}`, 'guide', new RegExp(`<h1>${first.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</h1>`)],
+    ['/status', 'status', /<h1>Status<\/h1>/],
+    ['/faq', 'faq', /<h1>Frequently asked questions<\/h1>/],
+  ]
+  for (const [url, pageId, content] of cases) {
+    const response = await app.inject({ method: 'GET', url })
+    t.equal(response.statusCode, 200, url)
+    t.match(response.headers['content-type'], /^text\/html; charset=utf-8/, url)
+    t.match(response.body, /^<!doctype html>/, url)
+    t.match(response.body, content, url)
+    t.match(response.body, `<html lang="en" data-dpl-id="${app.deploymentId}">`, url)
+    t.match(response.body, /<title>[^<]+<\/title>/, url)
+    const state = stateOf(response.body)
+    t.equal(state.pageId, pageId, url)
+    t.equal(state.deploymentId, app.deploymentId, url)
+  }
+})
+
+t.test('title and meta come from the page table', async (t) => {
+  const { app } = await build(t)
+  const guide = guides[1]!
+  const response = await app.inject(`/guides/${guide.slug}`)
+  t.match(response.body, `<title>${guide.title.replace(/&/g, '&amp;')} · Courier</title>`)
+  t.match(response.body, '<meta name="description" content="')
+})
+
+t.test('static and dynamic pages are cached differently', async (t) => {
+  const { app } = await build(t)
+  const home = await app.inject('/')
+  t.equal(home.headers['cache-control'], 'public, max-age=0, must-revalidate')
+  const status = await app.inject('/status')
+  t.match(status.headers['cache-control'], /no-store/)
+  t.match(status.headers['cache-control'], /private/)
+})
+
+t.test('every asset in the page carries ?dpl=<id>', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject('/')
+  const assets = [...response.body.matchAll(/(?:src|href)="(\/_next\/static\/[^"]+)"/g)].map((match) => match[1]!)
+  t.ok(assets.length >= 3, 'script, stylesheet and font preload')
+  for (const asset of assets) t.match(asset, new RegExp(`\\?dpl=${app.deploymentId}$`), asset)
+  t.match(response.body, /<link rel="preload" href="\/_next\/static\/chunks\/inter-latin-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/)
+})
+
+t.test('a guide that does not exist is a 404 page', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject('/guides/no-such-guide')
+  t.equal(response.statusCode, 404)
+  t.match(response.body, '<title>404: This page could not be found</title>')
+})
+
+t.test('HEAD answers like GET without a body', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({ method: 'HEAD', url: '/faq' })
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /text\/html/)
+  t.equal(response.body, '')
+})
+
+t.test('page data is embedded safely: </script> and U+2028 in data cannot break out', async (t) => {
+  const { app } = await build(t)
+  const hostile = guides.find((guide) =>
+    guide.sections.some((section) => section.paragraphs.some((paragraph) => paragraph.includes('</script>'))),
+  )
+  t.ok(hostile, 'a guide whose text holds </script>')
+  const response = await app.inject(`/guides/${hostile!.slug}`)
+  t.equal(response.statusCode, 200)
+  const match = stateScript.exec(response.body)
+  t.ok(match, 'the state script is intact')
+  t.notMatch(match![1]!, /<\/script/i)
+  t.notMatch(match![1]!, /[\u2028\u2029]/)
+  const state = stateOf(response.body) as { data: { guide: { slug: string } } }
+  t.equal(state.data.guide.slug, hostile!.slug, 'the data parses back')
+  t.match(response.body, /&lt;\/script&gt;/, 'in the markup the text is escaped by React')
+})
+
+t.test('streaming: the shell is flushed before a slow Suspense boundary resolves', async (t) => {
+  const { app } = await build(t, { COURIER_TEST_ROUTES: 'true' })
+  const base = await listen(app)
+  const { status, chunks } = await getChunks(`${base}/__test/slow?delay=300`)
+  t.equal(status, 200)
+  const shellAt = chunks.findIndex((chunk) => chunk.text.includes('Waiting…'))
+  const resolvedAt = chunks.findIndex((chunk) => chunk.text.includes('Resolved after'))
+  t.ok(shellAt >= 0, 'the shell with the fallback arrived')
+  t.ok(resolvedAt > shellAt, `the boundary came in a later chunk (${shellAt} then ${resolvedAt})`)
+  const shell = chunks.slice(0, shellAt + 1).map((chunk) => chunk.text).join('')
+  t.match(shell, /^<!doctype html>/)
+  t.notMatch(shell, 'Resolved after', 'the boundary content is not in the shell')
+  const whole = chunks.map((chunk) => chunk.text).join('')
+  t.match(whole, /Resolved after <!-- -->300<!-- --> ms\./)
+  t.match(whole, /<\/html>\s*$/)
+})
+
+t.test('test routes are absent unless COURIER_TEST_ROUTES is on', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject('/__test/slow')
+  t.equal(response.statusCode, 404)
+})
+
+t.test('a client that disconnects aborts the render; nothing is logged as an error', async (t) => {
+  const { app, logs } = await build(t, { COURIER_TEST_ROUTES: 'true' })
+  const base = await listen(app)
+  await new Promise<void>((resolve, reject) => {
+    const request = http.get(`${base}/__test/slow?delay=3000`, (response) => {
+      response.once('data', () => {
+        request.destroy()
+        resolve()
+      })
+    })
+    request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(error)))
+  })
+  for (let waited = 0; waited < 2000 && !logs().some((line) => line.msg.startsWith('render aborted')); waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  t.ok(logs().some((line) => line.msg === 'render aborted: the client closed the connection'), 'the render was aborted')
+  t.notOk(logs().some((line) => line.level >= 50), 'no error line')
+})
+
+t.test('a render that outlives the render time-out is aborted and the document still ends', async (t) => {
+  const { app, logs } = await build(t, { COURIER_TEST_ROUTES: 'true' }, { limits: { renderTimeoutMs: 100 } })
+  const base = await listen(app)
+  const { status, chunks } = await getChunks(`${base}/__test/slow?delay=3000`)
+  const whole = chunks.map((chunk) => chunk.text).join('')
+  t.equal(status, 200, 'the status already sent stays')
+  t.notMatch(whole, 'Resolved after')
+  t.match(whole, /<\/html>\s*$/, 'the document is complete')
+  const timedOut = logs().find((line) => line.msg === 'render timed out')
+  t.ok(timedOut, 'the time-out is logged')
+  t.match(timedOut?.digest, /^[0-9a-f]{10}$/)
+  t.ok(timedOut?.reqId)
+})

@@ -1,0 +1,35 @@
+import { defineConfig } from 'vite'
+import react from '@vitejs/plugin-react'
+import { viteFastify } from '@fastify/vite/plugin'
+import path from 'node:path'
+import { browserTargets } from './config/browsers.ts'
+import { deploymentId } from './src/build/deployment-id.ts'
+import { fontPreload } from './src/build/font-preload.ts'
+import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
+
+const outDir = path.resolve(import.meta.dirname, process.env.DIST_DIR ?? 'dist')
+
+export default defineConfig({
+  root: path.resolve(import.meta.dirname, 'client'),
+  // Built assets live under /_next/static/ (DESIGN.md section 2); public files are served by Fastify, not copied.
+  base: assetBase,
+  publicDir: false,
+  // Vite marks every tag it writes with this; the server swaps it for the request's CSP nonce.
+  html: { cspNonce: noncePlaceholderValue },
+  build: {
+    outDir,
+    assetsDir: 'chunks',
+    emptyOutDir: true,
+    target: [...browserTargets],
+  },
+  environments: {
+    // @fastify/vite loads the SSR bundle by the entry's own name (entry-server.js).
+    ssr: { build: { target: 'node20', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
+  },
+  plugins: [
+    viteFastify({ clientModule: '/entry-server.tsx' }),
+    react(),
+    fontPreload({ match: /inter-latin-wght-normal-[\w-]+\.woff2$/ }),
+    deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
+  ],
+})
