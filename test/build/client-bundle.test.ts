@@ -100,8 +100,6 @@ t.test('every reference to an emitted file carries ?dpl=<id>', async (t) => {
   t.ok(references > 10, `${references} references checked`)
 })
 
-t.test('the deployment id stands on the document', async (t) => {
-  const html = readFileSync(path.join(clientDir, 'index.html'), 'utf8')
-  t.match(html, `data-dpl-id="${deploymentId}"`)
+t.test('the deployment id is a safe token', async (t) => {
   t.match(deploymentId, /^[A-Za-z0-9._-]{1,64}$/)
 })

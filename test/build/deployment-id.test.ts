@@ -23,7 +23,6 @@ t.test('DEPLOYMENT_ID at build time pins the id everywhere', async (t) => {
   const { dir, id, html } = await buildInto({ DEPLOYMENT_ID: 'release-2026.11' })
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   t.equal(id, 'release-2026.11')
-  t.match(html, 'data-dpl-id="release-2026.11"')
   t.match(html, /index-[\w-]+\.js\?dpl=release-2026\.11"/)
 })
 

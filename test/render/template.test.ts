@@ -1,11 +1,12 @@
 import t from 'tap'
 import { compileTemplate, noncePlaceholderValue } from '../../src/render/template.ts'
 
-const html = `<!doctype html><html data-dpl-id="d1"><head><!--courier-head--><script type="module" src="/a.js" nonce="${noncePlaceholderValue}"></script></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>`
+const html = `<!doctype html><html data-dpl-id="%COURIER_DEPLOYMENT_ID%"><head><!--courier-head--><script type="module" src="/a.js" nonce="${noncePlaceholderValue}"></script></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>`
 
 t.test('fills title, meta, nonce and state', async (t) => {
-  const template = compileTemplate(html, '__DATA__')
+  const template = compileTemplate(html, '__DATA__', 'dpl-1')
   const open = template.open({ title: 'A <b> & "c"', description: 'd"' }, 'abc+/=')
+  t.match(open, '<html data-dpl-id="dpl-1">', 'the deployment id is filled in')
   t.match(open, '<title>A &lt;b&gt; &amp; &quot;c&quot;</title>')
   t.match(open, '<meta name="description" content="d&quot;" />')
   t.match(open, '<script type="module" src="/a.js" nonce="abc+/="></script>')
@@ -15,12 +16,12 @@ t.test('fills title, meta, nonce and state', async (t) => {
 })
 
 t.test('no nonce: the attribute goes away', async (t) => {
-  const template = compileTemplate(html, '__DATA__')
+  const template = compileTemplate(html, '__DATA__', 'dpl-1')
   const open = template.open({ title: 'x' }, undefined)
   t.match(open, '<script type="module" src="/a.js"></script>')
   t.notMatch(open, 'nonce')
 })
 
 t.test('a template without the markers is refused at start-up', async (t) => {
-  t.throws(() => compileTemplate('<html></html>', 'x'), { name: 'TemplateError' })
+  t.throws(() => compileTemplate('<html></html>', 'x', 'dpl-1'), { name: 'TemplateError' })
 })
