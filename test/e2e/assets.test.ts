@@ -1,0 +1,81 @@
+/**
+ * What the browser fetches, page by page: every asset carries this build's `?dpl=<id>` (DESIGN.md section 4), no
+ * request leaves the test server's origin (DESIGN.md section 9), and no chunk is fetched twice (with and without the
+ * query, which would mean two copies of a module, e.g. of React).
+ */
+import t from 'tap'
+import { firstGuide, startSuite, staticPaths, type RequestEntry } from './harness.ts'
+
+const suite = await startSuite(t)
+
+/** Chromium resource types that are build assets: each must carry the deployment id. */
+const assetTypes = new Set(['script', 'stylesheet', 'font'])
+const assetPrefix = '/_next/static/'
+
+function isAsset(request: RequestEntry): boolean {
+  return assetTypes.has(request.resourceType) || new URL(request.url).pathname.startsWith(assetPrefix)
+}
+
+t.test('the page carries the build id', async (t) => {
+  const session = await suite.open(t)
+  await session.goto('/')
+  t.equal(
+    await session.page.evaluate(() => document.documentElement.dataset.dplId),
+    suite.deploymentId,
+    '<html data-dpl-id> is the id of the build the server serves',
+  )
+})
+
+t.test('asset requests, page by page', async (t) => {
+  const paths = [...staticPaths]
+  {
+    const session = await suite.open(t)
+    paths.push((await firstGuide(session)).href)
+  }
+  paths.push('/no-such-page')
+
+  for (const path of paths) {
+    await t.test(path, async (t) => {
+      const session = await suite.open(t)
+      await session.goto(path)
+      await session.settle()
+      const dplId = await session.page.evaluate(() => document.documentElement.dataset.dplId)
+      t.ok(dplId, `<html data-dpl-id> is set (${dplId})`)
+      const { requests } = session.recording
+
+      const offOrigin = requests.filter((request) => {
+        const url = new URL(request.url)
+        return url.protocol !== 'data:' && url.protocol !== 'blob:' && url.origin !== suite.origin
+      })
+      t.same(offOrigin.map((request) => request.url), [], 'no request left the test server')
+
+      const assets = requests.filter(isAsset)
+      for (const type of assetTypes) {
+        t.ok(
+          assets.some((request) => request.resourceType === type),
+          `at least one ${type} was loaded (the checks below are not vacuous)`,
+        )
+      }
+      const unstamped = assets.filter((request) => new URL(request.url).searchParams.get('dpl') !== dplId)
+      t.same(
+        unstamped.map((request) => `${request.resourceType} ${request.url}`),
+        [],
+        `every script, stylesheet and font carries ?dpl=${dplId}`,
+      )
+
+      const byPath = new Map<string, string[]>()
+      for (const request of assets) {
+        const pathname = new URL(request.url).pathname
+        byPath.set(pathname, [...(byPath.get(pathname) ?? []), request.url])
+      }
+      const twice = [...byPath].filter(([, urls]) => urls.length > 1)
+      t.same(
+        twice.map(([pathname, urls]) => `${pathname}: ${urls.join(' , ')}`),
+        [],
+        'no asset was fetched twice, with or without the query',
+      )
+      const failed = assets.filter((request) => request.status !== 200)
+      t.same(failed.map((request) => `${request.url} ${request.status ?? request.failure}`), [], 'every asset loaded')
+    })
+  }
+})

@@ -1,0 +1,309 @@
+/**
+ * The browser suite's harness: the app from the production build on an ephemeral port, Debian's Chromium through
+ * playwright-core, and a fresh browser context per test that records what a developer would look at in DevTools
+ * (console, uncaught errors, every request). Everything it opens is closed on teardown, every wait is bounded.
+ */
+import { existsSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core'
+import type { Test } from 'tap'
+import type { LogLine } from '../helpers/app.ts'
+
+/** Debian's package; nothing in this suite downloads a browser. */
+export const chromiumPath = '/usr/bin/chromium'
+
+/** Every wait of the suite, bounded, so a broken page fails a test instead of hanging it. */
+export const timeouts = Object.freeze({
+  /** Cold start of Chromium on a busy CI machine. */
+  launchMs: 30_000,
+  /** One page load, up to the `load` event. */
+  navigationMs: 15_000,
+  /** A click, a fill, a query of the DOM. */
+  actionMs: 5_000,
+  /** From `load` to `<html data-hydrated="true">`: the page chunk is fetched first. */
+  hydrationMs: 10_000,
+  /** From hydration to a quiet network (no request for 500 ms) and settled fonts. */
+  settleMs: 5_000,
+  /** Closing the browser, a context or the server. */
+  closeMs: 5_000,
+})
+
+/**
+ * The arguments the brief fixes, plus one: every host name but the test server's resolves to nothing, so a request
+ * to another host fails at once (and is still recorded) instead of reaching the network or waiting for it.
+ */
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+]
+
+export class TimeoutError extends Error {
+  override name = 'TimeoutError'
+}
+
+/** `promise`, or a TimeoutError naming `what` after `ms`. */
+export async function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} took longer than ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface ConsoleEntry {
+  /** `log`, `warning`, `error`, ... as Chromium reports it. */
+  type: string
+  text: string
+  /** The resource the message is about or comes from (for a failed load: that resource's URL). */
+  url: string
+}
+
+export interface RequestEntry {
+  url: string
+  method: string
+  /** Chromium's resource type: `document`, `script`, `stylesheet`, `font`, `fetch`, `image`, ... */
+  resourceType: string
+  /** Set once the response arrived. */
+  status?: number
+  /** Set when the request failed (refused, aborted, unresolvable host). */
+  failure?: string
+}
+
+export interface Recording {
+  console: ConsoleEntry[]
+  /** Uncaught exceptions and unhandled rejections in the page, with their stack. */
+  pageErrors: string[]
+  /** Every request the context made, in order. */
+  requests: RequestEntry[]
+}
+
+export interface Session {
+  context: BrowserContext
+  page: Page
+  recording: Recording
+  /** Absolute URL of a path on the test server. */
+  url(path: string): string
+  /** Loads `path` up to the `load` event; the main document's response. */
+  goto(path: string): Promise<Response>
+  /** Whether `<html data-hydrated="true">` appeared in time (false rather than throwing: tests assert it). */
+  waitForHydration(): Promise<boolean>
+  /** Hydrated, fonts settled and no request for 500 ms: the recording is complete for this page. */
+  settle(): Promise<void>
+}
+
+export interface Suite {
+  /** `http://127.0.0.1:<port>` */
+  origin: string
+  /** The build's deployment id, as the server knows it. */
+  deploymentId: string
+  /** The server's log lines so far, parsed. */
+  serverLogs(): LogLine[]
+  /** A fresh browser context and page for test `t`, closed on its teardown. */
+  open(t: Test): Promise<Session>
+}
+
+interface RunningServer {
+  origin: string
+  deploymentId: string
+  logs(): LogLine[]
+  close(): Promise<void>
+}
+
+/**
+ * The app over the production build, listening on 127.0.0.1 on a free port, logging into memory. NODE_ENV is set
+ * before the app is imported: React picks its production or development build when it is first loaded.
+ */
+async function startServer(): Promise<RunningServer> {
+  process.env.NODE_ENV = 'production'
+  const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { pino }] = await Promise.all([
+    import('../../config/env.ts'),
+    import('../../src/app.ts'),
+    import('../../src/logger.ts'),
+    import('../helpers/app.ts'),
+    import('pino'),
+  ])
+  // Only what the suite needs: an operator's DEPLOYMENT_ID or TRUST_PROXY must not change what is tested.
+  const config = loadConfig({ LOG_LEVEL: 'info', DIST_DIR: process.env.DIST_DIR ?? 'dist' })
+  const { stream, lines } = captureLogs()
+  const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
+  try {
+    await bounded(app.listen({ host: '127.0.0.1', port: 0 }), timeouts.navigationMs, 'starting the server')
+  } catch (error) {
+    await app.close()
+    throw error
+  }
+  const { port } = app.server.address() as AddressInfo
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    deploymentId: app.deploymentId,
+    logs: lines,
+    close: () => bounded(app.close(), timeouts.closeMs, 'closing the server').then(() => undefined),
+  }
+}
+
+async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: install Debian's chromium package`)
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: chromiumArgs,
+    timeout: timeouts.launchMs,
+  })
+}
+
+/** Listens on the context (every request of every page) and its page (console, uncaught errors, crash). */
+function record(context: BrowserContext, page: Page): Recording {
+  const recording: Recording = { console: [], pageErrors: [], requests: [] }
+  const entries = new Map<Request, RequestEntry>()
+  context.on('request', function recordRequest(request) {
+    const entry: RequestEntry = { url: request.url(), method: request.method(), resourceType: request.resourceType() }
+    entries.set(request, entry)
+    recording.requests.push(entry)
+  })
+  context.on('response', function recordResponse(response) {
+    const entry = entries.get(response.request())
+    if (entry) entry.status = response.status()
+  })
+  context.on('requestfailed', function recordFailure(request) {
+    const entry = entries.get(request)
+    if (entry) entry.failure = request.failure()?.errorText ?? 'failed'
+  })
+  page.on('console', function recordConsole(message) {
+    recording.console.push({ type: message.type(), text: message.text(), url: message.location().url })
+  })
+  page.on('pageerror', function recordPageError(error) {
+    recording.pageErrors.push(error.stack ?? `${error.name}: ${error.message}`)
+  })
+  page.on('crash', function recordCrash() {
+    recording.pageErrors.push('the page crashed')
+  })
+  return recording
+}
+
+async function openSession(t: Test, browser: Browser, origin: string): Promise<Session> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  t.teardown(() => bounded(context.close(), timeouts.closeMs, 'closing the browser context'))
+  context.setDefaultTimeout(timeouts.actionMs)
+  context.setDefaultNavigationTimeout(timeouts.navigationMs)
+  const page = await context.newPage()
+  const recording = record(context, page)
+  const url = (path: string) => new URL(path, origin).href
+
+  async function waitForHydration(): Promise<boolean> {
+    try {
+      await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, {
+        timeout: timeouts.hydrationMs,
+      })
+      return true
+    } catch {
+      // The caller asserts on the boolean; the recording (console, page errors) says why.
+      return false
+    }
+  }
+
+  return {
+    context,
+    page,
+    recording,
+    url,
+    async goto(path) {
+      const response = await page.goto(url(path), { waitUntil: 'load' })
+      if (!response) throw new Error(`no response for ${path}`)
+      return response
+    },
+    waitForHydration,
+    async settle() {
+      if (!(await waitForHydration())) throw new Error(`${page.url()} did not hydrate within ${timeouts.hydrationMs} ms`)
+      await bounded(
+        page.evaluate(() => document.fonts.ready.then(() => undefined), undefined),
+        timeouts.settleMs,
+        `fonts of ${page.url()} settling`,
+      )
+      await page.waitForLoadState('networkidle', { timeout: timeouts.settleMs })
+    },
+  }
+}
+
+/**
+ * One server and one browser for a test file, closed when the file's tests end (browser first, so its keep-alive
+ * connections are gone before the server closes).
+ */
+export async function startSuite(t: Test): Promise<Suite> {
+  const server = await startServer()
+  let browser: Browser
+  try {
+    browser = await launchBrowser()
+  } catch (error) {
+    await server.close()
+    throw error
+  }
+  t.teardown(async function closeSuite() {
+    await bounded(browser.close(), timeouts.closeMs, 'closing Chromium').finally(() => server.close())
+  })
+  return {
+    origin: server.origin,
+    deploymentId: server.deploymentId,
+    serverLogs: server.logs,
+    open: (test) => openSession(test, browser, server.origin),
+  }
+}
+
+/** What Chromium logs when a document or subresource answers 404. */
+export const resource404Message = 'Failed to load resource: the server responded with a status of 404 (Not Found)'
+
+/**
+ * Console errors nobody should see. On a 404 page Chromium reports the document's own 404 as a console error: pass
+ * `allowDocument404` (the document's URL) to drop that one message, and only it.
+ */
+export function unexpectedConsoleErrors(recording: Recording, options: { allowDocument404?: string } = {}): ConsoleEntry[] {
+  let allowance = options.allowDocument404 ? 1 : 0
+  return recording.console.filter((entry) => {
+    if (entry.type !== 'error') return false
+    if (allowance > 0 && entry.text === resource404Message && entry.url === options.allowDocument404) {
+      allowance -= 1
+      return false
+    }
+    return true
+  })
+}
+
+/** The pages of the site, by path: the guide's slug is read from the home page's links. */
+export const staticPaths = Object.freeze(['/', '/guides', '/status', '/faq'])
+
+export interface GuideLink {
+  href: string
+  text: string
+  summary: string
+}
+
+/** The guide links of the page shown (home and guides pages): href, title and summary of each. */
+export async function guideLinks(page: Page): Promise<GuideLink[]> {
+  return page.locator('main .guide-list li').evaluateAll((items) =>
+    items.map((item) => {
+      const link = item.querySelector('a')
+      return {
+        href: link?.getAttribute('href') ?? '',
+        text: link?.textContent?.trim() ?? '',
+        summary: item.querySelector('p')?.textContent?.trim() ?? '',
+      }
+    }),
+  )
+}
+
+/** The first guide linked from the home page (the brief: "take a slug from the home page's links"). */
+export async function firstGuide(session: Session): Promise<GuideLink> {
+  await session.goto('/')
+  const [first] = await guideLinks(session.page)
+  if (!first?.href.startsWith('/guides/')) throw new Error('the home page links no guide')
+  return first
+}
