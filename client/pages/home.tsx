@@ -1,4 +1,5 @@
 import type { PageComponentProps } from '../routes.ts'
+import { GuideList } from '../components/guide-list.tsx'
 import type { GuideSummary } from '../../src/pages/data-types.ts'
 
 export interface HomeData {
@@ -14,14 +15,7 @@ export default function HomePage({ data }: PageComponentProps<HomeData>) {
         server, every later view is rendered in the browser from page data, and every step is logged.
       </p>
       <h2>Guides</h2>
-      <ul className="guide-list">
-        {data.guides.map((guide) => (
-          <li key={guide.slug}>
-            <a href={`/guides/${guide.slug}`}>{guide.title}</a>
-            <p>{guide.summary}</p>
-          </li>
-        ))}
-      </ul>
+      <GuideList guides={data.guides} />
     </article>
   )
 }
