@@ -26,9 +26,10 @@ export interface BuildOptions {
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const limits = { ...serverLimits, ...options.limits }
+  const accessLogController = new AccessLogController()
   const app = Fastify({
     loggerInstance: options.logger ?? pino(loggerOptions(config.logLevel)),
-    logController: new AccessLogController(),
+    logController: accessLogController,
     requestIdHeader: false,
     genReqId: generateRequestId,
     trustProxy: config.trustProxy,
@@ -43,9 +44,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ignoreTrailingSlash: true,
       maxParamLength: limits.maxParamLength,
     },
-    // Router-level failures (malformed %-escapes, over-long parameters) reach no route: hand them to the same
-    // error handler as everything else (plugins/errors.ts), so they get the status-title table too.
+    // Router-level failures (malformed %-escapes, over-long parameters) reach no route, so no hook runs for them:
+    // echo the request id and write the access line here, and answer through the same error handler as the rest.
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+      reply.header('x-request-id', request.id)
+      reply.raw.once('finish', () => accessLogController.requestCompleted(null, request, reply))
       return app.errorHandler(error, request, reply)
     },
   }) as unknown as FastifyInstance

@@ -56,3 +56,15 @@ t.test('every line of a request carries its reqId', async (t) => {
   t.ok(lines.length >= 1)
   t.notOk(logs().some((line) => line.msg === 'request completed' && line.reqId !== 'trace-me'))
 })
+
+t.test('router-level failures get the request id and their access line too', async (t) => {
+  const { app, logs } = await build(t)
+  for (const [url, status] of [['/%', 400], [`/guides/${'a'.repeat(500)}`, 404]] as const) {
+    const response = await app.inject({ url, headers: { 'x-request-id': `bad-${status}` } })
+    t.equal(response.statusCode, status, url)
+    t.equal(response.headers['x-request-id'], `bad-${status}`)
+    const lines = logs().filter((line) => line.msg === 'request completed' && line.reqId === `bad-${status}`)
+    t.equal(lines.length, 1, `one access line for ${url.slice(0, 20)}`)
+    t.equal(lines[0]?.statusCode, status)
+  }
+})
