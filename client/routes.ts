@@ -29,7 +29,8 @@ export interface PageDefinition {
   /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
   path: string
   kind: PageKind
-  /** Loads the page's code chunk (lazily on the client). */
+  /** Loads the page's code chunk (lazily on the client). The module is `client/pages/<id>.tsx`: the server finds the
+   * chunk to preload by that name in the build manifest. */
   component: () => Promise<PageModule>
   /** Title and meta of the page, from its data. */
   head: (data: never, params: RouteParams) => PageHead

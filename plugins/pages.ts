@@ -12,6 +12,8 @@ import {
   type ClientModule,
 } from '../src/render/renderer.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
+import { readPagePreloads } from '../src/render/page-preloads.ts'
+import { pages as pageTable } from '../client/routes.ts'
 
 export interface PagesOptions {
   /** Project root: holds vite.config.ts and package.json. */
@@ -24,6 +26,8 @@ export interface PagesOptions {
   testRoutes: boolean
   renderTimeoutMs: number
 }
+
+const pageIds = pageTable.map((page) => page.id)
 
 /** Built assets have content-hashed names: cache them for a year, never revalidate (DESIGN.md section 2). */
 const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
@@ -50,6 +54,9 @@ function createPageHandler(page: PageDefinition, deploymentId: () => string) {
 async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const { root, distDir, dev, testRoutes, renderTimeoutMs } = options
   const deploymentId = () => fastify.deploymentId
+  const preloadsFor = dev
+    ? undefined
+    : await readPagePreloads(path.join(distDir, 'client'), pageIds, fastify.deploymentId)
 
   await fastify.register(fastifyVite, {
     root,
@@ -72,6 +79,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
       createRenderFunction: async (client) =>
         createRenderDocument(client as unknown as ClientModule, deploymentId, {
           renderTimeoutMs,
+          ...(preloadsFor ? { preloadsFor } : {}),
         }) as unknown as RenderFunction,
       createRouteHandler: ({ route }) => createPageHandler(route as unknown as PageDefinition, deploymentId),
       createRoute({ route, handler }, scope) {

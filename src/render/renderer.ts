@@ -5,6 +5,7 @@ import { documentStateElementId } from '../../client/document-state.ts'
 import type { PageDefinition, RouteParams } from '../../client/routes.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { assignDigest } from '../digest.ts'
+import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { RenderTimeoutError, renderStream } from './stream.ts'
 import { compileTemplate, escapeHtml, type DocumentHead, type DocumentTemplate } from './template.ts'
@@ -23,6 +24,8 @@ export type RenderDocument = (this: FastifyReply, target: RenderTarget) => Promi
 
 export interface RendererOptions {
   renderTimeoutMs: number
+  /** The chunks a page needs beyond the entry (production); none in development, where Vite serves modules. */
+  preloadsFor?: (pageId: string) => PagePreloads
 }
 
 /** The client is gone: pending boundaries end quietly, nothing is logged as a server error. */
@@ -56,9 +59,13 @@ function stateFor(target: RenderTarget, deploymentId: string): DocumentState {
   }
 }
 
-function headFor(target: RenderTarget): DocumentHead {
-  if (target.type === 'page') return target.page.head(target.data as never, target.params)
-  return { title: `${target.statusCode}: ${statusTitle(target.statusCode)}` }
+function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor']): DocumentHead {
+  if (target.type === 'error') return { title: `${target.statusCode}: ${statusTitle(target.statusCode)}` }
+  const preloads = preloadsFor?.(target.page.id)
+  return {
+    ...target.page.head(target.data as never, target.params),
+    ...(preloads ? { preloadModules: preloads.modules, preloadStyles: preloads.styles } : {}),
+  }
 }
 
 /** Last resort when the error page itself cannot render: plain HTML, same title, nothing from the error. */
@@ -96,7 +103,7 @@ export function createRenderDocument(
     const element = await client.createElement(state, target.type === 'page' ? target.page : undefined)
     const { stream, abort } = await renderStream({
       element,
-      opening: template.open(headFor(target), nonce),
+      opening: template.open(headFor(target, options.preloadsFor), nonce),
       closing: () => template.close(serializeForScript(state), nonce),
       nonce,
       timeoutMs: options.renderTimeoutMs,

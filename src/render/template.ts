@@ -15,6 +15,9 @@ const markers = { head: '<!--courier-head-->', app: '<!--courier-app-->', state:
 export interface DocumentHead {
   title: string
   description?: string
+  /** Module chunks and stylesheets the page needs beyond the entry: preloaded so they load in parallel with it. */
+  preloadModules?: readonly string[]
+  preloadStyles?: readonly string[]
 }
 
 export interface DocumentTemplate {
@@ -62,9 +65,15 @@ export function compileTemplate(source: string, stateElementId: string, deployme
       const description = head.description
         ? `<meta name="description" content="${escapeHtml(head.description)}" />`
         : ''
+      const nonceAttr = nonceAttribute(nonce)
+      let preloads = ''
+      for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
+      for (const href of head.preloadModules ?? []) {
+        preloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
+      }
       return (
         withNonce(beforeHead, nonce) +
-        `<title>${escapeHtml(head.title)}</title>${description}` +
+        `<title>${escapeHtml(head.title)}</title>${description}${preloads}` +
         withNonce(headToApp, nonce)
       )
     },

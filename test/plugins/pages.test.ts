@@ -62,6 +62,20 @@ t.test('every asset in the page carries ?dpl=<id>', async (t) => {
   t.match(response.body, /<link rel="preload" href="\/_next\/static\/chunks\/inter-latin-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/)
 })
 
+t.test("the page's own chunk is preloaded with the document, under the same URL the client imports", async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject('/faq')
+  const preload = /<link rel="modulepreload" crossorigin href="(\/_next\/static\/chunks\/faq-[\w-]+\.js\?dpl=[^"]+)">/.exec(
+    response.body,
+  )?.[1]
+  t.ok(preload, 'a modulepreload for the faq chunk')
+  const entry = /<script type="module" crossorigin src="([^"]+)"/.exec(response.body)![1]!
+  const entryCode = (await app.inject(entry)).body
+  const chunkName = preload!.split('/').pop()!
+  t.match(entryCode, chunkName, 'the entry imports the very same URL')
+  t.equal((await app.inject(preload!)).statusCode, 200)
+})
+
 t.test('a guide that does not exist is a 404 page', async (t) => {
   const { app } = await build(t)
   const response = await app.inject('/guides/no-such-guide')

@@ -1,0 +1,55 @@
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { assetBase } from './template.ts'
+
+/** One entry of Vite's build manifest (dist/client/.vite/manifest.json). */
+interface ManifestChunk {
+  file: string
+  isEntry?: boolean
+  imports?: string[]
+  css?: string[]
+}
+
+/** The tags that start a page's code loading with the document, instead of after the entry script has run. */
+export interface PagePreloads {
+  modules: readonly string[]
+  styles: readonly string[]
+}
+
+const none: PagePreloads = Object.freeze({ modules: [], styles: [] })
+
+/**
+ * Reads, once at start-up, which chunks each page needs beyond the entry (page modules are `client/pages/<id>.tsx`,
+ * as the page table imports them), so the document can `modulepreload` them. URLs carry `?dpl=<id>` like every
+ * other asset reference, so the preload and the later import are one fetch.
+ */
+export async function readPagePreloads(
+  clientDir: string,
+  pageIds: readonly string[],
+  deploymentId: string,
+): Promise<(pageId: string) => PagePreloads> {
+  const manifest = JSON.parse(await readFile(path.join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Record<
+    string,
+    ManifestChunk
+  >
+  const url = (file: string) => `${assetBase}${file}?dpl=${encodeURIComponent(deploymentId)}`
+  const byPage = new Map<string, PagePreloads>()
+  for (const id of pageIds) {
+    const root = manifest[`pages/${id}.tsx`]
+    if (!root) continue
+    const modules = new Set<string>()
+    const styles = new Set<string>()
+    const visit = (chunk: ManifestChunk) => {
+      if (chunk.isEntry || modules.has(chunk.file)) return
+      modules.add(chunk.file)
+      for (const css of chunk.css ?? []) styles.add(css)
+      for (const key of chunk.imports ?? []) {
+        const imported = manifest[key]
+        if (imported) visit(imported)
+      }
+    }
+    visit(root)
+    byPage.set(id, Object.freeze({ modules: [...modules].map(url), styles: [...styles].map(url) }))
+  }
+  return (pageId) => byPage.get(pageId) ?? none
+}
