@@ -1,0 +1,96 @@
+/**
+ * The floor for Courier's /status: a bare Fastify (no plugins, no hooks, no logger) that streams the same status
+ * page with renderToPipeableStream (the same React tree from the built SSR entry, the same DocumentState, data of the
+ * same shape, the same built index.html around it, handed to Fastify as a stream). What Courier spends above this is its
+ * framework overhead: plugins, hooks, logging, @fastify/vite, error handling.
+ *
+ * Run by bench/run.ts as `node --import tsx bench/bare-server.ts` with HOST, PORT (and DIST_DIR) in the environment.
+ */
+import Fastify from 'fastify'
+import { readFile } from 'node:fs/promises'
+import { documentStateElementId, type DocumentState } from '../client/document-state.ts'
+import type { StatusData } from '../src/pages/data-types.ts'
+import { htmlCacheControl } from '../src/render/renderer.ts'
+import { serializeForScript } from '../src/render/serialize.ts'
+import { readPagePreloads } from '../src/render/page-preloads.ts'
+import { renderStream } from '../src/render/stream.ts'
+import { compileTemplate } from '../src/render/template.ts'
+import { serverLimits } from '../config/server.ts'
+import { clientDir, documentFile, loadBuiltClient, readDeploymentId } from './build-output.ts'
+
+/** The fields of Courier's status loader (src/pages/loaders.ts), computed the same way. */
+function loadStatusData(deploymentId: string): StatusData {
+  const memory = process.memoryUsage()
+  return {
+    deploymentId,
+    serverTime: new Date().toISOString(),
+    uptimeS: process.uptime(),
+    nodeVersion: process.version,
+    memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal },
+  }
+}
+
+async function main(): Promise<void> {
+  const client = await loadBuiltClient()
+  const page = client.pages.find((candidate) => candidate.path === '/status')
+  if (!page) throw new Error("the build's page table has no page at /status")
+  const deploymentId = await readDeploymentId()
+  // Courier's own template and stream helpers: the floor differs from Courier only by what Fastify runs around them.
+  const template = compileTemplate(await readFile(documentFile, 'utf8'), documentStateElementId, deploymentId)
+  // The status page's head does not depend on its data: the opening HTML is the same for every request.
+  const preloads = (await readPagePreloads(clientDir, [page.id], deploymentId))(page.id)
+  const opening = template.open(
+    { ...page.head({} as never, {}), preloadModules: preloads.modules, preloadStyles: preloads.styles },
+    undefined,
+  )
+
+  const app = Fastify()
+
+  app.get('/api/health', async function reportHealth() {
+    return { status: 'ok' }
+  })
+
+  app.get('/status', async function renderStatus(_request, reply) {
+    const state: DocumentState = {
+      type: 'page',
+      pageId: page.id,
+      kind: page.kind,
+      params: {},
+      data: loadStatusData(deploymentId),
+      deploymentId,
+    }
+    const element = await client.createElement(state, page)
+    const { stream } = await renderStream({
+      element,
+      opening,
+      closing: () => template.close(serializeForScript(state), undefined),
+      nonce: undefined,
+      timeoutMs: serverLimits.renderTimeoutMs,
+      onError(error) {
+        process.stderr.write(`bare-server: render error: ${(error as Error)?.stack ?? String(error)}\n`)
+        return undefined
+      },
+    })
+    return reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', htmlCacheControl[page.kind])
+      .send(stream)
+  })
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, function closeOnSignal() {
+      app.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+    })
+  }
+
+  await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 0) })
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bare-server: ${(error as Error)?.stack ?? String(error)}\n`)
+  process.exit(1)
+})

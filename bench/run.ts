@@ -1,0 +1,113 @@
+/**
+ * `npm run bench`: Courier in production mode and a bare Fastify floor, side by side on the loopback interface,
+ * each target warmed up then loaded with autocannon, every response checked. Prints a table on stdout and writes
+ * bench/results/latest.json; progress goes to stderr. Every server it starts is stopped when it ends, fails or is
+ * interrupted. BENCH_DURATION=<seconds> shortens the measured runs.
+ */
+import { constants } from 'node:os'
+import path from 'node:path'
+import { loadBuiltClient, readDeploymentId } from './build-output.ts'
+import { host, load, resultsFile } from './config.ts'
+import { checkFloor } from './floor-check.ts'
+import { measureFirstLoadJs } from './first-load-js.ts'
+import { runTarget, stopLoad, type TargetResult } from './load.ts'
+import { ensureBuild, killAllNow, startServer, stopAll, type ServerProcess } from './processes.ts'
+import { describeMachine, formatReport, loadAverage, writeReport, type BenchReport } from './report.ts'
+import { buildTargets, judge, type ServerName, type Target } from './targets.ts'
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
+
+/** The environment of both servers: the production build, quiet logs, no dev server, no test routes. */
+const serverEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  COURIER_DEV: 'false',
+  COURIER_TEST_ROUTES: 'false',
+}
+
+/** One request per target before any load, so a broken target is explained up front rather than only counted. */
+async function preflight(target: Target, origin: string): Promise<void> {
+  const response = await fetch(origin + target.path, { signal: AbortSignal.timeout(10_000) })
+  const body = await response.text()
+  const verdict = judge(target, response.status, body)
+  if (verdict !== 'ok') {
+    progress(`warning: ${target.name} answers ${response.status} (${verdict}); every such response counts as an error`)
+    progress(`  first bytes: ${JSON.stringify(body.slice(0, 300))}`)
+  }
+}
+
+function throughputOf(results: TargetResult[], targets: Target[], server: ServerName, targetPath: string): number {
+  const index = targets.findIndex((target) => target.server === server && target.path === targetPath)
+  return results[index]?.requestsPerSecond ?? 0
+}
+
+async function main(): Promise<void> {
+  const build = await ensureBuild()
+  const client = await loadBuiltClient()
+  const deploymentId = await readDeploymentId()
+  const targets = await buildTargets(client, deploymentId)
+  const homePage = client.pages.find((page) => page.path === '/')
+  if (!homePage) throw new Error("the build's page table has no page at /")
+
+  const loadAtStart = loadAverage()
+  progress('starting Courier (production) and the bare floor server')
+  const servers: Record<ServerName, ServerProcess> = {
+    courier: await startServer({ name: 'courier', args: ['src/server.ts'], env: serverEnv, healthPath: '/api/health' }),
+    bare: await startServer({ name: 'bare', args: ['bench/bare-server.ts'], env: serverEnv, healthPath: '/api/health' }),
+  }
+
+  const floorCheck = await checkFloor(`${servers.courier.origin}/status`, `${servers.bare.origin}/status`)
+  if (!floorCheck.sameDocument) progress(`warning: the floor differs from Courier: ${JSON.stringify(floorCheck)}`)
+  const homeHtml = await (await fetch(`${servers.courier.origin}/`, { signal: AbortSignal.timeout(10_000) })).text()
+  const firstLoadJs = await measureFirstLoadJs('/', homeHtml, homePage.id)
+
+  for (const target of targets) await preflight(target, servers[target.server].origin)
+  const ourPids = [process.pid, servers.courier.pid, servers.bare.pid]
+  const results: TargetResult[] = []
+  for (const target of targets) {
+    progress(`${target.name}: ${load.warmUpS} s warm-up, then ${load.durationS} s × ${load.connections} connections`)
+    results.push(await runTarget(target, servers[target.server].origin, ourPids))
+  }
+
+  progress('stopping the servers')
+  await stopAll()
+
+  const bareStatus = throughputOf(results, targets, 'bare', '/status')
+  const report: BenchReport = {
+    date: new Date().toISOString(),
+    machine: describeMachine(loadAtStart),
+    node: process.version,
+    load: { connections: load.connections, durationS: load.durationS, warmUpS: load.warmUpS, host },
+    build,
+    targets: results,
+    courierOverBareStatus: bareStatus
+      ? Number((throughputOf(results, targets, 'courier', '/status') / bareStatus).toFixed(3))
+      : null,
+    floorCheck,
+    firstLoadJs,
+    serverLogs: { courier: servers.courier.output, bare: servers.bare.output },
+  }
+  await writeReport(resultsFile, report)
+  process.stdout.write(formatReport(report))
+  progress(`wrote ${path.relative(process.cwd(), resultsFile)}`)
+}
+
+// However the bench ends, its servers end with it: signals stop them gracefully, the exit event kills stragglers.
+process.once('exit', killAllNow)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, function stopOnSignal() {
+    progress(`${signal}: stopping`)
+    stopLoad()
+    stopAll().finally(() => process.exit(128 + constants.signals[signal]))
+  })
+}
+
+try {
+  await main()
+} catch (error) {
+  progress(`failed: ${(error as Error)?.stack ?? String(error)}`)
+  stopLoad()
+  await stopAll()
+  process.exitCode = 1
+}

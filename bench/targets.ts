@@ -1,0 +1,78 @@
+/**
+ * What the bench loads and how it knows a response is the right one. Expectations come from the page table of the
+ * build under test (its SSR entry) and the server's loaders, never from a response: a run that gets error
+ * pages must show errors, not throughput.
+ */
+import type { PageDefinition, RouteParams } from '../client/routes.ts'
+import { statusTitle } from '../config/status-titles.ts'
+import { pageServerSide } from '../src/pages/loaders.ts'
+import type { ClientModule } from '../src/render/renderer.ts'
+import { escapeHtml } from '../src/render/template.ts'
+
+export type ServerName = 'courier' | 'bare'
+
+export interface Target {
+  /** Shown in the table and the JSON, e.g. `Courier /status`. */
+  name: string
+  server: ServerName
+  path: string
+  expectedStatus: number
+  /** Every good response body holds each of these. */
+  markers: string[]
+}
+
+/** The end of the built document: present only when the stream ran to its end (no aborted render). */
+export const documentEnd = '</html>'
+
+export type Verdict = 'ok' | 'unexpected-status' | 'body-mismatch'
+
+export function judge(target: Target, status: number, body: string): Verdict {
+  if (status !== target.expectedStatus) return 'unexpected-status'
+  if (!body.trimEnd().endsWith(documentEnd)) return 'body-mismatch'
+  return target.markers.every((marker) => body.includes(marker)) ? 'ok' : 'body-mismatch'
+}
+
+function pageAt(client: ClientModule, pattern: string): PageDefinition {
+  const page = client.pages.find((candidate) => candidate.path === pattern)
+  if (!page) throw new Error(`the build's page table has no page at ${pattern}`)
+  return page
+}
+
+/** The page's `<title>` as Courier writes it, computed from the data its loader gives for these params. */
+async function titleMarker(page: PageDefinition, params: RouteParams, deploymentId: string): Promise<string> {
+  const load = pageServerSide[page.id]?.load
+  const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
+  if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
+  const head = page.head(result.props as never, params)
+  return `<title>${escapeHtml(head.title)}</title>`
+}
+
+export async function buildTargets(client: ClientModule, deploymentId: string): Promise<Target[]> {
+  const home = pageAt(client, '/')
+  const guide = pageAt(client, '/guides/:slug')
+  const status = pageAt(client, '/status')
+  const firstGuide = pageServerSide[guide.id]?.staticParams?.()[0]
+  if (!firstGuide?.slug) throw new Error('there is no guide to load: the guide loader lists no slugs')
+  const guidePath = `/guides/${encodeURIComponent(firstGuide.slug)}`
+  const statusMarkers = [await titleMarker(status, {}, deploymentId), `>${deploymentId}</dd>`]
+
+  return [
+    { name: 'Courier /', server: 'courier', path: '/', expectedStatus: 200, markers: [await titleMarker(home, {}, deploymentId)] },
+    {
+      name: `Courier ${guidePath}`,
+      server: 'courier',
+      path: guidePath,
+      expectedStatus: 200,
+      markers: [await titleMarker(guide, firstGuide, deploymentId)],
+    },
+    { name: 'Courier /status', server: 'courier', path: '/status', expectedStatus: 200, markers: statusMarkers },
+    {
+      name: 'Courier 404',
+      server: 'courier',
+      path: '/no-such-page',
+      expectedStatus: 404,
+      markers: [`<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`],
+    },
+    { name: 'bare /status', server: 'bare', path: '/status', expectedStatus: 200, markers: statusMarkers },
+  ]
+}
