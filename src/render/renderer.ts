@@ -33,8 +33,12 @@ export class ClientGoneError extends Error {
   override name = 'ClientGoneError'
 }
 
+/**
+ * Documents are never stored by shared caches: filtered pages carry a per-request CSP nonce, which a cache must not
+ * replay. Static pages may still be kept by the browser and revalidated; dynamic ones are never stored.
+ */
 export const htmlCacheControl = {
-  static: 'public, max-age=0, must-revalidate',
+  static: 'private, no-cache',
   dynamic: 'private, no-cache, no-store, max-age=0, must-revalidate',
   error: 'no-store',
 } as const
