@@ -11,6 +11,7 @@ import {
   sendDocument,
   type ClientModule,
 } from '../src/render/renderer.ts'
+import { errors } from '../src/errors.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { pages as pageTable } from '../client/routes.ts'
@@ -53,6 +54,9 @@ function createPageHandler(page: PageDefinition, deploymentId: () => string) {
  */
 async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const { root, distDir, dev, testRoutes, renderTimeoutMs } = options
+  if (!Number.isInteger(renderTimeoutMs) || renderTimeoutMs <= 0) {
+    throw new errors.OptionInvalid('renderTimeoutMs', 'a whole number of milliseconds above 0')
+  }
   const deploymentId = () => fastify.deploymentId
   const preloadsFor = dev
     ? undefined

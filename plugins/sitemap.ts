@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { pages } from '../client/routes.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
+import { errors } from '../src/errors.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
 export interface SitemapOptions {
@@ -42,6 +43,9 @@ const urlsPerSitemap = 50_000
  * /robots.txt, /sitemap.xml (an index) and /sitemap-<n>.xml, generated once at start-up from the page table.
  */
 async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
+  if (!URL.canParse(options.siteUrl) || !/^https?:$/.test(new URL(options.siteUrl).protocol)) {
+    throw new errors.OptionInvalid('siteUrl', 'an absolute http(s) origin such as https://courier.example')
+  }
   const siteUrl = options.siteUrl.replace(/\/+$/, '')
   const paths = listPagePaths()
   const chunks: string[][] = []

@@ -30,3 +30,23 @@ t.test('a sitemap file that does not exist is a 404', async (t) => {
   const { app } = await build(t)
   t.equal((await app.inject('/sitemap-7.xml')).statusCode, 404)
 })
+
+t.test('a site URL that is not an http(s) origin is refused at register time with a coded error', async (t) => {
+  const Fastify = (await import('fastify')).default
+  const sitemap = (await import('../../plugins/sitemap.ts')).default
+  for (const siteUrl of ['courier.example', 'ftp://courier.example', '']) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await t.rejects(async () => { await app.register(sitemap, { siteUrl }).ready() }, { code: 'COURIER_ERR_OPTION_INVALID' }, siteUrl)
+  }
+})
+
+t.test('the sitemap plugin works on a bare instance', async (t) => {
+  const Fastify = (await import('fastify')).default
+  const sitemap = (await import('../../plugins/sitemap.ts')).default
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(sitemap, { siteUrl: 'https://courier.example/' })
+  const response = await app.inject('/robots.txt')
+  t.match(response.body, 'Sitemap: https://courier.example/sitemap.xml', 'a trailing slash is dropped')
+})
