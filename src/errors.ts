@@ -13,5 +13,4 @@ export const errors = {
     500,
   ),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
-  UrlMalformed: createError('COURIER_ERR_URL_MALFORMED', 'The URL is malformed', 400),
 } as const
