@@ -33,9 +33,9 @@ interface ErrorBody {
  */
 async function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: number, body: ErrorBody) {
   reply.code(statusCode).header('cache-control', 'no-store')
-  if (wantsJson(request) || !canRenderDocument(reply)) {
-    if (!wantsJson(request)) return reply.type('text/html; charset=utf-8').send(plainErrorDocument(statusCode, body.digest))
-    return reply.type('application/json; charset=utf-8').send(body)
+  if (wantsJson(request)) return reply.type('application/json; charset=utf-8').send(body)
+  if (!canRenderDocument(reply)) {
+    return reply.type('text/html; charset=utf-8').send(plainErrorDocument(statusCode, body.digest))
   }
   try {
     return await sendDocument(reply, { type: 'error', statusCode, ...(body.digest ? { digest: body.digest } : {}) })
