@@ -33,12 +33,12 @@ const pageIds = pageTable.map((page) => page.id)
 /** Built assets have content-hashed names: cache them for a year, never revalidate (DESIGN.md section 2). */
 const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
 
-function createPageHandler(page: PageDefinition, deploymentId: () => string) {
+function createPageHandler(page: PageDefinition, deploymentId: string) {
   const serverSide = pageServerSide[page.id] ?? {}
   return async function renderPage(request: FastifyRequest, reply: FastifyReply) {
     const params = (request.params ?? {}) as RouteParams
     const result = serverSide.load
-      ? await serverSide.load({ params, query: request.query as Record<string, unknown>, deploymentId: deploymentId() })
+      ? await serverSide.load({ params, query: request.query as Record<string, unknown>, deploymentId })
       : { props: {} }
     if ('notFound' in result) return reply.callNotFound()
     if ('redirect' in result) {
@@ -57,10 +57,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   if (!Number.isInteger(renderTimeoutMs) || renderTimeoutMs <= 0) {
     throw new errors.OptionInvalid('renderTimeoutMs', 'a whole number of milliseconds above 0')
   }
-  const deploymentId = () => fastify.deploymentId
-  const preloadsFor = dev
-    ? undefined
-    : await readPagePreloads(path.join(distDir, 'client'), pageIds, fastify.deploymentId)
+  // Decorated by courier-deployment-id before this plugin registers, and fixed for the life of the process.
+  const deploymentId = fastify.deploymentId
+  const preloadsFor = dev ? undefined : await readPagePreloads(path.join(distDir, 'client'), pageIds, deploymentId)
 
   await fastify.register(fastifyVite, {
     root,
@@ -79,7 +78,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     },
     // reply.html and reply.render carry Courier's own signatures (src/render/renderer.ts), hence the casts.
     renderer: {
-      createHtmlFunction: (source: string) => createTemplateFunction(source, deploymentId()) as unknown as HtmlFunction,
+      createHtmlFunction: (source: string) => createTemplateFunction(source, deploymentId) as unknown as HtmlFunction,
       createRenderFunction: async (client) =>
         createRenderDocument(client as unknown as ClientModule, deploymentId, {
           renderTimeoutMs,

@@ -95,7 +95,7 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
  */
 export function createRenderDocument(
   client: ClientModule,
-  deploymentId: () => string,
+  deploymentId: string,
   options: RendererOptions,
 ): RenderDocument {
   return async function renderDocument(this: FastifyReply, target) {
@@ -103,7 +103,7 @@ export function createRenderDocument(
     const request = reply.request
     const template = (reply.html as unknown as () => DocumentTemplate)()
     const nonce = request.cspNonce
-    const state = stateFor(target, deploymentId())
+    const state = stateFor(target, deploymentId)
     const element = await client.createElement(state, target.type === 'page' ? target.page : undefined)
     const { stream, abort } = await renderStream({
       element,
