@@ -48,6 +48,18 @@ function createPageHandler(page: PageDefinition, deploymentId: string) {
   }
 }
 
+/** Methods a page answers; any other method on a page path is 405 with this `Allow` (DESIGN.md section 7). */
+const pageMethods = 'GET, HEAD'
+
+/**
+ * Runs first on a page path requested with another method: answers 405 before any body is read or parsed, so a POST
+ * with any content type or size still learns which methods the page takes.
+ */
+async function rejectPageMethod(request: FastifyRequest, reply: FastifyReply) {
+  reply.header('allow', pageMethods)
+  throw new errors.MethodNotAllowed(request.method, request.routeOptions.url ?? request.url)
+}
+
 /**
  * Pages: one GET route per entry of the page table, streamed by React through Fastify. @fastify/vite brings the
  * client in (the build in production, Vite's dev server with HMR in development) and serves the built assets.
@@ -89,6 +101,13 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         const page = route as unknown as PageDefinition | undefined
         if (!page?.path || !handler || (page.testOnly && !testRoutes)) return
         scope.route({ method: 'GET', url: page.path, handler, config: { pageId: page.id } })
+        // The other methods are routes too: the route table says what a page path answers, 405 rather than 404.
+        scope.route({
+          method: scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD'),
+          url: page.path,
+          onRequest: rejectPageMethod,
+          handler: rejectPageMethod,
+        })
       },
     },
   })
