@@ -9,6 +9,7 @@ import {
 } from '../config/client-errors.ts'
 import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
+import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 
 export interface ClientErrorsOptions {
   /** Overrides of config/client-errors.ts (tests use a small window). */
@@ -92,6 +93,7 @@ async function clientErrors(fastify: FastifyInstance, options: ClientErrorsOptio
       preValidation: requireJson,
       handler: logClientError,
     })
+    scope.route(methodNotAllowedRoute(scope, clientErrorsPath, ['POST']))
   })
 }
 

@@ -12,6 +12,7 @@ import {
   type ClientModule,
 } from '../src/render/renderer.ts'
 import { errors } from '../src/errors.ts'
+import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { pages as pageTable } from '../client/routes.ts'
@@ -48,17 +49,8 @@ function createPageHandler(page: PageDefinition, deploymentId: string) {
   }
 }
 
-/** Methods a page answers; any other method on a page path is 405 with this `Allow` (DESIGN.md section 7). */
-const pageMethods = 'GET, HEAD'
-
-/**
- * Runs first on a page path requested with another method: answers 405 before any body is read or parsed, so a POST
- * with any content type or size still learns which methods the page takes.
- */
-async function rejectPageMethod(request: FastifyRequest, reply: FastifyReply) {
-  reply.header('allow', pageMethods)
-  throw new errors.MethodNotAllowed(request.method, request.routeOptions.url ?? request.url)
-}
+/** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
+const pageMethods = ['GET', 'HEAD'] as const
 
 /**
  * Pages: one GET route per entry of the page table, streamed by React through Fastify. @fastify/vite brings the
@@ -101,13 +93,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         const page = route as unknown as PageDefinition | undefined
         if (!page?.path || !handler || (page.testOnly && !testRoutes)) return
         scope.route({ method: 'GET', url: page.path, handler, config: { pageId: page.id } })
-        // The other methods are routes too: the route table says what a page path answers, 405 rather than 404.
-        scope.route({
-          method: scope.supportedMethods.filter((method) => method !== 'GET' && method !== 'HEAD'),
-          url: page.path,
-          onRequest: rejectPageMethod,
-          handler: rejectPageMethod,
-        })
+        scope.route(methodNotAllowedRoute(scope, page.path, pageMethods))
       },
     },
   })
