@@ -1,4 +1,10 @@
-import { applicationErrorMessage, digestLine, type ExceptionSide } from '../errors/messages.ts'
+import { useEffect } from 'react'
+import {
+  applicationErrorMessage,
+  digestLine,
+  serverExceptionConsoleMessage,
+  type ExceptionSide,
+} from '../errors/messages.ts'
 
 /**
  * The generic error page: `<status>: <title>`, as the spec's status-title table gives it. A server-side exception
@@ -15,6 +21,12 @@ export function ErrorScreen({
   digest?: string | undefined
   host?: string | undefined
 }) {
+  useEffect(
+    function logServerException() {
+      if (digest) console.error(serverExceptionConsoleMessage(digest))
+    },
+    [digest],
+  )
   return (
     <section className="error-screen" aria-labelledby="error-title">
       <h1 id="error-title">

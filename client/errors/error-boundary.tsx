@@ -1,5 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react'
 import { ApplicationErrorScreen } from '../components/error-screen.tsx'
+import { lateErrorElementId, serverExceptionConsoleMessage } from './messages.ts'
 import { listenForUncaughtErrors, reportClientError } from './report.ts'
 
 interface RootErrorBoundaryState {
@@ -26,6 +27,9 @@ export class RootErrorBoundary extends Component<{ children: ReactNode }, RootEr
 
   override componentDidMount(): void {
     this.#stopListening = listenForUncaughtErrors()
+    // The server streamed the error screen after the app: a boundary failed once the shell was out.
+    const lateDigest = document.getElementById(lateErrorElementId)?.dataset.digest
+    if (lateDigest) console.error(serverExceptionConsoleMessage(lateDigest))
   }
 
   override componentWillUnmount(): void {

@@ -14,3 +14,8 @@ export function digestLine(digest: string): string {
 
 /** Id of the screen the server appends after the app when a boundary fails past the shell. */
 export const lateErrorElementId = '__COURIER_LATE_ERROR__'
+
+/** What the browser console says about a server-side exception: the digest is the way to its server log line. */
+export function serverExceptionConsoleMessage(digest: string): string {
+  return `Courier: a server-side exception occurred while rendering this page. ${digestLine(digest)} (the server log line carries the same digest)`
+}
