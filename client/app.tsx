@@ -1,6 +1,7 @@
 import { useEffect, type ComponentType } from 'react'
 import { Layout } from './components/layout.tsx'
 import { ErrorScreen } from './components/error-screen.tsx'
+import { RootErrorBoundary } from './errors/error-boundary.tsx'
 import type { DocumentState } from './document-state.ts'
 import type { PageComponentProps } from './routes.ts'
 
@@ -17,15 +18,19 @@ export function App({ state, Page }: AppProps) {
     document.documentElement.dataset.hydrated = 'true'
   }, [])
   return (
+    <RootErrorBoundary>
     <Layout>
       {state.type === 'error' || !Page ? (
         <ErrorScreen
           statusCode={state.type === 'error' ? state.statusCode : 500}
           title={state.type === 'error' ? state.title : 'Internal Server Error'}
+          digest={state.type === 'error' ? state.digest : undefined}
+          host={state.type === 'error' ? state.host : undefined}
         />
       ) : (
         <Page data={state.data as never} params={state.params} />
       )}
     </Layout>
+    </RootErrorBoundary>
   )
 }

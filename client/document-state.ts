@@ -15,6 +15,8 @@ export type DocumentState =
       statusCode: number
       title: string
       digest?: string
+      /** The host the request named: the application error screen says what was being loaded. */
+      host?: string
       deploymentId: string
     }
 

@@ -94,6 +94,38 @@ export const pages: readonly PageDefinition[] = [
     component: () => import('./pages/test-slow.tsx'),
     head: () => ({ title: titled('Slow boundary') }),
   },
+  {
+    id: 'test-server-error',
+    path: '/__test/server-error',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-server-error.tsx'),
+    head: () => ({ title: titled('Server error') }),
+  },
+  {
+    id: 'test-shell-error',
+    path: '/__test/shell-error',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-shell-error.tsx'),
+    head: () => ({ title: titled('Shell error') }),
+  },
+  {
+    id: 'test-late-error',
+    path: '/__test/late-error',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-late-error.tsx'),
+    head: () => ({ title: titled('Late error') }),
+  },
+  {
+    id: 'test-client-error',
+    path: '/__test/client-error',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-client-error.tsx'),
+    head: () => ({ title: titled('Client error') }),
+  },
 ]
 
 export function findPage(id: string): PageDefinition | undefined {

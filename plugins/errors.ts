@@ -2,12 +2,12 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { statusTitle } from '../config/status-titles.ts'
 import { assignDigest } from '../src/digest.ts'
+import { answersInJson } from '../src/error-format.ts'
 import { canRenderDocument, plainErrorDocument, sendDocument } from '../src/render/renderer.ts'
 
 /** Requests answered in JSON when they fail: the API and everything under /_next (data, assets, images). */
 function wantsJson(request: FastifyRequest): boolean {
-  const url = request.url
-  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?') || url.startsWith('/_next/')
+  return answersInJson(request.url)
 }
 
 /** Fastify's own failures that mean "no such page" for a visitor. */

@@ -12,6 +12,7 @@ import {
   type ClientModule,
 } from '../src/render/renderer.ts'
 import { errors } from '../src/errors.ts'
+import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { pages as pageTable } from '../client/routes.ts'
@@ -47,6 +48,9 @@ function createPageHandler(page: PageDefinition, deploymentId: string) {
     return sendDocument(reply, { type: 'page', page, params, data: result.props })
   }
 }
+
+/** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
+const pageMethods = ['GET', 'HEAD'] as const
 
 /**
  * Pages: one GET route per entry of the page table, streamed by React through Fastify. @fastify/vite brings the
@@ -89,6 +93,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         const page = route as unknown as PageDefinition | undefined
         if (!page?.path || !handler || (page.testOnly && !testRoutes)) return
         scope.route({ method: 'GET', url: page.path, handler, config: { pageId: page.id } })
+        scope.route(methodNotAllowedRoute(scope, page.path, pageMethods))
       },
     },
   })

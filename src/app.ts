@@ -4,8 +4,10 @@ import { pino, type Logger } from 'pino'
 import type { Config } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
+import { handleConnectionError } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import accessLog from '../plugins/access-log.ts'
+import clientErrors from '../plugins/client-errors.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import errors from '../plugins/errors.ts'
 import health from '../plugins/health.ts'
@@ -44,6 +46,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ignoreTrailingSlash: true,
       maxParamLength: limits.maxParamLength,
     },
+    // Requests Node's parser rejects (431, 408, 400) are answered by the status-title table too.
+    clientErrorHandler: handleConnectionError,
     // Router-level failures (malformed %-escapes, over-long parameters) reach no route, so no hook runs for them:
     // echo the request id and write the access line here, and answer through the same error handler as the rest.
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -57,6 +61,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(accessLog)
   await app.register(errors)
   await app.register(health)
+  await app.register(clientErrors)
   await app.register(sitemap, { siteUrl: config.siteUrl })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
   await app.register(pages, {

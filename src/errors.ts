@@ -12,5 +12,16 @@ export const errors = {
     'DEPLOYMENT_ID is %s but the build at hand was made as %s: rebuild with this id',
     500,
   ),
+  MethodNotAllowed: createError('COURIER_ERR_METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
+  ClientErrorMediaType: createError(
+    'COURIER_ERR_CLIENT_ERROR_MEDIA_TYPE',
+    'Client error reports must be sent as application/json',
+    415,
+  ),
+  ClientErrorRateLimited: createError(
+    'COURIER_ERR_CLIENT_ERROR_RATE_LIMITED',
+    'Too many client error reports: retry in %s',
+    429,
+  ),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
 } as const

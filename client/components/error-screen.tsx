@@ -1,11 +1,65 @@
-/** The generic error page: `<status>: <title>`, as the spec's status-title table gives it. */
-export function ErrorScreen({ statusCode, title }: { statusCode: number; title: string }) {
+import { useEffect } from 'react'
+import {
+  applicationErrorMessage,
+  digestLine,
+  serverExceptionConsoleMessage,
+  type ExceptionSide,
+} from '../errors/messages.ts'
+
+/**
+ * The generic error page: `<status>: <title>`, as the spec's status-title table gives it. A server-side exception
+ * (one that carries a digest) also gets the application error screen's words and its digest.
+ */
+export function ErrorScreen({
+  statusCode,
+  title,
+  digest,
+  host,
+}: {
+  statusCode: number
+  title: string
+  digest?: string | undefined
+  host?: string | undefined
+}) {
+  useEffect(
+    function logServerException() {
+      if (digest) console.error(serverExceptionConsoleMessage(digest))
+    },
+    [digest],
+  )
   return (
     <section className="error-screen" aria-labelledby="error-title">
       <h1 id="error-title">
         <span className="error-status">{statusCode}</span>
         <span className="error-title">{title}</span>
       </h1>
+      {digest ? (
+        <>
+          <p className="application-error-message">{applicationErrorMessage('server', host ?? '')}</p>
+          <p className="application-error-digest">{digestLine(digest)}</p>
+        </>
+      ) : null}
+      <p>
+        <a href="/">Go to the home page</a>
+      </p>
+    </section>
+  )
+}
+
+/** The application error screen: what the root error boundary shows once the app has failed in the browser. */
+export function ApplicationErrorScreen({
+  side,
+  host,
+  digest,
+}: {
+  side: ExceptionSide
+  host: string
+  digest?: string | undefined
+}) {
+  return (
+    <section className="error-screen application-error" role="alert">
+      <h1 className="application-error-message">{applicationErrorMessage(side, host)}</h1>
+      {digest ? <p className="application-error-digest">{digestLine(digest)}</p> : null}
       <p>
         <a href="/">Go to the home page</a>
       </p>

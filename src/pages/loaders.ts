@@ -9,6 +9,7 @@ import type { FaqData, GuideData, GuideSummary, StatusData } from './data-types.
 import type { HomeData } from '../../client/pages/home.tsx'
 import type { GuidesData } from '../../client/pages/guides.tsx'
 import type { SlowData } from '../../client/pages/test-slow.tsx'
+import type { LateErrorData } from '../../client/pages/test-late-error.tsx'
 
 export type LoaderResult<Data> =
   | { props: Data }
@@ -73,6 +74,18 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
     load: ({ query }): LoaderResult<SlowData> => {
       const requested = Number(query.delay)
       const delayMs = Number.isInteger(requested) && requested >= 0 && requested <= 5000 ? requested : 300
+      return { props: { delayMs } }
+    },
+  },
+  'test-server-error': {
+    load: () => {
+      throw new Error('a page loader failed on purpose (test route)')
+    },
+  },
+  'test-late-error': {
+    load: ({ query }): LoaderResult<LateErrorData> => {
+      const requested = Number(query.delay)
+      const delayMs = Number.isInteger(requested) && requested >= 0 && requested <= 5000 ? requested : 100
       return { props: { delayMs } }
     },
   },

@@ -4,6 +4,7 @@ import type { DocumentState } from '../../client/document-state.ts'
 import { documentStateElementId } from '../../client/document-state.ts'
 import type { PageDefinition, RouteParams } from '../../client/routes.ts'
 import { statusTitle } from '../../config/status-titles.ts'
+import { applicationErrorMessage, digestLine, lateErrorElementId } from '../../client/errors/messages.ts'
 import { assignDigest } from '../digest.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
@@ -43,7 +44,7 @@ export const htmlCacheControl = {
   error: 'no-store',
 } as const
 
-function stateFor(target: RenderTarget, deploymentId: string): DocumentState {
+function stateFor(target: RenderTarget, deploymentId: string, host: string): DocumentState {
   if (target.type === 'page') {
     return {
       type: 'page',
@@ -58,7 +59,7 @@ function stateFor(target: RenderTarget, deploymentId: string): DocumentState {
     type: 'error',
     statusCode: target.statusCode,
     title: statusTitle(target.statusCode),
-    ...(target.digest ? { digest: target.digest } : {}),
+    ...(target.digest ? { digest: target.digest, host } : {}),
     deploymentId,
   }
 }
@@ -77,6 +78,19 @@ export function plainErrorDocument(statusCode: number, digest?: string): string 
   const title = `${statusCode}: ${statusTitle(statusCode)}`
   const digestLine = digest ? `<p>Digest: ${escapeHtml(digest)}</p>` : ''
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${digestLine}</body></html>`
+}
+
+/**
+ * The application error screen (server-side variant), streamed after #root when a Suspense boundary failed once the
+ * shell had been sent: the status cannot change any more, but the visitor still sees that the page failed, and
+ * with which digest, without JavaScript too. Script-free, outside what React hydrates.
+ */
+export function lateErrorScreen(host: string, digest: string): string {
+  return (
+    `<section id="${lateErrorElementId}" class="error-screen application-error" role="alert" data-digest="${escapeHtml(digest)}">` +
+    `<h1 class="application-error-message">${escapeHtml(applicationErrorMessage('server', host))}</h1>` +
+    `<p class="application-error-digest">${escapeHtml(digestLine(digest))}</p></section>`
+  )
 }
 
 function reportRenderError(request: FastifyRequest, error: unknown): string | undefined {
@@ -103,15 +117,26 @@ export function createRenderDocument(
     const request = reply.request
     const template = (reply.html as unknown as () => DocumentTemplate)()
     const nonce = request.cspNonce
-    const state = stateFor(target, deploymentId)
+    const state = stateFor(target, deploymentId, request.host)
     const element = await client.createElement(state, target.type === 'page' ? target.page : undefined)
+    // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
+    let failedBoundaryDigest: string | undefined
     const { stream, abort } = await renderStream({
       element,
       opening: template.open(headFor(target, options.preloadsFor), nonce),
-      closing: () => template.close(serializeForScript(state), nonce),
+      closing: () =>
+        template.close(
+          serializeForScript(state),
+          nonce,
+          failedBoundaryDigest ? lateErrorScreen(request.host, failedBoundaryDigest) : '',
+        ),
       nonce,
       timeoutMs: options.renderTimeoutMs,
-      onError: (error) => reportRenderError(request, error),
+      onError(error) {
+        const digest = reportRenderError(request, error)
+        failedBoundaryDigest ??= digest
+        return digest
+      },
     })
     reply.raw.once('close', function abortWhenClientGone() {
       if (reply.raw.writableFinished) return

@@ -23,8 +23,11 @@ export interface DocumentHead {
 export interface DocumentTemplate {
   /** Everything before the app's markup: doctype, head with title and meta, the opening of #root. */
   open(head: DocumentHead, nonce: string | undefined): string
-  /** Everything after it: the hydration state script and the end of the document. */
-  close(stateJson: string, nonce: string | undefined): string
+  /**
+   * Everything after it: the hydration state script and the end of the document. `afterApp` goes right after #root
+   * (outside what React hydrates): the application error screen when a boundary failed after the shell.
+   */
+  close(stateJson: string, nonce: string | undefined, afterApp?: string): string
 }
 
 export class TemplateError extends Error {
@@ -57,6 +60,10 @@ export function compileTemplate(source: string, stateElementId: string, deployme
   const headToApp = html.slice(headAt + markers.head.length, appAt)
   const appToState = html.slice(appAt + markers.app.length, stateAt)
   const afterState = html.slice(stateAt + markers.state.length)
+  // The end of #root, where the app's markup stops: anything placed after it is left alone by hydration.
+  const rootCloseAt = appToState.indexOf('</div>')
+  const appToRootEnd = rootCloseAt === -1 ? '' : appToState.slice(0, rootCloseAt + '</div>'.length)
+  const rootEndToState = appToState.slice(appToRootEnd.length)
   const withNonce = (text: string, nonce: string | undefined) =>
     text.includes(noncePlaceholderValue) ? text.replaceAll(noncePlaceholderAttribute, nonceAttribute(nonce)) : text
 
@@ -77,9 +84,11 @@ export function compileTemplate(source: string, stateElementId: string, deployme
         withNonce(headToApp, nonce)
       )
     },
-    close(stateJson, nonce) {
+    close(stateJson, nonce, afterApp = '') {
       return (
-        withNonce(appToState, nonce) +
+        withNonce(appToRootEnd, nonce) +
+        afterApp +
+        withNonce(rootEndToState, nonce) +
         `<script id="${stateElementId}" type="application/json"${nonceAttribute(nonce)}>${stateJson}</script>` +
         withNonce(afterState, nonce)
       )

@@ -124,7 +124,7 @@ interface RunningServer {
  * The app over the production build, listening on 127.0.0.1 on a free port, logging into memory. NODE_ENV is set
  * before the app is imported: React picks its production or development build when it is first loaded.
  */
-async function startServer(): Promise<RunningServer> {
+async function startServer(env: Record<string, string>): Promise<RunningServer> {
   process.env.NODE_ENV = 'production'
   const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { pino }] = await Promise.all([
     import('../../config/env.ts'),
@@ -134,7 +134,7 @@ async function startServer(): Promise<RunningServer> {
     import('pino'),
   ])
   // Only what the suite needs: an operator's DEPLOYMENT_ID or TRUST_PROXY must not change what is tested.
-  const config = loadConfig({ LOG_LEVEL: 'info', DIST_DIR: process.env.DIST_DIR ?? 'dist' })
+  const config = loadConfig({ LOG_LEVEL: 'info', DIST_DIR: process.env.DIST_DIR ?? 'dist', ...env })
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
   try {
@@ -235,11 +235,11 @@ async function openSession(t: Test, browser: Browser, origin: string): Promise<S
 }
 
 /**
- * One server and one browser for a test file, closed when the file's tests end (browser first, so its keep-alive
+ * One server and one browser for a test file (`env`: extra environment for the server, e.g. COURIER_TEST_ROUTES), closed when the file's tests end (browser first, so its keep-alive
  * connections are gone before the server closes).
  */
-export async function startSuite(t: Test): Promise<Suite> {
-  const server = await startServer()
+export async function startSuite(t: Test, env: Record<string, string> = {}): Promise<Suite> {
+  const server = await startServer(env)
   let browser: Browser
   try {
     browser = await launchBrowser()

@@ -25,3 +25,12 @@ t.test('no nonce: the attribute goes away', async (t) => {
 t.test('a template without the markers is refused at start-up', async (t) => {
   t.throws(() => compileTemplate('<html></html>', 'x', 'dpl-1'), { name: 'TemplateError' })
 })
+
+t.test('what goes after the app lands right after #root, before the state', async (t) => {
+  const template = compileTemplate(html, '__DATA__', 'dpl-1')
+  t.equal(
+    template.close('{}', undefined, '<section>late</section>'),
+    '</div><section>late</section><script id="__DATA__" type="application/json">{}</script></body></html>',
+  )
+  t.equal(template.close('{}', undefined), '</div><script id="__DATA__" type="application/json">{}</script></body></html>')
+})

@@ -1,0 +1,19 @@
+import { useState } from 'react'
+
+function Exploding(): never {
+  throw new Error('a component failed in the browser on purpose (test route)')
+}
+
+/** Renders fine; the `#throw` button makes the next render throw in the browser. Test routes only. */
+export default function ClientErrorPage() {
+  const [broken, setBroken] = useState(false)
+  return (
+    <article>
+      <h1>Client error</h1>
+      <button id="throw" type="button" onClick={() => setBroken(true)}>
+        Throw
+      </button>
+      {broken ? <Exploding /> : null}
+    </article>
+  )
+}

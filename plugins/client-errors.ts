@@ -1,0 +1,100 @@
+import fp from 'fastify-plugin'
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  clientErrorLimits,
+  clientErrorSources,
+  clientErrorsPath,
+  type ClientErrorReport,
+} from '../config/client-errors.ts'
+import { errors } from '../src/errors.ts'
+import { loggableUrl } from '../src/logger.ts'
+import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
+
+export interface ClientErrorsOptions {
+  /** Overrides of config/client-errors.ts (tests use a small window). */
+  maxPerWindow?: number
+  windowMs?: number
+}
+
+const reportSchema = {
+  type: 'object',
+  required: ['source', 'message', 'url'],
+  // Fastify's Ajv drops unknown properties: whatever else a report carries never reaches the log.
+  additionalProperties: false,
+  properties: {
+    source: { type: 'string', enum: clientErrorSources },
+    message: { type: 'string', minLength: 1, maxLength: clientErrorLimits.messageMaxLength },
+    stack: { type: 'string', maxLength: clientErrorLimits.stackMaxLength },
+    url: { type: 'string', minLength: 1, maxLength: clientErrorLimits.urlMaxLength, pattern: '^https?://' },
+    digest: { type: 'string', maxLength: clientErrorLimits.digestMaxLength, pattern: '^[A-Za-z0-9_-]+$' },
+  },
+} as const
+
+/** Control characters (newlines included) and the Unicode line separators: a report stays one line in any viewer. */
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g
+
+function oneLine(text: string): string {
+  return text.replace(controlCharacters, ' ')
+}
+
+/** Only JSON is taken: a text/plain body (what a bare sendBeacon string sends) is refused, not guessed at. */
+async function requireJson(request: FastifyRequest) {
+  const type = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase()
+  if (type !== 'application/json') throw new errors.ClientErrorMediaType()
+}
+
+/**
+ * Logs one report. The report is nested under `clientError` and every field is flattened to one line, so it cannot
+ * add or overwrite fields of the log line (level, reqId, msg) nor fake a line of its own in pretty output.
+ */
+async function logClientError(request: FastifyRequest<{ Body: ClientErrorReport }>, reply: FastifyReply) {
+  const report = request.body
+  const userAgent = request.headers['user-agent']
+  request.log.warn(
+    {
+      clientError: {
+        source: report.source,
+        message: oneLine(report.message),
+        ...(report.stack ? { stack: oneLine(report.stack) } : {}),
+        url: loggableUrl(oneLine(report.url)),
+        ...(report.digest ? { digest: report.digest } : {}),
+      },
+      userAgent: userAgent ? oneLine(userAgent).slice(0, clientErrorLimits.userAgentMaxLength) : undefined,
+    },
+    'client error reported',
+  )
+  return reply.code(204).send()
+}
+
+/**
+ * POST /api/client-errors: exceptions the browser reports (error boundary, window.onerror, unhandledrejection),
+ * validated by schema, size-capped, rate-limited per client and written to the log. 204 when logged; 400 for a bad
+ * body, 413 for a big one, 415 for anything but JSON, 429 for a flood; all JSON, by the status-title table.
+ */
+async function clientErrors(fastify: FastifyInstance, options: ClientErrorsOptions) {
+  const { maxPerWindow = clientErrorLimits.maxPerWindow, windowMs = clientErrorLimits.windowMs } = options
+  if (!Number.isInteger(maxPerWindow) || maxPerWindow <= 0) {
+    throw new errors.OptionInvalid('maxPerWindow', 'a whole number above 0')
+  }
+  if (!Number.isInteger(windowMs) || windowMs <= 0) {
+    throw new errors.OptionInvalid('windowMs', 'a whole number of milliseconds above 0')
+  }
+  // Its own scope: the rate limiter's hooks and decorators stay with this route.
+  await fastify.register(async function clientErrorRoute(scope) {
+    await scope.register(rateLimit, {
+      global: false,
+      errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),
+    })
+    scope.post(clientErrorsPath, {
+      bodyLimit: clientErrorLimits.bodyLimitBytes,
+      config: { rateLimit: { max: maxPerWindow, timeWindow: windowMs } },
+      schema: { body: reportSchema },
+      preValidation: requireJson,
+      handler: logClientError,
+    })
+    scope.route(methodNotAllowedRoute(scope, clientErrorsPath, ['POST']))
+  })
+}
+
+export default fp(clientErrors, { name: 'courier-client-errors', fastify: '5.x' })

@@ -1,0 +1,59 @@
+import http from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { statusTitle } from '../config/status-titles.ts'
+import { answersInJson } from './error-format.ts'
+import { plainErrorDocument } from './render/renderer.ts'
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (oversized headers, malformed requests, header
+ * time-outs). Fastify's default answer is JSON with Node's status texts; Courier's follows the status-title table
+ * like every other error: JSON for /api and /_next, the plain error page otherwise, never stored. The connection is
+ * closed afterwards, as Node does: the parser cannot tell where the next request would start.
+ */
+const statusByCode: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+}
+
+const codeByStatus: Readonly<Record<number, string>> = {
+  431: 'COURIER_ERR_HEADER_TOO_LARGE',
+  408: 'COURIER_ERR_REQUEST_TIMEOUT',
+  400: 'COURIER_ERR_BAD_REQUEST',
+}
+
+/** The path of the request line, when the bytes Node kept start with one (best effort: they may not). */
+function requestPath(rawPacket: unknown): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined
+  const line = /^[A-Z]{3,10} (\/\S{0,2048}) HTTP\//.exec(rawPacket.subarray(0, 2100).toString('latin1'))
+  return line?.[1]
+}
+
+function connectionErrorResponse(statusCode: number, path: string | undefined): string {
+  const title = statusTitle(statusCode)
+  const json = path !== undefined && answersInJson(path)
+  const body = json
+    ? JSON.stringify({ statusCode, code: codeByStatus[statusCode], error: title, message: title })
+    : plainErrorDocument(statusCode)
+  return (
+    `HTTP/1.1 ${statusCode} ${http.STATUS_CODES[statusCode]}\r\n` +
+    `Content-Type: ${json ? 'application/json' : 'text/html'}; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Cache-Control: no-store\r\nConnection: close\r\n\r\n' +
+    body
+  )
+}
+
+/** Fastify's `clientErrorHandler`, bound to the instance. */
+export function handleConnectionError(
+  this: FastifyInstance,
+  error: NodeJS.ErrnoException & { rawPacket?: unknown },
+  socket: Socket,
+): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const statusCode = (error.code && statusByCode[error.code]) || 400
+  this.log.info({ code: error.code, statusCode }, 'connection rejected')
+  if (socket.writable) socket.write(connectionErrorResponse(statusCode, requestPath(error.rawPacket)))
+  socket.destroy()
+}

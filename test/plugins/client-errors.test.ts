@@ -1,0 +1,141 @@
+import t from 'tap'
+import { clientErrorLimits } from '../../config/client-errors.ts'
+import { build } from '../helpers/app.ts'
+
+const path = '/api/client-errors'
+
+const report = {
+  source: 'boundary',
+  message: 'TypeError: x is undefined',
+  stack: 'TypeError: x is undefined\n    at Page (http://localhost/_next/static/chunks/page.js:1:10)',
+  url: 'http://localhost:3000/guides?token=abc&tab=2',
+  digest: 'a1b2c3d4e5',
+}
+
+t.test('a report is logged once through pino, under clientError, with the user agent; 204', async (t) => {
+  const { app, logs } = await build(t)
+  const response = await app.inject({
+    method: 'POST',
+    url: path,
+    payload: report,
+    headers: { 'user-agent': 'Mozilla/5.0 (test)' },
+  })
+  t.equal(response.statusCode, 204)
+  t.equal(response.body, '')
+  const lines = logs().filter((line) => line.msg === 'client error reported')
+  t.equal(lines.length, 1)
+  const line = lines[0]!
+  t.equal(line.level, 40, 'warn')
+  t.equal(line.reqId, response.headers['x-request-id'])
+  t.same(line.clientError, {
+    source: 'boundary',
+    message: 'TypeError: x is undefined',
+    stack: 'TypeError: x is undefined     at Page (http://localhost/_next/static/chunks/page.js:1:10)',
+    url: 'http://localhost:3000/guides?token=[Redacted]&tab=2',
+    digest: 'a1b2c3d4e5',
+  })
+  t.equal(line.userAgent, 'Mozilla/5.0 (test)')
+})
+
+t.test('a report cannot forge log fields or lines', async (t) => {
+  const { app, logs } = await build(t)
+  const response = await app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'user-agent': 'evil\n{"level":60,"msg":"forged"}' },
+    payload: {
+      source: 'onerror',
+      message: 'boom","level":60,"reqId":"forged-id\n{"level":60,"msg":"forged line"}\u2028',
+      url: 'http://localhost:3000/\r\n{"level":60}',
+      level: 60,
+      reqId: 'forged-id',
+      msg: 'forged',
+      time: 0,
+    },
+  })
+  t.equal(response.statusCode, 204, 'unknown fields are dropped, not logged')
+  const forgedLines = logs().filter((line) => line.msg !== 'client error reported' && JSON.stringify(line).includes('forged'))
+  t.same(forgedLines, [], 'no line of its own')
+  const line = logs().find((entry) => entry.msg === 'client error reported')!
+  t.equal(line.level, 40)
+  t.equal(line.reqId, response.headers['x-request-id'])
+  t.same(Object.keys(line.clientError as object).sort(), ['message', 'source', 'url'])
+  const logged = line.clientError as { message: string; url: string }
+  t.notMatch(logged.message, /[\n\r\u2028]/, 'one line')
+  t.notMatch(logged.url, /[\n\r]/)
+  t.notMatch(line.userAgent, /\n/)
+  t.notOk(logs().some((entry) => entry.level === 60), 'no fatal line')
+})
+
+t.test('bad bodies are 400, in JSON by the table', async (t) => {
+  const { app, logs } = await build(t)
+  const bad = [
+    {},
+    { ...report, source: 'console' },
+    { ...report, message: '' },
+    { ...report, message: 'x'.repeat(clientErrorLimits.messageMaxLength + 1) },
+    { ...report, stack: 'x'.repeat(clientErrorLimits.stackMaxLength + 1) },
+    { ...report, url: 'javascript:alert(1)' },
+    { ...report, digest: 'not a digest!' },
+    ['an', 'array'],
+  ]
+  for (const payload of bad) {
+    const response = await app.inject({ method: 'POST', url: path, payload })
+    t.equal(response.statusCode, 400, JSON.stringify(payload).slice(0, 80))
+    t.match(response.json(), { statusCode: 400, error: 'Bad Request' })
+    t.equal(response.headers['cache-control'], 'no-store')
+  }
+  const broken = await app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/json' },
+    payload: '{"source":',
+  })
+  t.equal(broken.statusCode, 400, 'malformed JSON')
+  t.notOk(logs().some((line) => line.msg === 'client error reported'), 'nothing bad was logged as a report')
+})
+
+t.test('anything but JSON is 415; a big body is 413', async (t) => {
+  const { app } = await build(t)
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+    const response = await app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': type },
+      payload: JSON.stringify(report),
+    })
+    t.equal(response.statusCode, 415, type)
+    t.match(response.json(), { statusCode: 415, error: 'An unexpected error has occurred' })
+  }
+  const big = await app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ ...report, stack: 'x'.repeat(clientErrorLimits.bodyLimitBytes) }),
+  })
+  t.equal(big.statusCode, 413)
+  t.match(big.json(), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', error: 'An unexpected error has occurred' })
+})
+
+t.test('a flood from one client gets 429; another client is still heard', async (t) => {
+  const { app, logs } = await build(t)
+  const send = (remoteAddress: string) => app.inject({ method: 'POST', url: path, payload: report, remoteAddress })
+  for (let index = 0; index < clientErrorLimits.maxPerWindow; index += 1) {
+    const response = await send('203.0.113.7')
+    t.equal(response.statusCode, 204, `report ${index + 1}`)
+  }
+  const flooded = await send('203.0.113.7')
+  t.equal(flooded.statusCode, 429)
+  t.match(flooded.json(), {
+    statusCode: 429,
+    code: 'COURIER_ERR_CLIENT_ERROR_RATE_LIMITED',
+    error: 'An unexpected error has occurred',
+  })
+  t.ok(flooded.headers['retry-after'], 'says when to retry')
+  t.equal(flooded.headers['cache-control'], 'no-store')
+  const other = await send('203.0.113.8')
+  t.equal(other.statusCode, 204, 'the limit is per client')
+  t.equal(logs().filter((line) => line.msg === 'client error reported').length, clientErrorLimits.maxPerWindow + 1)
+  const page = await app.inject({ url: '/', remoteAddress: '203.0.113.7' })
+  t.equal(page.statusCode, 200, 'the limit is scoped to the reports')
+})
