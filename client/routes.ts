@@ -94,6 +94,14 @@ export const pages: readonly PageDefinition[] = [
     component: () => import('./pages/test-slow.tsx'),
     head: () => ({ title: titled('Slow boundary') }),
   },
+  {
+    id: 'test-links',
+    path: '/__test/links',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-links.tsx'),
+    head: () => ({ title: titled('Links') }),
+  },
 ]
 
 export function findPage(id: string): PageDefinition | undefined {

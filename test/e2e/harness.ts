@@ -124,7 +124,7 @@ interface RunningServer {
  * The app over the production build, listening on 127.0.0.1 on a free port, logging into memory. NODE_ENV is set
  * before the app is imported: React picks its production or development build when it is first loaded.
  */
-async function startServer(): Promise<RunningServer> {
+async function startServer(options: SuiteOptions): Promise<RunningServer> {
   process.env.NODE_ENV = 'production'
   const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { pino }] = await Promise.all([
     import('../../config/env.ts'),
@@ -134,7 +134,11 @@ async function startServer(): Promise<RunningServer> {
     import('pino'),
   ])
   // Only what the suite needs: an operator's DEPLOYMENT_ID or TRUST_PROXY must not change what is tested.
-  const config = loadConfig({ LOG_LEVEL: 'info', DIST_DIR: process.env.DIST_DIR ?? 'dist' })
+  const config = loadConfig({
+    LOG_LEVEL: 'info',
+    DIST_DIR: process.env.DIST_DIR ?? 'dist',
+    COURIER_TEST_ROUTES: options.testRoutes ? 'true' : 'false',
+  })
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
   try {
@@ -234,12 +238,17 @@ async function openSession(t: Test, browser: Browser, origin: string): Promise<S
   }
 }
 
+export interface SuiteOptions {
+  /** Serve the test-only pages (/__test/...), as COURIER_TEST_ROUTES=true does. Off unless a file asks. */
+  testRoutes?: boolean
+}
+
 /**
  * One server and one browser for a test file, closed when the file's tests end (browser first, so its keep-alive
  * connections are gone before the server closes).
  */
-export async function startSuite(t: Test): Promise<Suite> {
-  const server = await startServer()
+export async function startSuite(t: Test, options: SuiteOptions = {}): Promise<Suite> {
+  const server = await startServer(options)
   let browser: Browser
   try {
     browser = await launchBrowser()
