@@ -330,3 +330,45 @@ t.test('modified clicks and other targets are the browser’s', async (t) => {
   t.equal(new URL(page.url()).pathname, '/', 'a ctrl-click opens a new tab and leaves this page alone')
   t.equal(await heading(page), 'Courier')
 })
+
+t.test('a failed prefetch is not kept: the navigation fetches again', async (t) => {
+  const session = await suite.open(t)
+  const { page } = session
+  let attempts = 0
+  await page.route(`${dataBase}/faq.json*`, async (route) => {
+    attempts += 1
+    if (attempts <= timings.dataFetchAttempts) {
+      return route.fulfill({ ...serverError, headers: { 'x-deployment-id': suite.deploymentId } })
+    }
+    return route.continue()
+  })
+  await session.goto('/')
+  t.ok(await session.waitForHydration())
+  t.ok(await eventually(() => attempts, timings.dataFetchAttempts), 'the FAQ link, in view, was prefetched and failed')
+  await sleep(300)
+  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts, 'no retry beyond the attempts')
+  await navLink(page, 'FAQ').click()
+  await waitForHeading(page, 'Frequently asked questions')
+  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
+  t.equal(documentRequests(session).length, 1, 'a client navigation')
+  t.notOk(session.recording.console.some((entry) => /Failed to load page data/.test(entry.text)), 'nothing reported')
+})
+
+t.test('no prefetch under Save-Data', async (t) => {
+  const session = await suite.open(t)
+  const { page } = session
+  await page.addInitScript(() => {
+    Object.defineProperty(navigator, 'connection', { value: { saveData: true }, configurable: true })
+  })
+  await session.goto('/__test/links?layout=grid')
+  t.ok(await session.waitForHydration())
+  await page.locator('.test-links a').nth(3).hover()
+  await sleep(500)
+  const prefetched = session.recording.requests.filter(
+    (entry) => entry.url.startsWith(dataBase) || /\/chunks\/(guide|home|faq|status)-/.test(entry.url),
+  )
+  t.same(prefetched, [], 'neither data nor code, in view or hovered')
+  await page.locator('.test-links a').first().click()
+  await waitForHeading(page, firstGuide.title)
+  t.equal(dataRequests(session, `/guides/${firstGuide.slug}.json`).length, 1, 'navigation still works')
+})
