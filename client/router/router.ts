@@ -6,6 +6,7 @@ import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
 import { HistoryEntries } from './history.ts'
 import { matchPage } from './match.ts'
+import { createNearViewport } from './near-viewport.ts'
 import { fetchPageData, pageDataUrl, type PageData } from './page-data.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
 
@@ -153,22 +154,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     )
   }
 
-  const observed = new Map<Element, string>()
-  const observer =
-    typeof IntersectionObserver === 'function'
-      ? new IntersectionObserver(
-          function prefetchVisible(records) {
-            for (const record of records) {
-              const href = observed.get(record.target)
-              if (!record.isIntersecting || href === undefined) continue
-              observer?.unobserve(record.target)
-              observed.delete(record.target)
-              prefetch(href)
-            }
-          },
-          { rootMargin: `${timings.prefetchMarginPx}px` },
-        )
-      : undefined
+  const nearViewport = createNearViewport()
 
   window.addEventListener('popstate', function navigateHistory() {
     const target = new URL(window.location.href)
@@ -193,14 +179,6 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     },
     navigate: (href, mode) => navigate(href, mode),
     prefetch,
-    observe(element, href) {
-      if (!observer) return () => undefined
-      observed.set(element, href)
-      observer.observe(element)
-      return () => {
-        observed.delete(element)
-        observer.unobserve(element)
-      }
-    },
+    observe: (element, href) => nearViewport(element, () => prefetch(href)),
   }
 }
