@@ -1,7 +1,8 @@
 import { hydrateRoot } from 'react-dom/client'
 import { App } from './app.tsx'
 import { documentStateElementId, type DocumentState } from './document-state.ts'
-import { findPage } from './routes.ts'
+import { findPage, pages } from './routes.ts'
+import { createRouter } from './router/router.ts'
 import './styles/global.css'
 
 function readDocumentState(): DocumentState {
@@ -17,7 +18,8 @@ async function hydrate(): Promise<void> {
   const Page = page ? (await page.component()).default : undefined
   const container = document.getElementById('root')
   if (!container) throw new Error('Courier: the page has no #root element')
-  hydrateRoot(container, <App state={state} Page={Page} />)
+  const router = createRouter(pages, { state, Page, href: window.location.href })
+  hydrateRoot(container, <App state={state} Page={Page} router={router} />)
 }
 
 hydrate().catch((error: unknown) => {

@@ -126,6 +126,14 @@ export const pages: readonly PageDefinition[] = [
     component: () => import('./pages/test-client-error.tsx'),
     head: () => ({ title: titled('Client error') }),
   },
+  {
+    id: 'test-links',
+    path: '/__test/links',
+    kind: 'dynamic',
+    testOnly: true,
+    component: () => import('./pages/test-links.tsx'),
+    head: () => ({ title: titled('Links') }),
+  },
 ]
 
 export function findPage(id: string): PageDefinition | undefined {

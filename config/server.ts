@@ -14,6 +14,9 @@ export const serverLimits = Object.freeze({
   maxParamLength: 200,
   /** A render that has not finished by then is aborted; what was flushed stays, the error screen follows. */
   renderTimeoutMs: 10_000,
+  /** Page data of `static` pages kept in memory per deployment, at most this many URLs: loaders decide which paths
+   * exist (unknown ones are not-found answers, never kept), and this caps what a large site can hold. */
+  pageDataCacheEntries: 1000,
   /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (DESIGN.md section 10). */
   shutdownGraceMs: 10_000,
 })

@@ -12,6 +12,7 @@ import deploymentId from '../plugins/deployment-id.ts'
 import errors from '../plugins/errors.ts'
 import health from '../plugins/health.ts'
 import pages from '../plugins/pages.ts'
+import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
 import sitemap from '../plugins/sitemap.ts'
 
@@ -64,6 +65,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(clientErrors)
   await app.register(sitemap, { siteUrl: config.siteUrl })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
+  await app.register(pageData, { testRoutes: config.testRoutes, cacheEntries: limits.pageDataCacheEntries })
   await app.register(pages, {
     root: config.rootDir,
     distDir: config.distDir,

@@ -23,5 +23,11 @@ export const errors = {
     'Too many client error reports: retry in %s',
     429,
   ),
+  DataDeploymentSkew: createError(
+    'COURIER_ERR_DATA_DEPLOYMENT_SKEW',
+    'This server runs deployment %s; the page data asked for belongs to %s',
+    409,
+  ),
+  DataMethodNotAllowed: createError('COURIER_ERR_DATA_METHOD_NOT_ALLOWED', 'Page data answers GET and HEAD, not %s', 405),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
 } as const

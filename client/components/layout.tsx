@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react'
+import { Link } from './link.tsx'
 
-/** Top-level pages, linked from every page with plain links so navigation works without JavaScript. */
+/** Top-level pages, linked from every page with real links (Link), so navigation works without JavaScript too. */
 const navigation = [
   { href: '/', label: 'Home' },
   { href: '/guides', label: 'Guides' },
@@ -12,14 +13,14 @@ export function Layout({ children }: { children: ReactNode }) {
   return (
     <div className="site">
       <header className="site-header">
-        <a className="brand" href="/">
+        <Link className="brand" href="/">
           Courier
-        </a>
+        </Link>
         <nav aria-label="Main">
           <ul>
             {navigation.map((item) => (
               <li key={item.href}>
-                <a href={item.href}>{item.label}</a>
+                <Link href={item.href}>{item.label}</Link>
               </li>
             ))}
           </ul>

@@ -1,12 +1,13 @@
 import type { PageComponentProps } from '../routes.ts'
 import type { GuideData } from '../../src/pages/data-types.ts'
+import { Link } from '../components/link.tsx'
 
 export default function GuidePage({ data }: PageComponentProps<GuideData>) {
   const { guide, previous, next } = data
   return (
     <article className="guide">
       <p className="breadcrumb">
-        <a href="/guides">Guides</a>
+        <Link href="/guides">Guides</Link>
       </p>
       <h1>{guide.title}</h1>
       <p className="lead">{guide.summary}</p>
@@ -19,8 +20,8 @@ export default function GuidePage({ data }: PageComponentProps<GuideData>) {
         </section>
       ))}
       <nav className="pager" aria-label="More guides">
-        {previous ? <a href={`/guides/${previous.slug}`}>← {previous.title}</a> : <span />}
-        {next ? <a href={`/guides/${next.slug}`}>{next.title} →</a> : <span />}
+        {previous ? <Link href={`/guides/${previous.slug}`}>← {previous.title}</Link> : <span />}
+        {next ? <Link href={`/guides/${next.slug}`}>{next.title} →</Link> : <span />}
       </nav>
     </article>
   )

@@ -3,7 +3,8 @@ import { GuideList } from '../components/guide-list.tsx'
 import type { GuideSummary } from '../../src/pages/data-types.ts'
 
 export interface GuidesData {
-  guides: GuideSummary[]
+  /** Every guide, with the headings of its sections: the index is long enough to scroll (and to show prefetch). */
+  guides: Array<GuideSummary & { sections: string[] }>
 }
 
 export default function GuidesPage({ data }: PageComponentProps<GuidesData>) {

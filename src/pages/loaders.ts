@@ -10,6 +10,7 @@ import type { HomeData } from '../../client/pages/home.tsx'
 import type { GuidesData } from '../../client/pages/guides.tsx'
 import type { SlowData } from '../../client/pages/test-slow.tsx'
 import type { LateErrorData } from '../../client/pages/test-late-error.tsx'
+import type { TestLinksData } from '../../client/pages/test-links.tsx'
 
 export type LoaderResult<Data> =
   | { props: Data }
@@ -41,7 +42,11 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
     load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries } }),
   },
   guides: {
-    load: (): LoaderResult<GuidesData> => ({ props: { guides: guideSummaries } }),
+    load: (): LoaderResult<GuidesData> => ({
+      props: {
+        guides: guides.map((guide) => ({ ...summarize(guide), sections: guide.sections.map((section) => section.heading) })),
+      },
+    }),
   },
   guide: {
     load: ({ params }): LoaderResult<GuideData> => {
@@ -87,6 +92,14 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
       const requested = Number(query.delay)
       const delayMs = Number.isInteger(requested) && requested >= 0 && requested <= 5000 ? requested : 100
       return { props: { delayMs } }
+    },
+  },
+  'test-links': {
+    // 20 distinct static pages to link to: every guide, then guides that do not exist (their data is a not-found).
+    load: ({ query }): LoaderResult<TestLinksData> => {
+      const slugs = guides.map((guide) => guide.slug)
+      for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
+      return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs: slugs.map((slug) => `/guides/${slug}`) } }
     },
   },
 }

@@ -235,8 +235,8 @@ async function openSession(t: Test, browser: Browser, origin: string): Promise<S
 }
 
 /**
- * One server and one browser for a test file (`env`: extra environment for the server, e.g. COURIER_TEST_ROUTES), closed when the file's tests end (browser first, so its keep-alive
- * connections are gone before the server closes).
+ * One server and one browser for a test file, closed when the file's tests end (browser first, so its keep-alive
+ * connections are gone before the server closes). `env`: extra environment for the server, e.g. COURIER_TEST_ROUTES.
  */
 export async function startSuite(t: Test, env: Record<string, string> = {}): Promise<Suite> {
   const server = await startServer(env)

@@ -1,0 +1,54 @@
+import type { PageComponentProps } from '../routes.ts'
+import { Link } from '../components/link.tsx'
+
+export interface TestLinksData {
+  /** `grid`: every link in view at once. `spaced`: two links far below the fold, one further than the other. */
+  layout: 'grid' | 'spaced'
+  hrefs: string[]
+}
+
+function Filler({ lines }: { lines: number }) {
+  return (
+    <>
+      {Array.from({ length: lines }, (_, index) => (
+        <p key={index}>Filler line {index + 1}.</p>
+      ))}
+    </>
+  )
+}
+
+/** Links laid out for the router's prefetch tests. Test routes only. */
+export default function TestLinksPage({ data }: PageComponentProps<TestLinksData>) {
+  if (data.layout === 'grid') {
+    return (
+      <article>
+        <h1>Links</h1>
+        <ul className="test-links">
+          {data.hrefs.map((href) => (
+            <li key={href}>
+              <Link href={href}>{href}</Link>
+            </li>
+          ))}
+        </ul>
+      </article>
+    )
+  }
+  return (
+    <article>
+      <h1>Links far below</h1>
+      <Filler lines={80} />
+      <p>
+        <Link id="near-link" href={data.hrefs[0]!}>
+          First
+        </Link>
+      </p>
+      <Filler lines={30} />
+      <p>
+        <Link id="far-link" href={data.hrefs[1]!}>
+          Second
+        </Link>
+      </p>
+      <Filler lines={80} />
+    </article>
+  )
+}

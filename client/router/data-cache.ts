@@ -1,0 +1,64 @@
+import { router as timings } from '../../config/router.ts'
+import type { PageKind } from '../routes.ts'
+import type { PageData } from './page-data.ts'
+
+interface Entry {
+  data: Promise<PageData>
+  /** When the answer arrived; unset while in flight. */
+  receivedAt?: number
+}
+
+export interface DataCache {
+  /** Fresh or in-flight data for `url`, else `fetch()`, shared with whoever asks next while it is fresh. */
+  load(url: string, kind: PageKind, fetch: () => Promise<PageData>): Promise<PageData>
+  /** Whether `url` has data in flight or fresh: a prefetch then has nothing to do. */
+  has(url: string): boolean
+  /** Data that arrived another way (the document's own, for the page shown first). */
+  put(url: string, kind: PageKind, data: PageData): void
+}
+
+const staleAfterMs: Readonly<Record<PageKind, number>> = {
+  static: timings.staticStaleTimeS * 1000,
+  dynamic: timings.dynamicStaleTimeS * 1000,
+}
+
+/**
+ * Page data by data URL, each kept as long as its page kind's stale time (300 s static, 0 s dynamic: dynamic data is
+ * never reused). In-flight requests are shared; failed ones are dropped, so the next request tries again.
+ */
+export function createDataCache(): DataCache {
+  const entries = new Map<string, Entry>()
+
+  function fresh(url: string): Entry | undefined {
+    const entry = entries.get(url)
+    if (!entry) return undefined
+    if (entry.receivedAt === undefined) return entry
+    if (Date.now() - entry.receivedAt < staleAfterMs.static) return entry
+    entries.delete(url)
+    return undefined
+  }
+
+  return {
+    load(url, kind, fetch) {
+      const kept = kind === 'static' ? fresh(url) : undefined
+      if (kept) return kept.data
+      const data = fetch()
+      if (staleAfterMs[kind] <= 0) return data
+      const entry: Entry = { data }
+      entries.set(url, entry)
+      data.then(
+        () => {
+          entry.receivedAt = Date.now()
+        },
+        () => {
+          if (entries.get(url) === entry) entries.delete(url)
+        },
+      )
+      return data
+    },
+    has: (url) => fresh(url) !== undefined,
+    put(url, kind, data) {
+      if (staleAfterMs[kind] > 0) entries.set(url, { data: Promise.resolve(data), receivedAt: Date.now() })
+    },
+  }
+}

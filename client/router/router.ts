@@ -1,0 +1,184 @@
+import type { ComponentType } from 'react'
+import { router as timings } from '../../config/router.ts'
+import type { DocumentState } from '../document-state.ts'
+import type { PageComponentProps, PageDefinition } from '../routes.ts'
+import { createDataCache } from './data-cache.ts'
+import { hardNavigate } from './hard-navigation.ts'
+import { HistoryEntries } from './history.ts'
+import { matchPage } from './match.ts'
+import { createNearViewport } from './near-viewport.ts'
+import { fetchPageData, pageDataUrl, type PageData } from './page-data.ts'
+import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
+
+export type PageComponent = ComponentType<PageComponentProps<never>>
+
+/** What the app renders: the document's state and the page's component, plus what to do once it is on screen. */
+export interface View {
+  state: DocumentState
+  Page?: PageComponent | undefined
+  /** Absolute URL the view shows. */
+  href: string
+  /** Set by client navigations: title to set and announce, where to scroll. The first view has none. */
+  arrival?: { title: string; description?: string | undefined; scroll: Scroll }
+}
+
+/** Where a view opens: a saved position (back/forward), or a `#hash` to scroll to (`''`: the top). */
+export type Scroll = readonly [number, number] | string
+
+/** The router's state: a navigation is either settled on a view or loading the next one. */
+export type Navigation =
+  | { status: 'idle'; view: View }
+  | { status: 'loading'; view: View; target: string; id: number }
+
+/** The internal error of a navigation overtaken by a newer one: it ends quietly, never shown or logged. */
+export class RouteCancelled extends Error {
+  override name = 'RouteCancelled'
+  constructor() {
+    super('Route Cancelled')
+  }
+}
+
+class RouteTimeout extends Error {
+  override name = 'RouteTimeout'
+}
+
+type Mode = 'push' | 'replace' | 'pop'
+
+/** Redirects a navigation follows before it hands over to a full page load (which then shows the browser's own). */
+const maxRedirects = 5
+
+export interface Router {
+  view(): View
+  subscribe(listener: () => void): () => void
+  /** Whether a click on a link to `href` is the router's to handle (a page of this site, not a hash on this page). */
+  handles(href: string): boolean
+  navigate(href: string, mode?: Mode): Promise<void>
+  /** Queues the code of `href`'s page, and its data when the page is `static`. */
+  prefetch(href: string): void
+  /** Prefetches `href` once `element` comes within `prefetchMarginPx` of the viewport; returns the undo. */
+  observe(element: Element, href: string): () => void
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new RouteTimeout(`route not loaded within ${ms} ms`)), ms)
+  })
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * The client router (DESIGN.md section 6): loads a page's code chunk and data, then renders it, within
+ * `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own view.
+ */
+export function createRouter(pages: readonly PageDefinition[], first: View): Router {
+  const deploymentId = first.state.deploymentId
+  const cache = createDataCache()
+  const queue = createPrefetchQueue()
+  const entries = new HistoryEntries()
+  const listeners = new Set<() => void>()
+  let navigation: Navigation = { status: 'idle', view: first }
+  let latest = 0
+
+  if (first.state.type === 'page' && first.state.kind === 'static') {
+    const data: PageData = { type: 'props', props: first.state.data, kind: 'static' }
+    cache.put(pageDataUrl(deploymentId, new URL(first.href)), 'static', data)
+  }
+
+  function settle(next: Navigation): void {
+    navigation = next
+    if (next.status === 'idle') listeners.forEach((listener) => listener())
+  }
+
+  function loadData(url: string, page: PageDefinition): Promise<PageData> {
+    return cache.load(url, page.kind, () => fetchPageData(url, deploymentId))
+  }
+
+  async function navigate(href: string, mode: Mode = 'push', redirects = 0): Promise<void> {
+    const target = new URL(href, window.location.href)
+    const shown = navigation.view.href
+    const match = matchPage(pages, target.pathname)
+    if (!match || target.origin !== window.location.origin) return hardNavigate(target.href, shown)
+    const id = ++latest
+    settle({ status: 'loading', view: navigation.view, target: target.href, id })
+    try {
+      const dataUrl = pageDataUrl(deploymentId, target)
+      const [module, data] = await withTimeout(
+        Promise.all([match.page.component(), loadData(dataUrl, match.page)]),
+        timings.routeLoadTimeoutMs,
+      )
+      if (id !== latest) throw new RouteCancelled()
+      if (data.type === 'redirect') {
+        if (redirects >= maxRedirects) return hardNavigate(target.href, shown)
+        return navigate(data.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
+      }
+      if (data.type === 'notFound') return hardNavigate(target.href, shown)
+      const head = match.page.head(data.props as never, match.params)
+      let scroll: Scroll = target.hash
+      if (mode === 'pop') {
+        scroll = entries.arrive(window.history.state) ?? [0, 0]
+      } else {
+        entries.leave()
+        entries.write(target.href, mode === 'replace' || target.href === window.location.href)
+      }
+      settle({
+        status: 'idle',
+        view: {
+          state: { type: 'page', pageId: match.page.id, kind: match.page.kind, params: match.params, data: data.props, deploymentId },
+          Page: module.default,
+          href: target.href,
+          arrival: { title: head.title, description: head.description, scroll },
+        },
+      })
+    } catch (error) {
+      // Overtaken by a newer navigation: that one owns the screen now.
+      if (error instanceof RouteCancelled || id !== latest) return
+      settle({ status: 'idle', view: navigation.view })
+      // A route that did not load in time is not an error of the page: the full load is the normal way there.
+      if (!(error instanceof RouteTimeout)) console.error(error)
+      hardNavigate(target.href, shown)
+    }
+  }
+
+  function prefetch(href: string): void {
+    if (savesData()) return
+    const target = new URL(href, window.location.href)
+    const match = target.origin === window.location.origin ? matchPage(pages, target.pathname) : undefined
+    if (!match) return
+    const dataUrl = pageDataUrl(deploymentId, target)
+    const page = match.page
+    // Dynamic pages: code only, their data is fetched at navigation. Static data already fresh: code only.
+    const wantsData = page.kind === 'static' && !cache.has(dataUrl)
+    queue.push(wantsData ? dataUrl : `code:${page.id}`, () =>
+      Promise.all([page.component(), wantsData ? loadData(dataUrl, page) : undefined]),
+    )
+  }
+
+  const nearViewport = createNearViewport()
+
+  window.addEventListener('popstate', function navigateHistory() {
+    const target = new URL(window.location.href)
+    const shown = new URL(navigation.view.href)
+    // Only the hash changed: the browser already scrolled to it, the page stays.
+    if (target.pathname === shown.pathname && target.search === shown.search && navigation.status === 'idle') return
+    entries.leave()
+    void navigate(target.href, 'pop')
+  })
+
+  return {
+    view: () => navigation.view,
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    },
+    handles(href) {
+      const target = new URL(href, window.location.href)
+      if (target.origin !== window.location.origin || !matchPage(pages, target.pathname)) return false
+      const here = new URL(window.location.href)
+      return !(target.hash && target.pathname === here.pathname && target.search === here.search)
+    },
+    navigate: (href, mode) => navigate(href, mode),
+    prefetch,
+    observe: (element, href) => nearViewport(element, () => prefetch(href)),
+  }
+}

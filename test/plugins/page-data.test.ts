@@ -1,0 +1,206 @@
+import t from 'tap'
+import { guides } from '../../src/content/guides.ts'
+import { pageServerSide } from '../../src/pages/loaders.ts'
+import { build } from '../helpers/app.ts'
+
+const dataUrl = (id: string, path: string) => `/_next/data/${id}${path}`
+
+t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', async (t) => {
+  const { app } = await build(t)
+  const id = app.deploymentId
+  const guide = guides[0]!
+  const cases: Array<[string, (props: Record<string, unknown>) => void]> = [
+    ['/index.json', (props) => t.equal((props.guides as unknown[]).length, guides.length)],
+    ['/guides.json', (props) => t.ok(Array.isArray(props.guides))],
+    [`/guides/${guide.slug}.json`, (props) => t.match(props, { guide: { slug: guide.slug, title: guide.title } })],
+    ['/faq.json', (props) => t.ok(Array.isArray(props.entries))],
+  ]
+  for (const [path, check] of cases) {
+    const response = await app.inject({ url: dataUrl(id, path), headers: { 'x-deployment-id': id } })
+    t.equal(response.statusCode, 200, path)
+    t.equal(response.headers['content-type'], 'application/json; charset=utf-8', path)
+    t.equal(response.headers['x-content-type-options'], 'nosniff', path)
+    t.equal(response.headers['x-deployment-id'], id, path)
+    t.equal(response.headers['cache-control'], 'private, no-cache', path)
+    t.match(response.headers.etag, /^"[A-Za-z0-9_-]{27}"$/, `${path}: a strong ETag`)
+    const body = response.json() as { pageProps: Record<string, unknown>; kind: string }
+    t.equal(body.kind, 'static', path)
+    check(body.pageProps)
+  }
+})
+
+t.test('static data: computed once, 304 on If-None-Match, 200 on a stale tag', async (t) => {
+  const { app } = await build(t)
+  const url = dataUrl(app.deploymentId, '/guides.json')
+  const loader = pageServerSide.guides!
+  const original = loader.load!
+  let runs = 0
+  ;(loader as { load: typeof original }).load = (context) => {
+    runs += 1
+    return original(context)
+  }
+  t.teardown(() => {
+    ;(loader as { load: typeof original }).load = original
+  })
+  const first = await app.inject(url)
+  const etag = first.headers.etag as string
+  const second = await app.inject(url)
+  t.equal(second.headers.etag, etag, 'the same tag for the same deployment')
+  t.equal(second.body, first.body)
+  const revalidated = await app.inject({ url, headers: { 'if-none-match': etag } })
+  t.equal(revalidated.statusCode, 304)
+  t.equal(revalidated.body, '')
+  t.equal(revalidated.headers.etag, etag)
+  t.equal((await app.inject({ url, headers: { 'if-none-match': `"x", W/${etag}` } })).statusCode, 304, 'weak form, in a list')
+  t.equal((await app.inject({ url, headers: { 'if-none-match': '"other"' } })).statusCode, 200)
+  t.equal(runs, 1, 'the loader ran once for the deployment')
+})
+
+t.test('dynamic page data is computed per request and never stored', async (t) => {
+  const { app } = await build(t)
+  const url = dataUrl(app.deploymentId, '/status.json')
+  const first = await app.inject(url)
+  t.equal(first.statusCode, 200)
+  t.equal(first.headers['cache-control'], 'private, no-cache, no-store, max-age=0, must-revalidate')
+  t.notOk(first.headers.etag, 'no validator for per-request data')
+  t.match(first.json(), { kind: 'dynamic', pageProps: { deploymentId: app.deploymentId } })
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  const second = await app.inject(url)
+  t.not(second.json().pageProps.serverTime, first.json().pageProps.serverTime, 'fresh for each request')
+})
+
+t.test('unknown pages and loader not-found answers are 404 { notFound: true }, and are not kept', async (t) => {
+  const { app } = await build(t)
+  const id = app.deploymentId
+  for (const path of ['/guides/no-such-guide.json', '/nothing.json', '/guides', '/guides.html', '/__test/slow.json']) {
+    const response = await app.inject(dataUrl(id, path))
+    t.equal(response.statusCode, 404, path)
+    t.equal(response.headers['content-type'], 'application/json; charset=utf-8', path)
+    t.equal(response.headers['cache-control'], 'no-store', path)
+    t.same(response.json(), { notFound: true }, path)
+  }
+})
+
+t.test('a loader redirect is answered as data', async (t) => {
+  const { app } = await build(t)
+  const loader = pageServerSide.faq!
+  const original = loader.load!
+  ;(loader as { load: typeof original }).load = () => ({ redirect: { destination: '/guides', permanent: false } })
+  t.teardown(() => {
+    ;(loader as { load: typeof original }).load = original
+  })
+  const response = await app.inject(dataUrl(app.deploymentId, '/faq.json'))
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { redirect: { destination: '/guides', permanent: false } })
+})
+
+t.test('a failing loader is a 500 in JSON with a digest, never the message', async (t) => {
+  const { app, logs } = await build(t)
+  const loader = pageServerSide.status!
+  const original = loader.load!
+  ;(loader as { load: typeof original }).load = () => {
+    throw new Error('secret database password')
+  }
+  t.teardown(() => {
+    ;(loader as { load: typeof original }).load = original
+  })
+  const response = await app.inject(dataUrl(app.deploymentId, '/status.json'))
+  t.equal(response.statusCode, 500)
+  t.match(response.headers['content-type'], /^application\/json/)
+  t.notMatch(response.body, 'secret')
+  const body = response.json() as { digest: string }
+  t.match(body.digest, /^\w+$/)
+  t.ok(logs().some((line) => line.digest === body.digest && line.msg === 'request failed'), 'the digest is logged')
+})
+
+t.test('a wrong deployment id, in the path or the header, is a 409 skew', async (t) => {
+  const { app } = await build(t)
+  const id = app.deploymentId
+  const cases = [
+    { url: dataUrl('other', '/guides.json'), headers: {} },
+    { url: dataUrl('other', '/guides.json'), headers: { 'x-deployment-id': id } },
+    { url: dataUrl(id, '/guides.json'), headers: { 'x-deployment-id': 'other' } },
+    { url: dataUrl(id, '/status.json'), headers: { 'x-deployment-id': '' } },
+  ]
+  for (const request of cases) {
+    const response = await app.inject(request)
+    const what = `${request.url} ${JSON.stringify(request.headers)}`
+    t.equal(response.statusCode, 409, what)
+    t.equal(response.headers['cache-control'], 'no-store', what)
+    t.equal(response.headers['x-deployment-id'], id, what)
+    t.match(response.headers['content-type'], /^application\/json/, what)
+    t.match(response.json(), { statusCode: 409, code: 'COURIER_ERR_DATA_DEPLOYMENT_SKEW' }, what)
+  }
+  const plain = await app.inject(dataUrl(id, '/guides.json'))
+  t.equal(plain.statusCode, 200, 'no header at all is fine when the path id matches')
+})
+
+t.test('HEAD answers the headers of GET without a body', async (t) => {
+  const { app } = await build(t)
+  const url = dataUrl(app.deploymentId, '/guides.json')
+  const get = await app.inject(url)
+  const head = await app.inject({ method: 'HEAD', url })
+  t.equal(head.statusCode, 200)
+  t.equal(head.body, '')
+  t.equal(head.headers.etag, get.headers.etag)
+  t.equal(head.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(head.headers['x-deployment-id'], app.deploymentId)
+})
+
+t.test('other methods are 405 with Allow, before any body is read', async (t) => {
+  const { app } = await build(t)
+  const url = dataUrl(app.deploymentId, '/guides.json')
+  for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+    const response = await app.inject({ method, url, headers: { 'content-type': 'text/xml' }, payload: '<x/>' })
+    t.equal(response.statusCode, 405, method)
+    t.equal(response.headers.allow, 'GET, HEAD', method)
+    t.match(response.headers['content-type'], /^application\/json/, method)
+    t.match(response.json(), { statusCode: 405, code: 'COURIER_ERR_DATA_METHOD_NOT_ALLOWED' }, method)
+  }
+})
+
+t.test('no cache confusion: HTML URLs answer HTML, data URLs answer JSON, whatever the request says', async (t) => {
+  const { app } = await build(t)
+  const id = app.deploymentId
+  const tricks = [
+    { query: '?__nextDataReq=1', headers: {} },
+    { query: '', headers: { 'x-nextjs-data': '1' } },
+    { query: '', headers: { 'x-middleware-prefetch': '1', purpose: 'prefetch' } },
+    { query: '', headers: { accept: 'application/json', 'x-deployment-id': id } },
+  ]
+  for (const { query, headers } of tricks) {
+    const what = `${query} ${JSON.stringify(headers)}`
+    for (const path of ['/', '/guides', '/status']) {
+      const html = await app.inject({ url: `${path}${query}`, headers })
+      t.equal(html.statusCode, 200, `${path} ${what}`)
+      t.match(html.headers['content-type'], /^text\/html/, `${path} ${what}`)
+      t.match(html.body, /^<!doctype html>/, `${path} ${what}`)
+    }
+    for (const path of ['/index.json', '/guides.json', '/status.json']) {
+      const data = await app.inject({
+        url: `${dataUrl(id, path)}${query}`,
+        headers: { ...headers, accept: 'text/html' },
+      })
+      t.equal(data.statusCode, 200, `${path} ${what}`)
+      t.equal(data.headers['content-type'], 'application/json; charset=utf-8', `${path} ${what}`)
+      t.ok(data.json().pageProps, `${path} ${what}`)
+    }
+  }
+})
+
+t.test('test-only pages have data only when test routes are on', async (t) => {
+  const { app } = await build(t, { COURIER_TEST_ROUTES: 'true' })
+  const response = await app.inject(dataUrl(app.deploymentId, '/__test/slow.json?delay=7'))
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { pageProps: { delayMs: 7 }, kind: 'dynamic' })
+})
+
+t.test('the static cache is bounded', async (t) => {
+  const { app } = await build(t, {}, { limits: { pageDataCacheEntries: 1 } })
+  const id = app.deploymentId
+  const first = await app.inject(dataUrl(id, `/guides/${guides[0]!.slug}.json`))
+  const second = await app.inject(dataUrl(id, `/guides/${guides[1]!.slug}.json`))
+  t.equal(first.statusCode, 200)
+  t.equal(second.statusCode, 200, 'beyond the bound the data is still served, computed per request')
+  t.equal((await app.inject(dataUrl(id, `/guides/${guides[1]!.slug}.json`))).headers.etag, second.headers.etag)
+})
