@@ -139,7 +139,8 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
         return { bytes, maxAgeS: upstreamMaxAge(response.headers.get('cache-control')) }
       }
     } catch (error) {
-      if ((error as { code?: string }).code?.startsWith('COURIER_ERR_')) throw error
+      const code = (error as { code?: unknown }).code
+      if (typeof code === 'string' && code.startsWith('COURIER_ERR_')) throw error
       const chain = causeChain(error)
       if (chain.some((cause) => cause instanceof AddressRefusedError)) {
         throw new errors.ImageUrlRefused('url resolves to a loopback, private or link-local address')
