@@ -55,4 +55,7 @@ export const imageOptimizer = Object.freeze({
   memoryMaxBytes: 32 * 1024 * 1024,
 })
 
-export type ImageOptimizerLimits = typeof imageOptimizer
+/** The optimizer's limits as options take them: any number where the config has one. */
+export type ImageOptimizerLimits = {
+  readonly [Key in keyof typeof imageOptimizer]: (typeof imageOptimizer)[Key] extends number ? number : readonly string[]
+}

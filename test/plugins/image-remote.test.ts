@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { isPrivateAddress } from '../../src/images/address-policy.ts'
 import type { LookupFunction } from '../../src/images/source-remote.ts'
 import { upstreamMaxAge } from '../../src/images/source-remote.ts'
@@ -16,7 +16,7 @@ interface Upstream {
 }
 
 /** A real HTTP server on 127.0.0.1 playing the remote image host. */
-async function startUpstream(t: Parameters<Parameters<typeof t.test>[1]>[0], handler: http.RequestListener): Promise<Upstream> {
+async function startUpstream(t: Test, handler: http.RequestListener): Promise<Upstream> {
   const received: http.IncomingHttpHeaders[] = []
   const server = http.createServer((request, response) => {
     received.push(request.headers)
