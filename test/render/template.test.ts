@@ -25,3 +25,18 @@ t.test('no nonce: the attribute goes away', async (t) => {
 t.test('a template without the markers is refused at start-up', async (t) => {
   t.throws(() => compileTemplate('<html></html>', 'x', 'dpl-1'), { name: 'TemplateError' })
 })
+
+t.test('an image preload carries its srcset and sizes, escaped, at high priority', async (t) => {
+  const template = compileTemplate(html, '__DATA__', 'dpl-1')
+  const open = template.open(
+    {
+      title: 'x',
+      preloadImages: [{ href: '/_next/image?url=%2Fa.jpg&w=750', srcSet: '/_next/image?url=%2Fa.jpg&w=640 640w', sizes: '100vw' }],
+    },
+    undefined,
+  )
+  t.match(
+    open,
+    '<link rel="preload" as="image" href="/_next/image?url=%2Fa.jpg&amp;w=750" imagesrcset="/_next/image?url=%2Fa.jpg&amp;w=640 640w" imagesizes="100vw" fetchpriority="high">',
+  )
+})
