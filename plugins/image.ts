@@ -154,14 +154,14 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     now,
   })
 
-  function send(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: () => unknown) {
+  function send(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: unknown) {
     reply.headers(headers).header(cacheStateHeader, state)
     if (notModified(request, headers.etag!)) {
       reply.removeHeader('content-length')
       reply.removeHeader('content-type')
       return reply.code(304).send()
     }
-    return reply.send(body())
+    return reply.send(body)
   }
 
   fastify.get<{ Querystring: ImageQuery }>(
@@ -181,12 +181,20 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       const entry = cache.get(key)
       if (entry) {
         const stale = entry.expiresAt <= now()
-        if (stale) optimizer.refresh(key, job, request.log)
         entry.headers ??= responseHeaders(entry)
-        return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', () => cache.body(entry))
+        if (notModified(request, entry.etag)) {
+          if (stale) optimizer.refresh(key, job, request.log)
+          return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', undefined)
+        }
+        // In memory for hot entries (no await then), else read or streamed from its file.
+        const body = entry.body ?? (await cache.body(entry))
+        if (body) {
+          if (stale) optimizer.refresh(key, job, request.log)
+          return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', body)
+        }
       }
       const produced = await optimizer.produce(key, job, request.log)
-      return send(request, reply, responseHeaders(produced.meta), 'MISS', () => produced.bytes)
+      return send(request, reply, responseHeaders(produced.meta), 'MISS', produced.bytes)
     },
   )
 }

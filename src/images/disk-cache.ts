@@ -1,5 +1,5 @@
 import { createReadStream, type ReadStream } from 'node:fs'
-import { mkdir, open, readdir, rename, unlink, writeFile } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 
@@ -111,9 +111,26 @@ export class DiskImageCache {
     return entry
   }
 
-  /** The entry's bytes: the Buffer in memory, or a stream of its file. */
-  body(entry: CacheEntry): Buffer | ReadStream {
-    return entry.body ?? createReadStream(entry.file, { start: entry.bodyOffset })
+  /**
+   * The entry's bytes: the Buffer in memory; for a small entry only on disk (read at start-up), its file read once
+   * and kept in memory; otherwise a stream of its file. Undefined when the file is gone (the entry leaves the index).
+   */
+  async body(entry: CacheEntry): Promise<Buffer | ReadStream | undefined> {
+    if (entry.body) return entry.body
+    const { memoryEntryMaxBytes, memoryMaxBytes, log } = this.#options
+    if (entry.size > memoryEntryMaxBytes || this.#memoryBytes + entry.size > memoryMaxBytes) {
+      return createReadStream(entry.file, { start: entry.bodyOffset })
+    }
+    try {
+      const bytes = (await readFile(entry.file)).subarray(entry.bodyOffset)
+      if (bytes.length !== entry.size) throw new Error(`expected ${entry.size} bytes, found ${bytes.length}`)
+      if (this.#entries.get(entry.key) === entry && !entry.body) this.#keepInMemory(entry, bytes)
+      return bytes
+    } catch (error) {
+      log.warn({ err: error, file: entry.file }, 'image cache entry unreadable')
+      if (this.#entries.get(entry.key) === entry) this.#remove(entry.key)
+      return undefined
+    }
   }
 
   /**
@@ -142,11 +159,6 @@ export class DiskImageCache {
     this.#index(entry)
     this.#evict()
     return this.#entries.get(meta.key)
-  }
-
-  /** Puts a disk entry's bytes in memory after a hit, when it is small and memory allows. */
-  remember(entry: CacheEntry, bytes: Buffer): void {
-    if (this.#entries.get(entry.key) === entry && !entry.body) this.#keepInMemory(entry, bytes)
   }
 
   #keepInMemory(entry: CacheEntry, bytes: Buffer): void {

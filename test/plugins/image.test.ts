@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
 import sharp from 'sharp'
 import t from 'tap'
@@ -361,6 +361,24 @@ t.test('the disk cache outlives the process: a new instance on the same folder h
   t.equal(hit.headers['x-image-cache'], 'HIT')
   t.same(hit.rawPayload, miss.rawPayload)
   t.equal(hit.headers.etag, miss.headers.etag)
+})
+
+t.test('entries too big for memory are streamed from disk; an entry whose file vanished is made again', async (t) => {
+  const { app, cacheDir, transforms } = await buildImageApp(t, files, { limits: { memoryEntryMaxBytes: 0 } })
+  const request = { url: optimizer('/images/photo.jpg'), headers: { accept: 'image/webp' } }
+  const miss = await app.inject(request)
+  const hit = await app.inject(request)
+  t.equal(hit.headers['x-image-cache'], 'HIT')
+  t.same(hit.rawPayload, miss.rawPayload, 'the streamed bytes are the cached ones')
+  t.equal(hit.headers['content-length'], String(miss.rawPayload.length))
+
+  const restarted = await buildImageApp(t, files, { cacheDir })
+  for (const name of readdirSync(cacheDir)) unlinkSync(path.join(cacheDir, name))
+  const again = await restarted.app.inject(request)
+  t.equal(again.statusCode, 200)
+  t.equal(again.headers['x-image-cache'], 'MISS', 'made again instead of failing')
+  t.same(again.rawPayload, miss.rawPayload)
+  t.equal(transforms() + restarted.transforms(), 2)
 })
 
 t.test('a cache folder that cannot be written never fails a response', async (t) => {
