@@ -277,6 +277,17 @@ t.test('SVG is served as it is, sandboxed, when IMAGES_ALLOW_SVG is on', async (
   t.equal(response.headers['content-disposition'], 'inline; filename="logo.svg"')
 })
 
+t.test('animated images are served unchanged, in their own format', async (t) => {
+  const frame = (colour: string) => sharp({ create: { width: 40, height: 30, channels: 3, background: colour } }).png().toBuffer()
+  const animated = await sharp([await frame('#f00'), await frame('#00f')], { join: { animated: true } }).gif().toBuffer()
+  const { app } = await buildImageApp(t, { 'images/moving.gif': animated })
+  const response = await app.inject({ url: optimizer('/images/moving.gif', '&w=16'), headers: { accept: 'image/avif,image/webp' } })
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers['content-type'], 'image/gif')
+  t.same(response.rawPayload, animated, 'the very bytes of the source')
+  t.equal(response.headers['content-disposition'], 'inline; filename="moving.gif"')
+})
+
 t.test('MISS, then HIT, then STALE once expired; the stale entry is refreshed in the background', async (t) => {
   let clock = Date.UTC(2030, 0, 1)
   const { app, transforms } = await buildImageApp(t, files, { now: () => clock })
