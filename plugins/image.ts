@@ -168,7 +168,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     optimizerPath,
     {
       schema: { querystring: querystringSchema },
-      schemaErrorFormatter: queryErrorFormatter as never,
+      schemaErrorFormatter: queryErrorFormatter,
       preValidation: refuseRepeatedParameters,
     },
     async function serveImage(request, reply) {
