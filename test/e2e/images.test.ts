@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { images } from '../../config/images.ts'
-import { bounded, startSuite, timeouts, type Session } from './harness.ts'
+import { bounded, startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
 
 const suite = await startSuite(t)
 const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
@@ -92,6 +92,9 @@ t.test('/gallery loads every image through the optimizer at an allowed width tha
 
   const shift = await session.page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift)
   t.ok(shift < 0.001, `cumulative layout shift ${shift} is ~0`)
+  await session.settle()
+  t.same(unexpectedConsoleErrors(session.recording), [], 'no console errors')
+  t.same(session.recording.pageErrors, [], 'no page errors')
 })
 
 t.test('the optimizer answers Chromium in AVIF', async (t) => {
@@ -127,4 +130,8 @@ t.test('the home page hero loads eagerly at high priority and is preloaded in th
   t.equal(preload?.sizes, heroSizes, 'the preload asks for what the image will')
   const shift = await session.page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift)
   t.ok(shift < 0.001, `cumulative layout shift ${shift} is ~0`)
+  await session.settle()
+  const heroRequests = session.recording.requests.filter((request) => request.url.includes('dunes.jpg'))
+  t.equal(new Set(heroRequests.map((request) => request.url)).size, 1, 'preload and image fetch one and the same width')
+  t.same(session.recording.console.filter((entry) => /preload/i.test(entry.text)), [], 'no preload warning')
 })
