@@ -40,6 +40,8 @@ function isTimeoutError(error: unknown): boolean {
  * passed through unchanged (re-encoding every frame is costly and rarely smaller).
  */
 export async function transformImage(request: TransformRequest, limits: TransformLimits): Promise<TransformResult> {
+  // failOn 'error': corrupt or truncated data stops the transform (a 400), while mere warnings (odd metadata that
+  // cameras write) do not; sequentialRead lets libvips stream the decode instead of holding the whole image.
   const inputOptions = { limitInputPixels: limits.maxInputPixels, failOn: 'error', sequentialRead: true } as const
   let metadata: Metadata
   try {
