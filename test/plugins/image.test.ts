@@ -17,6 +17,7 @@ const files = {
   'images/logo.svg': svg,
   'images/logo-in-disguise.png': svg,
   'bomb.png': pixelBombPng(14000, 14000),
+  'images/truncated.jpg': photo.subarray(0, Math.floor(photo.length / 2)),
 }
 
 const q = encodeURIComponent
@@ -188,6 +189,13 @@ const refusals: Refusal[] = [
     message: 'url does not point to an image (JPEG, PNG, GIF, WebP or AVIF)',
   },
   {
+    name: 'a truncated JPEG',
+    path: optimizer('/images/truncated.jpg'),
+    status: 400,
+    code: 'COURIER_ERR_IMAGE_UNREADABLE',
+    message: 'url points to an image that cannot be decoded',
+  },
+  {
     name: 'SVG (refused by default)',
     path: optimizer('/images/logo.svg'),
     status: 400,
@@ -215,7 +223,7 @@ t.test('every invalid request is refused with a status, a code and a message nam
     else t.match(body.message, refusal.message, `${refusal.name}: message`)
     t.equal(response.headers['cache-control'], 'no-store', `${refusal.name}: never cached`)
   }
-  t.equal(transforms(), 0, 'no refused request reached the transform')
+  t.equal(transforms(), 0, 'no refused request produced an image')
 })
 
 t.test('a small PNG declaring 14000x14000 pixels fails from its header alone', async (t) => {
