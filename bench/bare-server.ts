@@ -7,6 +7,7 @@
  * Run by bench/run.ts as `node --import tsx bench/bare-server.ts` with HOST, PORT (and DIST_DIR) in the environment.
  */
 import Fastify from 'fastify'
+import fastifyStatic from '@fastify/static'
 import { readFile } from 'node:fs/promises'
 import { documentStateElementId, type DocumentState } from '../client/document-state.ts'
 import type { StatusData } from '../src/pages/data-types.ts'
@@ -45,6 +46,11 @@ async function main(): Promise<void> {
   )
 
   const app = Fastify()
+
+  // The floor of a cached image: @fastify/static with its defaults, serving the optimizer's bytes copied to a file.
+  if (process.env.BENCH_STATIC_DIR) {
+    await app.register(fastifyStatic, { root: process.env.BENCH_STATIC_DIR, prefix: '/static/' })
+  }
 
   app.get('/api/health', async function reportHealth() {
     return { status: 'ok' }

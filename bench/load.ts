@@ -56,7 +56,7 @@ const round = (value: number, digits = 2) => Number(value.toFixed(digits))
 /** @param ourPids the bench's own processes (itself and the servers): their CPU time is not "other" load */
 export async function runTarget(target: Target, origin: string, ourPids: number[]): Promise<TargetResult> {
   const url = origin + target.path
-  const common = { url, connections: load.connections, timeout: load.timeoutS }
+  const common = { url, connections: load.connections, timeout: load.timeoutS, ...(target.headers ? { headers: target.headers } : {}) }
   await fire({ ...common, duration: load.warmUpS })
 
   let bodyMismatches = 0
@@ -71,8 +71,9 @@ export async function runTarget(target: Target, origin: string, ourPids: number[
         {
           method: 'GET',
           path: target.path,
-          onResponse(status, body) {
-            const verdict = judge(target, status, body)
+          ...(target.headers ? { headers: target.headers } : {}),
+          onResponse(status, body, _context, headers) {
+            const verdict = judge(target, status, body, headers)
             if (verdict === 'body-mismatch') bodyMismatches += 1
             else if (verdict === 'unexpected-status') unexpectedStatuses[status] = (unexpectedStatuses[status] ?? 0) + 1
           },

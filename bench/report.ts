@@ -7,6 +7,7 @@ import path from 'node:path'
 import { otherCpuWarningPercent } from './config.ts'
 import type { FirstLoadJs } from './first-load-js.ts'
 import type { FloorCheck } from './floor-check.ts'
+import type { ColdTransform } from './images.ts'
 import type { TargetResult } from './load.ts'
 import type { ServerOutput } from './processes.ts'
 
@@ -33,6 +34,13 @@ export interface BenchReport {
   courierOverBareStatus: number | null
   floorCheck: FloorCheck
   firstLoadJs: FirstLoadJs
+  images: {
+    /** Size of the cached image both servers send. */
+    bytes: number
+    /** Courier's cached image hits over @fastify/static serving the same bytes (goal: at least 0.9). */
+    courierHitOverStatic: number | null
+    coldTransform: ColdTransform
+  }
   /** What each server logged (at warn and above) during the run. */
   serverLogs: Record<string, ServerOutput>
 }
@@ -105,6 +113,15 @@ export function formatReport(report: BenchReport): string {
   if (!report.floorCheck.sameDocument) {
     lines.push(`  warning: the bare server's /status differs from Courier's (see floorCheck in the JSON)`)
   }
+  const imageRatio = report.images.courierHitOverStatic
+  lines.push(
+    `Courier image cache hit ÷ @fastify/static, same ${report.images.bytes} bytes (req/s): ` +
+      `${imageRatio === null ? 'n/a' : imageRatio.toFixed(3)} (goal >= 0.9)`,
+  )
+  const cold = report.images.coldTransform
+  lines.push(
+    `Cold transform ${cold.source} -> ${cold.output}: median ${cold.medianMs} ms of ${cold.runs} (${cold.ms.join(', ')} ms)`,
+  )
   const js = report.firstLoadJs
   lines.push(
     `First-load JS of ${js.page}: ${kB(js.totalGzipBytes)} gzip (${kB(js.totalBytes)} raw) in ${js.scripts.length} scripts`,

@@ -4,7 +4,8 @@
  * bench/results/latest.json; progress goes to stderr. Every server it starts is stopped when it ends, fails or is
  * interrupted. BENCH_DURATION=<seconds> shortens the measured runs.
  */
-import { constants } from 'node:os'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
 import { loadBuiltClient, readDeploymentId } from './build-output.ts'
 import { host, load, resultsFile } from './config.ts'
@@ -13,6 +14,7 @@ import { measureFirstLoadJs } from './first-load-js.ts'
 import { runTarget, stopLoad, type TargetResult } from './load.ts'
 import { ensureBuild, killAllNow, startServer, stopAll, type ServerProcess } from './processes.ts'
 import { describeMachine, formatReport, loadAverage, writeReport, type BenchReport } from './report.ts'
+import { measureColdTransform, prepareImages, type PreparedImages } from './images.ts'
 import { buildTargets, judge, type ServerName, type Target } from './targets.ts'
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
@@ -28,9 +30,9 @@ const serverEnv: NodeJS.ProcessEnv = {
 
 /** One request per target before any load, so a broken target is explained up front rather than only counted. */
 async function preflight(target: Target, origin: string): Promise<void> {
-  const response = await fetch(origin + target.path, { signal: AbortSignal.timeout(10_000) })
+  const response = await fetch(origin + target.path, { headers: target.headers ?? {}, signal: AbortSignal.timeout(10_000) })
   const body = await response.text()
-  const verdict = judge(target, response.status, body)
+  const verdict = judge(target, response.status, body, Object.fromEntries(response.headers))
   if (verdict !== 'ok') {
     progress(`warning: ${target.name} answers ${response.status} (${verdict}); every such response counts as an error`)
     progress(`  first bytes: ${JSON.stringify(body.slice(0, 300))}`)
@@ -52,10 +54,25 @@ async function main(): Promise<void> {
 
   const loadAtStart = loadAverage()
   progress('starting Courier (production) and the bare floor server')
+  const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-cache-'))
+  const courier = await startServer({
+    name: 'courier',
+    args: ['src/server.ts'],
+    env: { ...serverEnv, IMAGE_CACHE_DIR: imageCacheDir },
+    healthPath: '/api/health',
+  })
+  // The bare server serves, with @fastify/static, the very bytes Courier's optimizer answers from its cache.
+  const images: PreparedImages = await prepareImages(courier.origin)
   const servers: Record<ServerName, ServerProcess> = {
-    courier: await startServer({ name: 'courier', args: ['src/server.ts'], env: serverEnv, healthPath: '/api/health' }),
-    bare: await startServer({ name: 'bare', args: ['bench/bare-server.ts'], env: serverEnv, healthPath: '/api/health' }),
+    courier,
+    bare: await startServer({
+      name: 'bare',
+      args: ['bench/bare-server.ts'],
+      env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
+      healthPath: '/api/health',
+    }),
   }
+  targets.push(...images.targets)
 
   const floorCheck = await checkFloor(`${servers.courier.origin}/status`, `${servers.bare.origin}/status`)
   if (!floorCheck.sameDocument) progress(`warning: the floor differs from Courier: ${JSON.stringify(floorCheck)}`)
@@ -72,6 +89,11 @@ async function main(): Promise<void> {
 
   progress('stopping the servers')
   await stopAll()
+  await images.cleanUp()
+  await rm(imageCacheDir, { recursive: true, force: true })
+  progress('cold image transform: 1600 px JPEG to 640 px WebP, in this process')
+  const coldTransform = await measureColdTransform()
+  const staticImage = throughputOf(results, targets, 'bare', images.targets[1]!.path)
 
   const bareStatus = throughputOf(results, targets, 'bare', '/status')
   const report: BenchReport = {
@@ -86,6 +108,13 @@ async function main(): Promise<void> {
       : null,
     floorCheck,
     firstLoadJs,
+    images: {
+      bytes: images.bytes,
+      courierHitOverStatic: staticImage
+        ? Number((throughputOf(results, targets, 'courier', images.targets[0]!.path) / staticImage).toFixed(3))
+        : null,
+      coldTransform,
+    },
     serverLogs: { courier: servers.courier.output, bare: servers.bare.output },
   }
   await writeReport(resultsFile, report)

@@ -19,6 +19,10 @@ export interface Target {
   expectedStatus: number
   /** Every good response body holds each of these. */
   markers: string[]
+  /** Request headers (the image targets send an Accept). */
+  headers?: Record<string, string>
+  /** Binary targets: a good response has exactly this Content-Length (no document end, no markers). */
+  expectedBytes?: number
 }
 
 /** The end of the built document: present only when the stream ran to its end (no aborted render). */
@@ -26,8 +30,11 @@ export const documentEnd = '</html>'
 
 export type Verdict = 'ok' | 'unexpected-status' | 'body-mismatch'
 
-export function judge(target: Target, status: number, body: string): Verdict {
+export function judge(target: Target, status: number, body: string, headers: Record<string, string> = {}): Verdict {
   if (status !== target.expectedStatus) return 'unexpected-status'
+  if (target.expectedBytes !== undefined) {
+    return Number(headers['content-length']) === target.expectedBytes ? 'ok' : 'body-mismatch'
+  }
   if (!body.trimEnd().endsWith(documentEnd)) return 'body-mismatch'
   return target.markers.every((marker) => body.includes(marker)) ? 'ok' : 'body-mismatch'
 }

@@ -1,4 +1,6 @@
 import type { ComponentType } from 'react'
+import { columnSizes, imageSources } from './components/image.tsx'
+import type { HomeData } from './pages/home.tsx'
 
 /**
  * The page table: one entry per page, shared by the server (routes, page data, sitemap) and the client (router).
@@ -8,9 +10,17 @@ export type PageKind = 'static' | 'dynamic'
 
 export type RouteParams = Readonly<Record<string, string>>
 
+/** An image the document preloads in its head (the hero of the first view), as `<img srcset sizes>` will ask for it. */
+export interface HeadImagePreload {
+  href: string
+  srcSet: string
+  sizes: string
+}
+
 export interface PageHead {
   title: string
   description?: string
+  preloadImages?: readonly HeadImagePreload[]
 }
 
 export interface PageComponentProps<Data = unknown> {
@@ -50,10 +60,14 @@ export const pages: readonly PageDefinition[] = [
     path: '/',
     kind: 'static',
     component: () => import('./pages/home.tsx'),
-    head: () => ({
-      title: `${siteName}: React delivery on Fastify`,
-      description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
-    }),
+    head: (data: HomeData) => {
+      const hero = imageSources(data.hero.src, data.hero.width, columnSizes)
+      return {
+        title: `${siteName}: React delivery on Fastify`,
+        description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
+        preloadImages: [{ href: hero.src, srcSet: hero.srcSet, sizes: hero.sizes }],
+      }
+    },
   },
   {
     id: 'guides',
@@ -85,6 +99,13 @@ export const pages: readonly PageDefinition[] = [
     kind: 'static',
     component: () => import('./pages/faq.tsx'),
     head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
+  },
+  {
+    id: 'gallery',
+    path: '/gallery',
+    kind: 'static',
+    component: () => import('./pages/gallery.tsx'),
+    head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),
   },
   {
     id: 'test-slow',

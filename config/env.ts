@@ -23,6 +23,10 @@ const schema = {
     COURIER_DEV: { type: 'boolean', default: false },
     /** Register the /__test/* pages that exercise error paths. Never on in production. */
     COURIER_TEST_ROUTES: { type: 'boolean', default: false },
+    /** Where the image optimizer caches its output (relative paths from the project root). */
+    IMAGE_CACHE_DIR: { type: 'string', minLength: 1, default: '.image-cache' },
+    /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
+    IMAGES_ALLOW_SVG: { type: 'boolean', default: false },
   },
 } as const
 
@@ -37,6 +41,8 @@ interface RawEnv {
   DIST_DIR: string
   COURIER_DEV: boolean
   COURIER_TEST_ROUTES: boolean
+  IMAGE_CACHE_DIR: string
+  IMAGES_ALLOW_SVG: boolean
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -56,6 +62,9 @@ export interface Config {
   readonly distDir: string
   readonly dev: boolean
   readonly testRoutes: boolean
+  /** Absolute folder of the image optimizer's disk cache. */
+  readonly imageCacheDir: string
+  readonly imagesAllowSvg: boolean
 }
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -88,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     distDir: path.resolve(projectRoot, raw.DIST_DIR),
     dev: raw.COURIER_DEV,
     testRoutes: raw.COURIER_TEST_ROUTES,
+    imageCacheDir: path.resolve(projectRoot, raw.IMAGE_CACHE_DIR),
+    imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
     ...overrides,
   })
 }

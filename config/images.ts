@@ -10,3 +10,52 @@ export const images = Object.freeze({
   /** Seconds an optimized image is cached at the least, whatever the source says. */
   minimumCacheTTL: 60,
 })
+
+/**
+ * The optimizer's limits (GET /_next/image). Server-only numbers; plain data like the rest of this file. Each number
+ * says why it is what it is.
+ */
+export const imageOptimizer = Object.freeze({
+  /** Longest `url` accepted: the same bound Next.js uses, far above any real image path. */
+  maxUrlLength: 3072,
+  /** Quality when `q` is absent: a common default for JPEG/WebP that keeps photographs clean at a third the bytes. */
+  defaultQuality: 75,
+  /**
+   * Most pixels a source may declare (width x height). 50 megapixels covers a full-frame camera's original; decoded
+   * as RGBA it is at most 200 MB, and anything above (a tiny PNG declaring 14000x14000 = 196 Mpx) fails from the
+   * header alone, before a byte of pixel data is decoded.
+   */
+  maxInputPixels: 50_000_000,
+  /** libvips threads per image: one, so N images in flight use at most N of the machine's cores. */
+  sharpConcurrency: 1,
+  /** Transforms at once (N): one per core of the 2-core target machine; more only queue inside libvips. */
+  maxConcurrentTransforms: 2,
+  /** Requests waiting for a transform slot before new ones get 503: a burst of cold images, not a flood. */
+  maxQueuedTransforms: 64,
+  /** Seconds one transform may take (sharp's timeout): a 3840 px AVIF takes ~1-2 s on one core; 4x margin. */
+  transformTimeoutS: 8,
+  /** AVIF encoder effort 0..9: 3 keeps cold transforms around a second while staying well below WebP in bytes. */
+  avifEffort: 3,
+  /** Remote sources: at most this many redirects, each re-checked against the allow-list and the address rules. */
+  maxRedirects: 3,
+  /** Remote sources: whole fetch (redirects and body included) must end within this, else 504. */
+  fetchTimeoutMs: 7_000,
+  /** Remote sources: largest body read (10 MiB), checked while streaming, not trusted from Content-Length. */
+  maxSourceBytes: 10 * 1024 * 1024,
+  /**
+   * Remote origins the optimizer may fetch from, e.g. `https://images.example.com` (scheme, host, port exactly).
+   * Empty: only local images from client/public.
+   */
+  remoteOrigins: Object.freeze([] as string[]),
+  /** Disk cache cap (256 MiB): every width of every image on the site, in three formats, fits many times over. */
+  cacheMaxBytes: 256 * 1024 * 1024,
+  /** Cached entries up to this size are also kept in memory, so a hit is one write of a Buffer (no file read). */
+  memoryEntryMaxBytes: 512 * 1024,
+  /** Memory for those hot entries in total (32 MiB); beyond it hits are streamed from disk. */
+  memoryMaxBytes: 32 * 1024 * 1024,
+})
+
+/** The optimizer's limits as options take them: any number where the config has one. */
+export type ImageOptimizerLimits = {
+  readonly [Key in keyof typeof imageOptimizer]: (typeof imageOptimizer)[Key] extends number ? number : readonly string[]
+}

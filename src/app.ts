@@ -11,6 +11,8 @@ import clientErrors from '../plugins/client-errors.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import errors from '../plugins/errors.ts'
 import health from '../plugins/health.ts'
+import image from '../plugins/image.ts'
+import imageWidths from '../plugins/image-widths.ts'
 import pages from '../plugins/pages.ts'
 import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
@@ -66,6 +68,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sitemap, { siteUrl: config.siteUrl })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
   await app.register(pageData, { testRoutes: config.testRoutes, cacheEntries: limits.pageDataCacheEntries })
+  await app.register(imageWidths)
+  await app.register(image, {
+    publicRoot: path.join(config.rootDir, 'client', 'public'),
+    cacheDir: config.imageCacheDir,
+    allowSvg: config.imagesAllowSvg,
+  })
   await app.register(pages, {
     root: config.rootDir,
     distDir: config.distDir,

@@ -30,4 +30,17 @@ export const errors = {
   ),
   DataMethodNotAllowed: createError('COURIER_ERR_DATA_METHOD_NOT_ALLOWED', 'Page data answers GET and HEAD, not %s', 405),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
+  /** GET /_next/image: a query parameter is missing, repeated or out of range (the message names it). */
+  ImageQueryInvalid: createError('COURIER_ERR_IMAGE_QUERY_INVALID', '%s', 400),
+  /** GET /_next/image: `url` is not one the optimizer may load (scheme, host, traversal, itself). */
+  ImageUrlRefused: createError('COURIER_ERR_IMAGE_URL_REFUSED', '%s', 400),
+  ImageNotFound: createError('COURIER_ERR_IMAGE_NOT_FOUND', 'url %s was not found', 404),
+  /** The bytes are not an image the optimizer handles (sniffed, never from the extension), or SVG while refused. */
+  ImageNotAnImage: createError('COURIER_ERR_IMAGE_NOT_AN_IMAGE', '%s', 400),
+  ImageTooLarge: createError('COURIER_ERR_IMAGE_TOO_LARGE', 'url declares %s pixels; at most %s are decoded', 400),
+  ImageUnreadable: createError('COURIER_ERR_IMAGE_UNREADABLE', 'url points to an image that cannot be decoded', 400),
+  ImageBusy: createError('COURIER_ERR_IMAGE_BUSY', 'Too many images are being optimized; retry shortly', 503),
+  ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
+  ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
+  ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),
 } as const

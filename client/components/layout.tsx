@@ -7,6 +7,7 @@ const navigation = [
   { href: '/guides', label: 'Guides' },
   { href: '/status', label: 'Status' },
   { href: '/faq', label: 'FAQ' },
+  { href: '/gallery', label: 'Gallery' },
 ] as const
 
 export function Layout({ children }: { children: ReactNode }) {

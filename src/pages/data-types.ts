@@ -22,6 +22,18 @@ export interface StatusData {
   memory: { rss: number; heapUsed: number; heapTotal: number }
 }
 
+/** An image of the site as a page draws it: where it is, its pixel size (no layout shift) and its text. */
+export interface PageImage {
+  src: string
+  width: number
+  height: number
+  alt: string
+}
+
+export interface GalleryData {
+  images: PageImage[]
+}
+
 export interface FaqData {
   entries: FaqEntry[]
 }

@@ -4,8 +4,9 @@
  */
 import { guides } from '../content/guides.ts'
 import { faq } from '../content/faq.ts'
+import { siteImages } from '../content/images.ts'
 import type { RouteParams } from '../../client/routes.ts'
-import type { FaqData, GuideData, GuideSummary, StatusData } from './data-types.ts'
+import type { FaqData, GalleryData, GuideData, GuideSummary, PageImage, StatusData } from './data-types.ts'
 import type { HomeData } from '../../client/pages/home.tsx'
 import type { GuidesData } from '../../client/pages/guides.tsx'
 import type { SlowData } from '../../client/pages/test-slow.tsx'
@@ -37,9 +38,11 @@ function summarize(guide: GuideSummary): GuideSummary {
 
 const guideSummaries = guides.map(summarize)
 
+const galleryImages: PageImage[] = siteImages.map(({ src, width, height, alt }) => ({ src, width, height, alt }))
+
 export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> = {
   home: {
-    load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries } }),
+    load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries, hero: galleryImages[0]! } }),
   },
   guides: {
     load: (): LoaderResult<GuidesData> => ({
@@ -71,6 +74,9 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
         },
       }
     },
+  },
+  gallery: {
+    load: (): LoaderResult<GalleryData> => ({ props: { images: galleryImages } }),
   },
   faq: {
     load: (): LoaderResult<FaqData> => ({ props: { entries: [...faq] } }),

@@ -18,6 +18,8 @@ export interface DocumentHead {
   /** Module chunks and stylesheets the page needs beyond the entry: preloaded so they load in parallel with it. */
   preloadModules?: readonly string[]
   preloadStyles?: readonly string[]
+  /** Images the first view needs at once (the hero): preloaded at high priority with their srcset and sizes. */
+  preloadImages?: readonly { href: string; srcSet: string; sizes: string }[]
 }
 
 export interface DocumentTemplate {
@@ -75,6 +77,11 @@ export function compileTemplate(source: string, stateElementId: string, deployme
       const nonceAttr = nonceAttribute(nonce)
       let preloads = ''
       for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
+      for (const image of head.preloadImages ?? []) {
+        preloads +=
+          `<link rel="preload" as="image" href="${escapeHtml(image.href)}" imagesrcset="${escapeHtml(image.srcSet)}"` +
+          ` imagesizes="${escapeHtml(image.sizes)}" fetchpriority="high">`
+      }
       for (const href of head.preloadModules ?? []) {
         preloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
       }

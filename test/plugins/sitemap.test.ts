@@ -12,7 +12,7 @@ t.test('the sitemap lists every page at the configured origin', async (t) => {
   const sitemap = await app.inject('/sitemap-0.xml')
   t.equal(sitemap.statusCode, 200)
   const locations = [...sitemap.body.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1])
-  const expected = ['/', '/guides', '/status', '/faq', ...guides.map((guide) => `/guides/${guide.slug}`)]
+  const expected = ['/', '/guides', '/status', '/faq', '/gallery', ...guides.map((guide) => `/guides/${guide.slug}`)]
   t.same(new Set(locations), new Set(expected.map((path) => `https://courier.example${path}`)))
   t.notOk(locations.some((location) => location?.includes('__test')), 'test pages are never listed')
 })

@@ -34,3 +34,18 @@ t.test('what goes after the app lands right after #root, before the state', asyn
   )
   t.equal(template.close('{}', undefined), '</div><script id="__DATA__" type="application/json">{}</script></body></html>')
 })
+
+t.test('an image preload carries its srcset and sizes, escaped, at high priority', async (t) => {
+  const template = compileTemplate(html, '__DATA__', 'dpl-1')
+  const open = template.open(
+    {
+      title: 'x',
+      preloadImages: [{ href: '/_next/image?url=%2Fa.jpg&w=750', srcSet: '/_next/image?url=%2Fa.jpg&w=640 640w', sizes: '100vw' }],
+    },
+    undefined,
+  )
+  t.match(
+    open,
+    '<link rel="preload" as="image" href="/_next/image?url=%2Fa.jpg&amp;w=750" imagesrcset="/_next/image?url=%2Fa.jpg&amp;w=640 640w" imagesizes="100vw" fetchpriority="high">',
+  )
+})

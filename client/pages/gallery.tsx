@@ -1,0 +1,30 @@
+import type { PageComponentProps } from '../routes.ts'
+import { Image } from '../components/image.tsx'
+import type { GalleryData } from '../../src/pages/data-types.ts'
+
+export type { GalleryData }
+
+/** Two columns from 600 px (each half the column less the gap), one below: what `sizes` tells the browser. */
+const gallerySizes = '(min-width: 768px) 356px, (min-width: 600px) calc(50vw - 28px), calc(100vw - 40px)'
+
+export default function GalleryPage({ data }: PageComponentProps<GalleryData>) {
+  return (
+    <article className="gallery-page">
+      <h1>Gallery</h1>
+      <p className="lead">
+        Every photograph below comes through the image optimizer: resized to a width the browser picks from the srcset,
+        in AVIF or WebP when it accepts them, cached on disk.
+      </p>
+      <ul className="gallery">
+        {data.images.map((image) => (
+          <li key={image.src}>
+            <figure>
+              <Image {...image} sizes={gallerySizes} />
+              <figcaption>{image.alt}</figcaption>
+            </figure>
+          </li>
+        ))}
+      </ul>
+    </article>
+  )
+}

@@ -1,0 +1,203 @@
+import fp from 'fastify-plugin'
+import { realpath } from 'node:fs/promises'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
+import { errors } from '../src/errors.ts'
+import { DiskImageCache, type CacheEntryMeta } from '../src/images/disk-cache.ts'
+import { negotiateFormat } from '../src/images/negotiate.ts'
+import { cacheKey, ImageOptimizer, type FormatPreference, type ImageJob } from '../src/images/optimizer.ts'
+import { createRemoteSource, type LookupFunction } from '../src/images/source-remote.ts'
+import { configureSharp } from '../src/images/transform.ts'
+import { TransformQueue } from '../src/images/transform-queue.ts'
+import { compileRemoteOrigins, optimizerPath, parseImageUrl } from '../src/images/validate-url.ts'
+
+export interface ImageOptions {
+  /** The public folder local `url`s are read from (client/public). */
+  publicRoot: string
+  /** Where optimized images are cached (IMAGE_CACHE_DIR). */
+  cacheDir: string
+  /** Serve SVG sources as they are (IMAGES_ALLOW_SVG); refused with 400 otherwise. */
+  allowSvg?: boolean
+  /** Overrides of config/images.ts `imageOptimizer` (tests use a tiny cache cap, short time-outs, an allow-list). */
+  limits?: Partial<ImageOptimizerLimits>
+  /** The clock, in epoch milliseconds (tests move it to make entries stale). */
+  now?: () => number
+  /** Name resolution for remote sources (default: dns.lookup). */
+  lookup?: LookupFunction
+  /** Addresses remote fetches never connect to (default: loopback, private, link-local and reserved ranges). */
+  isAddressRefused?: (address: string) => boolean
+}
+
+export type ImageCacheState = 'MISS' | 'HIT' | 'STALE'
+
+/** Response header that tells whether the bytes came from the cache: MISS, HIT or STALE. */
+export const cacheStateHeader = 'x-image-cache'
+
+const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
+
+interface ImageQuery {
+  url: string
+  w: number
+  q?: number
+}
+
+const querystringSchema = {
+  type: 'object',
+  required: ['url', 'w'],
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: imageOptimizer.maxUrlLength },
+    w: { type: 'integer', enum: allowedWidths },
+    q: { type: 'integer', minimum: 1, maximum: 100 },
+  },
+} as const
+
+interface SchemaError {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+}
+
+/** One sentence per parameter, naming it, whatever rule of the schema it broke. */
+function describeQueryError(error: SchemaError | undefined): string {
+  const name = error?.keyword === 'required' ? String(error.params.missingProperty) : error?.instancePath.slice(1)
+  if (error?.keyword === 'required') return `${name} is required`
+  switch (name) {
+    case 'url':
+      if (error?.keyword === 'maxLength') return `url must be at most ${imageOptimizer.maxUrlLength} characters`
+      if (error?.keyword === 'minLength') return 'url must not be empty'
+      return 'url must be given once'
+    case 'w':
+      return `w must be one of the allowed widths: ${allowedWidths.join(', ')}`
+    case 'q':
+      return 'q must be an integer from 1 to 100'
+    default:
+      return 'the query string is invalid'
+  }
+}
+
+function queryErrorFormatter(schemaErrors: SchemaError[]): Error {
+  return new errors.ImageQueryInvalid(describeQueryError(schemaErrors[0]))
+}
+
+/** Repeated parameters arrive as arrays: refused before the schema turns them into a less clear message. */
+async function refuseRepeatedParameters(request: FastifyRequest) {
+  const query = request.query as Record<string, unknown>
+  for (const name of ['url', 'w', 'q']) {
+    if (Array.isArray(query[name])) throw new errors.ImageQueryInvalid(`${name} must be given once`)
+  }
+}
+
+function preferenceFor(accept: string | undefined): FormatPreference {
+  const format = negotiateFormat(accept, 'jpeg')
+  return format === 'avif' || format === 'webp' ? format : 'source'
+}
+
+/** Headers of every image response, computed once per cache entry. */
+function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
+  return {
+    'content-type': meta.contentType,
+    'content-length': String(meta.size),
+    'cache-control': `public, max-age=${meta.maxAgeS}, must-revalidate`,
+    etag: meta.etag,
+    vary: 'Accept',
+    'content-security-policy': "script-src 'none'; frame-src 'none'; sandbox;",
+    'content-disposition': `inline; filename="${meta.filename}"`,
+    'x-content-type-options': 'nosniff',
+  }
+}
+
+/** If-None-Match against a strong ETag, weak comparison as RFC 9110 asks for this header. */
+function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match']
+  if (!header) return false
+  if (header.trim() === '*') return true
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag)
+}
+
+/**
+ * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
+ * an allowed width, in the best format the browser accepts, cached on disk (DESIGN.md section 8).
+ */
+async function image(fastify: FastifyInstance, options: ImageOptions) {
+  const { publicRoot, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options
+  if (typeof publicRoot !== 'string' || publicRoot === '') throw new errors.OptionInvalid('publicRoot', 'must be a folder')
+  if (typeof cacheDir !== 'string' || cacheDir === '') throw new errors.OptionInvalid('cacheDir', 'must be a folder')
+  const limits: ImageOptimizerLimits = { ...imageOptimizer, ...options.limits }
+  const origins = compileRemoteOrigins(limits.remoteOrigins)
+
+  configureSharp(limits.sharpConcurrency)
+  const cache = new DiskImageCache({
+    dir: cacheDir,
+    maxBytes: limits.cacheMaxBytes,
+    memoryEntryMaxBytes: limits.memoryEntryMaxBytes,
+    memoryMaxBytes: limits.memoryMaxBytes,
+    log: fastify.log,
+  })
+  try {
+    await cache.open()
+  } catch (error) {
+    // Without a usable cache folder every request is a MISS: slower, still correct.
+    fastify.log.warn({ err: error, cacheDir }, 'image cache unavailable')
+  }
+  const remote = createRemoteSource({ origins, limits, ...(lookup ? { lookup } : {}), ...(isAddressRefused ? { isAddressRefused } : {}) })
+  fastify.addHook('onClose', async function closeRemoteSource() {
+    await remote.close()
+  })
+  const optimizer = new ImageOptimizer({
+    publicRoot: await realpath(publicRoot),
+    cache,
+    remote,
+    queue: new TransformQueue(limits.maxConcurrentTransforms, limits.maxQueuedTransforms),
+    limits,
+    minimumCacheTTL: images.minimumCacheTTL,
+    allowSvg,
+    now,
+  })
+
+  function send(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: unknown) {
+    reply.headers(headers).header(cacheStateHeader, state)
+    if (notModified(request, headers.etag!)) {
+      reply.removeHeader('content-length')
+      reply.removeHeader('content-type')
+      return reply.code(304).send()
+    }
+    return reply.send(body)
+  }
+
+  fastify.get<{ Querystring: ImageQuery }>(
+    optimizerPath,
+    {
+      schema: { querystring: querystringSchema },
+      schemaErrorFormatter: queryErrorFormatter,
+      preValidation: refuseRepeatedParameters,
+    },
+    async function serveImage(request, reply) {
+      const { url, w: width, q: quality = limits.defaultQuality } = request.query
+      const source = parseImageUrl(url, origins)
+      const preference = preferenceFor(request.headers.accept)
+      const key = cacheKey(url, width, quality, preference)
+      const job: ImageJob = { url, source, width, quality, preference }
+
+      const entry = cache.get(key)
+      if (entry) {
+        const stale = entry.expiresAt <= now()
+        entry.headers ??= responseHeaders(entry)
+        if (notModified(request, entry.etag)) {
+          if (stale) optimizer.refresh(key, job, request.log)
+          return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', undefined)
+        }
+        // In memory for hot entries (no await then), else read or streamed from its file.
+        const body = entry.body ?? (await cache.body(entry))
+        if (body) {
+          if (stale) optimizer.refresh(key, job, request.log)
+          return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', body)
+        }
+      }
+      const produced = await optimizer.produce(key, job, request.log)
+      return send(request, reply, responseHeaders(produced.meta), 'MISS', produced.bytes)
+    },
+  )
+}
+
+
+export default fp(image, { name: 'courier-image', fastify: '5.x' })

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ImageOptimizerLimits } from '../../config/images.ts'
+import { errors } from '../errors.ts'
+import type { CacheEntryMeta, DiskImageCache } from './disk-cache.ts'
+import { contentTypes, extensions, type OutputFormat } from './negotiate.ts'
+import { sniffImageFormat } from './sniff.ts'
+import { readLocalImage, type SourceImage } from './source-local.ts'
+import type { RemoteSource } from './source-remote.ts'
+import { transformImage } from './transform.ts'
+import type { TransformQueue } from './transform-queue.ts'
+import type { ImageSource } from './validate-url.ts'
+
+/** What `Accept` allows: the cache key holds this, not the source's format, so a hit needs no look at the source. */
+export type FormatPreference = 'avif' | 'webp' | 'source'
+
+export interface ImageJob {
+  /** The `url` parameter as given: part of the cache key. */
+  url: string
+  source: ImageSource
+  width: number
+  quality: number
+  preference: FormatPreference
+}
+
+export interface ProducedImage {
+  meta: CacheEntryMeta
+  bytes: Buffer
+}
+
+export interface ImageOptimizerOptions {
+  publicRoot: string
+  cache: DiskImageCache
+  remote: RemoteSource
+  queue: TransformQueue
+  limits: ImageOptimizerLimits
+  minimumCacheTTL: number
+  allowSvg: boolean
+  now: () => number
+}
+
+/** The cache key: a hash of (url, w, q, output type) and nothing else. */
+export function cacheKey(url: string, width: number, quality: number, preference: FormatPreference): string {
+  return createHash('sha256').update(JSON.stringify([url, width, quality, preference])).digest('hex')
+}
+
+/** A strong ETag from the bytes themselves: equal bytes, equal tag, whichever server or process made them. */
+function etagOf(bytes: Buffer): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`
+}
+
+/** `dunes` from `/images/dunes.jpg`, reduced to characters safe inside a quoted header value. */
+function baseName(source: ImageSource): string {
+  const pathname = source.kind === 'local' ? source.path : decodeURIComponent(source.url.pathname)
+  const name = path.posix.basename(pathname, path.posix.extname(pathname)).replace(/[^A-Za-z0-9._-]/g, '_')
+  return name.slice(0, 100) || 'image'
+}
+
+/**
+ * Makes optimized images: reads the source, sniffs it, transforms it within the queue, stores it in the cache.
+ * Identical concurrent requests (same key) share one production; a stale entry is refreshed in the background.
+ */
+export class ImageOptimizer {
+  readonly #inFlight = new Map<string, Promise<ProducedImage>>()
+  readonly #options: ImageOptimizerOptions
+
+  constructor(options: ImageOptimizerOptions) {
+    this.#options = options
+  }
+
+  /** How many productions are under way (tests and the bench look). */
+  get inFlight(): number {
+    return this.#inFlight.size
+  }
+
+  /** The image for `key`: the production already under way for it, or a new one. */
+  produce(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
+    const running = this.#inFlight.get(key)
+    if (running) return running
+    const production = this.#produce(key, job, log).finally(() => this.#inFlight.delete(key))
+    this.#inFlight.set(key, production)
+    return production
+  }
+
+  /** Starts a background refresh of a stale entry; a failure keeps the stale entry and is logged. */
+  refresh(key: string, job: ImageJob, log: FastifyBaseLogger): void {
+    if (this.#inFlight.has(key)) return
+    this.produce(key, job, log).catch((error: unknown) => {
+      log.warn({ err: error, url: job.url }, 'image refresh failed')
+    })
+  }
+
+  async #readSource(source: ImageSource): Promise<SourceImage> {
+    const { publicRoot, limits, remote } = this.#options
+    return source.kind === 'local'
+      ? readLocalImage(publicRoot, source.path, limits.maxSourceBytes)
+      : remote.read(source.url)
+  }
+
+  async #produce(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
+    const { cache, queue, limits, minimumCacheTTL, allowSvg, now } = this.#options
+    const source = await this.#readSource(job.source)
+    const sourceFormat = sniffImageFormat(source.bytes)
+    if (!sourceFormat) throw new errors.ImageNotAnImage('url does not point to an image (JPEG, PNG, GIF, WebP or AVIF)')
+    let bytes: Buffer
+    let format: OutputFormat
+    if (sourceFormat === 'svg') {
+      if (!allowSvg) throw new errors.ImageNotAnImage('url points to an SVG image, which the optimizer refuses (IMAGES_ALLOW_SVG)')
+      bytes = source.bytes
+      format = 'svg'
+    } else {
+      const started = performance.now()
+      const result = await queue.run(() =>
+        transformImage(
+          {
+            bytes: source.bytes,
+            source: sourceFormat,
+            format: job.preference === 'source' ? sourceFormat : job.preference,
+            width: job.width,
+            quality: job.quality,
+          },
+          limits,
+        ),
+      )
+      bytes = result.bytes
+      format = result.format
+      log.debug(
+        { key, url: job.url, width: job.width, quality: job.quality, format, bytes: bytes.length, ms: Math.round(performance.now() - started) },
+        'image transformed',
+      )
+    }
+    const maxAgeS = Math.max(minimumCacheTTL, source.maxAgeS ?? 0)
+    const meta: CacheEntryMeta = {
+      key,
+      contentType: contentTypes[format],
+      filename: `${baseName(job.source)}.${extensions[format]}`,
+      etag: etagOf(bytes),
+      maxAgeS,
+      expiresAt: now() + maxAgeS * 1000,
+      size: bytes.length,
+    }
+    await cache.put(meta, bytes)
+    return { meta, bytes }
+  }
+}

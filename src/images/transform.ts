@@ -1,0 +1,87 @@
+import sharp, { type Metadata } from 'sharp'
+import { errors } from '../errors.ts'
+import type { ImageOptimizerLimits } from '../../config/images.ts'
+import type { OutputFormat } from './negotiate.ts'
+import type { SourceFormat } from './sniff.ts'
+
+export interface TransformRequest {
+  bytes: Buffer
+  source: Exclude<SourceFormat, 'svg'>
+  format: OutputFormat
+  width: number
+  quality: number
+}
+
+export interface TransformResult {
+  bytes: Buffer
+  format: OutputFormat
+}
+
+type TransformLimits = Pick<ImageOptimizerLimits, 'maxInputPixels' | 'transformTimeoutS' | 'avifEffort'>
+
+/** libvips settings for the whole process, set once when the optimizer registers. */
+export function configureSharp(threadsPerImage: number): void {
+  sharp.concurrency(threadsPerImage)
+  // libvips' operation cache keeps decoded images around for reuse; the disk cache does that job, so memory stays flat.
+  sharp.cache(false)
+}
+
+function isPixelLimitError(error: unknown): boolean {
+  return error instanceof Error && /pixel limit/i.test(error.message)
+}
+
+function isTimeoutError(error: unknown): boolean {
+  return error instanceof Error && /timeout/i.test(error.message)
+}
+
+/**
+ * Resizes to `width` (never beyond the source's own width) and encodes in `format`. The source's header is read
+ * first: a declared size above the pixel limit fails there, before any pixel is decoded. Animated sources are
+ * passed through unchanged (re-encoding every frame is costly and rarely smaller).
+ */
+export async function transformImage(request: TransformRequest, limits: TransformLimits): Promise<TransformResult> {
+  // failOn 'error': corrupt or truncated data stops the transform (a 400), while mere warnings (odd metadata that
+  // cameras write) do not; sequentialRead lets libvips stream the decode instead of holding the whole image.
+  const inputOptions = { limitInputPixels: limits.maxInputPixels, failOn: 'error', sequentialRead: true } as const
+  let metadata: Metadata
+  try {
+    // The header only: no pixel is decoded here, so the declared size can be checked (and reported) before any is.
+    metadata = await sharp(request.bytes, { ...inputOptions, limitInputPixels: false }).metadata()
+  } catch (error) {
+    throw new errors.ImageUnreadable({ cause: error })
+  }
+  const pixels = (metadata.width ?? 0) * (metadata.height ?? 0)
+  if (pixels > limits.maxInputPixels) throw new errors.ImageTooLarge(pixels, limits.maxInputPixels)
+  if ((metadata.pages ?? 1) > 1) return { bytes: request.bytes, format: request.source }
+
+  let pipeline = sharp(request.bytes, inputOptions)
+    .rotate()
+    .resize({ width: request.width, withoutEnlargement: true })
+    .timeout({ seconds: limits.transformTimeoutS })
+  switch (request.format) {
+    case 'avif':
+      pipeline = pipeline.avif({ quality: request.quality, effort: limits.avifEffort })
+      break
+    case 'webp':
+      pipeline = pipeline.webp({ quality: request.quality })
+      break
+    case 'jpeg':
+      pipeline = pipeline.jpeg({ quality: request.quality, mozjpeg: true })
+      break
+    case 'png':
+      pipeline = pipeline.png({ quality: request.quality, palette: request.quality < 100 })
+      break
+    case 'gif':
+      pipeline = pipeline.gif()
+      break
+    case 'svg':
+      throw new TypeError('SVG is never transformed')
+  }
+  try {
+    return { bytes: await pipeline.toBuffer(), format: request.format }
+  } catch (error) {
+    if (isPixelLimitError(error)) throw new errors.ImageTooLarge(pixels, limits.maxInputPixels)
+    if (isTimeoutError(error)) throw new errors.ImageTransformTimeout({ cause: error })
+    throw new errors.ImageUnreadable({ cause: error })
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Images in the browser: /gallery draws every photograph through the optimizer at an allowed width that fits what
+ * is drawn, in a format Chromium accepts, without moving the layout; the home page's hero is preloaded at high
+ * priority.
+ */
+import t from 'tap'
+import { images } from '../../config/images.ts'
+import { bounded, startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
+
+const suite = await startSuite(t)
+const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
+
+/** Sums layout-shift entries from the first paint on (buffered), into window.__layoutShift. */
+async function observeLayoutShift(session: Session): Promise<void> {
+  await session.page.addInitScript(() => {
+    const state = window as unknown as { __layoutShift: number }
+    state.__layoutShift = 0
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<PerformanceEntry & { value: number; hadRecentInput: boolean }>) {
+        if (!entry.hadRecentInput) state.__layoutShift += entry.value
+      }
+    }).observe({ type: 'layout-shift', buffered: true })
+  })
+}
+
+interface DrawnImage {
+  currentSrc: string
+  drawnWidth: number
+  naturalWidth: number
+  complete: boolean
+  loading: string
+  fetchPriority: string
+  hasSize: boolean
+}
+
+async function drawnImages(session: Session, selector: string): Promise<DrawnImage[]> {
+  return session.page.locator(selector).evaluateAll((elements) =>
+    (elements as HTMLImageElement[]).map((image) => ({
+      currentSrc: image.currentSrc,
+      drawnWidth: image.getBoundingClientRect().width,
+      naturalWidth: image.naturalWidth,
+      complete: image.complete,
+      loading: image.loading,
+      fetchPriority: image.getAttribute('fetchpriority') ?? '',
+      hasSize: image.hasAttribute('width') && image.hasAttribute('height'),
+    })),
+  )
+}
+
+/** Scrolls every image into view (they are lazy) and waits until each one has decoded. */
+async function loadAll(session: Session, selector: string): Promise<void> {
+  const count = await session.page.locator(selector).count()
+  for (let index = 0; index < count; index += 1) await session.page.locator(selector).nth(index).scrollIntoViewIfNeeded()
+  await bounded(
+    session.page.waitForFunction(
+      (query) => [...document.querySelectorAll<HTMLImageElement>(query)].every((image) => image.complete && image.naturalWidth > 0),
+      selector,
+    ),
+    timeouts.settleMs * 2,
+    'loading the gallery images',
+  )
+}
+
+t.test('/gallery loads every image through the optimizer at an allowed width that fits, without layout shift', async (t) => {
+  const session = await suite.open(t)
+  await observeLayoutShift(session)
+  await session.goto('/gallery')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  const selector = 'main .gallery img'
+  await loadAll(session, selector)
+  const viewport = await session.page.evaluate(() => ({ width: window.innerWidth, ratio: window.devicePixelRatio }))
+  const viewportCap = allowedWidths.find((width) => width >= viewport.width * viewport.ratio)!
+
+  const drawn = await drawnImages(session, selector)
+  t.equal(drawn.length, 5, 'five photographs')
+  for (const image of drawn) {
+    const url = new URL(image.currentSrc)
+    const width = Number(url.searchParams.get('w'))
+    t.equal(url.pathname, '/_next/image', `${image.currentSrc}: through the optimizer`)
+    t.match(url.searchParams.get('url'), /^\/images\/\w+\.jpg$/, 'a local image')
+    t.ok(allowedWidths.includes(width), `w=${width} is an allowed width`)
+    t.ok(width >= image.drawnWidth * viewport.ratio, `w=${width} covers the ${image.drawnWidth} px it is drawn at`)
+    t.ok(width <= viewportCap, `w=${width} fits the ${viewport.width} px viewport (at most ${viewportCap})`)
+    t.ok(image.hasSize, 'width and height attributes')
+    t.equal(image.loading, 'lazy', 'lazy below the fold')
+  }
+
+  const imageResponses = session.recording.requests.filter((request) => new URL(request.url).pathname === '/_next/image')
+  t.ok(imageResponses.length >= 5, `${imageResponses.length} optimizer requests`)
+  t.ok(imageResponses.every((request) => request.status === 200), 'every optimizer request answered 200')
+  t.notOk(session.recording.requests.some((request) => new URL(request.url).pathname.startsWith('/images/')), 'no original is fetched')
+
+  const shift = await session.page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift)
+  t.ok(shift < 0.001, `cumulative layout shift ${shift} is ~0`)
+  await session.settle()
+  t.same(unexpectedConsoleErrors(session.recording), [], 'no console errors')
+  t.same(session.recording.pageErrors, [], 'no page errors')
+})
+
+t.test('the optimizer answers Chromium in AVIF', async (t) => {
+  const session = await suite.open(t)
+  await session.goto('/gallery')
+  await loadAll(session, 'main .gallery img')
+  const first = (await drawnImages(session, 'main .gallery img'))[0]!
+  const response = await session.page.request.get(first.currentSrc, { headers: { accept: 'image/avif,image/webp,image/apng,image/*,*/*;q=0.8' } })
+  t.equal(response.status(), 200)
+  t.equal(response.headers()['content-type'], 'image/avif')
+  t.equal(response.headers().vary, 'Accept')
+  t.match(response.headers()['x-image-cache'], /^(HIT|STALE)$/, 'the browser already filled the cache')
+})
+
+t.test('the home page hero loads eagerly at high priority and is preloaded in the head', async (t) => {
+  const session = await suite.open(t)
+  await observeLayoutShift(session)
+  await session.goto('/')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await loadAll(session, 'main img.hero')
+  const [hero] = await drawnImages(session, 'main img.hero')
+  t.ok(hero, 'a hero image')
+  t.equal(hero!.loading, 'eager')
+  t.equal(hero!.fetchPriority, 'high')
+  t.match(new URL(hero!.currentSrc).pathname, '/_next/image')
+  const preload = await session.page.evaluate(() => {
+    const link = document.head.querySelector<HTMLLinkElement>('link[rel="preload"][as="image"]')
+    return link ? { srcset: link.getAttribute('imagesrcset'), sizes: link.getAttribute('imagesizes') } : null
+  })
+  t.ok(preload, 'a preload link in the head')
+  t.match(preload?.srcset, /\/_next\/image\?url=%2Fimages%2Fdunes\.jpg&w=640 640w/)
+  const heroSizes = await session.page.locator('main img.hero').getAttribute('sizes')
+  t.equal(preload?.sizes, heroSizes, 'the preload asks for what the image will')
+  const shift = await session.page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift)
+  t.ok(shift < 0.001, `cumulative layout shift ${shift} is ~0`)
+  await session.settle()
+  const heroRequests = session.recording.requests.filter((request) => request.url.includes('dunes.jpg'))
+  t.equal(new Set(heroRequests.map((request) => request.url)).size, 1, 'preload and image fetch one and the same width')
+  t.same(session.recording.console.filter((entry) => /preload/i.test(entry.text)), [], 'no preload warning')
+})
