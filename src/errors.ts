@@ -12,5 +12,7 @@ export const errors = {
     'DEPLOYMENT_ID is %s but the build at hand was made as %s: rebuild with this id',
     500,
   ),
+  FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
+  FilterResponded: createError('COURIER_ERR_FILTER_RESPONDED', 'The site policy answered this request', 403),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
 } as const
