@@ -80,9 +80,9 @@ export function judgePath(rawUrl: string): PathJudgement {
     }
   }
   if (forbiddenCharacter.test(pathname)) return invalid('backslash or control character in the path')
+  if (pathname.includes('//')) return invalid('empty path segment')
   // ignoreTrailingSlash: the router drops one trailing slash, no more.
   if (pathname.length > 1 && pathname.charCodeAt(pathname.length - 1) === 47) pathname = pathname.slice(0, -1)
-  if (pathname.includes('//')) return invalid('empty path segment')
   if (pathname.includes('/.')) {
     for (const segment of pathname.split('/')) {
       if (segment === '.' || segment === '..') return invalid('dot segment in the path')
