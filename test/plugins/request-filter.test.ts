@@ -171,7 +171,7 @@ function rawGet(origin: string, path: string, headers: http.OutgoingHttpHeaders 
   })
 }
 
-function accessLineOf(logs: () => LogLine[], requestId: string | string[] | undefined): LogLine | undefined {
+function accessLineOf(logs: () => LogLine[], requestId: unknown): LogLine | undefined {
   return logs().find((line) => line.msg === 'request completed' && line.reqId === requestId)
 }
 
