@@ -60,6 +60,9 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
       throw new errors.OptionInvalid('redirects', `paths of the site, got ${redirect.from} -> ${redirect.to}`)
     }
   }
+  // Declared up front so every request object has the same shape (Fastify's advice for per-request fields).
+  fastify.decorateRequest('cspNonce', undefined)
+  fastify.decorateRequest('filterDecision', undefined)
   if (!enabled) return
 
   const isExcluded = compileExclusions(pagePatterns)

@@ -138,6 +138,7 @@ export function compileExclusions(pagePatterns: readonly string[]): ExclusionMat
     const secondSlash = pathname.indexOf('/', 1)
     if (firstSegments.has(secondSlash === -1 ? pathname.slice(1) : pathname.slice(1, secondSlash))) return true
     const lastSegment = pathname.slice(pathname.lastIndexOf('/') + 1)
+    if (!lastSegment.includes('.')) return false
     const byShape = sitemapFile.test(pathname) || imageExtensions.some((extension) => lastSegment.endsWith(extension))
     return byShape && !isPage(pathname)
   }

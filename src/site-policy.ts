@@ -4,7 +4,7 @@
  * answers. Courier's built-in steps come first: the CSP nonce, the security headers, the site's redirects; a site's
  * own steps (an auth gate, say) follow. Every header string is built here once; per request only the nonce is new.
  */
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import {
   contentSecurityPolicy,
@@ -59,11 +59,22 @@ export function cspTemplate(policy: typeof contentSecurityPolicy = contentSecuri
   return { head: "script-src 'nonce-", tail: `' ${scriptSrc.join(' ')}; ${rest.join('; ')}` }
 }
 
+/** Nonces drawn from the CSPRNG per refill: one call for 256 requests instead of one each (a measurable share). */
+const noncesPerRefill = 256
+
 /** Step 1: a fresh nonce (128 bits, base64) for the renderer, and the CSP that trusts it. */
 export function createNonceStep(): SyncPolicyStep {
   const { head, tail } = cspTemplate()
+  // Each nonce is its own 16 bytes of the pool, used once; the pool is refilled from the CSPRNG when spent.
+  const pool = Buffer.alloc(cspNonceBytes * noncesPerRefill)
+  let offset = pool.length
   return function addCspNonce(request) {
-    const nonce = randomBytes(cspNonceBytes).toString('base64')
+    if (offset === pool.length) {
+      randomFillSync(pool)
+      offset = 0
+    }
+    const nonce = pool.toString('base64', offset, offset + cspNonceBytes)
+    offset += cspNonceBytes
     request.cspNonce = nonce
     return { action: 'continue', headers: { 'content-security-policy': head + nonce + tail } }
   }
