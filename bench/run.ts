@@ -4,10 +4,12 @@
  * bench/results/latest.json; progress goes to stderr. Every server it starts is stopped when it ends, fails or is
  * interrupted. BENCH_DURATION=<seconds> shortens the measured runs.
  */
+import { execFile } from 'node:child_process'
 import { constants } from 'node:os'
 import path from 'node:path'
 import { loadBuiltClient, readDeploymentId } from './build-output.ts'
-import { host, load, resultsFile } from './config.ts'
+import { host, load, projectRoot, resultsFile } from './config.ts'
+import type { FilterCostSample } from './filter-cost.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { runTarget, stopLoad, type TargetResult } from './load.ts'
@@ -42,6 +44,28 @@ function throughputOf(results: TargetResult[], targets: Target[], server: Server
   return results[index]?.requestsPerSecond ?? 0
 }
 
+/** The request filter's cost on `/`: 1 − filtered ÷ unfiltered throughput (goal: under 5 %). */
+function filterCost(filtered: number, unfiltered: number): BenchReport['filterCost'] {
+  if (!filtered || !unfiltered) return null
+  const ratio = Number((filtered / unfiltered).toFixed(3))
+  return { filteredRps: filtered, unfilteredRps: unfiltered, ratio, costPercent: Number(((1 - ratio) * 100).toFixed(1)) }
+}
+
+/** bench/filter-cost.ts in its own production process, before any server starts (it loads the CPUs alone). */
+function measureFilterInProcess(): Promise<FilterCostSample> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/filter-cost.ts'],
+      { cwd: projectRoot, env: serverEnv, timeout: 180_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`filter-cost failed: ${stderr || error.message}`))
+        else resolve(JSON.parse(stdout) as FilterCostSample)
+      },
+    )
+  })
+}
+
 async function main(): Promise<void> {
   const build = await ensureBuild()
   const client = await loadBuiltClient()
@@ -51,10 +75,18 @@ async function main(): Promise<void> {
   if (!homePage) throw new Error("the build's page table has no page at /")
 
   const loadAtStart = loadAverage()
-  progress('starting Courier (production) and the bare floor server')
+  progress('measuring the request filter in process (same page, filter on and off, alternating rounds)')
+  const filterInProcess = await measureFilterInProcess()
+  progress('starting Courier (production), Courier without the request filter and the bare floor server')
   const servers: Record<ServerName, ServerProcess> = {
     courier: await startServer({ name: 'courier', args: ['src/server.ts'], env: serverEnv, healthPath: '/api/health' }),
     bare: await startServer({ name: 'bare', args: ['bench/bare-server.ts'], env: serverEnv, healthPath: '/api/health' }),
+    unfiltered: await startServer({
+      name: 'unfiltered',
+      args: ['bench/unfiltered-server.ts'],
+      env: serverEnv,
+      healthPath: '/api/health',
+    }),
   }
 
   const floorCheck = await checkFloor(`${servers.courier.origin}/status`, `${servers.bare.origin}/status`)
@@ -63,7 +95,7 @@ async function main(): Promise<void> {
   const firstLoadJs = await measureFirstLoadJs('/', homeHtml, homePage.id)
 
   for (const target of targets) await preflight(target, servers[target.server].origin)
-  const ourPids = [process.pid, servers.courier.pid, servers.bare.pid]
+  const ourPids = [process.pid, servers.courier.pid, servers.bare.pid, servers.unfiltered.pid]
   const results: TargetResult[] = []
   for (const target of targets) {
     progress(`${target.name}: ${load.warmUpS} s warm-up, then ${load.durationS} s × ${load.connections} connections`)
@@ -84,6 +116,11 @@ async function main(): Promise<void> {
     courierOverBareStatus: bareStatus
       ? Number((throughputOf(results, targets, 'courier', '/status') / bareStatus).toFixed(3))
       : null,
+    filterCost: filterCost(
+      throughputOf(results, targets, 'courier', '/'),
+      throughputOf(results, targets, 'unfiltered', '/'),
+    ),
+    filterInProcess,
     floorCheck,
     firstLoadJs,
     serverLogs: { courier: servers.courier.output, bare: servers.bare.output },
