@@ -22,7 +22,7 @@ export interface RequestFilterOptions {
   steps?: readonly PolicyStep[]
   /** The page paths (router patterns) the shape-based exclusions must not swallow; default: the page table. */
   pagePatterns?: readonly string[]
-  /** False only for the bench's unfiltered twin (bench/unfiltered-server.ts): nothing is registered. */
+  /** False only for the bench's unfiltered twin (bench/unfiltered-server.ts): no hook (the request fields stay declared). */
   enabled?: boolean
 }
 
