@@ -14,7 +14,8 @@ export interface FloorCheck {
   firstDifference?: { at: number; courier: string; bare: string }
 }
 
-const maskNumbers = (html: string) => html.replace(/\d+(?:\.\d+)?/g, '0')
+/** Courier's documents carry a per-request CSP nonce (the request filter); the floor runs no filter and has none. */
+const maskNumbers = (html: string) => html.replace(/ nonce="[^"]*"/g, '').replace(/\d+(?:\.\d+)?/g, '0')
 
 async function get(url: string): Promise<{ body: string; contentType: string | null }> {
   const response = await fetch(url, { signal: AbortSignal.timeout(10_000) })

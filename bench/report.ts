@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { otherCpuWarningPercent } from './config.ts'
 import type { FirstLoadJs } from './first-load-js.ts'
+import type { FilterCostSample } from './filter-cost.ts'
 import type { FloorCheck } from './floor-check.ts'
 import type { ColdTransform } from './images.ts'
 import type { TargetResult } from './load.ts'
@@ -32,6 +33,10 @@ export interface BenchReport {
   targets: TargetResult[]
   /** Courier's /status throughput over the bare server's: 1 would mean no framework overhead at all. */
   courierOverBareStatus: number | null
+  /** Courier / with the request filter over Courier / without it (bench/unfiltered-server.ts): the filter's price. */
+  filterCost: { filteredRps: number; unfilteredRps: number; ratio: number; costPercent: number } | null
+  /** The same, measured in one process in CPU time (bench/filter-cost.ts): much less sensitive to a busy machine. */
+  filterInProcess: FilterCostSample
   floorCheck: FloorCheck
   firstLoadJs: FirstLoadJs
   images: {
@@ -110,6 +115,18 @@ export function formatReport(report: BenchReport): string {
   lines.push('')
   const ratio = report.courierOverBareStatus
   lines.push(`Courier /status ÷ bare /status (req/s): ${ratio === null ? 'n/a (no bare throughput)' : ratio.toFixed(3)}`)
+  const filter = report.filterCost
+  lines.push(
+    filter
+      ? `Request filter on / (req/s with ÷ without): ${filter.ratio.toFixed(3)}, a cost of ${filter.costPercent} % (goal: under 5 %)`
+      : 'Request filter on /: n/a (no throughput)',
+  )
+  const inProcess = report.filterInProcess
+  lines.push(
+    `Request filter in process, CPU per request on ${inProcess.path}: ${inProcess.filteredUs} µs with, ` +
+      `${inProcess.unfilteredUs} µs without (${inProcess.costPercent} %); the hook alone adds ${inProcess.hookUs} µs ` +
+      `(${inProcess.hookSharePercent} % of the page)`,
+  )
   if (!report.floorCheck.sameDocument) {
     lines.push(`  warning: the bare server's /status differs from Courier's (see floorCheck in the JSON)`)
   }

@@ -4,11 +4,13 @@
  * bench/results/latest.json; progress goes to stderr. Every server it starts is stopped when it ends, fails or is
  * interrupted. BENCH_DURATION=<seconds> shortens the measured runs.
  */
+import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
 import { loadBuiltClient, readDeploymentId } from './build-output.ts'
-import { host, load, resultsFile } from './config.ts'
+import { host, load, projectRoot, resultsFile } from './config.ts'
+import type { FilterCostSample } from './filter-cost.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { runTarget, stopLoad, type TargetResult } from './load.ts'
@@ -44,6 +46,28 @@ function throughputOf(results: TargetResult[], targets: Target[], server: Server
   return results[index]?.requestsPerSecond ?? 0
 }
 
+/** The request filter's cost on `/`: 1 − filtered ÷ unfiltered throughput (goal: under 5 %). */
+function filterCost(filtered: number, unfiltered: number): BenchReport['filterCost'] {
+  if (!filtered || !unfiltered) return null
+  const ratio = Number((filtered / unfiltered).toFixed(3))
+  return { filteredRps: filtered, unfilteredRps: unfiltered, ratio, costPercent: Number(((1 - ratio) * 100).toFixed(1)) }
+}
+
+/** bench/filter-cost.ts in its own production process, before any server starts (it loads the CPUs alone). */
+function measureFilterInProcess(): Promise<FilterCostSample> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/filter-cost.ts'],
+      { cwd: projectRoot, env: serverEnv, timeout: 180_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`filter-cost failed: ${stderr || error.message}`))
+        else resolve(JSON.parse(stdout) as FilterCostSample)
+      },
+    )
+  })
+}
+
 async function main(): Promise<void> {
   const build = await ensureBuild()
   const client = await loadBuiltClient()
@@ -53,7 +77,9 @@ async function main(): Promise<void> {
   if (!homePage) throw new Error("the build's page table has no page at /")
 
   const loadAtStart = loadAverage()
-  progress('starting Courier (production) and the bare floor server')
+  progress('measuring the request filter in process (same page, filter on and off, alternating rounds)')
+  const filterInProcess = await measureFilterInProcess()
+  progress('starting Courier (production), Courier without the request filter and the bare floor server')
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-cache-'))
   const courier = await startServer({
     name: 'courier',
@@ -71,6 +97,12 @@ async function main(): Promise<void> {
       env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
       healthPath: '/api/health',
     }),
+    unfiltered: await startServer({
+      name: 'unfiltered',
+      args: ['bench/unfiltered-server.ts'],
+      env: serverEnv,
+      healthPath: '/api/health',
+    }),
   }
   targets.push(...images.targets)
 
@@ -80,7 +112,7 @@ async function main(): Promise<void> {
   const firstLoadJs = await measureFirstLoadJs('/', homeHtml, homePage.id)
 
   for (const target of targets) await preflight(target, servers[target.server].origin)
-  const ourPids = [process.pid, servers.courier.pid, servers.bare.pid]
+  const ourPids = [process.pid, servers.courier.pid, servers.bare.pid, servers.unfiltered.pid]
   const results: TargetResult[] = []
   for (const target of targets) {
     progress(`${target.name}: ${load.warmUpS} s warm-up, then ${load.durationS} s × ${load.connections} connections`)
@@ -106,6 +138,11 @@ async function main(): Promise<void> {
     courierOverBareStatus: bareStatus
       ? Number((throughputOf(results, targets, 'courier', '/status') / bareStatus).toFixed(3))
       : null,
+    filterCost: filterCost(
+      throughputOf(results, targets, 'courier', '/'),
+      throughputOf(results, targets, 'unfiltered', '/'),
+    ),
+    filterInProcess,
     floorCheck,
     firstLoadJs,
     images: {

@@ -9,7 +9,8 @@ import { pageServerSide } from '../src/pages/loaders.ts'
 import type { ClientModule } from '../src/render/renderer.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
-export type ServerName = 'courier' | 'bare'
+/** `unfiltered`: Courier with the request filter off (bench/unfiltered-server.ts), to price the filter. */
+export type ServerName = 'courier' | 'bare' | 'unfiltered'
 
 export interface Target {
   /** Shown in the table and the JSON, e.g. `Courier /status`. */
@@ -63,8 +64,11 @@ export async function buildTargets(client: ClientModule, deploymentId: string): 
   const guidePath = `/guides/${encodeURIComponent(firstGuide.slug)}`
   const statusMarkers = [await titleMarker(status, {}, deploymentId), `>${deploymentId}</dd>`]
 
+  const homeMarkers = [await titleMarker(home, {}, deploymentId)]
   return [
-    { name: 'Courier /', server: 'courier', path: '/', expectedStatus: 200, markers: [await titleMarker(home, {}, deploymentId)] },
+    { name: 'Courier /', server: 'courier', path: '/', expectedStatus: 200, markers: homeMarkers },
+    // Right after Courier /, so both run under the same machine load: their ratio is the request filter's cost.
+    { name: 'Courier / (filter off)', server: 'unfiltered', path: '/', expectedStatus: 200, markers: homeMarkers },
     {
       name: `Courier ${guidePath}`,
       server: 'courier',

@@ -13,7 +13,7 @@ const schema = {
     DEPLOYMENT_ID: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
     /** Honour X-Forwarded-* from a proxy in front. Off by default, so clients cannot spoof host or protocol. */
     TRUST_PROXY: { type: 'boolean', default: false },
-    /** Send Strict-Transport-Security on filtered responses: only behind TLS. */
+    /** Send Strict-Transport-Security on every response (the request filter sets it): only behind TLS. */
     HSTS: { type: 'boolean', default: false },
     /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
     SITE_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$', default: 'http://localhost:3000' },

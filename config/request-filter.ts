@@ -12,3 +12,61 @@ export const filterExclusions = Object.freeze({
   /** "images": image files anywhere, by extension. */
   imageExtensions: Object.freeze(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.avif', '.svg', '.ico']),
 })
+
+/** A redirect of the site policy: `from` and `to` are router patterns sharing their `:name` parameters. */
+export interface SiteRedirect {
+  from: string
+  to: string
+  /** 308 when permanent, 307 otherwise: both keep the method, as Next.js's redirects do. */
+  permanent: boolean
+}
+
+/** The example site's redirects (ours): the old singular guide URLs. The query string is carried over. */
+export const siteRedirects: readonly SiteRedirect[] = Object.freeze([
+  Object.freeze({ from: '/guide/:slug', to: '/guides/:slug', permanent: true }),
+  Object.freeze({ from: '/guide', to: '/guides', permanent: true }),
+])
+
+/**
+ * The Content-Security-Policy of filtered responses (ours), directive by directive; `script-src` gets the request's
+ * nonce in front at register time. Every page must load in Chromium with zero violations (test/e2e/csp.test.ts).
+ */
+export const contentSecurityPolicy = Object.freeze({
+  /** Scripts: only those carrying the nonce, and what they load ('strict-dynamic': Vite's chunks, React's). */
+  scriptSrc: Object.freeze(["'strict-dynamic'"]),
+  defaultSrc: Object.freeze(["'self'"]),
+  /** Vite's stylesheets are <link>s from the origin; Vite's dev server injects <style> with the nonce. */
+  styleSrc: Object.freeze(["'self'"]),
+  /** Style attributes cannot run script; React's `style` prop writes them. */
+  styleSrcAttr: Object.freeze(["'unsafe-inline'"]),
+  /** Images from the origin (public files, the optimizer), and data:/blob: placeholders. */
+  imgSrc: Object.freeze(["'self'", 'data:', 'blob:']),
+  /** Inter is self-hosted (DESIGN.md section 9). */
+  fontSrc: Object.freeze(["'self'"]),
+  /** Page data and client error reports go to the origin only. */
+  connectSrc: Object.freeze(["'self'"]),
+  objectSrc: Object.freeze(["'none'"]),
+  baseUri: Object.freeze(["'self'"]),
+  formAction: Object.freeze(["'self'"]),
+  frameAncestors: Object.freeze(["'none'"]),
+})
+
+/** Headers of every response, excluded paths too: they cost nothing and are never wrong (ours). */
+export const alwaysHeaders = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+})
+
+/** Headers of filtered responses besides the CSP: they only mean something on documents (ours). */
+export const documentHeaders = Object.freeze({
+  'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=(), browsing-topics=()',
+  /** frame-ancestors 'none' for browsers that predate CSP level 2. */
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+})
+
+/** Strict-Transport-Security when HSTS=true: one year, subdomains included (no preload: that is an operator's call). */
+export const hstsHeaderValue = 'max-age=31536000; includeSubDomains'
+
+/** The CSP nonce: 128 random bits, base64 (CSP level 3 asks for at least 128 bits). */
+export const cspNonceBytes = 16

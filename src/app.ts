@@ -16,6 +16,7 @@ import imageWidths from '../plugins/image-widths.ts'
 import pages from '../plugins/pages.ts'
 import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
+import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
 import sitemap from '../plugins/sitemap.ts'
 
 export interface BuildOptions {
@@ -23,6 +24,8 @@ export interface BuildOptions {
   logger?: Logger
   /** Overrides of the server limits in config/server.ts (tests shorten time-outs). */
   limits?: Partial<Record<keyof typeof serverLimits, number>>
+  /** The site's own policy steps (tests add an auth gate); `enabled: false` only for the bench's unfiltered twin. */
+  requestFilter?: Pick<RequestFilterOptions, 'steps' | 'enabled'>
 }
 
 /**
@@ -63,6 +66,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
   await app.register(accessLog)
   await app.register(errors)
+  await app.register(requestFilter, { hsts: config.hsts, ...options.requestFilter })
   await app.register(health)
   await app.register(clientErrors)
   await app.register(sitemap, { siteUrl: config.siteUrl })

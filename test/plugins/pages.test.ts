@@ -4,7 +4,8 @@ import { guides } from '../../src/content/guides.ts'
 import { build } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 
-const stateScript = /<script id="__COURIER_DATA__" type="application\/json">([\s\S]*?)<\/script>/
+// Filtered pages carry the request's CSP nonce on the state script too.
+const stateScript = /<script id="__COURIER_DATA__" type="application\/json"(?: nonce="[^"]+")?>([\s\S]*?)<\/script>/
 
 function stateOf(html: string): { type: string; pageId?: string; data?: unknown; deploymentId: string } {
   const match = stateScript.exec(html)

@@ -1,0 +1,109 @@
+/**
+ * The request filter's cost, measured in one process so both sides share every condition: Courier's app twice, with
+ * the filter and without it (`requestFilter: { enabled: false }`), the same page rendered through inject in many short
+ * alternating rounds, each timed in CPU time of this process (what other processes do changes wall time far more),
+ * the median round of each side compared. Load runs on a shared machine differ by more than the filter costs; this
+ * A/B much less. Prints one JSON line (FilterCostSample) on stdout.
+ *
+ * Run by bench/run.ts as `node --import tsx bench/filter-cost.ts` with NODE_ENV=production in the environment.
+ */
+import Fastify, { type FastifyInstance } from 'fastify'
+import { pino } from 'pino'
+import { loadConfig } from '../config/env.ts'
+import requestFilter from '../plugins/request-filter.ts'
+import { buildApp } from '../src/app.ts'
+
+export interface FilterCostSample {
+  path: string
+  rounds: number
+  requestsPerRound: number
+  /** Median over rounds of the mean CPU time (user + system) per request, in microseconds. */
+  filteredUs: number
+  unfilteredUs: number
+  /** filteredUs ÷ unfilteredUs − 1, in percent. */
+  costPercent: number
+  /**
+   * The filter alone: CPU per request it adds to a bare Fastify route answering a constant (same A/B), in
+   * microseconds, and that as a share of the page's unfiltered cost: the filter's price without the page's noise.
+   */
+  hookUs: number
+  hookSharePercent: number
+}
+
+const path = '/'
+const rounds = 41
+const requestsPerRound = 60
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)]!
+}
+
+/** Medians of the mean CPU time per request of each side, over alternating rounds after a warm-up. */
+async function compare(apps: Record<'filtered' | 'unfiltered', FastifyInstance>, url: string) {
+  const timeRound = async (app: FastifyInstance) => {
+    const started = process.cpuUsage()
+    for (let index = 0; index < requestsPerRound; index++) {
+      const response = await app.inject(url)
+      if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`)
+    }
+    const used = process.cpuUsage(started)
+    return (used.user + used.system) / requestsPerRound
+  }
+  // Warm-up: JIT, the page's lazy chunk, React's caches.
+  for (let round = 0; round < 5; round++) {
+    await timeRound(apps.filtered)
+    await timeRound(apps.unfiltered)
+  }
+  const samples = { filtered: [] as number[], unfiltered: [] as number[] }
+  for (let round = 0; round < rounds; round++) {
+    // Alternate who goes first, so a slow spell of the machine does not always fall on the same side.
+    const order = round % 2 === 0 ? (['filtered', 'unfiltered'] as const) : (['unfiltered', 'filtered'] as const)
+    for (const side of order) samples[side].push(await timeRound(apps[side]))
+  }
+  return { filtered: median(samples.filtered), unfiltered: median(samples.unfiltered) }
+}
+
+/** A bare Fastify with one page-like route answering a constant, with or without the request filter. */
+async function bareRoute(withFilter: boolean): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false })
+  if (withFilter) await app.register(requestFilter, { hsts: false })
+  app.get('/guides/:slug', async function answerConstant() {
+    return 'ok'
+  })
+  await app.ready()
+  return app
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' })
+  const logger = pino({ level: 'silent' })
+  const apps = {
+    filtered: await buildApp(config, { logger }),
+    unfiltered: await buildApp(config, { logger, requestFilter: { enabled: false } }),
+  }
+  const page = await compare(apps, path)
+  const bare = { filtered: await bareRoute(true), unfiltered: await bareRoute(false) }
+  const hook = await compare(bare, '/guides/streaming-ssr')
+  await Promise.all([bare.filtered.close(), bare.unfiltered.close()])
+  await Promise.all([apps.filtered.close(), apps.unfiltered.close()])
+  const filteredUs = page.filtered
+  const unfilteredUs = page.unfiltered
+  const hookUs = hook.filtered - hook.unfiltered
+  const sample: FilterCostSample = {
+    path,
+    rounds,
+    requestsPerRound,
+    filteredUs: Number(filteredUs.toFixed(1)),
+    unfilteredUs: Number(unfilteredUs.toFixed(1)),
+    costPercent: Number(((filteredUs / unfilteredUs - 1) * 100).toFixed(1)),
+    hookUs: Number(hookUs.toFixed(1)),
+    hookSharePercent: Number(((hookUs / unfilteredUs) * 100).toFixed(2)),
+  }
+  process.stdout.write(JSON.stringify(sample) + '\n')
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`filter-cost: ${(error as Error)?.stack ?? String(error)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,112 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { alwaysHeaders, hstsHeaderValue, siteRedirects, type SiteRedirect } from '../config/request-filter.ts'
+import { errors } from '../src/errors.ts'
+import {
+  createNonceStep,
+  createRedirectStep,
+  createSecurityHeadersStep,
+  type PolicyStep,
+  type PolicyTarget,
+  type StepOutcome,
+} from '../src/site-policy.ts'
+import { compileExclusions, judgePath } from '../src/site-policy-path.ts'
+import { pages as pageTable } from '../client/routes.ts'
+
+export interface RequestFilterOptions {
+  /** Send Strict-Transport-Security (HSTS=true): only behind TLS. */
+  hsts: boolean
+  /** The site's redirects; default: config/request-filter.ts. */
+  redirects?: readonly SiteRedirect[]
+  /** The site's own steps, run in order after the built-in ones (nonce, security headers, redirects). */
+  steps?: readonly PolicyStep[]
+  /** The page paths (router patterns) the shape-based exclusions must not swallow; default: the page table. */
+  pagePatterns?: readonly string[]
+  /** False only for the bench's unfiltered twin (bench/unfiltered-server.ts): no hook (the request fields stay declared). */
+  enabled?: boolean
+}
+
+function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function'
+}
+
+/** Where a redirect of a data request goes: the data URL (`dataBase` is `/_next/data/<id>`) of the page it names. */
+function dataLocation(dataBase: string, location: string): string {
+  if (!location.startsWith('/') || location.startsWith('//')) return location
+  const queryAt = location.indexOf('?')
+  const path = queryAt === -1 ? location : location.slice(0, queryAt)
+  const query = queryAt === -1 ? '' : location.slice(queryAt)
+  return `${encodeURI(dataBase)}${path === '/' ? '/index' : path.replace(/\/$/, '')}.json${query}`
+}
+
+function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
+  if (outcome.action !== 'redirect' && outcome.headers) reply.headers(outcome.headers)
+}
+
+/**
+ * The request filter (DESIGN.md section 3): on every path but the exclusions of config/request-filter.ts, judged on
+ * the pathname the router matches (src/site-policy-path.ts), it runs the site policy (src/site-policy.ts). A target the
+ * router could read differently from the filter is refused with 400 before any route runs.
+ */
+async function requestFilter(fastify: FastifyInstance, options: RequestFilterOptions) {
+  const { hsts, redirects = siteRedirects, steps: siteSteps = [], enabled = true } = options
+  const pagePatterns = options.pagePatterns ?? pageTable.map((page) => page.path)
+  if (typeof hsts !== 'boolean') throw new errors.OptionInvalid('hsts', 'true or false')
+  if (!Array.isArray(siteSteps) || siteSteps.some((step) => typeof step !== 'function')) {
+    throw new errors.OptionInvalid('steps', 'an array of functions (request, target) => outcome')
+  }
+  for (const redirect of redirects) {
+    if (!redirect.from.startsWith('/') || !redirect.to.startsWith('/') || redirect.to.startsWith('//')) {
+      throw new errors.OptionInvalid('redirects', `paths of the site, got ${redirect.from} -> ${redirect.to}`)
+    }
+  }
+  // Declared up front so every request object has the same shape (Fastify's advice for per-request fields).
+  fastify.decorateRequest('cspNonce', undefined)
+  fastify.decorateRequest('filterDecision', undefined)
+  if (!enabled) return
+
+  const isExcluded = compileExclusions(pagePatterns)
+  const staticHeaders = Object.freeze(hsts ? { ...alwaysHeaders, 'strict-transport-security': hstsHeaderValue } : alwaysHeaders)
+  const protection = [createNonceStep(), createSecurityHeadersStep()] as const
+  const steps: readonly PolicyStep[] = Object.freeze([...protection, createRedirectStep(redirects), ...siteSteps])
+
+  async function runSteps(request: FastifyRequest, reply: FastifyReply, target: PolicyTarget, dataBase: string) {
+    for (const step of steps) {
+      const result = step(request, target)
+      const outcome = isThenable(result) ? await result : result
+      addHeaders(reply, outcome)
+      if (outcome.action === 'continue') continue
+      request.log.debug({ step: step.name, action: outcome.action }, 'site policy answered')
+      if (outcome.action === 'redirect') {
+        const location = target.pageData ? dataLocation(dataBase, outcome.location) : outcome.location
+        return reply.redirect(location, outcome.permanent ? 308 : 307)
+      }
+      if (outcome.body === undefined) {
+        // The error handler answers with the status-title table: the error page, or JSON for data and the API.
+        throw Object.assign(new errors.FilterResponded(), { statusCode: outcome.statusCode })
+      }
+      return reply.code(outcome.statusCode).send(outcome.body)
+    }
+    return undefined
+  }
+
+  fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
+    reply.headers(staticHeaders)
+    const judgement = judgePath(request.url)
+    if (judgement.kind === 'invalid') {
+      // Not an excluded path, so its error page is filtered like any other; no site step sees it.
+      request.filterDecision = 'applied'
+      for (const step of protection) addHeaders(reply, step(request, { pathname: request.url, pageData: false }))
+      throw new errors.FilterPathInvalid(judgement.reason)
+    }
+    if (isExcluded(judgement.pathname)) {
+      request.filterDecision = 'excluded'
+      return
+    }
+    request.filterDecision = 'applied'
+    const target: PolicyTarget = { pathname: judgement.pathname, pageData: judgement.pageData }
+    return runSteps(request, reply, target, judgement.dataBase ?? '')
+  })
+}
+
+export default fp(requestFilter, { name: 'courier-request-filter', fastify: '5.x' })

@@ -1,0 +1,130 @@
+/**
+ * The Content-Security-Policy in a real Chromium: every filtered page loads and hydrates with zero CSP violations,
+ * its CSP nonce is the one on every script, and a script slipped into the document without the nonce does not run.
+ * /faq is excluded by the spec: no CSP, and it still works. The same injection runs there, which proves it would run
+ * anywhere the CSP did not stop it.
+ */
+import t, { type Test } from 'tap'
+import type { Response } from 'playwright-core'
+import { firstGuide, startSuite, staticPaths, type Session } from './harness.ts'
+
+const suite = await startSuite(t)
+
+interface Violation {
+  directive: string
+  blocked: string
+  sample: string
+}
+
+declare global {
+  interface Window {
+    __cspViolations?: Violation[]
+    __injectedRan?: boolean
+    __noncedRan?: boolean
+  }
+}
+
+/**
+ * Collects `securitypolicyviolation` events from the first byte of every document (init scripts bypass the CSP): the
+ * browser fires one for every refusal, including those it reports only in DevTools' own log.
+ */
+async function recordViolations(session: Session): Promise<void> {
+  await session.context.addInitScript(() => {
+    window.__cspViolations = []
+    document.addEventListener('securitypolicyviolation', (event) => {
+      window.__cspViolations!.push({ directive: event.violatedDirective, blocked: event.blockedURI, sample: event.sample })
+    })
+  })
+}
+
+async function violations(session: Session): Promise<Violation[]> {
+  return session.page.evaluate(() => window.__cspViolations ?? [])
+}
+
+/** Console messages about the CSP (from the page's scripts; the browser's own refusals are the events above). */
+function cspConsoleMessages(session: Session): string[] {
+  return session.recording.console.filter((entry) => /Content Security Policy/i.test(entry.text)).map((entry) => entry.text)
+}
+
+function nonceOf(response: Response): string | undefined {
+  return /'nonce-([^']+)'/.exec(response.headers()['content-security-policy'] ?? '')?.[1]
+}
+
+/** The nonce of every script element (the `nonce` property: Chromium hides the attribute's value once parsed). */
+async function scriptNonces(session: Session): Promise<string[]> {
+  return session.page.evaluate(() => [...document.scripts].map((script) => script.nonce))
+}
+
+async function checkPage(t: Test, path: string, expectCsp: boolean) {
+  const session = await suite.open(t)
+  await recordViolations(session)
+  const response = await session.goto(path)
+  t.equal(response.status(), path === '/no-such-page' ? 404 : 200, 'status')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await session.settle()
+  const nonce = nonceOf(response)
+  if (expectCsp) {
+    t.ok(nonce, 'a CSP with a nonce')
+    const nonces = await scriptNonces(session)
+    t.ok(nonces.length >= 2, `${nonces.length} scripts`)
+    t.same([...new Set(nonces)], [nonce], 'every script carries the header nonce')
+  } else {
+    t.equal(response.headers()['content-security-policy'], undefined, 'no CSP (excluded)')
+  }
+  t.same(await violations(session), [], 'no securitypolicyviolation event')
+  t.same(cspConsoleMessages(session), [], 'no CSP message in the console')
+  t.same(session.recording.pageErrors, [], 'no uncaught error')
+}
+
+t.test('every page loads and hydrates with zero CSP violations', async (t) => {
+  const guide = await firstGuide(await suite.open(t))
+  for (const path of [...staticPaths, guide.href, '/no-such-page']) {
+    await t.test(path, (t) => checkPage(t, path, path !== '/faq'))
+  }
+})
+
+/**
+ * Serves `path` with scripts added to its HTML (the response's headers, CSP included, kept as sent). `snippet` gets
+ * the nonce of the response, for a script that is meant to run.
+ */
+async function injectScripts(session: Session, path: string, snippet: (nonce: string) => string): Promise<Response> {
+  await session.page.route(session.url(path), async (route) => {
+    const original = await route.fetch()
+    const nonce = /'nonce-([^']+)'/.exec(original.headers()['content-security-policy'] ?? '')?.[1] ?? ''
+    const body = (await original.text()).replace('</body>', `${snippet(nonce)}</body>`)
+    await route.fulfill({ response: original, body })
+  })
+  return session.goto(path)
+}
+
+/** A parser-inserted inline script without the nonce (what an HTML injection would add). */
+const unnoncedScript = '<script>window.__injectedRan = true</script>'
+
+t.test('an inline script without the nonce is blocked on a filtered page', async (t) => {
+  const session = await suite.open(t)
+  await recordViolations(session)
+  const response = await injectScripts(
+    session,
+    '/',
+    (nonce) =>
+      // The control: the same script with the nonce runs, so the injection itself works.
+      `${unnoncedScript}<script nonce="${nonce}">window.__noncedRan = true</script>`,
+  )
+  t.ok(nonceOf(response), 'the CSP came with the page')
+  t.ok(await session.waitForHydration(), 'the page still hydrates')
+  const ran = await session.page.evaluate(() => ({ injected: window.__injectedRan, nonced: window.__noncedRan }))
+  t.equal(ran.nonced, true, 'the control: the injected script with the nonce runs')
+  t.equal(ran.injected, undefined, 'the injected script without the nonce did not run')
+  const blocked = (await violations(session)).filter(
+    (violation) => /^script-src/.test(violation.directive) && violation.blocked === 'inline',
+  )
+  t.equal(blocked.length, 1, 'one violation, for it')
+})
+
+t.test('the same injection runs on /faq, which the spec excludes from the filter', async (t) => {
+  const session = await suite.open(t)
+  const response = await injectScripts(session, '/faq', () => unnoncedScript)
+  t.equal(response.headers()['content-security-policy'], undefined, 'no CSP on /faq')
+  t.ok(await session.waitForHydration(), '/faq hydrates')
+  t.equal(await session.page.evaluate(() => window.__injectedRan), true, 'without a CSP the injected script runs')
+})
