@@ -1,9 +1,10 @@
 import fp from 'fastify-plugin'
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { pages as pageTable, type PageDefinition } from '../client/routes.ts'
 import { matchPage, type PageMatch } from '../client/router/match.ts'
 import { errors } from '../src/errors.ts'
+import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
 
 export interface PageDataOptions {
@@ -28,7 +29,8 @@ const dataCacheControl = {
 } as const
 
 const jsonType = 'application/json; charset=utf-8'
-const allowedMethods = 'GET, HEAD'
+/** Methods the data URL answers (HEAD comes with GET). */
+const dataMethods = ['GET', 'HEAD'] as const
 
 interface Answer {
   statusCode: 200 | 404
@@ -147,18 +149,8 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     },
   })
 
-  fastify.route({
-    method: ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    url: `${pageDataPrefix}*`,
-    // onRequest, before any body is read: the method alone decides.
-    onRequest: async function rejectDataMethod(request: FastifyRequest, reply: FastifyReply) {
-      reply.header('allow', allowedMethods).header('x-deployment-id', deploymentId)
-      throw new errors.DataMethodNotAllowed(request.method)
-    },
-    handler: async function unreachable() {
-      throw new errors.DataMethodNotAllowed('this method')
-    },
-  })
+  // Any other method: 405 with Allow, decided before any body is read.
+  fastify.route(methodNotAllowedRoute(fastify, `${pageDataPrefix}*`, dataMethods))
   fastify.log.debug({ pages: servedPages.length }, 'page data ready')
 }
 

@@ -30,13 +30,24 @@ function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
   return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function'
 }
 
-/** Where a redirect of a data request goes: the data URL (`dataBase` is `/_next/data/<id>`) of the page it names. */
-function dataLocation(dataBase: string, location: string): string {
-  if (!location.startsWith('/') || location.startsWith('//')) return location
-  const queryAt = location.indexOf('?')
-  const path = queryAt === -1 ? location : location.slice(0, queryAt)
-  const query = queryAt === -1 ? '' : location.slice(queryAt)
-  return `${encodeURI(dataBase)}${path === '/' ? '/index' : path.replace(/\/$/, '')}.json${query}`
+/**
+ * A redirect of a data request is answered the way the page-data route answers a loader's redirect: 200 JSON
+ * `{ redirect }`, so the client router navigates to the new page (and its URL) instead of letting fetch follow a 3xx
+ * to data that would show under the old URL.
+ */
+function sendDataRedirect(
+  reply: FastifyReply,
+  deploymentId: string | undefined,
+  destination: string,
+  permanent: boolean,
+): FastifyReply {
+  // The client router trusts data only from its own deployment (page-data answers carry the id too).
+  if (deploymentId !== undefined) reply.header('x-deployment-id', deploymentId)
+  return reply
+    .code(200)
+    .type('application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(JSON.stringify({ redirect: { destination, permanent } }))
 }
 
 function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
@@ -65,12 +76,13 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
   fastify.decorateRequest('filterDecision', undefined)
   if (!enabled) return
 
+  const deploymentId = fastify.hasDecorator('deploymentId') ? fastify.deploymentId : undefined
   const isExcluded = compileExclusions(pagePatterns)
   const staticHeaders = Object.freeze(hsts ? { ...alwaysHeaders, 'strict-transport-security': hstsHeaderValue } : alwaysHeaders)
   const protection = [createNonceStep(), createSecurityHeadersStep()] as const
   const steps: readonly PolicyStep[] = Object.freeze([...protection, createRedirectStep(redirects), ...siteSteps])
 
-  async function runSteps(request: FastifyRequest, reply: FastifyReply, target: PolicyTarget, dataBase: string) {
+  async function runSteps(request: FastifyRequest, reply: FastifyReply, target: PolicyTarget) {
     for (const step of steps) {
       const result = step(request, target)
       const outcome = isThenable(result) ? await result : result
@@ -78,8 +90,8 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
       if (outcome.action === 'continue') continue
       request.log.debug({ step: step.name, action: outcome.action }, 'site policy answered')
       if (outcome.action === 'redirect') {
-        const location = target.pageData ? dataLocation(dataBase, outcome.location) : outcome.location
-        return reply.redirect(location, outcome.permanent ? 308 : 307)
+        if (target.pageData) return sendDataRedirect(reply, deploymentId, outcome.location, outcome.permanent)
+        return reply.redirect(outcome.location, outcome.permanent ? 308 : 307)
       }
       if (outcome.body === undefined) {
         // The error handler answers with the status-title table: the error page, or JSON for data and the API.
@@ -105,7 +117,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     }
     request.filterDecision = 'applied'
     const target: PolicyTarget = { pathname: judgement.pathname, pageData: judgement.pageData }
-    return runSteps(request, reply, target, judgement.dataBase ?? '')
+    return runSteps(request, reply, target)
   })
 }
 

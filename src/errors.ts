@@ -28,7 +28,6 @@ export const errors = {
     'This server runs deployment %s; the page data asked for belongs to %s',
     409,
   ),
-  DataMethodNotAllowed: createError('COURIER_ERR_DATA_METHOD_NOT_ALLOWED', 'Page data answers GET and HEAD, not %s', 405),
   FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
   FilterResponded: createError('COURIER_ERR_FILTER_RESPONDED', 'The site policy answered this request', 403),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),

@@ -10,10 +10,9 @@ import { filterExclusions } from '../config/request-filter.ts'
 
 export type PathJudgement =
   /**
-   * `pathname`: the decoded page path judged (for a data URL, its page's); `pageData`: a page-data URL, whose
-   * `/_next/data/<id>` is `dataBase`.
+   * `pathname`: the decoded page path judged (for a data URL, its page's); `pageData`: a page-data URL.
    */
-  | { kind: 'path'; pathname: string; pageData: boolean; dataBase?: string }
+  | { kind: 'path'; pathname: string; pageData: boolean }
   /** `reason`: why the target is refused (for the log). */
   | { kind: 'invalid'; reason: string }
 
@@ -94,8 +93,7 @@ export function judgePath(rawUrl: string): PathJudgement {
       // `/_next/data/<id>/<page path>.json`. Without a page path it names no page: judged as `/`, filtered, never
       // excluded, whatever the page-data route makes of it.
       const rest = segments.slice(4).join('/')
-      const dataBase = segments.slice(0, 4).join('/')
-      return { kind: 'path', pathname: rest ? pagePathOfData(rest) : '/', pageData: true, dataBase }
+      return { kind: 'path', pathname: rest ? pagePathOfData(rest) : '/', pageData: true }
     }
   }
   return { kind: 'path', pathname, pageData: false }

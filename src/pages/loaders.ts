@@ -13,6 +13,12 @@ import type { SlowData } from '../../client/pages/test-slow.tsx'
 import type { LateErrorData } from '../../client/pages/test-late-error.tsx'
 import type { TestLinksData } from '../../client/pages/test-links.tsx'
 
+/** `?delay=<ms>` of a test route: a whole number of milliseconds up to 5 s, else the route's default. */
+function testDelayMs(requested: unknown, fallbackMs: number): number {
+  const delayMs = Number(requested)
+  return Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= 5000 ? delayMs : fallbackMs
+}
+
 export type LoaderResult<Data> =
   | { props: Data }
   | { notFound: true }
@@ -82,11 +88,7 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
     load: (): LoaderResult<FaqData> => ({ props: { entries: [...faq] } }),
   },
   'test-slow': {
-    load: ({ query }): LoaderResult<SlowData> => {
-      const requested = Number(query.delay)
-      const delayMs = Number.isInteger(requested) && requested >= 0 && requested <= 5000 ? requested : 300
-      return { props: { delayMs } }
-    },
+    load: ({ query }): LoaderResult<SlowData> => ({ props: { delayMs: testDelayMs(query.delay, 300) } }),
   },
   'test-server-error': {
     load: () => {
@@ -94,11 +96,7 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
     },
   },
   'test-late-error': {
-    load: ({ query }): LoaderResult<LateErrorData> => {
-      const requested = Number(query.delay)
-      const delayMs = Number.isInteger(requested) && requested >= 0 && requested <= 5000 ? requested : 100
-      return { props: { delayMs } }
-    },
+    load: ({ query }): LoaderResult<LateErrorData> => ({ props: { delayMs: testDelayMs(query.delay, 100) } }),
   },
   'test-links': {
     // 20 distinct static pages to link to: every guide, then guides that do not exist (their data is a not-found).

@@ -155,7 +155,7 @@ t.test('other methods are 405 with Allow, before any body is read', async (t) =>
     t.equal(response.statusCode, 405, method)
     t.equal(response.headers.allow, 'GET, HEAD', method)
     t.match(response.headers['content-type'], /^application\/json/, method)
-    t.match(response.json(), { statusCode: 405, code: 'COURIER_ERR_DATA_METHOD_NOT_ALLOWED' }, method)
+    t.match(response.json(), { statusCode: 405, code: 'COURIER_ERR_METHOD_NOT_ALLOWED' }, method)
   }
 })
 

@@ -28,7 +28,7 @@ t.test('targets are read as the router reads them', async (t) => {
     ['/_next/datax/id/faq.json', '/_next/datax/id/faq.json', false],
   ]
   for (const [target, pathname, pageData] of cases) {
-    t.same(judgePath(target), { kind: 'path', pathname, pageData, ...(pageData ? { dataBase: '/_next/data/id' } : {}) }, target)
+    t.same(judgePath(target), { kind: 'path', pathname, pageData }, target)
   }
 })
 
