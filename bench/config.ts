@@ -33,7 +33,9 @@ export const load = Object.freeze({
   /** Measured seconds per target (autocannon -d); BENCH_DURATION overrides it for quick runs. */
   durationS: positiveInteger('BENCH_DURATION', 10),
   /** Unmeasured seconds per target first: JIT, React's lazy page chunks and socket pools settle before we count. */
-  warmUpS: 2,
+  warmUpS: 5,
+  /** Alternating rounds of `/` with and without the request filter; the cost is the median round's. */
+  filterRounds: 3,
   /** A response slower than this counts as an error (autocannon's timeout); far above any healthy latency here. */
   timeoutS: 10,
 })

@@ -67,7 +67,7 @@ export async function buildTargets(client: ClientModule, deploymentId: string): 
   const homeMarkers = [await titleMarker(home, {}, deploymentId)]
   return [
     { name: 'Courier /', server: 'courier', path: '/', expectedStatus: 200, markers: homeMarkers },
-    // Right after Courier /, so both run under the same machine load: their ratio is the request filter's cost.
+    // The filter's price is taken from alternating rounds of these two after the table (bench/run.ts).
     { name: 'Courier / (filter off)', server: 'unfiltered', path: '/', expectedStatus: 200, markers: homeMarkers },
     {
       name: `Courier ${guidePath}`,

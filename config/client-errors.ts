@@ -23,7 +23,7 @@ export const clientErrorLimits = Object.freeze({
 export const clientErrorsPath = '/api/client-errors'
 
 /** What reported a client error. */
-export const clientErrorSources = ['boundary', 'onerror', 'unhandledrejection'] as const
+export const clientErrorSources = ['boundary', 'onerror', 'unhandledrejection', 'hydration'] as const
 export type ClientErrorSource = (typeof clientErrorSources)[number]
 
 export interface ClientErrorReport {

@@ -95,6 +95,13 @@ t.test('a boundary that fails after the shell: the page ends with the server-sid
     session.recording.console.some((entry) => entry.type === 'error' && entry.text.includes(digest!)),
     'the console names the digest',
   )
+  // React recovers by rendering the boundary in the browser and says so (onRecoverableError): that is reported too.
+  const report = await serverLogLine(
+    (entry) =>
+      entry.msg === 'client error reported' &&
+      (entry.clientError as { source?: string; digest?: string } | undefined)?.digest === digest,
+  )
+  t.match(report, { clientError: { source: 'hydration', digest }, userAgent: /Chrome/ }, 'the recovery reaches the log')
 })
 
 t.test('a page without the screen stays clean: no report is sent', async (t) => {
