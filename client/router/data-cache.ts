@@ -4,8 +4,11 @@ import type { PageData } from './page-data.ts'
 
 interface Entry {
   data: Promise<PageData>
-  /** When the answer arrived; unset while in flight. */
-  receivedAt?: number
+  /**
+   * When the data was asked for: the server made it then, so its age counts from there (and an answer that arrives
+   * late, or while the clock jumps, is not younger than it is).
+   */
+  requestedAt: number
 }
 
 export interface DataCache {
@@ -32,8 +35,7 @@ export function createDataCache(): DataCache {
   function fresh(url: string): Entry | undefined {
     const entry = entries.get(url)
     if (!entry) return undefined
-    if (entry.receivedAt === undefined) return entry
-    if (Date.now() - entry.receivedAt < staleAfterMs.static) return entry
+    if (Date.now() - entry.requestedAt < staleAfterMs.static) return entry
     entries.delete(url)
     return undefined
   }
@@ -42,23 +44,19 @@ export function createDataCache(): DataCache {
     load(url, kind, fetch) {
       const kept = kind === 'static' ? fresh(url) : undefined
       if (kept) return kept.data
+      const requestedAt = Date.now()
       const data = fetch()
       if (staleAfterMs[kind] <= 0) return data
-      const entry: Entry = { data }
+      const entry: Entry = { data, requestedAt }
       entries.set(url, entry)
-      data.then(
-        () => {
-          entry.receivedAt = Date.now()
-        },
-        () => {
-          if (entries.get(url) === entry) entries.delete(url)
-        },
-      )
+      data.catch(() => {
+        if (entries.get(url) === entry) entries.delete(url)
+      })
       return data
     },
     has: (url) => fresh(url) !== undefined,
     put(url, kind, data) {
-      if (staleAfterMs[kind] > 0) entries.set(url, { data: Promise.resolve(data), receivedAt: Date.now() })
+      if (staleAfterMs[kind] > 0) entries.set(url, { data: Promise.resolve(data), requestedAt: Date.now() })
     },
   }
 }
