@@ -4,7 +4,10 @@
  * (console, uncaught errors, every request). Everything it opens is closed on teardown, every wait is bounded.
  */
 import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core'
 import type { Test } from 'tap'
 import type { LogLine } from '../helpers/app.ts'
@@ -133,14 +136,24 @@ async function startServer(env: Record<string, string>): Promise<RunningServer> 
     import('../helpers/app.ts'),
     import('pino'),
   ])
+  // Each suite starts with an empty image cache of its own: no entry of an earlier run (or of the project's own
+  // .image-cache) decides what a test sees, and nothing is left behind.
+  const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-e2e-images-'))
+  const removeImageCache = () => rm(imageCacheDir, { recursive: true, force: true })
   // Only what the suite needs: an operator's DEPLOYMENT_ID or TRUST_PROXY must not change what is tested.
-  const config = loadConfig({ LOG_LEVEL: 'info', DIST_DIR: process.env.DIST_DIR ?? 'dist', ...env })
+  const config = loadConfig({
+    LOG_LEVEL: 'info',
+    DIST_DIR: process.env.DIST_DIR ?? 'dist',
+    IMAGE_CACHE_DIR: imageCacheDir,
+    ...env,
+  })
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
   try {
     await bounded(app.listen({ host: '127.0.0.1', port: 0 }), timeouts.navigationMs, 'starting the server')
   } catch (error) {
     await app.close()
+    await removeImageCache()
     throw error
   }
   const { port } = app.server.address() as AddressInfo
@@ -148,7 +161,7 @@ async function startServer(env: Record<string, string>): Promise<RunningServer> 
     origin: `http://127.0.0.1:${port}`,
     deploymentId: app.deploymentId,
     logs: lines,
-    close: () => bounded(app.close(), timeouts.closeMs, 'closing the server').then(() => undefined),
+    close: () => bounded(app.close(), timeouts.closeMs, 'closing the server').then(removeImageCache),
   }
 }
 

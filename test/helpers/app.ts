@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { Writable } from 'node:stream'
 import { pino } from 'pino'
 import type { FastifyInstance } from 'fastify'
@@ -33,18 +36,31 @@ export function captureLogs(): { stream: Writable; lines: () => LogLine[] } {
 }
 
 /**
- * The whole app over the production build, logging into memory; closed when the test ends.
- * `env` adds environment variables (as strings, like the process would see them).
+ * The whole app over the production build, logging into memory, not ready yet (a test may add routes); closed when
+ * the test ends. `env` adds environment variables (as strings, like the process would see them).
  */
+export async function buildUnready(
+  t: Test,
+  env: Record<string, string> = {},
+  options: Omit<BuildOptions, 'logger'> = {},
+): Promise<Built> {
+  // An empty image cache of the test's own unless it names one: no test sees another's entries.
+  const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-test-images-'))
+  t.teardown(() => rm(imageCacheDir, { recursive: true, force: true }))
+  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, ...env })
+  const { stream, lines } = captureLogs()
+  const app = await buildApp(config, { ...options, logger: pino(loggerOptions(config.logLevel), stream) })
+  t.teardown(() => app.close())
+  return { app, config, logs: lines }
+}
+
+/** `buildUnready`, then ready: the app as a request sees it. */
 export async function build(
   t: Test,
   env: Record<string, string> = {},
   options: Omit<BuildOptions, 'logger'> = {},
 ): Promise<Built> {
-  const config = loadConfig({ LOG_LEVEL: 'debug', ...env })
-  const { stream, lines } = captureLogs()
-  const app = await buildApp(config, { ...options, logger: pino(loggerOptions(config.logLevel), stream) })
-  t.teardown(() => app.close())
-  await app.ready()
-  return { app, config, logs: lines }
+  const built = await buildUnready(t, env, options)
+  await built.app.ready()
+  return built
 }

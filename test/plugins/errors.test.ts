@@ -1,10 +1,6 @@
 import t, { type Test } from 'tap'
 import net from 'node:net'
-import { pino } from 'pino'
-import { loadConfig } from '../../config/env.ts'
-import { buildApp } from '../../src/app.ts'
-import { loggerOptions } from '../../src/logger.ts'
-import { build, captureLogs } from '../helpers/app.ts'
+import { build, buildUnready } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 
 t.test('an unknown path is the 404 page, in the layout, uncached', async (t) => {
@@ -63,10 +59,7 @@ t.test('an oversized header gets 431 and the server keeps serving', async (t) =>
 
 /** The whole app with a few extra routes that fail on demand, registered before it is ready. */
 async function buildWithFailingRoutes(t: Test, env: Record<string, string> = {}) {
-  const config = loadConfig({ LOG_LEVEL: 'debug', ...env })
-  const { stream, lines } = captureLogs()
-  const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
-  t.teardown(() => app.close())
+  const { app, logs } = await buildUnready(t, env)
   for (const prefix of ['/api/failing', '/failing']) {
     app.get(`${prefix}/bug`, async function throwPlainError() {
       throw new Error('secret detail of a plugin bug')
@@ -81,7 +74,7 @@ async function buildWithFailingRoutes(t: Test, env: Record<string, string> = {})
     handler: async (request) => request.query,
   })
   await app.ready()
-  return { app, logs: lines }
+  return { app, logs }
 }
 
 const table = [
