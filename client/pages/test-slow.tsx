@@ -1,25 +1,14 @@
 import { Suspense, use } from 'react'
 import type { PageComponentProps } from '../routes.ts'
+import { settleAfter } from './test-delay.ts'
 
 export interface SlowData {
   delayMs: number
 }
 
-/** Per-render delays: a module-level cache would resolve only once and stop suspending after the first request. */
-const pending = new WeakMap<object, Promise<void>>()
-
-function delayFor(key: object, ms: number): Promise<void> {
-  let promise = pending.get(key)
-  if (!promise) {
-    promise = new Promise((resolve) => setTimeout(resolve, ms))
-    pending.set(key, promise)
-  }
-  return promise
-}
-
 function SlowSection({ token, delayMs }: { token: object; delayMs: number }) {
   // The server waits; in the browser the content is already in the HTML, so hydration need not wait again.
-  if (typeof window === 'undefined') use(delayFor(token, delayMs))
+  if (typeof window === 'undefined') use(settleAfter(token, delayMs))
   return <p id="slow-section">Resolved after {delayMs} ms.</p>
 }
 
