@@ -52,7 +52,7 @@ export const guides: readonly Guide[] = [
       {
         heading: 'Matched by whole segments',
         paragraphs: [
-          'The exclusions are compiled once at start-up and matched on the decoded, normalised path, the same path the router matches, by whole path segments. /api and /api/health are excluded, but /apix is not. /faq and /faq/ are excluded, but /faq-admin is filtered. /images/dunes.jpg is excluded, /images-private is not. An encoded variant such as /%61pi, a doubled slash or a dot segment gets the same decision as the path it stands for, or a 400 Bad Request when it cannot be decoded at all.',
+          'The exclusions are compiled once at start-up and matched on the decoded, normalised path, the same path the router matches, by whole path segments. /api and /api/health are excluded, but /apix is not. /faq and /faq/ are excluded, but /faq-admin is filtered. /images/dunes.jpg is excluded, /images-private is not. An encoded variant such as /%61pi gets the same decision as the path it stands for. Spellings that a router, a proxy or a wildcard could read in two ways (a doubled slash, a dot segment, an encoded slash or backslash, a malformed escape) are refused with 400 Bad Request, so no spelling reaches a page around the filter.',
           'A page-data request is judged as the page it serves: /_next/data/<id>/guides/images.json gets the decision of /guides/images, so a gate that guards a page guards its data too, and /_next/data/<id>/faq.json is excluded just like /faq.',
         ],
       },
