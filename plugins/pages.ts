@@ -64,6 +64,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   // Decorated by courier-deployment-id before this plugin registers, and fixed for the life of the process.
   const deploymentId = fastify.deploymentId
   const preloadsFor = dev ? undefined : await readPagePreloads(path.join(distDir, 'client'), pageIds, deploymentId)
+  /** The production build's reply.html and reply.render, as @fastify/vite decorates replies with them. */
+  const documentFunctions: { html?: HtmlFunction; render?: RenderFunction } = {}
 
   await fastify.register(fastifyVite, {
     root,
@@ -82,12 +84,17 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     },
     // reply.html and reply.render carry Courier's own signatures (src/render/renderer.ts), hence the casts.
     renderer: {
-      createHtmlFunction: (source: string) => createTemplateFunction(source, deploymentId) as unknown as HtmlFunction,
-      createRenderFunction: async (client) =>
-        createRenderDocument(client as unknown as ClientModule, deploymentId, {
+      createHtmlFunction(source: string) {
+        documentFunctions.html = createTemplateFunction(source, deploymentId) as unknown as HtmlFunction
+        return documentFunctions.html
+      },
+      async createRenderFunction(client) {
+        documentFunctions.render = createRenderDocument(client as unknown as ClientModule, deploymentId, {
           renderTimeoutMs,
           ...(preloadsFor ? { preloadsFor } : {}),
-        }) as unknown as RenderFunction,
+        }) as unknown as RenderFunction
+        return documentFunctions.render
+      },
       createRouteHandler: ({ route }) => createPageHandler(route as unknown as PageDefinition, deploymentId),
       createRoute({ route, handler }, scope) {
         const page = route as unknown as PageDefinition | undefined
@@ -98,10 +105,22 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     },
   })
   await fastify.vite.ready()
+
+  // Requests the router refuses (a malformed escape) get a bare Reply without @fastify/vite's decorators; buildApp's
+  // frameworkErrors lends them the build's render functions so their error page is the site's own. In development
+  // the functions change with every edit, and those requests keep the plain error page.
+  fastify.decorate('lendDocumentRenderer', function lendDocumentRenderer(reply: FastifyReply) {
+    if (dev || typeof reply.render === 'function' || !documentFunctions.html || !documentFunctions.render) return
+    Object.assign(reply, { html: documentFunctions.html, render: documentFunctions.render })
+  })
   fastify.log.debug({ dev, assetBase }, 'pages ready')
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Gives a reply made outside any route the render functions of the build (see above). */
+    lendDocumentRenderer?: (reply: FastifyReply) => void
+  }
   interface FastifyContextConfig {
     /** Set on page routes: the id of the page in the page table. */
     pageId?: string

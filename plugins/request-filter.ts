@@ -102,15 +102,35 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     return undefined
   }
 
-  fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
+  /** A target refused before any page could see it: not an excluded path, so its error page is filtered like any other. */
+  function protectRefusedRequest(request: FastifyRequest, reply: FastifyReply): void {
+    request.filterDecision = 'applied'
     reply.headers(staticHeaders)
+    for (const step of protection) addHeaders(reply, step(request, { pathname: request.url, pageData: false }))
+  }
+
+  /**
+   * The router's own refusals (a malformed escape, an over-long parameter) run no hook: buildApp's frameworkErrors
+   * asks here instead. An excluded path stays excluded; anything else gets the policy's headers, no site step.
+   */
+  fastify.decorate('judgeRefusedRequest', function judgeRefusedRequest(request: FastifyRequest, reply: FastifyReply) {
+    const judgement = judgePath(request.url)
+    if (judgement.kind === 'path' && isExcluded(judgement.pathname)) {
+      request.filterDecision = 'excluded'
+      reply.headers(staticHeaders)
+      return
+    }
+    protectRefusedRequest(request, reply)
+  })
+
+  fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
     const judgement = judgePath(request.url)
     if (judgement.kind === 'invalid') {
-      // Not an excluded path, so its error page is filtered like any other; no site step sees it.
-      request.filterDecision = 'applied'
-      for (const step of protection) addHeaders(reply, step(request, { pathname: request.url, pageData: false }))
+      // No site step sees it.
+      protectRefusedRequest(request, reply)
       throw new errors.FilterPathInvalid(judgement.reason)
     }
+    reply.headers(staticHeaders)
     if (isExcluded(judgement.pathname)) {
       request.filterDecision = 'excluded'
       return
@@ -119,6 +139,13 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     const target: PolicyTarget = { pathname: judgement.pathname, pageData: judgement.pageData }
     return runSteps(request, reply, target)
   })
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set by the request filter when it is on: its decision and headers for a request the router refused. */
+    judgeRefusedRequest?: (request: FastifyRequest, reply: FastifyReply) => void
+  }
 }
 
 export default fp(requestFilter, { name: 'courier-request-filter', fastify: '5.x' })

@@ -55,9 +55,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Requests Node's parser rejects (431, 408, 400) are answered by the status-title table too.
     clientErrorHandler: handleConnectionError,
     // Router-level failures (malformed %-escapes, over-long parameters) reach no route, so no hook runs for them:
-    // echo the request id and write the access line here, and answer through the same error handler as the rest.
+    // echo the request id, take the request filter's decision and write the access line here, and answer through
+    // the same error handler (and error page) as the rest.
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
       reply.header('x-request-id', request.id)
+      app.judgeRefusedRequest?.(request, reply)
+      app.lendDocumentRenderer?.(reply)
       reply.raw.once('finish', () => accessLogController.requestCompleted(null, request, reply))
       return app.errorHandler(error, request, reply)
     },

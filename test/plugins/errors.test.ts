@@ -25,19 +25,24 @@ t.test('under /api and /_next a miss is JSON', async (t) => {
   }
 })
 
-t.test('malformed percent-encoding is a 400 page', async (t) => {
+t.test('malformed percent-encoding is a 400 page in the site layout, though the router refuses it before any route', async (t) => {
   const { app } = await build(t)
   for (const url of ['/%', '/guides/%E0%A4%A', '/%zz']) {
     const response = await app.inject(url)
     t.equal(response.statusCode, 400, url)
+    t.equal(response.headers['cache-control'], 'no-store', url)
     t.match(response.body, '<title>400: Bad Request</title>', url)
+    t.match(response.body, /<header class="site-header">/, `${url}: the site layout`)
+    t.match(response.body, `data-dpl-id="${app.deploymentId}"`, `${url}: the app's document`)
   }
 })
 
-t.test('an over-long route parameter is not found', async (t) => {
+t.test('an over-long route parameter is not found, on the site 404 page', async (t) => {
   const { app } = await build(t)
   const response = await app.inject(`/guides/${'a'.repeat(500)}`)
   t.equal(response.statusCode, 404)
+  t.match(response.body, '<title>404: This page could not be found</title>')
+  t.match(response.body, `data-dpl-id="${app.deploymentId}"`)
 })
 
 t.test('an oversized header gets 431 and the server keeps serving', async (t) => {

@@ -17,7 +17,8 @@ const id = 'dpl-test'
  * - applied: the site policy ran (CSP with a fresh nonce, document headers; the access line says `applied`).
  * - excluded: no policy (no CSP), static headers only; the access line says `excluded`.
  * - refused: the filter answers 400 (COURIER_ERR_FILTER_PATH_INVALID), its error page filtered.
- * - bad-url: the router itself answers 400 (FST_ERR_BAD_URL) before any hook: no route, no page.
+ * - bad-url: the router itself answers 400 (FST_ERR_BAD_URL) before any hook: no route, no page; the filter's
+ *   decision and headers still come with the error page (buildApp's frameworkErrors asks the filter).
  */
 type Expected = 'applied' | 'excluded' | 'refused' | 'bad-url'
 
@@ -146,6 +147,9 @@ const pathTable: ReadonlyArray<readonly [rawPath: string, expected: Expected, wh
   ['/guides/%C0%AF',                      'bad-url',  'overlong UTF-8 for /'],
   ['/%E0%A4%A',                           'bad-url',  'truncated escape'],
   [`/_next/data/${id}/fa%.json`,          'bad-url',  'lone % in a data URL'],
+  // Over-long route parameters: the router's own 404, judged by the path all the same.
+  [`/guides/${'a'.repeat(250)}`,          'applied',  'a parameter over maxParamLength'],
+  [`/_next/data/${'d'.repeat(250)}/faq.json`, 'excluded', 'an over-long id in the data URL of an excluded page'],
 ]
 
 interface RawResponse {
@@ -183,7 +187,7 @@ function nonceOf(csp: string | string[] | undefined): string | undefined {
 function assertDecision(t: Test, built: Built, rawPath: string, expected: Expected, response: RawResponse) {
   const line = accessLineOf(built.logs, response.headers['x-request-id'])
   t.ok(line, 'an access line')
-  if (expected !== 'bad-url') t.equal(response.headers['x-content-type-options'], 'nosniff', 'nosniff, whatever the decision')
+  t.equal(response.headers['x-content-type-options'], 'nosniff', 'nosniff, whatever the decision')
   const csp = response.headers['content-security-policy']
   switch (expected) {
     case 'applied': {
@@ -217,7 +221,11 @@ function assertDecision(t: Test, built: Built, rawPath: string, expected: Expect
     case 'bad-url':
       t.equal(response.status, 400, '400')
       t.equal(line?.route, null, 'no route ran')
-      t.equal(csp, undefined, 'no hook ran, so no CSP (and no page)')
+      t.equal(line?.filter, 'applied', 'access line: applied (the error page is filtered)')
+      t.ok(nonceOf(csp), 'the error page has its CSP')
+      for (const [, bodyNonce] of response.body.matchAll(/nonce="([^"]*)"/g)) {
+        t.equal(bodyNonce, nonceOf(csp), 'a nonce in the error page is the header one')
+      }
       break
   }
   t.comment(`${rawPath} -> ${response.status}`)
