@@ -124,6 +124,19 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
   t.same(unexpectedConsoleErrors(session.recording), [])
 })
 
+t.test('a hovered Link is prefetched, however far from the viewport', async (t) => {
+  const session = await open(t, '/__test/links')
+  const { page } = session
+  const farPath = `/guides/${secondGuide.slug}.json`
+  await sleep(300)
+  t.equal(dataRequests(session, farPath).length, 0, 'far below the fold: not prefetched')
+  // The pointer arrives without scrolling (React's onMouseEnter listens to mouseover): only the hover can prefetch.
+  await page.locator('#far-link').dispatchEvent('mouseover')
+  t.ok(await eventually(() => dataRequests(session, farPath).length, 1), 'hovered: its data is prefetched')
+  t.equal(await page.evaluate(() => window.scrollY), 0, 'the page did not scroll')
+  t.same(unexpectedConsoleErrors(session.recording), [])
+})
+
 t.test('with 20 links in view and slow data, at most 5 prefetches are in flight', async (t) => {
   const session = await suite.open(t)
   const { page } = session
