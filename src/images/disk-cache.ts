@@ -99,7 +99,7 @@ export class DiskImageCache {
     }
     loaded.sort((a, b) => a.mtimeMs - b.mtimeMs)
     for (const { entry } of loaded) this.#index(entry)
-    this.#evict()
+    await this.#evict()
   }
 
   /** The entry under `key`, now the most recently used; undefined when there is none. */
@@ -157,7 +157,8 @@ export class DiskImageCache {
     const entry: CacheEntry = { ...meta, body: undefined, file, bodyOffset: 4 + metaBytes.length }
     this.#keepInMemory(entry, bytes)
     this.#index(entry)
-    this.#evict()
+    // Resolves once the evicted files are gone too, so the folder agrees with the index when a put is over.
+    await this.#evict()
     return this.#entries.get(meta.key)
   }
 
@@ -182,15 +183,20 @@ export class DiskImageCache {
     return entry
   }
 
-  #evict(): void {
+  /** Drops the least recently used entries until the cache fits its cap, from the index at once, then from disk. */
+  async #evict(): Promise<void> {
     const { maxBytes, log } = this.#options
+    const unlinks: Promise<void>[] = []
     for (const key of this.#entries.keys()) {
       if (this.#bytes <= maxBytes) break
       const entry = this.#remove(key)!
       log.debug({ key, size: entry.size }, 'image cache entry evicted')
-      unlink(entry.file).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') log.warn({ err: error, file: entry.file }, 'image cache eviction failed')
-      })
+      unlinks.push(
+        unlink(entry.file).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') log.warn({ err: error, file: entry.file }, 'image cache eviction failed')
+        }),
+      )
     }
+    await Promise.all(unlinks)
   }
 }
