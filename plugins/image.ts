@@ -3,6 +3,7 @@ import { realpath } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
 import { errors } from '../src/errors.ts'
+import { matchesIfNoneMatch } from '../src/etag.ts'
 import { DiskImageCache, type CacheEntryMeta } from '../src/images/disk-cache.ts'
 import { negotiateFormat } from '../src/images/negotiate.ts'
 import { cacheKey, ImageOptimizer, type FormatPreference, type ImageJob } from '../src/images/optimizer.ts'
@@ -106,14 +107,6 @@ function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
   }
 }
 
-/** If-None-Match against a strong ETag, weak comparison as RFC 9110 asks for this header. */
-function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match']
-  if (!header) return false
-  if (header.trim() === '*') return true
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag)
-}
-
 /**
  * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
  * an allowed width, in the best format the browser accepts, cached on disk (DESIGN.md section 8).
@@ -154,9 +147,10 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     now,
   })
 
-  function send(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: unknown) {
+  /** Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). */
+  function send(reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: unknown) {
     reply.headers(headers).header(cacheStateHeader, state)
-    if (notModified(request, headers.etag!)) {
+    if (body === undefined) {
       reply.removeHeader('content-length')
       reply.removeHeader('content-type')
       return reply.code(304).send()
@@ -178,23 +172,23 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       const key = cacheKey(url, width, quality, preference)
       const job: ImageJob = { url, source, width, quality, preference }
 
+      const ifNoneMatch = request.headers['if-none-match']
+
       const entry = cache.get(key)
       if (entry) {
         const stale = entry.expiresAt <= now()
         entry.headers ??= responseHeaders(entry)
-        if (notModified(request, entry.etag)) {
+        const notModified = matchesIfNoneMatch(ifNoneMatch, entry.etag)
+        // None for a 304; in memory for hot entries (no await then), else read or streamed from its file.
+        const body = notModified ? undefined : (entry.body ?? (await cache.body(entry)))
+        if (notModified || body) {
           if (stale) optimizer.refresh(key, job, request.log)
-          return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', undefined)
-        }
-        // In memory for hot entries (no await then), else read or streamed from its file.
-        const body = entry.body ?? (await cache.body(entry))
-        if (body) {
-          if (stale) optimizer.refresh(key, job, request.log)
-          return send(request, reply, entry.headers, stale ? 'STALE' : 'HIT', body)
+          return send(reply, entry.headers, stale ? 'STALE' : 'HIT', body)
         }
       }
       const produced = await optimizer.produce(key, job, request.log)
-      return send(request, reply, responseHeaders(produced.meta), 'MISS', produced.bytes)
+      const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
+      return send(reply, responseHeaders(produced.meta), 'MISS', notModified ? undefined : produced.bytes)
     },
   )
 }

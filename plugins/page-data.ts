@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
-import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { pages as pageTable, type PageDefinition } from '../client/routes.ts'
-import { matchPage, type PageMatch } from '../client/router/match.ts'
+import { createPageMatcher, type PageMatch } from '../client/router/match.ts'
 import { errors } from '../src/errors.ts'
+import { matchesIfNoneMatch, strongEtag } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { pageServerSide } from '../src/pages/loaders.ts'
 
@@ -52,19 +52,6 @@ function pagePathOf(wildcard: string): string | undefined {
   return path === '/index' ? '/' : path
 }
 
-function strongEtag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-}
-
-/** If-None-Match uses the weak comparison (RFC 9110 section 13.1.2): `W/"x"` matches `"x"`, `*` matches any. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim()
-    return tag === '*' || tag === etag || tag === `W/${etag}`
-  })
-}
-
 interface DataRequest {
   Params: { deploymentId: string; '*': string }
   Headers: { 'x-deployment-id'?: string }
@@ -84,6 +71,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
   }
   const deploymentId = fastify.deploymentId
   const servedPages: readonly PageDefinition[] = pageTable.filter((page) => testRoutes || !page.testOnly)
+  const matchPage = createPageMatcher(servedPages)
   /** Static answers by page path; a promise, so concurrent first requests share one loader run. */
   const staticAnswers = new Map<string, Promise<StaticAnswer>>()
 
@@ -134,7 +122,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
         throw new errors.DataDeploymentSkew(deploymentId, requested !== deploymentId ? requested : claimed)
       }
       const pagePath = pagePathOf(request.params['*'])
-      const match = pagePath === undefined ? undefined : matchPage(servedPages, pagePath)
+      const match = pagePath === undefined ? undefined : matchPage(pagePath)
       if (!match) return sendAnswer(reply, notFoundAnswer, dataCacheControl.notFound)
       if (match.page.kind === 'dynamic') {
         return sendAnswer(reply, await load(match, request.query), dataCacheControl.dynamic)
@@ -142,7 +130,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       const answer = await staticAnswer(pathKey(match), match)
       if (answer.statusCode !== 200) return sendAnswer(reply, answer, dataCacheControl.notFound)
       reply.header('etag', answer.etag)
-      if (matchesEtag(request.headers['if-none-match'], answer.etag)) {
+      if (matchesIfNoneMatch(request.headers['if-none-match'], answer.etag)) {
         return reply.code(304).header('cache-control', dataCacheControl.static).send()
       }
       return sendAnswer(reply, answer, dataCacheControl.static)

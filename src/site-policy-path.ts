@@ -7,6 +7,7 @@
  * filter's decision and the route's never disagree.
  */
 import { filterExclusions } from '../config/request-filter.ts'
+import { compilePattern } from '../client/router/match.ts'
 
 export type PathJudgement =
   /**
@@ -99,23 +100,6 @@ export function judgePath(rawUrl: string): PathJudgement {
   return { kind: 'path', pathname, pageData: false }
 }
 
-/** A router pattern (`/guides/:slug`) as a whole-path regular expression; each `:name` matches one segment. */
-export function patternRegExp(pattern: string): RegExp {
-  const source = pattern
-    .split('/')
-    .map((segment) => (segment.startsWith(':') ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/')
-  return new RegExp(`^${source}$`)
-}
-
-/** The parameter names of a router pattern, in order. */
-export function patternParams(pattern: string): string[] {
-  return pattern
-    .split('/')
-    .filter((segment) => segment.startsWith(':'))
-    .map((segment) => segment.slice(1))
-}
-
 export type ExclusionMatcher = (pathname: string) => boolean
 
 /**
@@ -128,8 +112,8 @@ export function compileExclusions(pagePatterns: readonly string[]): ExclusionMat
   // The trailing slash is gone by now (ignoreTrailingSlash): `/faq/` is judged as `/faq`.
   const exactPaths = new Set(filterExclusions.exactPaths.map((path) => (path.length > 1 ? path.replace(/\/$/, '') : path)))
   const { sitemapFile, imageExtensions } = filterExclusions
-  const pages = pagePatterns.filter((pattern) => !exactPaths.has(pattern)).map(patternRegExp)
-  const isPage = (pathname: string) => pages.some((page) => page.test(pathname))
+  const pages = pagePatterns.filter((pattern) => !exactPaths.has(pattern)).map(compilePattern)
+  const isPage = (pathname: string) => pages.some((matches) => matches(pathname) !== undefined)
 
   return function isExcluded(pathname) {
     if (exactPaths.has(pathname)) return true

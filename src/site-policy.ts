@@ -12,13 +12,13 @@ import {
   documentHeaders,
   type SiteRedirect,
 } from '../config/request-filter.ts'
-import { patternParams, patternRegExp } from './site-policy-path.ts'
+import { compilePattern } from '../client/router/match.ts'
 
 /** What a step is asked about: the page path judged, and whether the request is for that page's data. */
 export interface PolicyTarget {
   /** The decoded page path, e.g. `/guides/streaming-ssr` (for a data URL: its page's path). */
   pathname: string
-  /** True for `/_next/data/<id>/<page>.json`: answer in the data URL space (a redirect goes to the data URL). */
+  /** True for `/_next/data/<id>/<page>.json`: a redirect is then answered as data (`{ redirect }`). */
   pageData: boolean
 }
 
@@ -26,7 +26,7 @@ export type PolicyHeaders = Readonly<Record<string, string>>
 
 export type StepOutcome =
   | { readonly action: 'continue'; readonly headers?: PolicyHeaders }
-  /** `location`: a page path (`/guides/x`) or an absolute URL; a data request is sent to the page's data URL. */
+  /** `location`: a page path (`/guides/x`) or an absolute URL; a data request gets it as data, `{ redirect }`. */
   | { readonly action: 'redirect'; readonly location: string; readonly permanent: boolean }
   /** Without `body`: the error page (or JSON error, for data and API) of `statusCode`, through the error handler. */
   | {
@@ -94,22 +94,6 @@ function encodeParam(value: string): string {
   return encodeURI(value).replace(/%25([0-9A-Fa-f]{2})/g, '%$1')
 }
 
-interface CompiledRedirect {
-  from: RegExp
-  params: string[]
-  to: string
-  permanent: boolean
-}
-
-function compileRedirect(redirect: SiteRedirect): CompiledRedirect {
-  return {
-    from: patternRegExp(redirect.from),
-    params: patternParams(redirect.from),
-    to: redirect.to,
-    permanent: redirect.permanent,
-  }
-}
-
 function queryOf(url: string): string {
   const at = url.indexOf('?')
   return at === -1 ? '' : url.slice(at)
@@ -117,16 +101,16 @@ function queryOf(url: string): string {
 
 /** Step 3: the site's redirects, compiled once; the first whose `from` matches the page path wins. */
 export function createRedirectStep(redirects: readonly SiteRedirect[]): SyncPolicyStep {
-  const compiled = redirects.map(compileRedirect)
+  const compiled = redirects.map((redirect) => ({ ...redirect, matchFrom: compilePattern(redirect.from) }))
   return function redirectByConfig(request, target) {
     for (const redirect of compiled) {
-      const match = redirect.from.exec(target.pathname)
-      if (!match) continue
+      const params = redirect.matchFrom(target.pathname)
+      if (!params) continue
       let location = redirect.to
-      redirect.params.forEach((name, index) => {
-        const value = encodeParam(match[index + 1]!)
-        location = location.replace(`:${name}`, () => value)
-      })
+      for (const [name, value] of Object.entries(params)) {
+        const encoded = encodeParam(value)
+        location = location.replace(`:${name}`, () => encoded)
+      }
       return { action: 'redirect', location: location + queryOf(request.url), permanent: redirect.permanent }
     }
     return proceed

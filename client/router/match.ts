@@ -6,27 +6,47 @@ export interface PageMatch {
   params: RouteParams
 }
 
+/** A compiled router pattern: the parameters of a matching pathname as written in it (not decoded), or undefined. */
+export type PatternMatcher = (pathname: string) => Record<string, string> | undefined
+
 /**
- * Matches a pathname against the page table's patterns (`/guides/:slug`): whole segments, `:name` takes one
- * non-empty segment, a trailing slash is ignored as the server's router ignores it. The server's page-data route and
- * the client router share it, so both agree on which page a URL is.
+ * Compiles one router pattern (`/guides/:slug`), matched by whole segments: `:name` takes one non-empty segment,
+ * literal parts must be equal, a trailing slash is ignored as the server's router ignores it. The request filter's
+ * redirects and exclusions, the server's page-data route and the client router all use it, so they agree on which
+ * page a URL is.
  */
-export function matchPage(pages: readonly PageDefinition[], pathname: string): PageMatch | undefined {
-  const segments = split(pathname)
-  for (const page of pages) {
-    const pattern = split(page.path)
-    if (pattern.length !== segments.length) continue
+export function compilePattern(pattern: string): PatternMatcher {
+  const parts = split(pattern)
+  return function matchPattern(pathname) {
+    const segments = split(pathname)
+    if (parts.length !== segments.length) return undefined
     const params: Record<string, string> = {}
-    let matched = true
-    for (let index = 0; matched && index < pattern.length; index++) {
-      const part = pattern[index]!
+    for (let index = 0; index < parts.length; index++) {
+      const part = parts[index]!
       const segment = segments[index]!
-      if (part.charAt(0) === ':') params[part.slice(1)] = decode(segment)
-      else matched = part === segment
+      if (part.charAt(0) === ':') params[part.slice(1)] = segment
+      else if (part !== segment) return undefined
     }
-    if (matched) return { page, params }
+    return params
   }
-  return undefined
+}
+
+/**
+ * The page table as one matcher, compiled once: the first page whose pattern matches `pathname`, with its
+ * parameters decoded.
+ */
+export function createPageMatcher(pages: readonly PageDefinition[]): (pathname: string) => PageMatch | undefined {
+  const compiled = pages.map((page) => ({ page, match: compilePattern(page.path) }))
+  return function matchPage(pathname) {
+    for (const { page, match } of compiled) {
+      const written = match(pathname)
+      if (!written) continue
+      const params: Record<string, string> = {}
+      for (const name of Object.keys(written)) params[name] = decode(written[name]!)
+      return { page, params }
+    }
+    return undefined
+  }
 }
 
 function split(pathname: string): string[] {

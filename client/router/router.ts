@@ -5,7 +5,7 @@ import type { PageComponentProps, PageDefinition } from '../routes.ts'
 import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
 import { HistoryEntries } from './history.ts'
-import { matchPage } from './match.ts'
+import { createPageMatcher } from './match.ts'
 import { createNearViewport } from './near-viewport.ts'
 import { fetchPageData, pageDataUrl, type PageData } from './page-data.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
@@ -73,6 +73,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  */
 export function createRouter(pages: readonly PageDefinition[], first: View): Router {
   const deploymentId = first.state.deploymentId
+  const matchPage = createPageMatcher(pages)
   const cache = createDataCache()
   const queue = createPrefetchQueue()
   const entries = new HistoryEntries()
@@ -97,7 +98,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   async function navigate(href: string, mode: Mode = 'push', redirects = 0): Promise<void> {
     const target = new URL(href, window.location.href)
     const shown = navigation.view.href
-    const match = matchPage(pages, target.pathname)
+    const match = matchPage(target.pathname)
     if (!match || target.origin !== window.location.origin) return hardNavigate(target.href, shown)
     const id = ++latest
     settle({ status: 'loading', view: navigation.view, target: target.href, id })
@@ -143,7 +144,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   function prefetch(href: string): void {
     if (savesData()) return
     const target = new URL(href, window.location.href)
-    const match = target.origin === window.location.origin ? matchPage(pages, target.pathname) : undefined
+    const match = target.origin === window.location.origin ? matchPage(target.pathname) : undefined
     if (!match) return
     const dataUrl = pageDataUrl(deploymentId, target)
     const page = match.page
@@ -173,7 +174,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     },
     handles(href) {
       const target = new URL(href, window.location.href)
-      if (target.origin !== window.location.origin || !matchPage(pages, target.pathname)) return false
+      if (target.origin !== window.location.origin || !matchPage(target.pathname)) return false
       const here = new URL(window.location.href)
       return !(target.hash && target.pathname === here.pathname && target.search === here.search)
     },

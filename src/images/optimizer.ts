@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
 import { errors } from '../errors.ts'
+import { strongEtag } from '../etag.ts'
 import type { CacheEntryMeta, DiskImageCache } from './disk-cache.ts'
 import { contentTypes, extensions, type OutputFormat } from './negotiate.ts'
 import { sniffImageFormat } from './sniff.ts'
@@ -43,11 +44,6 @@ export interface ImageOptimizerOptions {
 /** The cache key: a hash of (url, w, q, output type) and nothing else. */
 export function cacheKey(url: string, width: number, quality: number, preference: FormatPreference): string {
   return createHash('sha256').update(JSON.stringify([url, width, quality, preference])).digest('hex')
-}
-
-/** A strong ETag from the bytes themselves: equal bytes, equal tag, whichever server or process made them. */
-function etagOf(bytes: Buffer): string {
-  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`
 }
 
 /** `dunes` from `/images/dunes.jpg`, reduced to characters safe inside a quoted header value. */
@@ -135,7 +131,7 @@ export class ImageOptimizer {
       key,
       contentType: contentTypes[format],
       filename: `${baseName(job.source)}.${extensions[format]}`,
-      etag: etagOf(bytes),
+      etag: strongEtag(bytes),
       maxAgeS,
       expiresAt: now() + maxAgeS * 1000,
       size: bytes.length,
