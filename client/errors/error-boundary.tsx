@@ -1,15 +1,10 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react'
 import { ApplicationErrorScreen } from '../components/error-screen.tsx'
 import { lateErrorElementId, serverExceptionConsoleMessage } from './messages.ts'
-import { listenForUncaughtErrors, reportClientError } from './report.ts'
+import { digestOf, listenForUncaughtErrors, reportClientError } from './report.ts'
 
 interface RootErrorBoundaryState {
   failure: { digest: string | undefined } | undefined
-}
-
-function digestOf(error: unknown): string | undefined {
-  const digest = typeof error === 'object' && error !== null ? (error as { digest?: unknown }).digest : undefined
-  return typeof digest === 'string' ? digest : undefined
 }
 
 /**

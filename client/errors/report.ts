@@ -16,13 +16,19 @@ function truncate(text: string, maxLength: number): string {
   return text.length > maxLength ? text.slice(0, maxLength) : text
 }
 
+/** The server's digest an error carries (React passes it on for a boundary that failed on the server), if any. */
+export function digestOf(error: unknown): string | undefined {
+  const digest = typeof error === 'object' && error !== null ? (error as { digest?: unknown }).digest : undefined
+  return typeof digest === 'string' ? digest : undefined
+}
+
 function describe(error: unknown): { message: string; stack?: string; digest?: string } {
   if (error instanceof Error) {
-    const digest = (error as Error & { digest?: unknown }).digest
+    const digest = digestOf(error)
     return {
       message: `${error.name}: ${error.message}`,
       ...(error.stack ? { stack: error.stack } : {}),
-      ...(typeof digest === 'string' ? { digest } : {}),
+      ...(digest ? { digest } : {}),
     }
   }
   return { message: typeof error === 'string' ? error : 'a non-Error value was thrown' }
