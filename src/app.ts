@@ -46,6 +46,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     http: {
       headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
       maxHeaderSize: limits.maxHeaderSizeBytes,
     },
     routerOptions: {
