@@ -1,0 +1,154 @@
+/**
+ * Hostile input (issue 8): one test per kind of request an attacker or a broken client sends. Requests go over real
+ * sockets as raw bytes: a client library (and inject) would resolve dot segments, encode the path or refuse the very
+ * input looked for here. The raw-path table of the request filter (request-filter.test.ts) covers which paths get the
+ * site policy; this file covers limits, static files, spoofed headers and what reaches the log.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { statusTitle } from '../../config/status-titles.ts'
+import { clientErrorLimits } from '../../config/client-errors.ts'
+import { serverLimits } from '../../config/server.ts'
+import { build, buildUnready, type LogLine } from '../helpers/app.ts'
+import { listen } from '../helpers/http.ts'
+import { rawGet, rawRequest, type RawReply } from '../helpers/raw.ts'
+
+/** The error page's `<title>`, or the JSON body's `error`, is the status-title table's. */
+function assertTitle(t: Test, reply: RawReply, what: string) {
+  const title = statusTitle(reply.status)
+  if (/json/.test(reply.headers['content-type'] ?? '')) {
+    t.equal((JSON.parse(reply.body) as { error?: string }).error, title, `${what}: JSON error is "${title}"`)
+  } else {
+    t.match(reply.body, `<title>${reply.status}: ${title}</title>`, `${what}: page title is "${title}"`)
+  }
+}
+
+t.test('slow headers and slow bodies get 408 with the table title once the time-outs pass', async (t) => {
+  const limits = { headersTimeoutMs: 400, requestTimeoutMs: 800, timeoutCheckIntervalMs: 100 }
+  const { app, logs } = await build(t, {}, { limits })
+  const origin = await listen(app)
+  // Headers that never end: the request line and one header, then silence.
+  const page = await rawRequest(origin, 'GET /guides HTTP/1.1\r\nHost: courier.test\r\nX-Slow: 1\r\n')
+  t.equal(page.status, 408, 'slow headers: 408')
+  t.ok(page.closedByServer, 'the server closed the connection')
+  t.equal(page.headers.connection, 'close')
+  assertTitle(t, page, 'slow headers on a page')
+  const api = await rawRequest(origin, 'GET /api/health HTTP/1.1\r\nHost: courier.test\r\n')
+  t.equal(api.status, 408)
+  assertTitle(t, api, 'slow headers on the API')
+  // A body announced but never sent in full: the whole-request time-out.
+  const body = await rawRequest(
+    origin,
+    'POST /api/client-errors HTTP/1.1\r\nHost: courier.test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"source":',
+  )
+  t.equal(body.status, 408, 'slow body: 408')
+  t.ok(body.closedByServer)
+  assertTitle(t, body, 'slow body')
+  t.ok(logs().some((line) => line.msg === 'connection rejected' && line.statusCode === 408), 'logged as rejected')
+  t.notOk(logs().some((line) => line.level >= 50), 'no error line')
+})
+
+t.test('the time-outs hold within a second: Node checks them every timeoutCheckIntervalMs, not every 30 s', async (t) => {
+  t.ok(serverLimits.timeoutCheckIntervalMs <= 1_000, `${serverLimits.timeoutCheckIntervalMs} ms`)
+  const { app } = await build(t)
+  const server = app.server as unknown as { connectionsCheckingInterval?: number }
+  t.equal(server.connectionsCheckingInterval, serverLimits.timeoutCheckIntervalMs)
+  t.equal(app.server.headersTimeout, serverLimits.headersTimeoutMs)
+  t.equal(app.server.requestTimeout, serverLimits.requestTimeoutMs)
+})
+
+t.test('oversized headers: 431 with the table title, many small headers as well as one big one', async (t) => {
+  const { app } = await build(t)
+  const origin = await listen(app)
+  const many = Array.from({ length: 400 }, (_, index) => `X-Filler-${index}: ${'v'.repeat(60)}`)
+  for (const target of ['/guides', '/api/health', '/images/abstract.jpg']) {
+    const reply = await rawGet(origin, target, many)
+    t.equal(reply.status, 431, `${target}: 431`)
+    t.ok(reply.closedByServer)
+    assertTitle(t, reply, target)
+  }
+  const cookie = await rawGet(origin, '/', [`Cookie: ${'c=1; '.repeat(4_000)}`])
+  t.equal(cookie.status, 431, 'a huge cookie: 431')
+  const fine = await rawGet(origin, '/', many.slice(0, 50))
+  t.equal(fine.status, 200, 'under the limit: served')
+})
+
+t.test('oversized URLs: 414 or 431 past the header limit, 404 or 400 below it; never a 5xx', async (t) => {
+  const { app } = await build(t)
+  const origin = await listen(app)
+  const huge = 'a'.repeat(serverLimits.maxHeaderSizeBytes + 1024)
+  for (const target of [`/${huge}`, `/guides/${huge}`, `/_next/image?url=/images/${huge}&w=640&q=75`, `/api/${huge}`, `/?q=${huge}`]) {
+    const reply = await rawGet(origin, target)
+    t.ok([414, 431].includes(reply.status), `${target.slice(0, 24)}...: ${reply.status}`)
+    assertTitle(t, reply, target.slice(0, 24))
+  }
+  const long = 'b'.repeat(8 * 1024)
+  const cases = [
+    [`/${long}`, 404],
+    [`/guides/${long}`, 404],
+    [`/_next/data/${long}/index.json`, 404],
+    [`/images/${long}.jpg`, 404],
+    // @fastify/static cannot check the spelling of a name longer than the file system allows: 403.
+    [`/_next/static/chunks/${long}.js`, 403],
+    [`/_next/image?url=/images/${long}.jpg&w=640&q=75`, 400],
+    [`/faq?q=${long}`, 200],
+  ] as const
+  for (const [target, status] of cases) {
+    const reply = await rawGet(origin, target)
+    t.equal(reply.status, status, `${target.slice(0, 24)}... (8 KiB): ${status}`)
+    if (status !== 200) assertTitle(t, reply, target.slice(0, 24))
+  }
+})
+
+t.test('bodies over the limit: 413 with the table title, however the length is announced', async (t) => {
+  const { app, logs } = await build(t)
+  const origin = await listen(app)
+  const over = clientErrorLimits.bodyLimitBytes + 1
+  const report = JSON.stringify({ source: 'onerror', message: 'x'.repeat(over), url: 'https://courier.test/' })
+  const post = (headers: string[], body: string) =>
+    rawRequest(origin, `POST /api/client-errors HTTP/1.1\r\nHost: courier.test\r\nContent-Type: application/json\r\nConnection: close\r\n${headers.join('\r\n')}\r\n\r\n${body}`)
+  const declared = await post([`Content-Length: ${Buffer.byteLength(report)}`], report)
+  t.equal(declared.status, 413, 'Content-Length over the limit')
+  assertTitle(t, declared, 'declared length')
+  t.match(JSON.parse(declared.body), { code: 'FST_ERR_CTP_BODY_TOO_LARGE' })
+  const chunked = await post(['Transfer-Encoding: chunked'], `${report.length.toString(16)}\r\n${report}\r\n0\r\n\r\n`)
+  t.equal(chunked.status, 413, 'chunked, no length announced')
+  assertTitle(t, chunked, 'chunked')
+  // A length announced far beyond anything: refused at once, nothing read or waited for.
+  const absurd = await post(['Content-Length: 1000000000000'], '{}')
+  t.equal(absurd.status, 413, 'an absurd Content-Length')
+  t.ok(absurd.closedByServer)
+  // Framing an attacker uses to smuggle a second request: refused by Node's parser.
+  const smuggled = await post(['Content-Length: 4', 'Transfer-Encoding: chunked'], '0\r\n\r\n')
+  t.equal(smuggled.status, 400, 'Content-Length with Transfer-Encoding: 400')
+  const twoLengths = await post(['Content-Length: 2', 'Content-Length: 3'], '{}')
+  t.equal(twoLengths.status, 400, 'two different Content-Lengths: 400')
+  const badLength = await post(['Content-Length: 12abc'], '{}')
+  t.equal(badLength.status, 400, 'a malformed Content-Length: 400')
+  // The app-wide limit everywhere else: the not-found handler reads a body like a route does (413 past the limit);
+  // page paths refuse other methods before reading anything (405).
+  const big = 'y'.repeat(serverLimits.bodyLimitBytes + 1)
+  for (const [target, status] of [['/api/health', 413], ['/', 405], ['/api/no-such-route', 413], ['/no-such-page', 413]] as const) {
+    const reply = await rawRequest(origin, `POST ${target} HTTP/1.1\r\nHost: courier.test\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\nConnection: close\r\n\r\n${big}`)
+    t.equal(reply.status, status, `POST ${target} with ${big.length} bytes: ${status}`)
+    assertTitle(t, reply, target)
+  }
+  t.notOk(logs().some((line) => line.level >= 50), 'no error line')
+})
+
+t.test('route parameters over maxParamLength: 404 with the table title, HTML for pages, JSON for data', async (t) => {
+  const { app } = await build(t)
+  const origin = await listen(app)
+  const long = 'p'.repeat(serverLimits.maxParamLength + 1)
+  for (const target of [`/guides/${long}`, `/_next/data/${long}/index.json`, `/_next/data/${long}/guides/${long}.json`, `/guides/${long}?x=1`]) {
+    const reply = await rawGet(origin, target)
+    t.equal(reply.status, 404, `${target.slice(0, 30)}...: 404`)
+    assertTitle(t, reply, target.slice(0, 30))
+    t.equal(reply.headers['cache-control'], 'no-store')
+  }
+  const atLimit = await rawGet(origin, `/guides/${'p'.repeat(serverLimits.maxParamLength)}`)
+  t.equal(atLimit.status, 404, 'at the limit: the page decides (no such guide)')
+  assertTitle(t, atLimit, 'at the limit')
+})
