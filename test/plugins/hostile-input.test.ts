@@ -5,7 +5,7 @@
  * site policy; this file covers limits, static files, spoofed headers and what reaches the log.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { statusTitle } from '../../config/status-titles.ts'
@@ -151,4 +151,127 @@ t.test('route parameters over maxParamLength: 404 with the table title, HTML for
   const atLimit = await rawGet(origin, `/guides/${'p'.repeat(serverLimits.maxParamLength)}`)
   t.equal(atLimit.status, 404, 'at the limit: the page decides (no such guide)')
   assertTitle(t, atLimit, 'at the limit')
+})
+
+/** Files planted where no request may reach them; each holds a random token that must never come back. */
+interface Planted {
+  /** Path from the project root. */
+  file: string
+  token: string
+}
+
+async function plant(t: Test, root: string, files: string[]): Promise<Planted[]> {
+  const planted: Planted[] = []
+  for (const file of files) {
+    const token = `planted-${randomBytes(12).toString('hex')}`
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true })
+    await writeFile(path.join(root, file), `${token}\n`)
+    t.teardown(() => rm(path.join(root, file), { force: true }))
+    planted.push({ file, token })
+  }
+  return planted
+}
+
+/** `..` as a path parser might still read it. */
+const dotDots = ['..', '%2e%2e', '%2E%2E', '.%2e', '%2E.', '%252e%252e', '%c0%ae%c0%ae', '%u002e%u002e']
+/** `/` likewise. */
+const separators = ['/', '%2f', '%2F', '%5c', '%5C', '\\', '%252f', '%c0%af']
+
+t.test('static files with raw paths: 400, 403 or 404; never a file outside the folders, a listing or a redirect', async (t) => {
+  const rootDir = path.resolve(import.meta.dirname, '../..')
+  const suffix = randomBytes(4).toString('hex')
+  // Dotfiles inside the served folders exist before start-up, so a file list made at start-up would hold them.
+  const inside = await plant(t, rootDir, [
+    `client/public/.planted-${suffix}`,
+    `client/public/images/.planted-${suffix}`,
+    `dist/client/chunks/.planted-${suffix}`,
+  ])
+  const { app } = await build(t)
+  const origin = await listen(app)
+  // Beside the served folders, and in the server build's chunks folder (a second root @fastify/vite adds).
+  const outside = await plant(t, rootDir, [
+    `client/planted-${suffix}.txt`,
+    `dist/planted-${suffix}.txt`,
+    `dist/server/chunks/planted-${suffix}.js`,
+  ])
+  const tokens = [...inside, ...outside].map((entry) => entry.token)
+
+  // Each mount, and how many levels up the planted file beside it is.
+  const mounts = [
+    { prefix: '/', up: 1, file: `planted-${suffix}.txt` },
+    { prefix: '/images/', up: 2, file: `planted-${suffix}.txt` },
+    { prefix: '/_next/static/', up: 2, file: `planted-${suffix}.txt` },
+    { prefix: '/_next/static/chunks/', up: 3, file: `planted-${suffix}.txt` },
+    { prefix: '/_next/static/chunks/', up: 2, file: `server/chunks/planted-${suffix}.js` },
+    { prefix: '/_next/static/chunks/', up: 3, file: 'package.json' },
+    { prefix: '/images/', up: 2, file: 'package.json' },
+  ]
+  const climbs: string[] = []
+  for (const { prefix, up, file } of mounts) {
+    for (const dotDot of dotDots) {
+      for (const separator of separators) climbs.push(`${prefix}${`${dotDot}${separator}`.repeat(up)}${file}`)
+    }
+    climbs.push(`${prefix}x/${'../'.repeat(up + 1)}${file}`, `${prefix}./${'../'.repeat(up)}${file}`)
+  }
+  const named = [
+    `/_next/static/chunks/planted-${suffix}.js`,
+    `/.planted-${suffix}`,
+    `/%2eplanted-${suffix}`,
+    `/images/.planted-${suffix}`,
+    `/images/%2Eplanted-${suffix}`,
+    `/_next/static/chunks/.planted-${suffix}`,
+    `/_next/static/.vite/manifest.json`,
+    `/_next/static/%2evite/manifest.json`,
+    '/_next/static/index.html',
+    '/robots.txt/../package.json',
+    '/favicon.ico/..%2f..%2fpackage.json',
+    '/images/abstract.jpg/..%2f..%2f..%2fpackage.json',
+  ]
+  // Every chunk of the server build by its own name (not one the client build has too): server code is never public.
+  const clientChunkNames = await readdir(path.join(rootDir, 'dist/client/chunks'))
+  const serverChunkNames = (await readdir(path.join(rootDir, 'dist/server/chunks'))).filter(
+    (name) => !clientChunkNames.includes(name) && !name.includes('planted'),
+  )
+  const serverChunks = serverChunkNames.map((name) => `/_next/static/chunks/${name}`)
+  const directories = [
+    '/images', '/images/', '/images//', '/images/.', '/images/%2e', '/_next', '/_next/', '/_next/static', '/_next/static/',
+    '/_next/static/chunks', '/_next/static/chunks/', '/_next/static/chunks/.', '/_next/static/.vite', '/_next/static/.vite/',
+  ]
+  const redirects = ['', '/images', '/_next/static', '/_next/static/chunks'].flatMap((prefix) => [
+    `${prefix}//evil.example/%2e%2e`,
+    `${prefix}//evil.example/`,
+    `${prefix}/\\evil.example`,
+    `${prefix}/\\\\evil.example/`,
+    `${prefix}/%2fevil.example`,
+    `${prefix}/%2f%2fevil.example/`,
+    `${prefix}/%5cevil.example`,
+    `${prefix}/%5c%5cevil.example/%2e%2e`,
+    `${prefix}/..//evil.example`,
+    `${prefix}/%09/evil.example`,
+  ])
+  // A listing would name what no page links to: the public images, the test pages' chunks, the server build's.
+  const unlinked = [
+    ...(await readdir(path.join(rootDir, 'client/public/images'))),
+    ...clientChunkNames.filter((name) => name.startsWith('test-')),
+    ...serverChunkNames,
+  ].filter((name) => !name.includes('planted'))
+  const statuses = new Map<number, number>()
+  for (const target of [...climbs, ...named, ...serverChunks, ...directories, ...redirects]) {
+    const reply = await rawGet(origin, target)
+    statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
+    if (![400, 403, 404].includes(reply.status)) t.fail(`${target}: ${reply.status}`)
+    for (const token of tokens) if (reply.raw.includes(token)) t.fail(`${target}: a planted file came back`)
+    if (reply.raw.includes('"name": "courier"')) t.fail(`${target}: package.json came back`)
+    const listed = unlinked.find((name) => reply.body.includes(name) && !target.includes(name))
+    if (listed) t.fail(`${target}: names ${listed}, as a folder listing would`)
+    if (reply.headers.location !== undefined) t.fail(`${target}: redirected to ${reply.headers.location}`)
+    if (reply.status < 500) assertTitle(t, reply, target)
+  }
+  t.comment(`${climbs.length + named.length + serverChunks.length + directories.length + redirects.length} paths: ${JSON.stringify(Object.fromEntries(statuses))}`)
+  t.ok(climbs.length >= 400, `${climbs.length} climbs out of a folder`)
+  t.ok(serverChunks.length > 0, `${serverChunks.length} server chunks asked for by name`)
+  // The served files are still served.
+  for (const target of ['/favicon.ico', '/images/abstract.jpg']) t.equal((await rawGet(origin, target)).status, 200, target)
+  const client = clientChunkNames.find((name) => name.endsWith('.js'))
+  t.equal((await rawGet(origin, `/_next/static/chunks/${client}`)).status, 200, 'a client chunk')
 })
