@@ -275,3 +275,84 @@ t.test('static files with raw paths: 400, 403 or 404; never a file outside the f
   const client = clientChunkNames.find((name) => name.endsWith('.js'))
   t.equal((await rawGet(origin, `/_next/static/chunks/${client}`)).status, 200, 'a client chunk')
 })
+
+/** Headers a client can send to pose as a proxy: with TRUST_PROXY off, none may change anything. */
+const spoofedHeaders = [
+  'X-Forwarded-Host: evil.example',
+  'X-Forwarded-Proto: https',
+  'X-Forwarded-For: 203.0.113.66',
+  'X-Forwarded-Port: 8443',
+  'X-Forwarded-Prefix: /evil',
+  'X-Forwarded-Server: evil.example',
+  'Forwarded: for=203.0.113.66;host=evil.example;proto=https',
+  'X-Real-IP: 203.0.113.66',
+  'X-Original-Host: evil.example',
+  'X-Host: evil.example',
+]
+
+/** A response with what differs on every request anyway (date, request id, nonce, cache state) taken out. */
+function comparable(reply: RawReply) {
+  const { date, 'x-request-id': _id, 'x-image-cache': _cache, ...headers } = reply.headers
+  const withoutNonces = (text: string) => text.replace(/nonce-[A-Za-z0-9+/=]+/g, 'nonce-N').replace(/nonce="[^"]*"/g, 'nonce="N"')
+  for (const name of Object.keys(headers)) headers[name] = withoutNonces(headers[name]!)
+  return { status: reply.status, headers, body: withoutNonces(reply.body) }
+}
+
+/** The fields of a log line that do not change from one identical request to the next. */
+function stableFields(line: LogLine) {
+  const { time: _time, reqId: _reqId, ms: _ms, pid: _pid, ...fields } = line
+  return fields
+}
+
+t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute URL, redirect or log field', async (t) => {
+  const built = await buildUnready(t)
+  built.app.get('/api/test-echo-origin', async (request) => ({
+    ip: request.ip,
+    ips: request.ips ?? null,
+    host: request.host,
+    hostname: request.hostname,
+    protocol: request.protocol,
+  }))
+  await built.app.ready()
+  const { app, logs, config } = built
+  t.equal(config.trustProxy, false, 'TRUST_PROXY is off by default')
+  const origin = await listen(app)
+  const id = app.deploymentId
+  const targets = [
+    '/', '/gallery', '/guides/streaming-ssr', '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
+    '/guide/streaming-ssr', `/_next/data/${id}/guide/streaming-ssr.json`, `/_next/data/${id}/index.json`,
+    '/_next/image?url=/images/abstract.jpg&w=640&q=75', '/api/health', '/api/test-echo-origin',
+  ]
+  for (const target of targets) {
+    // Once first, so the baseline is not the one that fills a cache (the image's) and logs it.
+    await rawGet(origin, target)
+    const before = logs().length
+    const baseline = await rawGet(origin, target)
+    const baselineLines = logs().slice(before).map(stableFields)
+    for (const [what, headerLines, hostLine] of [
+      ['X-Forwarded-* and Forwarded', spoofedHeaders, 'Host: courier.test'],
+      ['a foreign Host as well', spoofedHeaders, 'Host: evil.example'],
+    ] as const) {
+      const start = logs().length
+      const head = [`GET ${target} HTTP/1.1`, hostLine, ...headerLines, 'Connection: close']
+      const spoofed = await rawRequest(origin, `${head.join('\r\n')}\r\n\r\n`)
+      const spoofedComparable = comparable(spoofed)
+      if (target === '/api/test-echo-origin') {
+        const seen = JSON.parse(spoofed.body) as Record<string, unknown>
+        t.match(seen, { ip: '127.0.0.1', protocol: 'http' }, `${what}: the socket's address and protocol`)
+        t.equal(seen.hostname, hostLine === 'Host: courier.test' ? 'courier.test' : 'evil.example', `${what}: Host, never X-Forwarded-Host`)
+        continue
+      }
+      t.same(spoofedComparable, comparable(baseline), `${target} with ${what}: the same response`)
+      t.notMatch(spoofed.raw, /(?:https?:)?\/\/evil\.example/, `${target} with ${what}: no URL names the spoofed host`)
+      if (spoofed.headers.location) {
+        t.equal(new URL(spoofed.headers.location, 'http://courier.test').host, 'courier.test', `${target}: a same-site redirect`)
+      }
+      const lines = logs().slice(start)
+      t.notMatch(JSON.stringify(lines), /203\.0\.113\.66|evil\.example|8443|\/evil/, `${target} with ${what}: no spoofed value in the log`)
+      t.same(lines.map(stableFields), baselineLines, `${target} with ${what}: the same log lines`)
+    }
+  }
+  const sitemap = await rawGet(origin, '/sitemap-0.xml', ['X-Forwarded-Host: evil.example'])
+  t.match(sitemap.body, `<loc>${config.siteUrl}/</loc>`, 'the sitemap names SITE_URL')
+})
