@@ -356,3 +356,70 @@ t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute UR
   const sitemap = await rawGet(origin, '/sitemap-0.xml', ['X-Forwarded-Host: evil.example'])
   t.match(sitemap.body, `<loc>${config.siteUrl}/</loc>`, 'the sitemap names SITE_URL')
 })
+
+t.test('logs: planted secrets never appear; every line of a request carries its reqId', async (t) => {
+  const { app, logs } = await build(t, { COURIER_TEST_ROUTES: 'true' })
+  const origin = await listen(app)
+  const secrets: string[] = []
+  const secret = (name: string) => {
+    const value = `${name}-${randomBytes(8).toString('hex')}`
+    secrets.push(value)
+    return value
+  }
+  const credentials = () => [
+    `Cookie: sid=${secret('cookie')}; theme=dark`,
+    `Authorization: Bearer ${secret('bearer')}`,
+    `Proxy-Authorization: Basic ${secret('proxy')}`,
+    `X-Api-Key: ${secret('apikey')}`,
+  ]
+  const query = () =>
+    `token=${secret('token')}&access_token=${secret('access')}&password=${secret('password')}&TOKEN=${secret('upper')}&%74oken=${secret('encoded')}&page=2`
+  const report = JSON.stringify({
+    source: 'boundary',
+    message: 'render failed',
+    url: `https://courier.test/guides?token=${secret('report-token')}&access_token=${secret('report-access')}`,
+    digest: 'abc123',
+    password: secret('report-extra-field'),
+    headers: { authorization: secret('report-extra-header') },
+  })
+  const requests: Array<[what: string, head: string, body?: string]> = [
+    ['an error page (404)', `GET /no-such-page?${query()} HTTP/1.1`],
+    ['a redirect', `GET /guide/streaming-ssr?${query()} HTTP/1.1`],
+    ['a data redirect', `GET /_next/data/${app.deploymentId}/guide/a.json?${query()} HTTP/1.1`],
+    ['a router-level 400', `GET /%?${query()} HTTP/1.1`],
+    ['a filter refusal', `GET /guides/../faq?${query()} HTTP/1.1`],
+    ['a 405', `DELETE /?${query()} HTTP/1.1`],
+    ['a page (200)', `GET /guides/streaming-ssr?${query()} HTTP/1.1`],
+    ['a deployment mismatch', `GET /_next/data/dpl-old/index.json?${query()} HTTP/1.1`],
+    ['an image refused', `GET /_next/image?url=/images/abstract.jpg&w=641&${query()} HTTP/1.1`],
+    ['a server error (500)', `GET /__test/server-error?${query()} HTTP/1.1`],
+    ['a client error report', `POST /api/client-errors?${query()} HTTP/1.1`, report],
+    ['a client error report refused (400)', `POST /api/client-errors HTTP/1.1`, JSON.stringify({ source: 'nope', message: secret('bad-report'), url: 'x' })],
+  ]
+  for (const [index, [what, head, body]] of requests.entries()) {
+    const requestId = `hostile-${index}`
+    const start = logs().length
+    const bodyLines = body === undefined ? [] : ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`]
+    const raw = [head, 'Host: courier.test', `X-Request-Id: ${requestId}`, ...credentials(), ...bodyLines, 'Connection: close']
+    const reply = await rawRequest(origin, `${raw.join('\r\n')}\r\n\r\n${body ?? ''}`)
+    t.not(reply.status, 0, `${what}: answered (${reply.status})`)
+    // The access line is written when the response is done: wait for it, then take every line since the request.
+    for (let wait = 0; wait < 100 && !logs().slice(start).some((line) => line.msg === 'request completed'); wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    const lines = logs().slice(start)
+    t.ok(lines.some((line) => line.msg === 'request completed'), `${what}: an access line`)
+    t.ok(lines.length >= (index === 10 ? 2 : 1), `${what}: ${lines.length} lines (${lines.map((line) => line.msg).join(', ')})`)
+    for (const line of lines) t.equal(line.reqId, requestId, `${what}: "${line.msg}" carries the reqId`)
+  }
+  // One request that fails before the parser makes it a request: logged without a reqId (there is none), no secret.
+  await rawGet(origin, '/', [...credentials(), `X-Big: ${'a'.repeat(serverLimits.maxHeaderSizeBytes)}`])
+  const text = JSON.stringify(logs())
+  for (const value of secrets) {
+    const leaks = logs().filter((line) => JSON.stringify(line).includes(value))
+    t.same(leaks, [], `${value.split('-').slice(0, -1).join('-')} is not logged`)
+  }
+  t.ok(logs().some((line) => line.msg === 'client error reported'), 'the report was logged')
+  t.ok(logs().some((line) => line.msg === 'request failed' && line.reqId === 'hostile-9'), 'the 500 was logged with its reqId')
+  t.match(text, '/no-such-page?token=[Redacted]&access_token=[Redacted]&password=[Redacted]&TOKEN=[Redacted]&%74oken=[Redacted]&page=2', 'the rest of the URL stays readable')
+})
