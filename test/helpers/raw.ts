@@ -49,6 +49,8 @@ function dechunk(text: string): string {
 
 /** Splits the bytes of one response (the first, if the server sent several) into status, headers and body. */
 export function parseRawReply(raw: string): Pick<RawReply, 'status' | 'headers' | 'body'> {
+  // Interim responses (100 Continue) come first when the request asked for them.
+  while (/^HTTP\/1\.[01] 1\d\d /.test(raw) && raw.includes('\r\n\r\n')) raw = raw.slice(raw.indexOf('\r\n\r\n') + 4)
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(raw)?.[1] ?? 0)
   const headEnd = raw.indexOf('\r\n\r\n')
   if (headEnd === -1) return { status, headers: {}, body: '' }
