@@ -65,6 +65,8 @@ export function handleConnectionError(
  */
 export function refuseConnect(this: FastifyInstance, request: http.IncomingMessage, socket: Socket): void {
   this.log.info({ method: request.method, statusCode: 405 }, 'connection rejected')
-  if (socket.writable) socket.write(connectionErrorResponse(405, undefined))
+  // The target is usually `host:port`; a path (`CONNECT /api/x`) gets JSON under /api and /_next, like any error.
+  const path = request.url?.startsWith('/') ? request.url : undefined
+  if (socket.writable) socket.write(connectionErrorResponse(405, path))
   socket.destroy()
 }

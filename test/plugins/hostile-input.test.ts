@@ -153,6 +153,21 @@ t.test('route parameters over maxParamLength: 404 with the table title, HTML for
   assertTitle(t, atLimit, 'at the limit')
 })
 
+t.test('CONNECT (Courier is no proxy): 405 by the table and the connection closes, never a silent drop', async (t) => {
+  const { app, logs } = await build(t)
+  const origin = await listen(app)
+  for (const target of ['evil.example:443', '127.0.0.1:22', '/faq', '/api/health']) {
+    const reply = await rawRequest(origin, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`)
+    t.equal(reply.status, 405, `CONNECT ${target}: 405`)
+    t.ok(reply.closedByServer, 'the server closed the connection')
+    t.equal(reply.headers['cache-control'], 'no-store')
+    assertTitle(t, reply, `CONNECT ${target}`)
+    t.match(reply.headers['content-type'], target.startsWith('/api/') ? /^application\/json/ : /^text\/html/)
+  }
+  t.ok(logs().some((line) => line.msg === 'connection rejected' && line.method === 'CONNECT'), 'logged as rejected')
+  t.equal((await rawGet(origin, '/api/health')).status, 200, 'the server keeps serving')
+})
+
 /** Files planted where no request may reach them; each holds a random token that must never come back. */
 interface Planted {
   /** Path from the project root. */
