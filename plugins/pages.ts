@@ -64,7 +64,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   // Decorated by courier-deployment-id before this plugin registers, and fixed for the life of the process.
   const deploymentId = fastify.deploymentId
   const preloadsFor = dev ? undefined : await readPagePreloads(path.join(distDir, 'client'), pageIds, deploymentId)
-  /** The server build: @fastify/vite adds its chunks folder as a second root of /_next/static/chunks/ when it exists. */
+  /** The server build: @fastify/vite adds its chunks folder as a second root of /_next/static/chunks/ if it exists. */
   const serverBuildDir = path.join(distDir, 'server') + path.sep
   /** The production build's reply.html and reply.render, as @fastify/vite decorates replies with them. */
   const documentFunctions: { html?: HtmlFunction; render?: RenderFunction } = {}
