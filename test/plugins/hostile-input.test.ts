@@ -107,8 +107,10 @@ t.test('bodies over the limit: 413 with the table title, however the length is a
   const origin = await listen(app)
   const over = clientErrorLimits.bodyLimitBytes + 1
   const report = JSON.stringify({ source: 'onerror', message: 'x'.repeat(over), url: 'https://courier.test/' })
-  const post = (headers: string[], body: string) =>
-    rawRequest(origin, `POST /api/client-errors HTTP/1.1\r\nHost: courier.test\r\nContent-Type: application/json\r\nConnection: close\r\n${headers.join('\r\n')}\r\n\r\n${body}`)
+  const post = (headers: string[], body: string, target = '/api/client-errors') => {
+    const head = [`POST ${target} HTTP/1.1`, 'Host: courier.test', 'Content-Type: application/json', 'Connection: close', ...headers]
+    return rawRequest(origin, `${head.join('\r\n')}\r\n\r\n${body}`)
+  }
   const declared = await post([`Content-Length: ${Buffer.byteLength(report)}`], report)
   t.equal(declared.status, 413, 'Content-Length over the limit')
   assertTitle(t, declared, 'declared length')
@@ -131,7 +133,7 @@ t.test('bodies over the limit: 413 with the table title, however the length is a
   // page paths refuse other methods before reading anything (405).
   const big = 'y'.repeat(serverLimits.bodyLimitBytes + 1)
   for (const [target, status] of [['/api/health', 413], ['/', 405], ['/api/no-such-route', 413], ['/no-such-page', 413]] as const) {
-    const reply = await rawRequest(origin, `POST ${target} HTTP/1.1\r\nHost: courier.test\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\nConnection: close\r\n\r\n${big}`)
+    const reply = await post([`Content-Length: ${big.length}`], big, target)
     t.equal(reply.status, status, `POST ${target} with ${big.length} bytes: ${status}`)
     assertTitle(t, reply, target)
   }
@@ -142,7 +144,8 @@ t.test('route parameters over maxParamLength: 404 with the table title, HTML for
   const { app } = await build(t)
   const origin = await listen(app)
   const long = 'p'.repeat(serverLimits.maxParamLength + 1)
-  for (const target of [`/guides/${long}`, `/_next/data/${long}/index.json`, `/_next/data/${long}/guides/${long}.json`, `/guides/${long}?x=1`]) {
+  const targets = [`/guides/${long}`, `/_next/data/${long}/index.json`, `/_next/data/${long}/guides/${long}.json`, `/guides/${long}?x=1`]
+  for (const target of targets) {
     const reply = await rawGet(origin, target)
     t.equal(reply.status, 404, `${target.slice(0, 30)}...: 404`)
     assertTitle(t, reply, target.slice(0, 30))
@@ -282,7 +285,8 @@ t.test('static files with raw paths: 400, 403 or 404; never a file outside the f
     if (reply.headers.location !== undefined) t.fail(`${target}: redirected to ${reply.headers.location}`)
     if (reply.status < 500) assertTitle(t, reply, target)
   }
-  t.comment(`${climbs.length + named.length + serverChunks.length + directories.length + redirects.length} paths: ${JSON.stringify(Object.fromEntries(statuses))}`)
+  const asked = climbs.length + named.length + serverChunks.length + directories.length + redirects.length
+  t.comment(`${asked} paths: ${JSON.stringify(Object.fromEntries(statuses))}`)
   t.ok(climbs.length >= 400, `${climbs.length} climbs out of a folder`)
   t.ok(serverChunks.length > 0, `${serverChunks.length} server chunks asked for by name`)
   // The served files are still served.
@@ -388,7 +392,8 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
     `X-Api-Key: ${secret('apikey')}`,
   ]
   const query = () =>
-    `token=${secret('token')}&access_token=${secret('access')}&password=${secret('password')}&TOKEN=${secret('upper')}&%74oken=${secret('encoded')}&page=2`
+    `token=${secret('token')}&access_token=${secret('access')}&password=${secret('password')}` +
+    `&TOKEN=${secret('upper')}&%74oken=${secret('encoded')}&page=2`
   const report = JSON.stringify({
     source: 'boundary',
     message: 'render failed',
@@ -409,7 +414,11 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
     ['an image refused', `GET /_next/image?url=/images/abstract.jpg&w=641&${query()} HTTP/1.1`],
     ['a server error (500)', `GET /__test/server-error?${query()} HTTP/1.1`],
     ['a client error report', `POST /api/client-errors?${query()} HTTP/1.1`, report],
-    ['a client error report refused (400)', `POST /api/client-errors HTTP/1.1`, JSON.stringify({ source: 'nope', message: secret('bad-report'), url: 'x' })],
+    [
+      'a client error report refused (400)',
+      'POST /api/client-errors HTTP/1.1',
+      JSON.stringify({ source: 'nope', message: secret('bad-report'), url: 'x' }),
+    ],
   ]
   for (const [index, [what, head, body]] of requests.entries()) {
     const requestId = `hostile-${index}`
@@ -436,5 +445,6 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
   }
   t.ok(logs().some((line) => line.msg === 'client error reported'), 'the report was logged')
   t.ok(logs().some((line) => line.msg === 'request failed' && line.reqId === 'hostile-9'), 'the 500 was logged with its reqId')
-  t.match(text, '/no-such-page?token=[Redacted]&access_token=[Redacted]&password=[Redacted]&TOKEN=[Redacted]&%74oken=[Redacted]&page=2', 'the rest of the URL stays readable')
+  const redacted = '/no-such-page?token=[Redacted]&access_token=[Redacted]&password=[Redacted]&TOKEN=[Redacted]&%74oken=[Redacted]&page=2'
+  t.match(text, redacted, 'the rest of the URL stays readable')
 })
