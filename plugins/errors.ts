@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { statusTitle } from '../config/status-titles.ts'
 import { assignDigest } from '../src/digest.ts'
 import { answersInJson } from '../src/error-format.ts'
+import { loggableUrl } from '../src/logger.ts'
 import { canRenderDocument, plainErrorDocument, sendDocument } from '../src/render/renderer.ts'
 
 /** Requests answered in JSON when they fail: the API and everything under /_next (data, assets, images). */
@@ -12,6 +13,11 @@ function wantsJson(request: FastifyRequest): boolean {
 
 /** Fastify's own failures that mean "no such page" for a visitor. */
 const notFoundCodes = new Set(['FST_ERR_MAX_PARAM_LENGTH'])
+
+/** The message as logged: one that quotes the request URL (a malformed escape) quotes it as the access line does. */
+function loggableReason(error: FastifyError, url: string): string {
+  return error.message.includes(url) ? error.message.split(url).join(loggableUrl(url)) : error.message
+}
 
 function statusOf(error: FastifyError): number {
   if (error.code && notFoundCodes.has(error.code)) return 404
@@ -62,7 +68,7 @@ async function errors(fastify: FastifyInstance) {
         digest,
       })
     }
-    request.log.info({ code: error.code, statusCode, reason: error.message }, 'request rejected')
+    request.log.info({ code: error.code, statusCode, reason: loggableReason(error, request.url) }, 'request rejected')
     if (reply.sent || reply.raw.headersSent) return
     return sendError(request, reply, statusCode, {
       statusCode,

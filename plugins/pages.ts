@@ -64,6 +64,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   // Decorated by courier-deployment-id before this plugin registers, and fixed for the life of the process.
   const deploymentId = fastify.deploymentId
   const preloadsFor = dev ? undefined : await readPagePreloads(path.join(distDir, 'client'), pageIds, deploymentId)
+  /** The server build: @fastify/vite adds its chunks folder as a second root of /_next/static/chunks/ if it exists. */
+  const serverBuildDir = path.join(distDir, 'server') + path.sep
   /** The production build's reply.html and reply.render, as @fastify/vite decorates replies with them. */
   const documentFunctions: { html?: HtmlFunction; render?: RenderFunction } = {}
 
@@ -81,6 +83,12 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
       setHeaders(reply) {
         reply.header('cache-control', immutableAssetCacheControl)
       },
+      // Server code is never public: a name only the SSR build has (its chunks) is a 404, not the server's source.
+      allowedPath(_pathname: string, root: string | undefined) {
+        return root === undefined || !path.resolve(root).startsWith(serverBuildDir)
+      },
+      // The build writes no dotfiles into its chunks; one that appears there is not the site's to serve.
+      dotfiles: 'deny',
     },
     // reply.html and reply.render carry Courier's own signatures (src/render/renderer.ts), hence the casts.
     renderer: {

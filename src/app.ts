@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino'
 import type { Config } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
-import { handleConnectionError } from './connection-errors.ts'
+import { handleConnectionError, refuseConnect } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
@@ -46,6 +46,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     http: {
       headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
       maxHeaderSize: limits.maxHeaderSizeBytes,
     },
     routerOptions: {
@@ -65,6 +66,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return app.errorHandler(error, request, reply)
     },
   }) as unknown as FastifyInstance
+  app.server.on('connect', refuseConnect.bind(app))
 
   await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
   await app.register(accessLog)

@@ -20,6 +20,7 @@ const codeByStatus: Readonly<Record<number, string>> = {
   431: 'COURIER_ERR_HEADER_TOO_LARGE',
   408: 'COURIER_ERR_REQUEST_TIMEOUT',
   400: 'COURIER_ERR_BAD_REQUEST',
+  405: 'COURIER_ERR_METHOD_NOT_ALLOWED',
 }
 
 /** The path of the request line, when the bytes Node kept start with one (best effort: they may not). */
@@ -55,5 +56,17 @@ export function handleConnectionError(
   const statusCode = (error.code && statusByCode[error.code]) || 400
   this.log.info({ code: error.code, statusCode }, 'connection rejected')
   if (socket.writable) socket.write(connectionErrorResponse(statusCode, requestPath(error.rawPacket)))
+  socket.destroy()
+}
+
+/**
+ * The server's `connect` listener. Courier is no proxy: without a listener Node destroys a CONNECT request's socket
+ * without a word, so the client cannot tell a refusal from a crash. It gets 405 by the table and the connection closes.
+ */
+export function refuseConnect(this: FastifyInstance, request: http.IncomingMessage, socket: Socket): void {
+  this.log.info({ method: request.method, statusCode: 405 }, 'connection rejected')
+  // The target is usually `host:port`; a path (`CONNECT /api/x`) gets JSON under /api and /_next, like any error.
+  const path = request.url?.startsWith('/') ? request.url : undefined
+  if (socket.writable) socket.write(connectionErrorResponse(405, path))
   socket.destroy()
 }
