@@ -1,4 +1,5 @@
-import { createContext, useContext, useLayoutEffect, useState, useSyncExternalStore } from 'react'
+import { createContext, useContext, useEffect, useLayoutEffect, useState, useSyncExternalStore } from 'react'
+import { reportClientError } from '../errors/deferred-report.ts'
 import type { Router, View } from './router.ts'
 
 /** The router of the page, or null where there is none (server rendering): Links then stay plain links. */
@@ -12,10 +13,32 @@ function subscribeToNothing(): () => void {
   return () => undefined
 }
 
-/** The view to render: the router's, else (on the server) the document's own. */
-export function useView(router: Router | undefined, first: Omit<View, 'href'>): View {
-  const [own] = useState<View>(() => ({ ...first, href: '' }))
-  const read = router ? router.view : () => own
+/**
+ * The client router, loaded once the page has hydrated, starting on `first` (the view on screen): undefined while it
+ * loads, and wherever `load` is not given (the server); null when it could not load (links stay plain links).
+ */
+export function useRouterAfterHydration(
+  first: View,
+  load: ((first: View) => Promise<Router>) | undefined,
+): Router | null | undefined {
+  const [router, setRouter] = useState<Router | null>()
+  const [start] = useState(() => load)
+  useEffect(
+    function loadRouter() {
+      start?.(first).then(setRouter, (error: unknown) => {
+        console.error(error)
+        reportClientError('hydration', error)
+        setRouter(null)
+      })
+    },
+    [start, first],
+  )
+  return router
+}
+
+/** The view to render: the router's once it is there, else the document's own (`first`, also the router's first). */
+export function useView(router: Router | undefined, first: View): View {
+  const read = router ? router.view : () => first
   return useSyncExternalStore(router ? router.subscribe : subscribeToNothing, read, read)
 }
 
