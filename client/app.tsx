@@ -4,8 +4,14 @@ import type { ErrorScreenProps } from './components/error-screen.tsx'
 import { RootErrorBoundary } from './errors/error-boundary.tsx'
 import type { DocumentState } from './document-state.ts'
 import type { PageComponentProps } from './routes.ts'
-import type { Router, View } from './router/router.ts'
-import { RouteAnnouncer, RouterContext, useArrival, useRouterAfterHydration, useView } from './router/router-context.tsx'
+import type { View } from './router/router.ts'
+import {
+  RouteAnnouncer,
+  RouterContext,
+  useRouterAfterHydration,
+  useView,
+  type LoadedRouter,
+} from './router/router-context.tsx'
 
 export interface AppProps {
   state: DocumentState
@@ -18,17 +24,18 @@ export interface AppProps {
   href?: string
   /** Browser only: loads the client router once the page has hydrated (it is not part of the first load). Until it
    * has arrived, links are plain links; from then on it decides the view. */
-  loadRouter?: (first: View) => Promise<Router>
+  loadRouter?: (first: View) => Promise<LoadedRouter>
 }
 
 /** The whole site: the shared layout around the current page or the generic error page. */
 export function App({ state: documentState, Page: documentPage, ErrorScreen, href = '', loadRouter }: AppProps) {
   const [first] = useState<View>(() => ({ state: documentState, Page: documentPage, href }))
-  const router = useRouterAfterHydration(first, loadRouter)
-  const view = useView(router ?? undefined, first)
-  const announcement = useArrival(view)
+  const loaded = useRouterAfterHydration(first, loadRouter)
+  const router = loaded?.router
+  const view = useView(router, first)
+  const [announcement, announce] = useState('')
   const { state, Page } = view
-  const interactive = router !== undefined || !loadRouter
+  const interactive = loaded !== undefined || !loadRouter
   useEffect(
     function markHydrated() {
       // Effects run once React has hydrated the tree, and the router (with the links' prefetching) is in place:
@@ -54,6 +61,7 @@ export function App({ state: documentState, Page: documentPage, ErrorScreen, hre
             <Page key={view.href} data={state.data as never} params={state.params} />
           )}
         </Layout>
+        {loaded ? <loaded.Arrival view={view} announce={announce} /> : null}
         <RouteAnnouncer message={announcement} />
       </RouterContext.Provider>
     </RootErrorBoundary>

@@ -3,7 +3,8 @@ import { App } from './app.tsx'
 import { documentStateElementId, type DocumentState } from './document-state.ts'
 import { pageModule } from './page-modules.ts'
 import type { View } from './router/router.ts'
-import { listenForUncaughtErrors, reportClientError } from './errors/deferred-report.ts'
+import type { LoadedRouter } from './router/router-context.tsx'
+import { listenForUncaughtErrors, loadReporter, reportClientError } from './errors/deferred-report.ts'
 import './styles/global.css'
 
 function readDocumentState(): DocumentState {
@@ -12,10 +13,13 @@ function readDocumentState(): DocumentState {
   return JSON.parse(element.textContent) as DocumentState
 }
 
-/** The client router and the full page table: a chunk of their own, loaded once the page has hydrated. */
-async function loadRouter(first: View) {
-  const [{ createRouter }, { pages }] = await Promise.all([import('./router/router.ts'), import('./routes.ts')])
-  return createRouter(pages, first)
+/**
+ * What the page loads once it has hydrated, none of it in the first load: the client router with the page table (a
+ * chunk of its own), and the error reporter, so that a report goes out the moment an error happens.
+ */
+async function loadRouter(first: View): Promise<LoadedRouter> {
+  const [{ startRouter }] = await Promise.all([import('./router/start.ts'), loadReporter()])
+  return startRouter(first)
 }
 
 async function hydrate(): Promise<void> {

@@ -56,11 +56,17 @@ t.test('the first-load JS of / stays within its budget', async (t) => {
   )
 })
 
-t.test('the client router, the page table and the error reporter are not in the first load', async (t) => {
+t.test('the client router, the page table, the reporter and the error page are not in the first load', async (t) => {
   const firstLoad = new Set(firstLoadOfHome().keys())
-  for (const source of ['router/router.ts', 'routes.ts', 'errors/report.ts', 'components/error-screen.tsx']) {
+  for (const source of ['router/start.ts', 'errors/report.ts', 'components/error-screen.tsx']) {
     const chunk = manifest[source]
     t.ok(chunk?.isDynamicEntry, `${source} is a chunk of its own, loaded on demand`)
     t.notOk(chunk && firstLoad.has(chunk.file), `${source} is not loaded with /`)
   }
+  const code = [...firstLoad].map((file) => readFileSync(path.join(clientDir, file), 'utf8')).join('\n')
+  // Markers of each, checked on the code itself (a match would print a whole chunk).
+  t.notOk(code.includes('Route Cancelled'), 'the router is not in it')
+  t.notOk(code.includes('One guide per delivery mechanic of Courier.'), 'the page table (heads) is not in it')
+  t.notOk(code.includes('sendBeacon'), 'the reporter is not in it')
+  t.notOk(code.includes('error-title'), 'the generic error page is not in it')
 })
