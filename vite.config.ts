@@ -21,6 +21,11 @@ export default defineConfig({
     assetsDir: 'chunks',
     emptyOutDir: true,
     target: [...browserTargets],
+    rolldownOptions: {
+      // config/ files freeze their plain data: a frozen object the client never reads (server-only limits in the
+      // same file) is dropped from the client bundle like any unused value.
+      treeshake: { manualPureFunctions: ['Object.freeze'] },
+    },
   },
   environments: {
     // @fastify/vite loads the SSR bundle by the entry's own name (entry-server.js).

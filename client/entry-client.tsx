@@ -1,9 +1,10 @@
 import { hydrateRoot } from 'react-dom/client'
 import { App } from './app.tsx'
 import { documentStateElementId, type DocumentState } from './document-state.ts'
-import { findPage, pages } from './routes.ts'
-import { createRouter } from './router/router.ts'
-import { reportClientError } from './errors/report.ts'
+import { pageModule } from './page-modules.ts'
+import type { View } from './router/router.ts'
+import type { LoadedRouter } from './router/router-context.tsx'
+import { listenForUncaughtErrors, loadReporter, reportClientError } from './errors/deferred-report.ts'
 import './styles/global.css'
 
 function readDocumentState(): DocumentState {
@@ -12,15 +13,28 @@ function readDocumentState(): DocumentState {
   return JSON.parse(element.textContent) as DocumentState
 }
 
+/**
+ * What the page loads once it has hydrated, none of it in the first load: the client router with the page table (a
+ * chunk of its own), and the error reporter, so that a report goes out the moment an error happens.
+ */
+async function loadRouter(first: View): Promise<LoadedRouter> {
+  const [{ startRouter }] = await Promise.all([import('./router/start.ts'), loadReporter()])
+  return startRouter(first)
+}
+
 async function hydrate(): Promise<void> {
   const state = readDocumentState()
   // Load the page's chunk before hydrating, so the first client render is the server's tree, with nothing suspended.
-  const page = state.type === 'page' ? findPage(state.pageId) : undefined
-  const Page = page ? (await page.component()).default : undefined
+  const load = state.type === 'page' ? pageModule(state.pageId) : undefined
+  const Page = load ? (await load()).default : undefined
+  // An error document (or a page without its component) shows the generic error page: its chunk, likewise.
+  const ErrorScreen = Page ? undefined : (await import('./components/error-screen.tsx')).ErrorScreen
   const container = document.getElementById('root')
   if (!container) throw new Error('Courier: the page has no #root element')
-  const router = createRouter(pages, { state, Page, href: window.location.href })
-  hydrateRoot(container, <App state={state} Page={Page} router={router} />, {
+  const app = (
+    <App state={state} Page={Page} ErrorScreen={ErrorScreen} href={window.location.href} loadRouter={loadRouter} />
+  )
+  hydrateRoot(container, app, {
     // React recovered by rendering on the client (a hydration mismatch, a boundary that failed on the server): the
     // page works, but the server log should know.
     onRecoverableError(error) {
@@ -30,6 +44,8 @@ async function hydrate(): Promise<void> {
   })
 }
 
+// From the first script on, the page's uncaught errors and rejections reach the server's log.
+listenForUncaughtErrors()
 hydrate().catch((error: unknown) => {
   console.error(error)
   reportClientError('hydration', error)

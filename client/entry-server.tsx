@@ -3,6 +3,7 @@
  * @fastify/vite. It exports the page table and the element to render; the server owns streaming and the document.
  */
 import { App } from './app.tsx'
+import { ErrorScreen } from './components/error-screen.tsx'
 import { pages, type PageDefinition } from './routes.ts'
 import type { DocumentState } from './document-state.ts'
 
@@ -13,5 +14,5 @@ export const routes: readonly PageDefinition[] = pages
 
 export async function createElement(state: DocumentState, page: PageDefinition | undefined) {
   const Page = page ? (await page.component()).default : undefined
-  return <App state={state} Page={Page} />
+  return <App state={state} Page={Page} ErrorScreen={ErrorScreen} />
 }

@@ -1,6 +1,7 @@
 import type { ComponentType } from 'react'
 import { columnSizes, imageSources } from './components/image.tsx'
 import type { HomeData } from './pages/home.tsx'
+import { pageModules } from './page-modules.ts'
 
 /**
  * The page table: one entry per page, shared by the server (routes, page data, sitemap) and the client (router).
@@ -59,7 +60,7 @@ export const pages: readonly PageDefinition[] = [
     id: 'home',
     path: '/',
     kind: 'static',
-    component: () => import('./pages/home.tsx'),
+    component: pageModules.home,
     head: (data: HomeData) => {
       const hero = imageSources(data.hero.src, data.hero.width, columnSizes)
       return {
@@ -73,14 +74,14 @@ export const pages: readonly PageDefinition[] = [
     id: 'guides',
     path: '/guides',
     kind: 'static',
-    component: () => import('./pages/guides.tsx'),
+    component: pageModules.guides,
     head: () => ({ title: titled('Guides'), description: 'One guide per delivery mechanic of Courier.' }),
   },
   {
     id: 'guide',
     path: '/guides/:slug',
     kind: 'static',
-    component: () => import('./pages/guide.tsx'),
+    component: pageModules.guide,
     head: (data: { guide: { title: string; summary: string } }) => ({
       title: titled(data.guide.title),
       description: data.guide.summary,
@@ -90,21 +91,21 @@ export const pages: readonly PageDefinition[] = [
     id: 'status',
     path: '/status',
     kind: 'dynamic',
-    component: () => import('./pages/status.tsx'),
+    component: pageModules.status,
     head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),
   },
   {
     id: 'faq',
     path: '/faq',
     kind: 'static',
-    component: () => import('./pages/faq.tsx'),
+    component: pageModules.faq,
     head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
   },
   {
     id: 'gallery',
     path: '/gallery',
     kind: 'static',
-    component: () => import('./pages/gallery.tsx'),
+    component: pageModules.gallery,
     head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),
   },
   {
@@ -112,7 +113,7 @@ export const pages: readonly PageDefinition[] = [
     path: '/__test/slow',
     kind: 'dynamic',
     testOnly: true,
-    component: () => import('./pages/test-slow.tsx'),
+    component: pageModules['test-slow'],
     head: () => ({ title: titled('Slow boundary') }),
   },
   {
@@ -120,7 +121,7 @@ export const pages: readonly PageDefinition[] = [
     path: '/__test/server-error',
     kind: 'dynamic',
     testOnly: true,
-    component: () => import('./pages/test-server-error.tsx'),
+    component: pageModules['test-server-error'],
     head: () => ({ title: titled('Server error') }),
   },
   {
@@ -128,7 +129,7 @@ export const pages: readonly PageDefinition[] = [
     path: '/__test/shell-error',
     kind: 'dynamic',
     testOnly: true,
-    component: () => import('./pages/test-shell-error.tsx'),
+    component: pageModules['test-shell-error'],
     head: () => ({ title: titled('Shell error') }),
   },
   {
@@ -136,7 +137,7 @@ export const pages: readonly PageDefinition[] = [
     path: '/__test/late-error',
     kind: 'dynamic',
     testOnly: true,
-    component: () => import('./pages/test-late-error.tsx'),
+    component: pageModules['test-late-error'],
     head: () => ({ title: titled('Late error') }),
   },
   {
@@ -144,7 +145,7 @@ export const pages: readonly PageDefinition[] = [
     path: '/__test/client-error',
     kind: 'dynamic',
     testOnly: true,
-    component: () => import('./pages/test-client-error.tsx'),
+    component: pageModules['test-client-error'],
     head: () => ({ title: titled('Client error') }),
   },
   {
@@ -152,7 +153,7 @@ export const pages: readonly PageDefinition[] = [
     path: '/__test/links',
     kind: 'dynamic',
     testOnly: true,
-    component: () => import('./pages/test-links.tsx'),
+    component: pageModules['test-links'],
     head: () => ({ title: titled('Links') }),
   },
 ]

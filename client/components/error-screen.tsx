@@ -1,26 +1,18 @@
 import { useEffect } from 'react'
-import {
-  applicationErrorMessage,
-  digestLine,
-  serverExceptionConsoleMessage,
-  type ExceptionSide,
-} from '../errors/messages.ts'
+import { applicationErrorMessage, digestLine, serverExceptionConsoleMessage } from '../errors/messages.ts'
+
+export interface ErrorScreenProps {
+  statusCode: number
+  title: string
+  digest?: string | undefined
+  host?: string | undefined
+}
 
 /**
  * The generic error page: `<status>: <title>`, as the spec's status-title table gives it. A server-side exception
  * (one that carries a digest) also gets the application error screen's words and its digest.
  */
-export function ErrorScreen({
-  statusCode,
-  title,
-  digest,
-  host,
-}: {
-  statusCode: number
-  title: string
-  digest?: string | undefined
-  host?: string | undefined
-}) {
+export function ErrorScreen({ statusCode, title, digest, host }: ErrorScreenProps) {
   useEffect(
     function logServerException() {
       if (digest) console.error(serverExceptionConsoleMessage(digest))
@@ -39,27 +31,6 @@ export function ErrorScreen({
           <p className="application-error-digest">{digestLine(digest)}</p>
         </>
       ) : null}
-      <p>
-        <a href="/">Go to the home page</a>
-      </p>
-    </section>
-  )
-}
-
-/** The application error screen: what the root error boundary shows once the app has failed in the browser. */
-export function ApplicationErrorScreen({
-  side,
-  host,
-  digest,
-}: {
-  side: ExceptionSide
-  host: string
-  digest?: string | undefined
-}) {
-  return (
-    <section className="error-screen application-error" role="alert">
-      <h1 className="application-error-message">{applicationErrorMessage(side, host)}</h1>
-      {digest ? <p className="application-error-digest">{digestLine(digest)}</p> : null}
       <p>
         <a href="/">Go to the home page</a>
       </p>

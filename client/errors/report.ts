@@ -4,22 +4,18 @@ import {
   type ClientErrorReport,
   type ClientErrorSource,
 } from '../../config/client-errors.ts'
+import { digestOf } from './digest.ts'
 
 /**
  * Sends client-side exceptions to the server's log (POST /api/client-errors). Each distinct error is sent once and a
  * page sends at most `maxPerPage` reports, so a failing render loop cannot flood the server. Fire and forget: a
- * report that cannot be sent is dropped (the console still has the error).
+ * report that cannot be sent is dropped (the console still has the error). The page loads this module at its first
+ * error only (errors/deferred-report.ts): it is not part of the first load.
  */
 const sent = new Set<string>()
 
 function truncate(text: string, maxLength: number): string {
   return text.length > maxLength ? text.slice(0, maxLength) : text
-}
-
-/** The server's digest an error carries (React passes it on for a boundary that failed on the server), if any. */
-export function digestOf(error: unknown): string | undefined {
-  const digest = typeof error === 'object' && error !== null ? (error as { digest?: unknown }).digest : undefined
-  return typeof digest === 'string' ? digest : undefined
 }
 
 function describe(error: unknown): { message: string; stack?: string; digest?: string } {
@@ -60,23 +56,5 @@ export function reportClientError(source: ClientErrorSource, error: unknown, dig
     }).catch(() => undefined)
   } catch {
     // Reporting must never throw into the page; the error is on the console already.
-  }
-}
-
-function reportUncaughtError(event: ErrorEvent): void {
-  reportClientError('onerror', event.error ?? event.message)
-}
-
-function reportUnhandledRejection(event: PromiseRejectionEvent): void {
-  reportClientError('unhandledrejection', event.reason)
-}
-
-/** Reports uncaught errors and unhandled rejections of the page; returns the function that stops it. */
-export function listenForUncaughtErrors(): () => void {
-  window.addEventListener('error', reportUncaughtError)
-  window.addEventListener('unhandledrejection', reportUnhandledRejection)
-  return function stopListening() {
-    window.removeEventListener('error', reportUncaughtError)
-    window.removeEventListener('unhandledrejection', reportUnhandledRejection)
   }
 }

@@ -1,0 +1,12 @@
+import { pages } from '../routes.ts'
+import type { LoadedRouter } from './router-context.tsx'
+import { createRouter, type View } from './router.ts'
+import { Arrival } from './arrival.tsx'
+
+/**
+ * The client router's chunk: the router, the page table it matches against and what a navigation does on arrival.
+ * The app loads it once the page has hydrated (client/entry-client.tsx), so none of it is in a page's first load.
+ */
+export function startRouter(first: View): LoadedRouter {
+  return { router: createRouter(pages, first), Arrival }
+}

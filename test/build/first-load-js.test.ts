@@ -1,0 +1,72 @@
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { clientBundle } from '../../config/client-bundle.ts'
+import { loadConfig } from '../../config/env.ts'
+import { assetBase } from '../../src/render/template.ts'
+
+/** The build under test: `npm test` builds first. */
+const clientDir = path.join(loadConfig({}).distDir, 'client')
+
+interface ManifestChunk {
+  file: string
+  isEntry?: boolean
+  isDynamicEntry?: boolean
+  imports?: string[]
+  dynamicImports?: string[]
+}
+
+const manifest = JSON.parse(readFileSync(path.join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Record<
+  string,
+  ManifestChunk
+>
+
+/** A chunk and every chunk it imports statically (what loads with it), as manifest keys. */
+function withStaticImports(key: string, into = new Set<string>()): Set<string> {
+  if (into.has(key)) return into
+  into.add(key)
+  for (const imported of manifest[key]?.imports ?? []) withStaticImports(imported, into)
+  return into
+}
+
+/** What a browser loads for `/` before it is interactive: the document's module script (the entry) with its static
+ * imports, and the home page's chunk with its own (the entry loads it before hydrating; the server preloads it). */
+function firstLoadOfHome(): Map<string, number> {
+  const html = readFileSync(path.join(clientDir, 'index.html'), 'utf8')
+  const src = /<script type="module"[^>]*\bsrc="([^"?]+)/.exec(html)?.[1]
+  const entryKey = Object.keys(manifest).find((key) => manifest[key]!.isEntry && `${assetBase}${manifest[key]!.file}` === src)
+  if (!entryKey) throw new Error(`no manifest entry for the document's script ${src}`)
+  const keys = withStaticImports('pages/home.tsx', withStaticImports(entryKey))
+  return new Map(
+    [...keys].map((key) => {
+      const file = manifest[key]!.file
+      return [file, gzipSync(readFileSync(path.join(clientDir, file))).byteLength]
+    }),
+  )
+}
+
+t.test('the first-load JS of / stays within its budget', async (t) => {
+  const sizes = firstLoadOfHome()
+  const total = [...sizes.values()].reduce((sum, bytes) => sum + bytes, 0)
+  t.comment([...sizes].map(([file, bytes]) => `${file}: ${bytes} B gzip`).join(', '))
+  t.ok(
+    total <= clientBundle.firstLoadJsBudgetBytes,
+    `${total} B gzip <= ${clientBundle.firstLoadJsBudgetBytes} B (config/client-bundle.ts)`,
+  )
+})
+
+t.test('the client router, the page table, the reporter and the error page are not in the first load', async (t) => {
+  const firstLoad = new Set(firstLoadOfHome().keys())
+  for (const source of ['router/start.ts', 'errors/report.ts', 'components/error-screen.tsx']) {
+    const chunk = manifest[source]
+    t.ok(chunk?.isDynamicEntry, `${source} is a chunk of its own, loaded on demand`)
+    t.notOk(chunk && firstLoad.has(chunk.file), `${source} is not loaded with /`)
+  }
+  const code = [...firstLoad].map((file) => readFileSync(path.join(clientDir, file), 'utf8')).join('\n')
+  // Markers of each, checked on the code itself (a match would print a whole chunk).
+  t.notOk(code.includes('Route Cancelled'), 'the router is not in it')
+  t.notOk(code.includes('One guide per delivery mechanic of Courier.'), 'the page table (heads) is not in it')
+  t.notOk(code.includes('sendBeacon'), 'the reporter is not in it')
+  t.notOk(code.includes('error-title'), 'the generic error page is not in it')
+})
