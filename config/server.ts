@@ -19,4 +19,14 @@ export const serverLimits = Object.freeze({
   pageDataCacheEntries: 1000,
   /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (DESIGN.md section 10). */
   shutdownGraceMs: 10_000,
+  /** Load shedding (plugins/load-shedding.ts): the event loop's mean delay is sampled this often. A second is long
+   * enough that one slow tick among ~100 does not shed, short enough that the server recovers within ~2 s. */
+  loadSampleIntervalMs: 1000,
+  /** New requests get 503 while the mean event-loop delay of the last sample is over this: every timer and socket is
+   * then served this late, so a new request would mostly add to a queue. Far above what saturating keep-alive load
+   * causes here (a few ms), well below the time-outs above. Utilisation is not a trigger: a server at ~100 % that
+   * still turns its loop over quickly is doing useful work at full speed. */
+  maxEventLoopDelayMs: 200,
+  /** The `Retry-After` of a shed request, in seconds: about two samples, the time the server needs to recover. */
+  overloadRetryAfterSeconds: 2,
 })
