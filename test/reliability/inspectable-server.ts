@@ -2,8 +2,8 @@
  * A test-only entry: the same app as src/server.ts (loadConfig -> buildApp -> listen), plus two commands that only
  * the parent test can send, over the child's IPC channel (never an HTTP route):
  * - `heap`: forced garbage collection (needs `--expose-gc`), then the heap and handle counts;
- * - `saturate`: blocks the event loop in slices for a while (a turn of the loop between slices), i.e. an event
- *   loop that is saturated but still answers, the state load shedding exists for.
+ * - `saturate`: blocks the event loop in slices for a while (one turn of the loop between slices), i.e. an event
+ *   loop that is stuck but still answers now and then, the state load shedding exists for.
  * Each command is answered with a message carrying the same `id`. SIGTERM closes the app and exits.
  */
 import { pino } from 'pino'
@@ -48,14 +48,20 @@ async function collectedHeap(): Promise<HeapReport> {
   return { heapUsed, heapTotal, rss, external, arrayBuffers }
 }
 
+/**
+ * Every slice runs from a setImmediate callback, so between two slices the loop goes round exactly once: timers
+ * (the load monitor's samples) and I/O (the requests that arrived meanwhile), nothing idle that would add short
+ * ticks to the samples.
+ */
 async function saturate(durationMs: number, sliceMs: number): Promise<SaturationReport> {
   const started = performance.now()
   let slices = 0
   while (performance.now() - started < durationMs) {
+    await turn()
     busyWait(sliceMs)
     slices += 1
-    await turn()
   }
+  await turn()
   return { slices, durationMs: Math.round(performance.now() - started) }
 }
 

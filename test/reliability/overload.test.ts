@@ -10,8 +10,11 @@ import { serverLimits } from '../../config/server.ts'
 import { inspectableEntry, startServer } from './server-process.ts'
 import type { SaturationReport } from './inspectable-server.ts'
 
-/** Slices longer than a sample (config/server.ts loadSampleIntervalMs): the loop turns over, but only every 4 s. */
-const saturation = { durationMs: 12_000, sliceMs: 4_000 }
+/**
+ * Ticks of 4 s, over the 3 s mean delay that sheds (config/server.ts). The first sample still holds the quiet ticks
+ * from before, the second (5 s later) only these: 16 s cover it with a turn of the loop to spare.
+ */
+const saturation = { durationMs: 16_000, sliceMs: 4_000 }
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 interface Answer {
