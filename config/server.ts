@@ -22,4 +22,18 @@ export const serverLimits = Object.freeze({
   pageDataCacheEntries: 1000,
   /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (DESIGN.md section 10). */
   shutdownGraceMs: 10_000,
+  /** Load shedding (plugins/load-shedding.ts): the event loop's mean delay is sampled this often. A sample in which
+   * the loop never turned over counts as infinite delay, so this is also the longest single tick a busy server may
+   * have without shedding. */
+  loadSampleIntervalMs: 5000,
+  /** New requests get 503 while the mean event-loop delay of the last sample is over this: the loop is then stuck
+   * rather than busy, every timer and socket is served seconds late, and a new request would only add to the queue.
+   * A busy server must not be shed: the reliability suite's full load (autocannon -c 100 -p 10 over the mix, 1000
+   * requests in flight, test/reliability/load.test.ts) is served in full. On a shared 2-core VM that load gave
+   * means of 50-630 ms per second and ticks up to 1.35 s at load average ~7, and was still shed at 2 s over 3 s
+   * samples at load average ~18: the server's share of the CPU sets its tick length. Utilisation is not a trigger:
+   * at ~100 % a server that still turns its loop over is doing useful work at full speed. */
+  maxEventLoopDelayMs: 3000,
+  /** The `Retry-After` of a shed request, in seconds: about two samples, the time the server needs to recover. */
+  overloadRetryAfterSeconds: 10,
 })

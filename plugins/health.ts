@@ -9,9 +9,13 @@ const healthResponse = {
   },
 } as const
 
-/** GET /api/health: liveness for load balancers and orchestrators. Never cached. */
+/**
+ * GET /api/health: liveness for load balancers and orchestrators. Never cached. Answered under overload too
+ * (exempt from load shedding): a saturated process is alive, and restarting it would only move its load elsewhere.
+ */
 async function health(fastify: FastifyInstance) {
-  fastify.get('/api/health', { schema: { response: healthResponse } }, async function reportHealth(_request, reply) {
+  const options = { schema: { response: healthResponse }, config: { exemptFromShedding: true } }
+  fastify.get('/api/health', options, async function reportHealth(_request, reply) {
     reply.header('cache-control', 'no-store')
     return { status: 'ok' }
   })

@@ -15,7 +15,7 @@ export function accessLine(request: FastifyRequest, reply: FastifyReply) {
 
 /**
  * Replaces Fastify's two lines per request ("incoming request", "request completed") with one access line written
- * when the response is done: error level for 5xx, info otherwise.
+ * when the response is done: error level for 5xx (warn for 503), info otherwise.
  */
 export class AccessLogController extends LogController {
   constructor() {
@@ -29,6 +29,8 @@ export class AccessLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = accessLine(request, reply)
     if (error) request.log.error({ ...line, err: error }, 'request completed')
+    // 503 refuses work the client may retry (load shed, image queue full): expected under load, not a failure.
+    else if (line.statusCode === 503) request.log.warn(line, 'request completed')
     else if (line.statusCode >= 500) request.log.error(line, 'request completed')
     else request.log.info(line, 'request completed')
   }

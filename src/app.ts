@@ -13,6 +13,7 @@ import errors from '../plugins/errors.ts'
 import health from '../plugins/health.ts'
 import image from '../plugins/image.ts'
 import imageWidths from '../plugins/image-widths.ts'
+import loadShedding from '../plugins/load-shedding.ts'
 import pages from '../plugins/pages.ts'
 import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
@@ -71,6 +72,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
   await app.register(accessLog)
   await app.register(errors)
+  // Before the request filter and every route: a shed request costs no other work.
+  await app.register(loadShedding, {
+    maxEventLoopDelayMs: limits.maxEventLoopDelayMs,
+    sampleIntervalMs: limits.loadSampleIntervalMs,
+    retryAfterSeconds: limits.overloadRetryAfterSeconds,
+  })
   await app.register(requestFilter, { hsts: config.hsts, ...options.requestFilter })
   await app.register(health)
   await app.register(clientErrors)

@@ -44,4 +44,6 @@ export const errors = {
   ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
   ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
   ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),
+  /** Load shedding: the event loop is saturated; the request is refused before any work, with `Retry-After`. */
+  ServerOverloaded: createError('COURIER_ERR_SERVER_OVERLOADED', 'The server is overloaded; retry shortly', 503),
 } as const

@@ -1,0 +1,15 @@
+/**
+ * Preloaded (`--import`) into every server a reliability test starts (test/reliability/server-process.ts). When the
+ * test process goes away, even by SIGKILL or tap's time-out, the IPC channel closes and the server closes itself:
+ * SIGTERM first (its graceful close), then a hard exit if that does not finish. No server outlives its test.
+ */
+const hardExitAfterMs = 15_000
+
+if (process.channel) {
+  // The channel must not keep a finished server alive; the server's own handles do that while it runs.
+  process.channel.unref()
+  process.once('disconnect', function exitWithParent() {
+    setTimeout(() => process.exit(1), hardExitAfterMs).unref()
+    process.kill(process.pid, 'SIGTERM')
+  })
+}

@@ -1,0 +1,156 @@
+/**
+ * The request mix of the load and memory runs, and how each response is known to be the right one. Expectations
+ * come from the page table, the loaders and the build on disk, never from a response under load: an error page or
+ * a cut-off stream under load must count as a mismatch.
+ */
+import { stat } from 'node:fs/promises'
+import path from 'node:path'
+import { pages, type PageDefinition, type RouteParams } from '../../client/routes.ts'
+import { images } from '../../config/images.ts'
+import { statusTitle } from '../../config/status-titles.ts'
+import { pageServerSide } from '../../src/pages/loaders.ts'
+import { escapeHtml } from '../../src/render/template.ts'
+import { projectRoot } from './server-process.ts'
+
+export interface Target {
+  name: string
+  path: string
+  headers?: Record<string, string>
+  status: number
+  /** Whether a response with the expected status is the right one (body and headers). */
+  check(body: string, headers: Record<string, string>): boolean
+}
+
+/** The end of a built document: present only when the stream ran to its end. */
+const documentEnd = '</html>'
+
+function pageAt(pattern: string): PageDefinition {
+  const page = pages.find((candidate) => candidate.path === pattern)
+  if (!page) throw new Error(`the page table has no page at ${pattern}`)
+  return page
+}
+
+async function titleOf(page: PageDefinition, params: RouteParams, deploymentId: string): Promise<string> {
+  const load = pageServerSide[page.id]?.load
+  const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
+  if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
+  return `<title>${escapeHtml(page.head(result.props as never, params).title)}</title>`
+}
+
+function documentWith(marker: string) {
+  return (body: string) => body.includes(marker) && body.trimEnd().endsWith(documentEnd)
+}
+
+function jsonWith(predicate: (value: Record<string, unknown>) => boolean) {
+  return (body: string) => {
+    try {
+      return predicate(JSON.parse(body) as Record<string, unknown>)
+    } catch {
+      return false
+    }
+  }
+}
+
+export interface MixSources {
+  /** From the running server's `/`: `<html data-dpl-id>`. */
+  deploymentId: string
+  /** A built chunk `/` links to, e.g. `/_next/static/chunks/home-x.js?dpl=...`. */
+  assetPath: string
+  /** Bytes of the optimized image, from the request that filled the cache. */
+  imageBytes: number
+  imagePath: string
+  imageAccept: string
+}
+
+/** Reads what the mix needs from a freshly started server (and fills the image cache, so the mix gets hits). */
+export async function readMixSources(origin: string): Promise<MixSources> {
+  const home = await (await fetch(`${origin}/`)).text()
+  const deploymentId = /data-dpl-id="([^"]+)"/.exec(home)?.[1]
+  if (!deploymentId) throw new Error('`/` names no deployment id')
+  // The smallest script `/` preloads: the mix is about the server, not about copying a large file.
+  const scripts = [...home.matchAll(/"(\/_next\/static\/chunks\/([^"?]+\.js)\?dpl=[^"]+)"/g)]
+  const sized = await Promise.all(
+    scripts.map(async ([, url, file]) => ({
+      url: url!,
+      bytes: (await stat(path.join(projectRoot, 'dist', 'client', 'chunks', file!))).size,
+    })),
+  )
+  const asset = sized.sort((a, b) => a.bytes - b.bytes)[0]
+  if (!asset) throw new Error('`/` links no script chunk')
+  const imageAccept = 'image/avif,image/webp,*/*'
+  const imagePath = `/_next/image?url=${encodeURIComponent('/images/dunes.jpg')}&w=${images.deviceSizes[0]}&q=75`
+  const miss = await fetch(`${origin}${imagePath}`, { headers: { accept: imageAccept } })
+  const imageBytes = (await miss.arrayBuffer()).byteLength
+  if (miss.status !== 200 || imageBytes === 0) throw new Error(`the image to load did not optimize (${miss.status})`)
+  return { deploymentId, assetPath: asset.url, imageBytes, imagePath, imageAccept }
+}
+
+/** The mix: pages, page data, an image cache hit, the API, 404s, a static asset and a public file. */
+export async function buildMix(sources: MixSources): Promise<Target[]> {
+  const { deploymentId } = sources
+  const guide = pageAt('/guides/:slug')
+  const slug = pageServerSide[guide.id]?.staticParams?.()[0]?.slug
+  if (!slug) throw new Error('the guide loader lists no slugs')
+  const dataHeaders = { 'x-deployment-id': deploymentId }
+  const notFoundTitle = `<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`
+  const assetBytes = (
+    await stat(path.join(projectRoot, 'dist', 'client', 'chunks', path.basename(sources.assetPath.split('?')[0]!)))
+  ).size
+  return [
+    { name: 'page /', path: '/', status: 200, check: documentWith(await titleOf(pageAt('/'), {}, deploymentId)) },
+    {
+      name: 'page /guides/:slug',
+      path: `/guides/${encodeURIComponent(slug)}`,
+      status: 200,
+      check: documentWith(await titleOf(guide, { slug }, deploymentId)),
+    },
+    { name: 'page /status (dynamic)', path: '/status', status: 200, check: documentWith(`>${deploymentId}</dd>`) },
+    {
+      name: 'data /index.json (static)',
+      path: `/_next/data/${deploymentId}/index.json`,
+      headers: dataHeaders,
+      status: 200,
+      check: (body, headers) =>
+        headers['x-deployment-id'] === deploymentId &&
+        jsonWith((value) => Array.isArray((value.pageProps as { guides?: unknown })?.guides))(body),
+    },
+    {
+      name: 'data /status.json (dynamic)',
+      path: `/_next/data/${deploymentId}/status.json`,
+      headers: dataHeaders,
+      status: 200,
+      check: jsonWith((value) => (value.pageProps as { deploymentId?: string })?.deploymentId === deploymentId),
+    },
+    {
+      // HIT, or STALE once the entry outlives its max-age mid-run (served from the cache, refreshed behind it).
+      name: 'image, cache hit',
+      path: sources.imagePath,
+      headers: { accept: sources.imageAccept },
+      status: 200,
+      check: (_body, headers) =>
+        /^(HIT|STALE)$/.test(headers['x-image-cache'] ?? '') && Number(headers['content-length']) === sources.imageBytes,
+    },
+    {
+      name: 'api /api/image-widths',
+      path: '/api/image-widths',
+      status: 200,
+      check: jsonWith((value) => JSON.stringify(value.deviceSizes) === JSON.stringify(images.deviceSizes)),
+    },
+    { name: 'api /api/health', path: '/api/health', status: 200, check: jsonWith((value) => value.status === 'ok') },
+    { name: '404 page', path: '/no-such-page', status: 404, check: documentWith(notFoundTitle) },
+    {
+      name: '404 api',
+      path: '/api/no-such-endpoint',
+      status: 404,
+      check: jsonWith((value) => value.code === 'COURIER_ERR_NOT_FOUND'),
+    },
+    {
+      name: 'static asset',
+      path: sources.assetPath,
+      status: 200,
+      check: (body, headers) =>
+        Number(headers['content-length']) === assetBytes && /immutable/.test(headers['cache-control'] ?? '') && body.length > 0,
+    },
+    { name: '/robots.txt', path: '/robots.txt', status: 200, check: (body) => body.includes('User-agent: *') },
+  ]
+}
