@@ -45,7 +45,7 @@ export async function installPeer(): Promise<'installed' | 'present'> {
   process.stderr.write('bench: installing the Next.js peer (npm ci in bench/peers/next)\n')
   const options = { cwd: peerDir, timeoutMs: processLimits.peerInstallMs }
   try {
-    await runToEnd('npm', ['ci', '--no-audit', '--no-fund'], options)
+    await runToEnd('npm', ['ci', '--no-audit', '--no-fund'], { ...options, quiet: true })
   } catch (error) {
     // A registry mirror without Next's other-platform compilers (@next/swc-darwin-*, -win32-*) writes a lock that
     // npm ci calls out of sync; npm install --no-save installs the same locked versions and leaves the lock alone.

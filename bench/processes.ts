@@ -58,8 +58,20 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * Runs a command to its end in its own process group (npm, its shell and whatever it starts stop together if the bench
  * is interrupted); its output goes to stderr, keeping stdout for the report. Killed after `timeoutMs`.
  */
-export async function runToEnd(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<void> {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 2, 2], detached: true })
+export async function runToEnd(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number; quiet?: boolean },
+): Promise<void> {
+  // quiet: the output is kept, and only its last lines are told, in the error, if the command fails.
+  const stdio = options.quiet ? (['ignore', 'pipe', 'pipe'] as const) : (['ignore', 2, 2] as const)
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [...stdio], detached: true })
+  let captured = ''
+  const keep = (chunk: Buffer) => {
+    captured = (captured + chunk.toString('utf8')).slice(-4096)
+  }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
   const killGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, 'SIGKILL')
@@ -80,7 +92,10 @@ export async function runToEnd(command: string, args: string[], options: { cwd: 
   const timer = setTimeout(killGroup, options.timeoutMs)
   try {
     const code = await done
-    if (code !== 0) throw new ChildProcessError(`${command} ${args.join(' ')} failed (exit ${code ?? 'by signal'})`)
+    if (code !== 0) {
+      const told = options.quiet ? `: ${captured.trim().split('\n').filter((line) => /error/i.test(line)).slice(0, 4).join(' / ')}` : ''
+      throw new ChildProcessError(`${command} ${args.join(' ')} failed (exit ${code ?? 'by signal'})${told}`)
+    }
   } finally {
     clearTimeout(timer)
   }

@@ -41,7 +41,9 @@ import {
   type TargetKind,
 } from './targets.ts'
 
-const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
+const benchStart = performance.now()
+const progress = (message: string) =>
+  process.stderr.write(`bench [${Math.round((performance.now() - benchStart) / 1000)} s]: ${message}\n`)
 
 /** The environment of every server: production, quiet logs, no dev server, no test routes. */
 const serverEnv: NodeJS.ProcessEnv = {
@@ -117,7 +119,6 @@ function collectOutput(into: Record<string, ServerOutput>, server: ServerProcess
 }
 
 async function main(): Promise<void> {
-  const startedAt = performance.now()
   const loadAtStart = loadAverage()
   // The peer's install waits on the network, Courier's build on the CPU: both at once.
   const [courierBuild, peerInstall] = await Promise.all([ensureBuild(), installPeer()])
@@ -270,7 +271,7 @@ async function main(): Promise<void> {
     images: { courierBytes: images.bytes, nextBytes: nextImageBytes, coldTransform },
     serverLogs: logs,
   }
-  report.wallTimeS = Math.round((performance.now() - startedAt) / 1000)
+  report.wallTimeS = Math.round((performance.now() - benchStart) / 1000)
   await writeReport(resultsFile, report)
   await updateReadme(readmeFile, report)
   process.stdout.write(formatReport(report))
