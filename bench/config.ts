@@ -55,6 +55,8 @@ export const processLimits = Object.freeze({
   startUpMs: 30_000,
   /** Between two health probes while a server starts. */
   probeIntervalMs: 20,
+  /** One health probe gives up after this (a busy machine can take a while to answer the first page). */
+  probeTimeoutMs: 5_000,
   /** SIGTERM first (Courier closes gracefully); SIGKILL after this. Courier's own grace period is 10 s. */
   stopGraceMs: 12_000,
   /** `npm run build` when dist/ is missing: a cold vite build here takes well under a minute. */

@@ -3,6 +3,7 @@
  * from spawn to exit, so an error, a signal or the bench's own exit takes them all down with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { get as httpGet } from 'node:http'
 import { createServer } from 'node:net'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -168,6 +169,29 @@ function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput
   })
 }
 
+/**
+ * One GET on a connection of its own (no pool: a kept-alive socket to a server that just stopped on the same port must
+ * not answer for the new one), ended by a timer of its own after `timeoutMs` whatever happens. Resolves the status once
+ * the whole body has arrived.
+ */
+export function probe(url: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent: false, headers: { connection: 'close' } }, (response) => {
+      response.resume()
+      response.once('end', () => {
+        clearTimeout(timer)
+        resolve(response.statusCode ?? 0)
+      })
+      response.once('error', reject)
+    })
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    request.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+  })
+}
+
 async function waitUntilHealthy(child: ChildProcess, spec: ServerSpec, origin: string, output: ServerOutput) {
   const deadline = Date.now() + processLimits.startUpMs
   let lastProblem = 'no answer yet'
@@ -178,10 +202,9 @@ async function waitUntilHealthy(child: ChildProcess, spec: ServerSpec, origin: s
       )
     }
     try {
-      const response = await fetch(origin + spec.healthPath, { signal: AbortSignal.timeout(2_000) })
-      await response.arrayBuffer()
-      if (response.status === 200) return
-      lastProblem = `status ${response.status}`
+      const status = await probe(origin + spec.healthPath, processLimits.probeTimeoutMs)
+      if (status === 200) return
+      lastProblem = `status ${status}`
     } catch (error) {
       lastProblem = (error as Error).message
     }
