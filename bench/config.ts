@@ -44,8 +44,8 @@ export const load = Object.freeze({
   warmUpS: 2,
   /** Passes over every target (a fresh server each time); the report gives the median pass. BENCH_PASSES overrides. */
   passes: positiveInteger('BENCH_PASSES', 3, 9, 'passes'),
-  /** Cold starts per server (spawn to the first 200 of `/`); the median is reported. */
-  coldStarts: 5,
+  /** Probes of `/` while a server starts: as often as this, so the cold start is not rounded up by the probing. */
+  coldProbeIntervalMs: 10,
   /** A response slower than this counts as an error (autocannon's timeout); far above any healthy latency here. */
   timeoutS: 10,
 })
@@ -64,8 +64,7 @@ export const processLimits = Object.freeze({
   /** `npm ci` of the peer (about 15 s with a warm npm cache, a minute or two without) and its `next build`. */
   peerInstallMs: 300_000,
   peerBuildMs: 300_000,
-  /** Cold start probes: as often as this, so the figure is not rounded up by the probing. */
-  coldProbeIntervalMs: 10,
+
 })
 
 /**

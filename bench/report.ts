@@ -162,7 +162,7 @@ export function formatReport(report: BenchReport): string {
   }
   const cold = report.coldStart
   lines.push(
-    `Cold start (spawn to first 200 of /, median of ${cold.courier.ms.length}): Courier ${fixed(cold.courier.medianMs, 0)} ms, ` +
+    `Cold start (spawn to first 200 of /, median of ${cold.courier.ms.length} and ${cold.next.ms.length} fresh starts): Courier ${fixed(cold.courier.medianMs, 0)} ms, ` +
       `Next ${fixed(cold.next.medianMs, 0)} ms, ratio ${fixed(cold.ratio, 2)}`,
   )
   const js = report.firstLoadJs

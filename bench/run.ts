@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: Courier and its Next.js peer (bench/peers/next) side by side on the loopback interface, with a bare
  * Fastify floor. Installs and builds what is missing, checks that both servers serve the same site (page sizes, the
- * filtered paths, the markers of every target), times cold starts, then for each pass and each target starts a fresh
- * server, warms it up, loads it with autocannon and judges every response. Prints a table on stdout, writes
+ * filtered paths, the markers of every target), then for each pass and each target starts a fresh server (timed from
+ * spawn to its first 200 of `/`: the cold start), warms it up, loads it with autocannon and judges every response. Prints a table on stdout, writes
  * bench/results/latest.json and the README's results block; progress goes to stderr. Every process it starts is
  * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run.
  */
@@ -56,6 +56,9 @@ const serverEnv: NodeJS.ProcessEnv = {
 
 /** How each server says an optimized image came from its cache. */
 const imageCacheHeader = { courier: 'x-image-cache', next: 'x-nextjs-cache' } as const
+
+const kindOrder: TargetKind[] = ['static-page', 'guide-page', 'dynamic-page', 'static-data', 'dynamic-data', 'not-found', 'image-hit', 'robots']
+const serverOrder: ServerName[] = ['courier', 'next', 'bare']
 
 /** Paths whose filter decision both servers must share (config/request-filter.ts and the middleware's matcher). */
 const parityPaths = [
@@ -150,7 +153,6 @@ async function main(): Promise<void> {
     env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
     healthPath: '/api/health',
   }
-  const specOf = (server: ServerName) => (server === 'bare' ? bareSpec : specs[server])
   const [next, bare] = [await startServer(specs.next), await startServer(bareSpec)]
   const nextImageBytes = (await primeImage(next.origin, imageCacheHeader.next)).length
   const targets: Target[] = []
@@ -161,6 +163,8 @@ async function main(): Promise<void> {
     targets.push(...(await pageTargets(client, who)), imageTarget(who.server, who.label, imageBytes))
   }
   targets.push(await bareStatusTarget(client, deploymentId), images.staticTarget)
+  // Kind by kind, Courier then Next then the floor: the numbers a ratio divides are taken minutes apart at most.
+  targets.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || serverOrder.indexOf(a.server) - serverOrder.indexOf(b.server))
   const origins: Record<ServerName, string> = { courier: courier.origin, next: next.origin, bare: bare.origin }
   for (const target of targets) await preflight(target, origins[target.server])
   const floorCheck = await checkFloor(`${courier.origin}/status`, `${bare.origin}/status`)
@@ -185,22 +189,20 @@ async function main(): Promise<void> {
   for (const server of [courier, next, bare]) collectOutput(logs, server)
   await stopAll()
 
-  progress(`cold starts: spawn to the first 200 of /, ${load.coldStarts} of each server, alternating`)
+  // Every Courier and Next server of the passes is started fresh and timed from spawn to its first 200 of `/`: those
+  // starts are the cold starts (no separate round of them: the budget goes to the load).
   const coldMs: Record<'courier' | 'next', number[]> = { courier: [], next: [] }
-  for (let run = 0; run < load.coldStarts; run += 1) {
-    for (const server of ['courier', 'next'] as const) {
-      const { server: started, ms } = await timeStart({ ...specs[server], healthPath: '/', probeIntervalMs: 10 })
-      coldMs[server].push(ms)
-      collectOutput(logs, started)
-      await started.stop()
-    }
-  }
-
   const passes = new Map<Target, TargetSummary['passes']>(targets.map((target) => [target, []]))
   for (let pass = 1; pass <= load.passes; pass += 1) {
     for (const target of targets) {
       progress(`pass ${pass} of ${load.passes}, ${target.name}: fresh server, ${load.warmUpS} s warm-up, ${load.durationS} s × ${load.connections} connections`)
-      const server = await startServer(specOf(target.server))
+      let server: ServerProcess
+      if (target.server === 'bare') server = await startServer(bareSpec)
+      else {
+        const started = await timeStart({ ...specs[target.server], healthPath: '/', probeIntervalMs: load.coldProbeIntervalMs })
+        coldMs[target.server].push(started.ms)
+        server = started.server
+      }
       try {
         if (target.kind === 'image-hit' && target.server !== 'bare') await primeImage(server.origin, imageCacheHeader[target.server])
         const result = await runTarget(target, server.origin, [process.pid, server.pid])
