@@ -219,6 +219,24 @@ export function formatReadmeBlock(report: BenchReport): string {
       `First-load JS of /: Courier ${kB(report.firstLoadJs.courier.totalGzipBytes)}, Next ${kB(report.firstLoadJs.next.totalGzipBytes)} (gzip). ` +
       `Peak RSS: Courier ${fixed(report.peakRssMiB.courier, 1)} MiB, Next ${fixed(report.peakRssMiB.next, 1)} MiB.`,
   ]
+  const disturbed = report.targets.filter((target) =>
+    target.passes.some((pass) => (pass.otherCpuPercent ?? 0) > otherCpuWarningPercent),
+  )
+  if (disturbed.length) {
+    lines.push(
+      '',
+      `Other processes used over ${otherCpuWarningPercent} % of the CPUs during ${disturbed.length} of ` +
+        `${report.targets.length} targets: this run's numbers are skewed; only a run on a quiet machine counts.`,
+    )
+  }
+  const offSize = report.pageSizes.filter((size) => !size.withinTenPercent)
+  if (offSize.length) {
+    lines.push(
+      '',
+      `Page sizes off by more than 10 % (Next's fixed script tags, see bench/README.md): ` +
+        offSize.map((size) => `${size.page} ${size.courierBytes} B vs ${size.nextBytes} B`).join(', ') + '.',
+    )
+  }
   return lines.join('\n')
 }
 
