@@ -53,6 +53,12 @@ async function fire(options: autocannon.Options, onLatency?: (ms: number) => voi
 
 const round = (value: number, digits = 2) => Number(value.toFixed(digits))
 
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  const lowered: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) lowered[name.toLowerCase()] = value
+  return lowered
+}
+
 /** @param ourPids the bench's own processes (itself and the servers): their CPU time is not "other" load */
 export async function runTarget(target: Target, origin: string, ourPids: number[]): Promise<TargetResult> {
   const url = origin + target.path
@@ -73,7 +79,8 @@ export async function runTarget(target: Target, origin: string, ourPids: number[
           path: target.path,
           ...(target.headers ? { headers: target.headers } : {}),
           onResponse(status, body, _context, headers) {
-            const verdict = judge(target, status, body, headers)
+            // Header names as the server spelled them (Next writes Content-Length): judged by lower-case name.
+            const verdict = judge(target, status, body, lowerCaseNames(headers))
             if (verdict === 'body-mismatch') bodyMismatches += 1
             else if (verdict === 'unexpected-status') unexpectedStatuses[status] = (unexpectedStatuses[status] ?? 0) + 1
           },

@@ -3,8 +3,10 @@
  * from spawn to exit, so an error, a signal or the bench's own exit takes them all down with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { get as httpGet } from 'node:http'
 import { createServer } from 'node:net'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { hasBuild } from './build-output.ts'
 import { benchRoot, distDir, host, keptLogLines, processLimits, projectRoot } from './config.ts'
@@ -53,12 +55,24 @@ function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   })
 }
 
-/** Runs `npm run build` when dist/ lacks a build; its output goes to stderr, keeping stdout for the report. */
-export async function ensureBuild(): Promise<'built' | 'present'> {
-  if (await hasBuild()) return 'present'
-  process.stderr.write(`bench: no build in ${path.relative(projectRoot, distDir) || '.'}, running npm run build\n`)
-  // Its own process group, so npm, its shell and vite all stop together if the bench is interrupted.
-  const child = spawn('npm', ['run', 'build'], { cwd: projectRoot, stdio: ['ignore', 2, 2], detached: true })
+/**
+ * Runs a command to its end in its own process group (npm, its shell and whatever it starts stop together if the bench
+ * is interrupted); its output goes to stderr, keeping stdout for the report. Killed after `timeoutMs`.
+ */
+export async function runToEnd(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number; quiet?: boolean },
+): Promise<void> {
+  // quiet: the output is kept, and only its last lines are told, in the error, if the command fails.
+  const stdio = options.quiet ? (['ignore', 'pipe', 'pipe'] as const) : (['ignore', 2, 2] as const)
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [...stdio], detached: true })
+  let captured = ''
+  const keep = (chunk: Buffer) => {
+    captured = (captured + chunk.toString('utf8')).slice(-4096)
+  }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
   const killGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, 'SIGKILL')
@@ -70,19 +84,29 @@ export async function ensureBuild(): Promise<'built' | 'present'> {
     child.once('error', reject)
     child.once('exit', (code) => resolve(code))
   })
-  // A half-written build is worth nothing: an interrupted build is killed, not waited for.
-  async function stopBuild() {
+  // A half-written build or install is worth nothing: an interrupted one is killed, not waited for.
+  async function stopRun() {
     killGroup()
     await done.catch(() => null) // its failure is reported by the await below, not here
   }
-  track(child, { stop: stopBuild, killNow: killGroup })
-  const timer = setTimeout(killGroup, processLimits.buildMs)
+  track(child, { stop: stopRun, killNow: killGroup })
+  const timer = setTimeout(killGroup, options.timeoutMs)
   try {
     const code = await done
-    if (code !== 0) throw new ChildProcessError(`npm run build failed (exit ${code ?? 'by signal'})`)
+    if (code !== 0) {
+      const told = options.quiet ? `: ${captured.trim().split('\n').filter((line) => /error/i.test(line)).slice(0, 4).join(' / ')}` : ''
+      throw new ChildProcessError(`${command} ${args.join(' ')} failed (exit ${code ?? 'by signal'})${told}`)
+    }
   } finally {
     clearTimeout(timer)
   }
+}
+
+/** Runs `npm run build` when dist/ lacks a build. */
+export async function ensureBuild(): Promise<'built' | 'present'> {
+  if (await hasBuild()) return 'present'
+  process.stderr.write(`bench: no build in ${path.relative(projectRoot, distDir) || '.'}, running npm run build\n`)
+  await runToEnd('npm', ['run', 'build'], { cwd: projectRoot, timeoutMs: processLimits.buildMs })
   return 'built'
 }
 
@@ -111,6 +135,7 @@ export interface ServerProcess {
   name: string
   pid: number
   origin: string
+  port: number
   output: ServerOutput
   /** SIGTERM, then SIGKILL after the grace period; resolves once the process is gone. */
   stop(): Promise<void>
@@ -118,11 +143,15 @@ export interface ServerProcess {
 
 export interface ServerSpec {
   name: string
-  /** The script and its arguments, run with `node --import tsx`. */
+  /** Node's arguments after the exit guard: Courier's are `--import tsx src/server.ts`, Next's its bin script. */
   args: string[]
   env: NodeJS.ProcessEnv
+  /** The server's working directory (default: the project root). */
+  cwd?: string
   /** Answers 200 once the server is ready. */
   healthPath: string
+  /** Between two probes of the health path (default processLimits.probeIntervalMs). */
+  probeIntervalMs?: number
 }
 
 function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput, label: string): void {
@@ -140,6 +169,29 @@ function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput
   })
 }
 
+/**
+ * One GET on a connection of its own (no pool: a kept-alive socket to a server that just stopped on the same port must
+ * not answer for the new one), ended by a timer of its own after `timeoutMs` whatever happens. Resolves the status once
+ * the whole body has arrived.
+ */
+export function probe(url: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { agent: false, headers: { connection: 'close' } }, (response) => {
+      response.resume()
+      response.once('end', () => {
+        clearTimeout(timer)
+        resolve(response.statusCode ?? 0)
+      })
+      response.once('error', reject)
+    })
+    const timer = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    request.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+  })
+}
+
 async function waitUntilHealthy(child: ChildProcess, spec: ServerSpec, origin: string, output: ServerOutput) {
   const deadline = Date.now() + processLimits.startUpMs
   let lastProblem = 'no answer yet'
@@ -150,14 +202,13 @@ async function waitUntilHealthy(child: ChildProcess, spec: ServerSpec, origin: s
       )
     }
     try {
-      const response = await fetch(origin + spec.healthPath, { signal: AbortSignal.timeout(2_000) })
-      await response.arrayBuffer()
-      if (response.status === 200) return
-      lastProblem = `status ${response.status}`
+      const status = await probe(origin + spec.healthPath, processLimits.probeTimeoutMs)
+      if (status === 200) return
+      lastProblem = `status ${status}`
     } catch (error) {
       lastProblem = (error as Error).message
     }
-    await sleep(processLimits.probeIntervalMs)
+    await sleep(spec.probeIntervalMs ?? processLimits.probeIntervalMs)
   }
   throw new ChildProcessError(
     `${spec.name} did not answer ${spec.healthPath} with 200 within ${processLimits.startUpMs} ms (${lastProblem})`,
@@ -168,9 +219,9 @@ async function waitUntilHealthy(child: ChildProcess, spec: ServerSpec, origin: s
 export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const port = await findFreePort()
   const origin = `http://${host}:${port}`
-  const guard = path.join(benchRoot, 'exit-with-parent.ts')
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', guard, ...spec.args], {
-    cwd: projectRoot,
+  const guard = pathToFileURL(path.join(benchRoot, 'exit-with-parent.mjs')).href
+  const child = spawn(process.execPath, ['--import', guard, ...spec.args], {
+    cwd: spec.cwd ?? projectRoot,
     env: { ...spec.env, HOST: host, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
@@ -199,5 +250,12 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
     await stop()
     throw error
   }
-  return { name: spec.name, pid: child.pid!, origin, output, stop }
+  return { name: spec.name, pid: child.pid!, origin, port, output, stop }
+}
+
+/** Starts the server and times it from spawn to its health path's first 200 (the cold start). */
+export async function timeStart(spec: ServerSpec): Promise<{ server: ServerProcess; ms: number }> {
+  const started = performance.now()
+  const server = await startServer(spec)
+  return { server, ms: Number((performance.now() - started).toFixed(1)) }
 }

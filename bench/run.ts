@@ -1,27 +1,51 @@
 /**
- * `npm run bench`: Courier in production mode and a bare Fastify floor, side by side on the loopback interface,
- * each target warmed up then loaded with autocannon, every response checked. Prints a table on stdout and writes
- * bench/results/latest.json; progress goes to stderr. Every server it starts is stopped when it ends, fails or is
- * interrupted. BENCH_DURATION=<seconds> shortens the measured runs.
+ * `npm run bench`: Courier and its Next.js peer (bench/peers/next) side by side on the loopback interface, with a bare
+ * Fastify floor. Installs and builds what is missing, checks that both servers serve the same site (page sizes, the
+ * filtered paths, the markers of every target), then for each pass and each target starts a fresh server (timed from
+ * spawn to its first 200 of `/`: the cold start), warms it up, loads it with autocannon and judges every response. Prints a table on stdout, writes
+ * bench/results/latest.json and the README's results block; progress goes to stderr. Every process it starts is
+ * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run.
  */
-import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
 import { loadBuiltClient, readDeploymentId } from './build-output.ts'
-import { host, load, projectRoot, resultsFile } from './config.ts'
-import type { FilterCostSample } from './filter-cost.ts'
+import { host, load, readmeFile, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
-import { runTarget, stopLoad, type TargetResult } from './load.ts'
-import { ensureBuild, killAllNow, startServer, stopAll, type ServerProcess } from './processes.ts'
-import { describeMachine, formatReport, loadAverage, writeReport, type BenchReport } from './report.ts'
-import { measureColdTransform, prepareImages, type PreparedImages } from './images.ts'
-import { buildTargets, judge, type ServerName, type Target } from './targets.ts'
+import { imageTarget, measureColdTransform, prepareStaticImage, primeImage } from './images.ts'
+import { runTarget, stopLoad } from './load.ts'
+import { buildPeer, installPeer, measurePeerFirstLoadJs, peerBuildId, peerServerSpec, peerVersion, writePeerSite } from './peer-next.ts'
+import { treePeakRssMiB } from './process-tree.ts'
+import { ensureBuild, killAllNow, startServer, stopAll, timeStart, type ServerOutput, type ServerProcess, type ServerSpec } from './processes.ts'
+import {
+  describeMachine,
+  formatReport,
+  loadAverage,
+  updateReadme,
+  writeReport,
+  type BenchReport,
+  type PageSize,
+  type TargetSummary,
+} from './report.ts'
+import { evaluateGoals, median, ratio } from './stats.ts'
+import {
+  bareStatusTarget,
+  courierIdentity,
+  firstGuidePath,
+  judge,
+  nextIdentity,
+  pageTargets,
+  type ServerName,
+  type Target,
+  type TargetKind,
+} from './targets.ts'
 
-const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
+const benchStart = performance.now()
+const progress = (message: string) =>
+  process.stderr.write(`bench [${Math.round((performance.now() - benchStart) / 1000)} s]: ${message}\n`)
 
-/** The environment of both servers: the production build, quiet logs, no dev server, no test routes. */
+/** The environment of every server: production, quiet logs, no dev server, no test routes. */
 const serverEnv: NodeJS.ProcessEnv = {
   ...process.env,
   NODE_ENV: 'production',
@@ -30,6 +54,32 @@ const serverEnv: NodeJS.ProcessEnv = {
   COURIER_TEST_ROUTES: 'false',
 }
 
+/** How each server says an optimized image came from its cache. */
+const imageCacheHeader = { courier: 'x-image-cache', next: 'x-nextjs-cache' } as const
+
+const kindOrder: TargetKind[] = ['static-page', 'guide-page', 'dynamic-page', 'static-data', 'dynamic-data', 'not-found', 'image-hit', 'robots']
+const serverOrder: ServerName[] = ['courier', 'next', 'bare']
+
+/** Paths whose filter decision both servers must share (config/request-filter.ts and the middleware's matcher). */
+const parityPaths = [
+  '/',
+  '/status',
+  '/guides/streaming-ssr',
+  '/no-such-page',
+  '/faq',
+  '/faq-admin',
+  '/api/health',
+  '/apix',
+  '/_next/static/none.js',
+  '/images/dunes.jpg',
+  '/images-private',
+  '/photos/a.png',
+  '/favicon.ico',
+  '/robots.txt',
+  '/sitemap.xml',
+  '/sitemap-0.xml',
+]
+
 /** One request per target before any load, so a broken target is explained up front rather than only counted. */
 async function preflight(target: Target, origin: string): Promise<void> {
   const response = await fetch(origin + target.path, { headers: target.headers ?? {}, signal: AbortSignal.timeout(10_000) })
@@ -37,154 +87,197 @@ async function preflight(target: Target, origin: string): Promise<void> {
   const verdict = judge(target, response.status, body, Object.fromEntries(response.headers))
   if (verdict !== 'ok') {
     progress(`warning: ${target.name} answers ${response.status} (${verdict}); every such response counts as an error`)
-    progress(`  first bytes: ${JSON.stringify(body.slice(0, 300))}`)
+    progress(`  markers: ${JSON.stringify(target.markers)}; first bytes: ${JSON.stringify(body.slice(0, 300))}`)
   }
 }
 
-function throughputOf(results: TargetResult[], targets: Target[], server: ServerName, targetPath: string): number {
-  const index = targets.findIndex((target) => target.server === server && target.path === targetPath)
-  return results[index]?.requestsPerSecond ?? 0
+async function getText(url: string): Promise<string> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+  return response.text()
 }
 
-/**
- * The request filter's price under load: `/` on Courier and on its unfiltered twin in alternating rounds, so both see
- * the same machine (a single pair run minutes apart on this VM differed by up to 20 % either way; the first run of a
- * process is also slower while its JIT warms). Returns the req/s of each round.
- */
-async function measureFilterRounds(
-  targets: Target[],
-  servers: Record<ServerName, ServerProcess>,
-  ourPids: number[],
-): Promise<Array<{ filteredRps: number; unfilteredRps: number }>> {
-  const filtered = targets.find((target) => target.server === 'courier' && target.path === '/')
-  const unfiltered = targets.find((target) => target.server === 'unfiltered' && target.path === '/')
-  if (!filtered || !unfiltered) return []
-  const rounds: Array<{ filteredRps: number; unfilteredRps: number }> = []
-  for (let round = 1; round <= load.filterRounds; round++) {
-    progress(`request filter, round ${round} of ${load.filterRounds}: / with and without the filter`)
-    const withFilter = await runTarget(filtered, servers.courier.origin, ourPids)
-    const withoutFilter = await runTarget(unfiltered, servers.unfiltered.origin, ourPids)
-    rounds.push({ filteredRps: withFilter.requestsPerSecond, unfilteredRps: withoutFilter.requestsPerSecond })
+async function filtered(origin: string, pathname: string): Promise<boolean> {
+  const response = await fetch(origin + pathname, { redirect: 'manual', signal: AbortSignal.timeout(10_000) })
+  await response.arrayBuffer()
+  return response.headers.has('content-security-policy')
+}
+
+/** HTML byte size of each page on both servers; a difference over 10 % of Courier's size is flagged. */
+async function comparePageSizes(pages: string[], courierOrigin: string, nextOrigin: string): Promise<PageSize[]> {
+  const sizes: PageSize[] = []
+  for (const page of pages) {
+    const courierBytes = Buffer.byteLength(await getText(courierOrigin + page))
+    const nextBytes = Buffer.byteLength(await getText(nextOrigin + page))
+    const differencePercent = Number(((Math.abs(courierBytes - nextBytes) / courierBytes) * 100).toFixed(1))
+    sizes.push({ page, courierBytes, nextBytes, differencePercent, withinTenPercent: differencePercent <= 10 })
   }
-  return rounds
+  return sizes
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
-
-/** The filter's cost on `/`: 1 − the median of the rounds' filtered ÷ unfiltered throughput (goal: under 5 %). */
-function filterCostOfRounds(rounds: Array<{ filteredRps: number; unfilteredRps: number }>): BenchReport['filterCost'] {
-  const ratios = rounds.filter((round) => round.filteredRps && round.unfilteredRps).map((round) => round.filteredRps / round.unfilteredRps)
-  if (!ratios.length) return null
-  const ratio = Number(median(ratios).toFixed(3))
-  return {
-    rounds: rounds.map((round) => ({ ...round, ratio: Number((round.filteredRps / round.unfilteredRps).toFixed(3)) })),
-    ratio,
-    costPercent: Number(((1 - ratio) * 100).toFixed(1)),
-  }
-}
-
-/** bench/filter-cost.ts in its own production process, before any server starts (it loads the CPUs alone). */
-function measureFilterInProcess(): Promise<FilterCostSample> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/filter-cost.ts'],
-      { cwd: projectRoot, env: serverEnv, timeout: 180_000 },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`filter-cost failed: ${stderr || error.message}`))
-        else resolve(JSON.parse(stdout) as FilterCostSample)
-      },
-    )
-  })
+/** Server output over the whole run, by server name (the first lines of each are kept, the rest counted). */
+function collectOutput(into: Record<string, ServerOutput>, server: ServerProcess): void {
+  const kept = (into[server.name] ??= { lines: [], total: 0 })
+  kept.total += server.output.total
+  for (const line of server.output.lines) if (kept.lines.length < 200) kept.lines.push(line)
 }
 
 async function main(): Promise<void> {
-  const build = await ensureBuild()
+  const loadAtStart = loadAverage()
+  // The peer's install waits on the network, Courier's build on the CPU: both at once.
+  const [courierBuild, peerInstall] = await Promise.all([ensureBuild(), installPeer()])
   const client = await loadBuiltClient()
   const deploymentId = await readDeploymentId()
-  const targets = await buildTargets(client, deploymentId)
-  const homePage = client.pages.find((page) => page.path === '/')
-  if (!homePage) throw new Error("the build's page table has no page at /")
+  await writePeerSite(client, deploymentId)
+  const peerBuild = await buildPeer()
+  const buildId = await peerBuildId()
+  const nextVersion = await peerVersion()
 
-  const loadAtStart = loadAverage()
-  progress('measuring the request filter in process (same page, filter on and off, alternating rounds)')
-  const filterInProcess = await measureFilterInProcess()
-  progress('starting Courier (production), Courier without the request filter and the bare floor server')
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-cache-'))
-  const courier = await startServer({
-    name: 'courier',
-    args: ['src/server.ts'],
-    env: { ...serverEnv, IMAGE_CACHE_DIR: imageCacheDir },
+  const specs: Record<'courier' | 'next', ServerSpec> = {
+    courier: {
+      name: 'courier',
+      args: ['--import', 'tsx', 'src/server.ts'],
+      env: { ...serverEnv, IMAGE_CACHE_DIR: imageCacheDir },
+      healthPath: '/api/health',
+    },
+    next: peerServerSpec(serverEnv, '/robots.txt'),
+  }
+  const logs: Record<string, ServerOutput> = {}
+
+  progress('checking that both servers serve the same site')
+  const courier = await startServer(specs.courier)
+  const images = await prepareStaticImage(courier.origin)
+  const bareSpec: ServerSpec = {
+    name: 'bare',
+    args: ['--import', 'tsx', 'bench/bare-server.ts'],
+    env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
     healthPath: '/api/health',
-  })
-  // The bare server serves, with @fastify/static, the very bytes Courier's optimizer answers from its cache.
-  const images: PreparedImages = await prepareImages(courier.origin)
-  const servers: Record<ServerName, ServerProcess> = {
-    courier,
-    bare: await startServer({
-      name: 'bare',
-      args: ['bench/bare-server.ts'],
-      env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
-      healthPath: '/api/health',
-    }),
-    unfiltered: await startServer({
-      name: 'unfiltered',
-      args: ['bench/unfiltered-server.ts'],
-      env: serverEnv,
-      healthPath: '/api/health',
-    }),
   }
-  targets.push(...images.targets)
-
-  const floorCheck = await checkFloor(`${servers.courier.origin}/status`, `${servers.bare.origin}/status`)
+  const [next, bare] = [await startServer(specs.next), await startServer(bareSpec)]
+  const nextImageBytes = (await primeImage(next.origin, imageCacheHeader.next)).length
+  const targets: Target[] = []
+  for (const [who, imageBytes] of [
+    [courierIdentity(deploymentId), images.bytes],
+    [nextIdentity(buildId), nextImageBytes],
+  ] as const) {
+    targets.push(...(await pageTargets(client, who)), imageTarget(who.server, who.label, imageBytes))
+  }
+  targets.push(await bareStatusTarget(client, deploymentId), images.staticTarget)
+  // Kind by kind, Courier then Next then the floor: the numbers a ratio divides are taken minutes apart at most.
+  targets.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || serverOrder.indexOf(a.server) - serverOrder.indexOf(b.server))
+  const origins: Record<ServerName, string> = { courier: courier.origin, next: next.origin, bare: bare.origin }
+  for (const target of targets) await preflight(target, origins[target.server])
+  const floorCheck = await checkFloor(`${courier.origin}/status`, `${bare.origin}/status`)
   if (!floorCheck.sameDocument) progress(`warning: the floor differs from Courier: ${JSON.stringify(floorCheck)}`)
-  const homeHtml = await (await fetch(`${servers.courier.origin}/`, { signal: AbortSignal.timeout(10_000) })).text()
-  const firstLoadJs = await measureFirstLoadJs('/', homeHtml, homePage.id)
-
-  for (const target of targets) await preflight(target, servers[target.server].origin)
-  const ourPids = [process.pid, servers.courier.pid, servers.bare.pid, servers.unfiltered.pid]
-  const results: TargetResult[] = []
-  for (const target of targets) {
-    progress(`${target.name}: ${load.warmUpS} s warm-up, then ${load.durationS} s × ${load.connections} connections`)
-    results.push(await runTarget(target, servers[target.server].origin, ourPids))
+  const homePage = client.pages.find((page) => page.path === '/')!
+  const firstLoadJs = {
+    courier: await measureFirstLoadJs('/', await getText(`${courier.origin}/`), homePage.id),
+    next: await measurePeerFirstLoadJs('/', await getText(`${next.origin}/`)),
   }
-  const filterRounds = await measureFilterRounds(targets, servers, ourPids)
-
-  progress('stopping the servers')
+  const pageSizes = await comparePageSizes(
+    ['/', firstGuidePath(client).path, '/status', '/faq', '/no-such-page'],
+    courier.origin,
+    next.origin,
+  )
+  for (const size of pageSizes.filter((entry) => !entry.withinTenPercent)) {
+    progress(`warning: ${size.page} is ${size.courierBytes} B on Courier, ${size.nextBytes} B on Next (${size.differencePercent} %)`)
+  }
+  const policyParity = []
+  for (const pathname of parityPaths) {
+    policyParity.push({ path: pathname, courier: await filtered(courier.origin, pathname), next: await filtered(next.origin, pathname) })
+  }
+  for (const server of [courier, next, bare]) collectOutput(logs, server)
   await stopAll()
+
+  // Every Courier and Next server of the passes is started fresh and timed from spawn to its first 200 of `/`: those
+  // starts are the cold starts (no separate round of them: the budget goes to the load).
+  const coldMs: Record<'courier' | 'next', number[]> = { courier: [], next: [] }
+  const passes = new Map<Target, TargetSummary['passes']>(targets.map((target) => [target, []]))
+  for (let pass = 1; pass <= load.passes; pass += 1) {
+    for (const target of targets) {
+      progress(`pass ${pass} of ${load.passes}, ${target.name}: fresh server, ${load.warmUpS} s warm-up, ${load.durationS} s × ${load.connections} connections`)
+      let server: ServerProcess
+      if (target.server === 'bare') server = await startServer(bareSpec)
+      else {
+        const started = await timeStart({ ...specs[target.server], healthPath: '/', probeIntervalMs: load.coldProbeIntervalMs })
+        coldMs[target.server].push(started.ms)
+        server = started.server
+      }
+      try {
+        if (target.kind === 'image-hit' && target.server !== 'bare') await primeImage(server.origin, imageCacheHeader[target.server])
+        const result = await runTarget(target, server.origin, [process.pid, server.pid])
+        passes.get(target)!.push({ ...result, peakRssMiB: treePeakRssMiB(server.pid) })
+      } finally {
+        collectOutput(logs, server)
+        await server.stop()
+      }
+    }
+  }
   await images.cleanUp()
   await rm(imageCacheDir, { recursive: true, force: true })
   progress('cold image transform: 1600 px JPEG to 640 px WebP, in this process')
   const coldTransform = await measureColdTransform()
-  const staticImage = throughputOf(results, targets, 'bare', images.targets[1]!.path)
 
-  const bareStatus = throughputOf(results, targets, 'bare', '/status')
+  const summaries: TargetSummary[] = targets.map((target) => {
+    const results = passes.get(target)!
+    return {
+      name: target.name,
+      server: target.server,
+      kind: target.kind,
+      path: target.path,
+      passes: results,
+      median: {
+        requestsPerSecond: median(results.map((result) => result.requestsPerSecond)),
+        p50Ms: median(results.map((result) => result.latencyMs.p50)),
+        p99Ms: median(results.map((result) => result.latencyMs.p99)),
+        peakRssMiB: median(results.flatMap((result) => (result.peakRssMiB === null ? [] : [result.peakRssMiB]))),
+      },
+      failed: results.reduce((sum, result) => sum + result.failed, 0),
+    }
+  })
+  const rps = (server: ServerName, kind: string) =>
+    summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.requestsPerSecond ?? null
+  const kinds = [...new Set(targets.map((target) => target.kind))] as TargetKind[]
+  const largestRss = (server: ServerName) => {
+    const values = summaries.filter((summary) => summary.server === server).flatMap((summary) => summary.median.peakRssMiB ?? [])
+    return values.length ? Math.max(...values) : null
+  }
+  const peakRssMiB = { courier: largestRss('courier'), next: largestRss('next') }
+  const coldStart = {
+    courier: { ms: coldMs.courier, medianMs: median(coldMs.courier) },
+    next: { ms: coldMs.next, medianMs: median(coldMs.next) },
+    ratio: ratio(median(coldMs.courier), median(coldMs.next)),
+  }
   const report: BenchReport = {
     date: new Date().toISOString(),
     machine: describeMachine(loadAtStart),
     node: process.version,
-    load: { connections: load.connections, durationS: load.durationS, warmUpS: load.warmUpS, host },
-    build,
-    targets: results,
-    courierOverBareStatus: bareStatus
-      ? Number((throughputOf(results, targets, 'courier', '/status') / bareStatus).toFixed(3))
-      : null,
-    filterCost: filterCostOfRounds(filterRounds),
-    filterInProcess,
-    floorCheck,
+    next: { version: nextVersion, buildId },
+    load: { connections: load.connections, durationS: load.durationS, warmUpS: load.warmUpS, passes: load.passes, host },
+    setup: { courierBuild, peerInstall, peerBuild },
+    wallTimeS: 0,
+    targets: summaries,
+    comparisons: kinds.map((kind) => ({ kind, courierRps: rps('courier', kind), nextRps: rps('next', kind), ratio: ratio(rps('courier', kind), rps('next', kind)) })),
+    coldStart,
     firstLoadJs,
-    images: {
-      bytes: images.bytes,
-      courierHitOverStatic: staticImage
-        ? Number((throughputOf(results, targets, 'courier', images.targets[0]!.path) / staticImage).toFixed(3))
-        : null,
-      coldTransform,
-    },
-    serverLogs: { courier: servers.courier.output, bare: servers.bare.output },
+    peakRssMiB: { ...peakRssMiB, ratio: ratio(peakRssMiB.courier, peakRssMiB.next) },
+    pageSizes,
+    policyParity,
+    goals: evaluateGoals({
+      rps,
+      coldStartMs: { courier: coldStart.courier.medianMs, next: coldStart.next.medianMs },
+      firstLoadJsGzipBytes: firstLoadJs.courier.totalGzipBytes,
+      peakRssMiB,
+    }),
+    floorCheck,
+    images: { courierBytes: images.bytes, nextBytes: nextImageBytes, coldTransform },
+    serverLogs: logs,
   }
+  report.wallTimeS = Math.round((performance.now() - benchStart) / 1000)
   await writeReport(resultsFile, report)
+  await updateReadme(readmeFile, report)
   process.stdout.write(formatReport(report))
-  progress(`wrote ${path.relative(process.cwd(), resultsFile)}`)
+  progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of README.md`)
 }
 
 // However the bench ends, its servers end with it: signals stop them gracefully, the exit event kills stragglers.

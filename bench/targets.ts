@@ -1,7 +1,7 @@
 /**
  * What the bench loads and how it knows a response is the right one. Expectations come from the page table of the
- * build under test (its SSR entry) and the server's loaders, never from a response: a run that gets error
- * pages must show errors, not throughput.
+ * build under test (its SSR entry) and the server's loaders, never from a response: a run that gets error pages must
+ * show errors, not throughput. Courier and the Next.js peer get the same targets, judged by the same markers.
  */
 import type { PageDefinition, RouteParams } from '../client/routes.ts'
 import { statusTitle } from '../config/status-titles.ts'
@@ -9,20 +9,36 @@ import { pageServerSide } from '../src/pages/loaders.ts'
 import type { ClientModule } from '../src/render/renderer.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
-/** `unfiltered`: Courier with the request filter off (bench/unfiltered-server.ts), to price the filter. */
-export type ServerName = 'courier' | 'bare' | 'unfiltered'
+/** `bare`: Fastify + renderToPipeableStream of /status and @fastify/static (bench/bare-server.ts), the floors. */
+export type ServerName = 'courier' | 'next' | 'bare'
+
+/** What a target measures: the same kind on two servers is one comparison. */
+export type TargetKind =
+  | 'static-page'
+  | 'guide-page'
+  | 'dynamic-page'
+  | 'static-data'
+  | 'dynamic-data'
+  | 'not-found'
+  | 'image-hit'
+  | 'robots'
+
+/** `html`: a whole document (ends with </html>); `text`: markers only; `bytes`: exactly expectedBytes long. */
+export type BodyKind = 'html' | 'text' | 'bytes'
 
 export interface Target {
   /** Shown in the table and the JSON, e.g. `Courier /status`. */
   name: string
   server: ServerName
+  kind: TargetKind
   path: string
   expectedStatus: number
+  body: BodyKind
   /** Every good response body holds each of these. */
   markers: string[]
-  /** Request headers (the image targets send an Accept). */
+  /** Request headers, as the server's own client sends them (page data, images). */
   headers?: Record<string, string>
-  /** Binary targets: a good response has exactly this Content-Length (no document end, no markers). */
+  /** `bytes` targets: a good response has exactly this Content-Length. */
   expectedBytes?: number
 }
 
@@ -33,10 +49,10 @@ export type Verdict = 'ok' | 'unexpected-status' | 'body-mismatch'
 
 export function judge(target: Target, status: number, body: string, headers: Record<string, string> = {}): Verdict {
   if (status !== target.expectedStatus) return 'unexpected-status'
-  if (target.expectedBytes !== undefined) {
+  if (target.body === 'bytes') {
     return Number(headers['content-length']) === target.expectedBytes ? 'ok' : 'body-mismatch'
   }
-  if (!body.trimEnd().endsWith(documentEnd)) return 'body-mismatch'
+  if (target.body === 'html' && !body.trimEnd().endsWith(documentEnd)) return 'body-mismatch'
   return target.markers.every((marker) => body.includes(marker)) ? 'ok' : 'body-mismatch'
 }
 
@@ -46,44 +62,120 @@ function pageAt(client: ClientModule, pattern: string): PageDefinition {
   return page
 }
 
-/** The page's `<title>` as Courier writes it, computed from the data its loader gives for these params. */
+/**
+ * The page's title as it ends the `<title>` element, computed from the data its loader gives for these params. Both
+ * servers carry it: Courier writes `<title>…</title>`, Next `<title data-next-head="">…</title>`.
+ */
 async function titleMarker(page: PageDefinition, params: RouteParams, deploymentId: string): Promise<string> {
   const load = pageServerSide[page.id]?.load
   const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
   const head = page.head(result.props as never, params)
-  return `<title>${escapeHtml(head.title)}</title>`
+  return titleEnd(head.title)
 }
 
-export async function buildTargets(client: ClientModule, deploymentId: string): Promise<Target[]> {
+export const titleEnd = (title: string) => `>${escapeHtml(title)}</title>`
+
+/** How one server names its deployment, and what its client sends with a page-data request. */
+export interface ServerIdentity {
+  server: 'courier' | 'next'
+  label: string
+  /** Courier's deployment id, Next's build id: in the page-data URL and on the status page. */
+  deploymentId: string
+  dataHeaders: Record<string, string>
+}
+
+export const courierIdentity = (deploymentId: string): ServerIdentity => ({
+  server: 'courier',
+  label: 'Courier',
+  deploymentId,
+  dataHeaders: { 'x-deployment-id': deploymentId },
+})
+
+/** Next's client sends x-nextjs-data: 1 with every data fetch (next/dist/shared/lib/router/router.js). */
+export const nextIdentity = (buildId: string): ServerIdentity => ({
+  server: 'next',
+  label: 'Next',
+  deploymentId: buildId,
+  dataHeaders: { 'x-nextjs-data': '1' },
+})
+
+/** The first guide: the guide page the bench loads. */
+export function firstGuidePath(client: ClientModule): { path: string; params: RouteParams } {
+  const guide = pageAt(client, '/guides/:slug')
+  const firstGuide = pageServerSide[guide.id]?.staticParams?.()[0]
+  if (!firstGuide?.slug) throw new Error('there is no guide to load: the guide loader lists no slugs')
+  return { path: `/guides/${encodeURIComponent(firstGuide.slug)}`, params: firstGuide }
+}
+
+/** The page targets of one server (the image target is added once its bytes are known, bench/images.ts). */
+export async function pageTargets(client: ClientModule, who: ServerIdentity): Promise<Target[]> {
   const home = pageAt(client, '/')
   const guide = pageAt(client, '/guides/:slug')
   const status = pageAt(client, '/status')
-  const firstGuide = pageServerSide[guide.id]?.staticParams?.()[0]
-  if (!firstGuide?.slug) throw new Error('there is no guide to load: the guide loader lists no slugs')
-  const guidePath = `/guides/${encodeURIComponent(firstGuide.slug)}`
-  const statusMarkers = [await titleMarker(status, {}, deploymentId), `>${deploymentId}</dd>`]
-
-  const homeMarkers = [await titleMarker(home, {}, deploymentId)]
+  const { path: guidePath, params } = firstGuidePath(client)
+  const homeMarkers = [await titleMarker(home, {}, who.deploymentId)]
+  const statusMarkers = [await titleMarker(status, {}, who.deploymentId), `>${who.deploymentId}</dd>`]
+  const firstGuideTitle = (pageServerSide[guide.id]?.staticParams && (await titleMarker(guide, params, who.deploymentId))) || ''
+  const homeData = (await pageServerSide[home.id]!.load!({ params: {}, query: {}, deploymentId: who.deploymentId })) as {
+    props: { guides: Array<{ title: string }> }
+  }
+  const dataPrefix = `/_next/data/${who.deploymentId}`
+  const html = { expectedStatus: 200, body: 'html' as const, server: who.server }
   return [
-    { name: 'Courier /', server: 'courier', path: '/', expectedStatus: 200, markers: homeMarkers },
-    // The filter's price is taken from alternating rounds of these two after the table (bench/run.ts).
-    { name: 'Courier / (filter off)', server: 'unfiltered', path: '/', expectedStatus: 200, markers: homeMarkers },
+    { ...html, name: `${who.label} /`, kind: 'static-page', path: '/', markers: homeMarkers },
+    { ...html, name: `${who.label} ${guidePath}`, kind: 'guide-page', path: guidePath, markers: [firstGuideTitle] },
+    { ...html, name: `${who.label} /status`, kind: 'dynamic-page', path: '/status', markers: statusMarkers },
     {
-      name: `Courier ${guidePath}`,
-      server: 'courier',
-      path: guidePath,
+      name: `${who.label} data of /`,
+      server: who.server,
+      kind: 'static-data',
+      path: `${dataPrefix}/index.json`,
       expectedStatus: 200,
-      markers: [await titleMarker(guide, firstGuide, deploymentId)],
+      body: 'text',
+      markers: [JSON.stringify(homeData.props.guides[0]!.title)],
+      headers: who.dataHeaders,
     },
-    { name: 'Courier /status', server: 'courier', path: '/status', expectedStatus: 200, markers: statusMarkers },
     {
-      name: 'Courier 404',
-      server: 'courier',
+      name: `${who.label} data of /status`,
+      server: who.server,
+      kind: 'dynamic-data',
+      path: `${dataPrefix}/status.json`,
+      expectedStatus: 200,
+      body: 'text',
+      markers: [`"deploymentId":${JSON.stringify(who.deploymentId)}`, '"nodeVersion"'],
+      headers: who.dataHeaders,
+    },
+    {
+      ...html,
+      name: `${who.label} 404`,
+      kind: 'not-found',
       path: '/no-such-page',
       expectedStatus: 404,
-      markers: [`<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`],
+      markers: [titleEnd(`404: ${statusTitle(404)}`)],
     },
-    { name: 'bare /status', server: 'bare', path: '/status', expectedStatus: 200, markers: statusMarkers },
+    {
+      name: `${who.label} /robots.txt`,
+      server: who.server,
+      kind: 'robots',
+      path: '/robots.txt',
+      expectedStatus: 200,
+      body: 'text',
+      markers: ['User-agent: *', 'Sitemap: '],
+    },
   ]
+}
+
+/** The floor of Courier's /status: the same document from Fastify and renderToPipeableStream alone. */
+export async function bareStatusTarget(client: ClientModule, courierDeploymentId: string): Promise<Target> {
+  const status = pageAt(client, '/status')
+  return {
+    name: 'bare /status',
+    server: 'bare',
+    kind: 'dynamic-page',
+    path: '/status',
+    expectedStatus: 200,
+    body: 'html',
+    markers: [await titleMarker(status, {}, courierDeploymentId), `>${courierDeploymentId}</dd>`],
+  }
 }

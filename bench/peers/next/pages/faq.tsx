@@ -1,0 +1,42 @@
+import type { GetStaticProps } from 'next'
+import { useId, useState } from 'react'
+import { PageHeadTags } from '../components/page-head'
+import site, { type FaqData, type PageHead } from '../site'
+
+interface Props {
+  data: FaqData
+  head: PageHead
+}
+
+export const getStaticProps: GetStaticProps<Props> = async () => ({ props: site.faq })
+
+/** Courier's FAQ page (client/pages/faq.tsx), the same markup and filter. */
+export default function FaqPage({ data, head }: Props) {
+  const [query, setQuery] = useState('')
+  const inputId = useId()
+  const needle = query.trim().toLowerCase()
+  const shown = needle
+    ? data.entries.filter((entry) => `${entry.question} ${entry.answer}`.toLowerCase().includes(needle))
+    : data.entries
+  return (
+    <article className="faq">
+      <PageHeadTags head={head} />
+      <h1>Frequently asked questions</h1>
+      <p>
+        <label htmlFor={inputId}>Filter questions</label>{' '}
+        <input id={inputId} type="search" value={query} onChange={(event) => setQuery(event.target.value)} />
+      </p>
+      <p className="faq-count" aria-live="polite">
+        {shown.length} of {data.entries.length} questions
+      </p>
+      <dl>
+        {shown.map((entry) => (
+          <div key={entry.question} className="faq-entry">
+            <dt>{entry.question}</dt>
+            <dd>{entry.answer}</dd>
+          </div>
+        ))}
+      </dl>
+    </article>
+  )
+}

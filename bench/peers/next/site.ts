@@ -1,0 +1,66 @@
+/**
+ * The site's content as Courier's loaders give it, written by the bench (bench/peer-next.ts) into generated/site.json
+ * before each build: the peer never holds a copy of its own.
+ */
+import site from './generated/site.json'
+
+export interface PageHead {
+  title: string
+  description?: string
+}
+
+export interface GuideSummary {
+  slug: string
+  title: string
+  summary: string
+}
+
+export interface GuideData {
+  guide: GuideSummary & { sections: Array<{ heading: string; paragraphs: string[] }> }
+  previous: GuideSummary | null
+  next: GuideSummary | null
+}
+
+export interface PageImage {
+  src: string
+  width: number
+  height: number
+  alt: string
+}
+
+export interface HomeData {
+  guides: GuideSummary[]
+  hero: PageImage
+}
+
+export interface FaqData {
+  entries: Array<{ question: string; answer: string }>
+}
+
+export interface StatusData {
+  deploymentId: string
+  serverTime: string
+  uptimeS: number
+  nodeVersion: string
+  memory: { rss: number; heapUsed: number; heapTotal: number }
+}
+
+export interface Site {
+  home: { data: HomeData; head: PageHead }
+  guides: Array<{ slug: string; data: GuideData; head: PageHead }>
+  faq: { data: FaqData; head: PageHead }
+  status: { head: PageHead }
+  notFound: { head: PageHead; statusCode: number; statusTitle: string }
+  columnSizes: string
+  images: { deviceSizes: number[]; imageSizes: number[]; minimumCacheTTL: number }
+  policy: {
+    cspHead: string
+    cspTail: string
+    cspWithoutNonce: string
+    alwaysHeaders: Record<string, string>
+    documentHeaders: Record<string, string>
+    dynamicPaths: string[]
+  }
+}
+
+export default site as Site

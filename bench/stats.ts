@@ -1,0 +1,61 @@
+/**
+ * The arithmetic of the report, kept pure so it is tested: medians of the passes, Courier ÷ Next ratios and the
+ * issue's goals, each met or not.
+ */
+
+/** The middle value (the mean of the two middle ones for an even count); null for no values. */
+export function median(values: number[]): number | null {
+  if (!values.length) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** a ÷ b to 3 decimals; null when either side is missing or b is 0 (no ratio of nothing). */
+export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a == null || b == null || b === 0) return null
+  return Number((a / b).toFixed(3))
+}
+
+export interface Goal {
+  /** What is compared, e.g. `dynamic page /status req/s, Courier ÷ Next`. */
+  name: string
+  /** The measured ratio or size. */
+  value: number | null
+  /** `>= 5`, `<= 0.5`, `<= 70000`... */
+  goal: string
+  /** null when the value could not be measured. */
+  met: boolean | null
+}
+
+export function goal(name: string, value: number | null, comparison: '>=' | '<=', bound: number): Goal {
+  const met = value === null ? null : comparison === '>=' ? value >= bound : value <= bound
+  return { name, value, goal: `${comparison} ${bound}`, met }
+}
+
+/** Medians the goals are computed from (req/s per kind and server, cold start, first-load JS, peak RSS). */
+export interface GoalInputs {
+  rps: (server: 'courier' | 'next' | 'bare', kind: string) => number | null
+  coldStartMs: { courier: number | null; next: number | null }
+  firstLoadJsGzipBytes: number | null
+  peakRssMiB: { courier: number | null; next: number | null }
+}
+
+/** The issue's table, in its order. */
+export function evaluateGoals(inputs: GoalInputs): Goal[] {
+  const versusNext = (kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('next', kind))
+  return [
+    goal('dynamic page /status req/s, Courier ÷ Next', versusNext('dynamic-page'), '>=', 5),
+    goal('dynamic page /status req/s, Courier ÷ bare Fastify floor', ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('bare', 'dynamic-page')), '>=', 0.85),
+    goal('static page / req/s, Courier ÷ Next', versusNext('static-page'), '>=', 15),
+    goal('static page (a guide) req/s, Courier ÷ Next', versusNext('guide-page'), '>=', 15),
+    goal('dynamic page data req/s, Courier ÷ Next', versusNext('dynamic-data'), '>=', 5),
+    goal('static page data req/s, Courier ÷ Next', versusNext('static-data'), '>=', 10),
+    goal('404 req/s, Courier ÷ Next', versusNext('not-found'), '>=', 5),
+    goal('image cache hit req/s, Courier ÷ Next', versusNext('image-hit'), '>=', 1.5),
+    goal('image cache hit req/s, Courier ÷ @fastify/static', ratio(inputs.rps('courier', 'image-hit'), inputs.rps('bare', 'image-hit')), '>=', 0.9),
+    goal('cold start, Courier ÷ Next', ratio(inputs.coldStartMs.courier, inputs.coldStartMs.next), '<=', 0.5),
+    goal('first-load JS of / (gzip bytes), Courier', inputs.firstLoadJsGzipBytes, '<=', 70_000),
+    goal('peak RSS under load, Courier ÷ Next', ratio(inputs.peakRssMiB.courier, inputs.peakRssMiB.next), '<=', 0.5),
+  ]
+}

@@ -1,0 +1,54 @@
+import t from 'tap'
+import { evaluateGoals, goal, median, ratio } from '../../bench/stats.ts'
+
+t.test('median: the middle pass, the mean of the two middle ones for an even count, null for none', async (t) => {
+  t.equal(median([3, 1, 2]), 2)
+  t.equal(median([10, 40, 20, 30]), 25)
+  t.equal(median([7]), 7)
+  t.equal(median([]), null)
+  const values = [5, 1, 3]
+  median(values)
+  t.same(values, [5, 1, 3], 'the passes keep their order')
+})
+
+t.test('ratio: Courier over Next to 3 decimals, null without both sides', async (t) => {
+  t.equal(ratio(1000, 300), 3.333)
+  t.equal(ratio(1, 0), null)
+  t.equal(ratio(null, 5), null)
+  t.equal(ratio(5, undefined), null)
+})
+
+t.test('a goal is met, not met, or not measured', async (t) => {
+  t.same(goal('x', 5, '>=', 5), { name: 'x', value: 5, goal: '>= 5', met: true })
+  t.equal(goal('x', 4.99, '>=', 5).met, false)
+  t.equal(goal('x', 0.4, '<=', 0.5).met, true)
+  t.equal(goal('x', null, '<=', 0.5).met, null)
+})
+
+t.test("the issue's goals from the medians", async (t) => {
+  const rps: Record<string, number> = {
+    'courier:dynamic-page': 1000,
+    'next:dynamic-page': 100,
+    'bare:dynamic-page': 1100,
+    'courier:static-page': 3000,
+    'next:static-page': 300,
+    'courier:image-hit': 900,
+    'bare:image-hit': 1000,
+  }
+  const goals = evaluateGoals({
+    rps: (server, kind) => rps[`${server}:${kind}`] ?? null,
+    coldStartMs: { courier: 400, next: 1000 },
+    firstLoadJsGzipBytes: 71_000,
+    peakRssMiB: { courier: 60, next: 200 },
+  })
+  const byName = Object.fromEntries(goals.map((entry) => [entry.name, entry]))
+  t.equal(goals.length, 12)
+  t.same(byName['dynamic page /status req/s, Courier ÷ Next'], { name: 'dynamic page /status req/s, Courier ÷ Next', value: 10, goal: '>= 5', met: true })
+  t.equal(byName['dynamic page /status req/s, Courier ÷ bare Fastify floor']!.value, 0.909)
+  t.equal(byName['static page / req/s, Courier ÷ Next']!.met, false, '10x is short of 15x')
+  t.equal(byName['static page data req/s, Courier ÷ Next']!.met, null, 'no data: not measured, never met')
+  t.equal(byName['image cache hit req/s, Courier ÷ @fastify/static']!.met, true)
+  t.equal(byName['cold start, Courier ÷ Next']!.met, true)
+  t.equal(byName['first-load JS of / (gzip bytes), Courier']!.met, false)
+  t.equal(byName['peak RSS under load, Courier ÷ Next']!.value, 0.3)
+})
