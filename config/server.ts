@@ -19,4 +19,7 @@ export const serverLimits = Object.freeze({
   pageDataCacheEntries: 1000,
   /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (DESIGN.md section 10). */
   shutdownGraceMs: 10_000,
+  /** While draining for shutdown, a kept-alive connection idle this long is closed (instead of keepAliveTimeoutMs):
+   * the window in which a client that reuses it gets 503 with `Connection: close` rather than a reset. */
+  drainKeepAliveTimeoutMs: 1_000,
 })

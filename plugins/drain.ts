@@ -1,0 +1,57 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { statusTitle } from '../config/status-titles.ts'
+import { errors } from '../src/errors.ts'
+import { answersInJson } from '../src/error-format.ts'
+import { plainErrorDocument } from '../src/render/renderer.ts'
+
+const closingError = new errors.ServerClosing()
+
+export interface DrainOptions {
+  /** Keep-alive time-out while draining (serverLimits.drainKeepAliveTimeoutMs). */
+  keepAliveTimeoutMs: number
+}
+
+/**
+ * The drain while the server closes (SIGTERM, src/server.ts): requests in flight finish; a request that arrives
+ * meanwhile on a kept-alive connection gets 503 from the status-title table with `Connection: close`, before any
+ * other work (plain HTML or JSON: no render while draining); and idle connections close after a short keep-alive
+ * time-out, so the process does not wait the full one. New connections are refused by the closed listener.
+ * Fastify's own drain answer (return503OnClosing) is off in buildApp: it answers JSON on every path.
+ */
+async function drain(fastify: FastifyInstance, options: DrainOptions) {
+  const { keepAliveTimeoutMs } = options
+  if (!Number.isInteger(keepAliveTimeoutMs) || keepAliveTimeoutMs <= 0) {
+    throw new errors.OptionInvalid('keepAliveTimeoutMs', 'a whole number of milliseconds above 0')
+  }
+  let closing = false
+
+  fastify.addHook('preClose', function startDraining(done) {
+    closing = true
+    // Node closes the idle connections now; one whose response is still streaming (its headers, sent before the
+    // signal, said keep-alive) stays open this long once the response is done, then closes by itself.
+    fastify.server.keepAliveTimeout = Math.min(fastify.server.keepAliveTimeout, keepAliveTimeoutMs)
+    done()
+  })
+
+  fastify.addHook('onRequest', function refuseWhileClosing(request: FastifyRequest, reply: FastifyReply, done) {
+    if (!closing) return done()
+    reply.code(503).header('connection', 'close').header('cache-control', 'no-store')
+    if (answersInJson(request.url)) {
+      const title = statusTitle(503)
+      return reply
+        .type('application/json; charset=utf-8')
+        .send({ statusCode: 503, code: closingError.code, error: title, message: title })
+    }
+    return reply.type('text/html; charset=utf-8').send(plainErrorDocument(503))
+  })
+
+  // A response that started before the signal: Connection: close when its headers are still to go.
+  fastify.addHook('onSend', function closeAfterResponse(_request, reply, payload, done) {
+    if (closing && !reply.raw.headersSent) reply.header('connection', 'close')
+    done(null, payload)
+  })
+
+}
+
+export default fp(drain, { name: 'courier-drain', fastify: '5.x' })
