@@ -4,6 +4,11 @@ export const serverLimits = Object.freeze({
   requestTimeoutMs: 10_000,
   /** Headers must arrive within this time. */
   headersTimeoutMs: 5_000,
+  /** A connection on which no byte moves either way for this long is destroyed (Fastify connectionTimeout, Node's
+   * socket time-out): it bounds a response that is never read (a stalled or 1 byte/s reader leaves the write
+   * pending; backpressure keeps the memory it holds to the socket buffers). requestTimeoutMs covers only the
+   * request. Above the longest legitimate silence: a render waiting for data (renderTimeoutMs) or an image fetch. */
+  connectionTimeoutMs: 30_000,
   /** Idle keep-alive sockets are closed after this. */
   keepAliveTimeoutMs: 5_000,
   /** Request bodies larger than this get 413. Courier's API takes small JSON only. */

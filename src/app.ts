@@ -44,6 +44,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     trustProxy: config.trustProxy,
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // plugins/drain.ts answers requests that arrive while closing, from the status-title table.
     return503OnClosing: false,
