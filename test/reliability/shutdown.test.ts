@@ -120,3 +120,47 @@ t.test('a second signal during the drain exits at once with code 1', async (t) =
     'the second signal is logged',
   )
 })
+
+t.test('SIGTERM under load: 32 keep-alive clients see only 200 and 503 + close until the listener is gone', async (t) => {
+  const server = await startServerProcess(t, { COURIER_TEST_ROUTES: 'true' })
+  const statuses = new Map<string, number>()
+  const failures = new Map<string, number>()
+  const tally = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
+  let running = true
+  const paths = ['/', '/faq', '/api/health', '/__test/slow?delay=300', '/_next/data/x/faq.json', '/missing']
+  async function client(index: number): Promise<void> {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    for (let turn = index; running; turn++) {
+      try {
+        const answer = await get(server.port, paths[turn % paths.length]!, agent)
+        tally(statuses, String(answer.status))
+        if (answer.status === 503 && answer.headers.connection !== 'close') tally(failures, '503 without Connection: close')
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'other'
+        tally(failures, code)
+        if (code === 'ECONNREFUSED') break
+      }
+    }
+    agent.destroy()
+  }
+  const clients = Array.from({ length: 32 }, (_, index) => client(index))
+  await new Promise((resolve) => setTimeout(resolve, 2000))
+  const signalledAt = performance.now()
+  server.child.kill('SIGTERM')
+  const code = await server.exited
+  const shutdownMs = performance.now() - signalledAt
+  running = false
+  await Promise.all(clients)
+
+  t.equal(code, 0, 'clean exit')
+  t.ok(shutdownMs < 10_000, 'within the grace period')
+  t.ok((statuses.get('503') ?? 0) > 0, 'requests that arrived during the drain got 503')
+  t.same([...statuses.keys()].filter((status) => !['200', '404', '409', '503'].includes(status)), [], 'no other status')
+  t.equal(failures.get('503 without Connection: close'), undefined, 'every 503 closed its connection')
+  const errorLines = server.lines().filter((line) => (line.level ?? 0) >= 50 && line.statusCode !== 503)
+  t.same(errorLines, [], 'nothing at error level but the 503 access lines')
+  t.comment(
+    `SIGTERM under load: exit after ${Math.round(shutdownMs)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
+      `client-side connection errors ${JSON.stringify(Object.fromEntries(failures))}`,
+  )
+})
