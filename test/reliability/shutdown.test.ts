@@ -157,6 +157,7 @@ t.test('SIGTERM under load: 32 keep-alive clients see only 200 and 503 + close u
   t.ok((statuses.get('503') ?? 0) > 0, 'requests that arrived during the drain got 503')
   t.same([...statuses.keys()].filter((status) => !['200', '404', '409', '503'].includes(status)), [], 'no other status')
   t.equal(failures.get('503 without Connection: close'), undefined, 'every 503 closed its connection')
+  t.equal(failures.get('ECONNRESET'), undefined, 'no request on a kept-alive connection saw a reset')
   const errorLines = server.lines().filter((line) => (line.level ?? 0) >= 50 && line.statusCode !== 503)
   t.same(errorLines, [], 'nothing at error level but the 503 access lines')
   t.comment(
