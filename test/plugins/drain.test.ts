@@ -4,9 +4,15 @@ import { statusTitle } from '../../config/status-titles.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 
-function get(url: string, agent: http.Agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; reused: boolean }> {
+/** GET through `agent`; `onHeaders` runs once the response has started (the server is working on it). */
+function get(
+  url: string,
+  agent: http.Agent,
+  onHeaders?: () => void,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const request = http.get(url, { agent }, (response) => {
+      onHeaders?.()
       let body = ''
       response.setEncoding('utf8')
       response.on('data', (chunk: string) => (body += chunk))
@@ -24,10 +30,16 @@ t.test('while closing: in-flight pages finish, new requests on kept-alive connec
   const [pageAgent, apiAgent, idleAgent] = agents as [http.Agent, http.Agent, http.Agent]
   t.equal((await get(`${base}/api/health`, idleAgent)).status, 200)
 
-  const long = get(`${base}/__test/slow?delay=1200`, pageAgent)
-  const short = get(`${base}/__test/slow?delay=300`, apiAgent)
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  let started = 0
+  let bothStarted!: () => void
+  const streaming = new Promise<void>((resolve) => (bothStarted = resolve))
+  const onHeaders = () => ++started === 2 && bothStarted()
+  const long = get(`${base}/__test/slow?delay=1500`, pageAgent, onHeaders)
+  const short = get(`${base}/__test/slow?delay=600`, apiAgent, onHeaders)
+  await streaming
   const closed = app.close()
+  // The listener closes after the drain has begun.
+  while (app.server.listening) await new Promise((resolve) => setTimeout(resolve, 5))
 
   // The idle connection is kept for the drain: a request on it is answered, not reset.
   const onIdle = await get(`${base}/faq`, idleAgent)
@@ -51,7 +63,7 @@ t.test('while closing: in-flight pages finish, new requests on kept-alive connec
 
   const page = await long
   t.equal(page.status, 200)
-  t.match(page.body, /Resolved after (<!-- -->)?1200/, 'the page in flight was finished')
+  t.match(page.body, /Resolved after (<!-- -->)?1500/, 'the page in flight was finished')
   await closed
   t.equal(logs().filter((line) => line.statusCode === 503).length, 2, 'each 503 has its access line')
 })
