@@ -47,15 +47,17 @@ t.test('SIGTERM while pages stream: in-flight finish, keep-alive gets 503 + clos
   let signalledAt = 0
   let signalSent!: () => void
   const signalled = new Promise<void>((resolve) => (signalSent = resolve))
+  // The signal once all three pages are streaming (their shells have arrived).
+  let streamingPages = 0
   const sendSignal = () => {
-    if (signalledAt) return
+    if (++streamingPages < 3) return
     signalledAt = performance.now()
     server.child.kill('SIGTERM')
     signalSent()
   }
-  const long = get(port, '/__test/slow?delay=2000', streaming, sendSignal)
-  const short = get(port, '/__test/slow?delay=800', busy)
-  const shortToo = get(port, '/__test/slow?delay=800', busyToo)
+  const long = get(port, '/__test/slow?delay=2500', streaming, sendSignal)
+  const short = get(port, '/__test/slow?delay=800', busy, sendSignal)
+  const shortToo = get(port, '/__test/slow?delay=800', busyToo, sendSignal)
   await signalled
 
   // The short page ends while the long one still streams: its connection asks again and is turned away.
@@ -84,7 +86,7 @@ t.test('SIGTERM while pages stream: in-flight finish, keep-alive gets 503 + clos
   const longAnswer = await long
   const inFlightMs = performance.now() - signalledAt
   t.equal(longAnswer.status, 200)
-  t.match(longAnswer.body, /Resolved after (<!-- -->)?2000/, 'the request in flight finished')
+  t.match(longAnswer.body, /Resolved after (<!-- -->)?2500/, 'the request in flight finished')
   t.match(longAnswer.body, /<\/html>\s*$/)
 
   const code = await server.exited
