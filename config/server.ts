@@ -7,6 +7,11 @@ export const serverLimits = Object.freeze({
   /** How often Node checks the two time-outs above. Its default (30 s) would let a slow sender hold a socket up to
    * 35 s despite a 5 s header time-out; at 1 s the time-outs hold within a second. */
   timeoutCheckIntervalMs: 1_000,
+  /** A connection on which no byte moves either way for this long is destroyed (Fastify connectionTimeout, Node's
+   * socket time-out): it bounds a response that is never read (a stalled or 1 byte/s reader leaves the write
+   * pending; backpressure keeps the memory it holds to the socket buffers). requestTimeoutMs covers only the
+   * request. Above the longest legitimate silence: a render waiting for data (renderTimeoutMs) or an image fetch. */
+  connectionTimeoutMs: 30_000,
   /** Idle keep-alive sockets are closed after this. */
   keepAliveTimeoutMs: 5_000,
   /** Request bodies larger than this get 413. Courier's API takes small JSON only. */
@@ -36,4 +41,7 @@ export const serverLimits = Object.freeze({
   maxEventLoopDelayMs: 3000,
   /** The `Retry-After` of a shed request, in seconds: about two samples, the time the server needs to recover. */
   overloadRetryAfterSeconds: 10,
+  /** While draining for shutdown, a kept-alive connection idle this long is closed (instead of keepAliveTimeoutMs):
+   * the window in which a client that reuses it gets 503 with `Connection: close` rather than a reset. */
+  drainKeepAliveTimeoutMs: 1_000,
 })

@@ -9,6 +9,7 @@ import { generateRequestId, loggerOptions } from './logger.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import deploymentId from '../plugins/deployment-id.ts'
+import drain from '../plugins/drain.ts'
 import errors from '../plugins/errors.ts'
 import health from '../plugins/health.ts'
 import image from '../plugins/image.ts'
@@ -44,7 +45,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     trustProxy: config.trustProxy,
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // plugins/drain.ts answers requests that arrive while closing, from the status-title table.
+    return503OnClosing: false,
     http: {
       headersTimeout: limits.headersTimeoutMs,
       connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
@@ -72,6 +76,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
   await app.register(accessLog)
   await app.register(errors)
+  await app.register(drain, { keepAliveTimeoutMs: limits.drainKeepAliveTimeoutMs })
   // Before the request filter and every route: a shed request costs no other work.
   await app.register(loadShedding, {
     maxEventLoopDelayMs: limits.maxEventLoopDelayMs,

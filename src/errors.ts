@@ -12,6 +12,8 @@ export const errors = {
     'DEPLOYMENT_ID is %s but the build at hand was made as %s: rebuild with this id',
     500,
   ),
+  /** A request that arrived while the server drains for shutdown (plugins/drain.ts). */
+  ServerClosing: createError('COURIER_ERR_SERVER_CLOSING', 'The server is shutting down', 503),
   MethodNotAllowed: createError('COURIER_ERR_METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
   ClientErrorMediaType: createError(
     'COURIER_ERR_CLIENT_ERROR_MEDIA_TYPE',

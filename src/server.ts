@@ -34,12 +34,35 @@ async function main(): Promise<void> {
     process.exit(1)
   }
 
-  closeWithGrace({ delay: serverLimits.shutdownGraceMs }, async function shutDown({ signal, err }) {
-    if (err) logger.error({ err }, 'closing after an uncaught error')
-    else logger.info({ signal }, 'closing: finishing in-flight requests')
-    await app.close()
-    logger.info('closed')
-  })
+  // One line on the signal, one once closed with the time it took; a second signal or the grace running out exits at
+  // once with code 1, logged through pino too (close-with-grace would write plain text to stderr).
+  closeWithGrace(
+    {
+      delay: serverLimits.shutdownGraceMs,
+      logger: false,
+      onSecondSignal(signal) {
+        logger.warn({ signal }, 'second signal: exiting at once')
+      },
+      onSecondError(err) {
+        logger.error({ err }, 'second uncaught error: exiting at once')
+      },
+      onTimeout(graceMs) {
+        logger.error({ graceMs }, 'shutdown grace period over: exiting with requests still open')
+      },
+    },
+    async function shutDown({ signal, err }) {
+      const startedAt = performance.now()
+      if (err) logger.error({ err }, 'closing after an uncaught error')
+      else logger.info({ signal, graceMs: serverLimits.shutdownGraceMs }, 'closing: finishing in-flight requests')
+      try {
+        await app.close()
+      } catch (error) {
+        logger.error({ err: error }, 'close failed')
+        throw error
+      }
+      logger.info({ durationMs: Math.round(performance.now() - startedAt) }, 'closed')
+    },
+  )
 
   try {
     await app.listen({ port: config.port, host: config.host })

@@ -1,4 +1,4 @@
-import { createReadStream, type ReadStream } from 'node:fs'
+import type { ReadStream } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
@@ -49,6 +49,8 @@ export class DiskImageCache {
   readonly #options: DiskImageCacheOptions
   #bytes = 0
   #memoryBytes = 0
+  /** The kind of the last failure reported per operation (see #reportFailure). */
+  readonly #reported = new Map<'read' | 'write', string>()
 
   constructor(options: DiskImageCacheOptions) {
     this.#options = options
@@ -117,17 +119,21 @@ export class DiskImageCache {
    */
   async body(entry: CacheEntry): Promise<Buffer | ReadStream | undefined> {
     if (entry.body) return entry.body
-    const { memoryEntryMaxBytes, memoryMaxBytes, log } = this.#options
-    if (entry.size > memoryEntryMaxBytes || this.#memoryBytes + entry.size > memoryMaxBytes) {
-      return createReadStream(entry.file, { start: entry.bodyOffset })
-    }
+    const { memoryEntryMaxBytes, memoryMaxBytes } = this.#options
     try {
+      if (entry.size > memoryEntryMaxBytes || this.#memoryBytes + entry.size > memoryMaxBytes) {
+        // Opened here, so a file gone from disk (the folder removed) is a miss, not a stream failing mid-response.
+        const handle = await open(entry.file, 'r')
+        this.#reported.delete('read')
+        return handle.createReadStream({ start: entry.bodyOffset })
+      }
       const bytes = (await readFile(entry.file)).subarray(entry.bodyOffset)
       if (bytes.length !== entry.size) throw new Error(`expected ${entry.size} bytes, found ${bytes.length}`)
       if (this.#entries.get(entry.key) === entry && !entry.body) this.#keepInMemory(entry, bytes)
+      this.#reported.delete('read')
       return bytes
     } catch (error) {
-      log.warn({ err: error, file: entry.file }, 'image cache entry unreadable')
+      this.#reportFailure('read', error, { file: entry.file }, 'image cache entry unreadable')
       if (this.#entries.get(entry.key) === entry) this.#remove(entry.key)
       return undefined
     }
@@ -138,21 +144,30 @@ export class DiskImageCache {
    * entry. Returns the entry, in the index even when the disk write failed (then from memory only, until evicted).
    */
   async put(meta: CacheEntryMeta, bytes: Buffer): Promise<CacheEntry | undefined> {
-    const { dir, maxBytes, log } = this.#options
+    const { dir, maxBytes } = this.#options
     if (meta.size > maxBytes) return undefined
     const metaBytes = Buffer.from(JSON.stringify(meta), 'utf8')
     const length = Buffer.alloc(4)
     length.writeUInt32BE(metaBytes.length, 0)
     const file = path.join(dir, `${meta.key}${entrySuffix}`)
     const temporary = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
+    const contents = Buffer.concat([length, metaBytes, bytes])
     try {
-      await writeFile(temporary, Buffer.concat([length, metaBytes, bytes]))
+      try {
+        await writeFile(temporary, contents)
+      } catch (error) {
+        // The folder was removed while serving: make it again, once.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+        await mkdir(dir, { recursive: true })
+        await writeFile(temporary, contents)
+      }
       await rename(temporary, file)
     } catch (error) {
-      log.warn({ err: error, key: meta.key, dir }, 'image cache write failed')
+      this.#reportFailure('write', error, { key: meta.key, dir }, 'image cache write failed')
       await unlink(temporary).catch(() => undefined)
       return undefined
     }
+    this.#reported.delete('write')
     this.#remove(meta.key)
     const entry: CacheEntry = { ...meta, body: undefined, file, bodyOffset: 4 + metaBytes.length }
     this.#keepInMemory(entry, bytes)
@@ -160,6 +175,18 @@ export class DiskImageCache {
     // Resolves once the evicted files are gone too, so the folder agrees with the index when a put is over.
     await this.#evict()
     return this.#entries.get(meta.key)
+  }
+
+  /**
+   * A disk failure at warn level once per kind (operation and error code) until that operation works again, then at
+   * debug level: a read-only or full folder fails every request, and one line says so.
+   */
+  #reportFailure(operation: 'read' | 'write', error: unknown, fields: Record<string, unknown>, message: string): void {
+    const kind = `${operation}:${(error as NodeJS.ErrnoException).code ?? 'other'}`
+    const first = this.#reported.get(operation) !== kind
+    this.#reported.set(operation, kind)
+    if (first) this.#options.log.warn({ err: error, ...fields }, message)
+    else this.#options.log.debug({ err: error, ...fields }, message)
   }
 
   #keepInMemory(entry: CacheEntry, bytes: Buffer): void {

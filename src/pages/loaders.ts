@@ -13,8 +13,12 @@ import type { SlowData } from '../../client/pages/test-slow.tsx'
 import type { LateErrorData } from '../../client/pages/test-late-error.tsx'
 import type { TestLinksData } from '../../client/pages/test-links.tsx'
 
-/** `?delay=<ms>` of a test route: a whole number of milliseconds up to 5 s, else the route's default. */
+/**
+ * `?delay=<ms>` of a test route: a whole number of milliseconds up to 5 s, `never` (infinity: the data never arrives),
+ * else the route's default.
+ */
 function testDelayMs(requested: unknown, fallbackMs: number): number {
+  if (requested === 'never') return Number.POSITIVE_INFINITY
   const delayMs = Number(requested)
   return Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= 5000 ? delayMs : fallbackMs
 }

@@ -1,0 +1,128 @@
+import t, { type Test } from 'tap'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { buildImageApp, jpegOf, temporaryFolder } from '../helpers/images.ts'
+
+// Photographs big enough that no cache entry fits the tiny file system below, and distinct widths for fresh entries.
+const files = { 'images/photo.jpg': await jpegOf(1600, 1200) }
+const widths = [640, 750, 828, 1080, 1200]
+const request = (width: number) => ({
+  url: `/_next/image?url=${encodeURIComponent('/images/photo.jpg')}&w=${width}`,
+  headers: { accept: 'image/webp' },
+})
+
+/** Mounts a tmpfs of `size` (e.g. `16k`) at a fresh folder, unmounted when the test ends. */
+function mountTmpfs(t: Test, size: string): string {
+  const folder = temporaryFolder(t, 'mount')
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', folder], { stdio: 'ignore' })
+  t.teardown(() => execFileSync('umount', [folder], { stdio: 'ignore' }))
+  return folder
+}
+
+/** Read-only and full folders are real file systems (a tmpfs), where this process may mount them (root). */
+function mountingAllowed(): boolean {
+  const probe = temporaryFolder(t, 'probe')
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', probe], { stdio: 'ignore' })
+    execFileSync('umount', [probe], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+const skipMounts = mountingAllowed() ? false : 'mounting a tmpfs is not allowed here (the injected ENOSPC test covers a full disk)'
+
+t.test('the cache folder removed while serving: every response succeeds, the folder is made again', async (t) => {
+  // Entries are streamed from their files (none kept in memory), so a vanished file is seen at once.
+  const { app, cacheDir, logs } = await buildImageApp(t, files, { limits: { memoryEntryMaxBytes: 0 } })
+  const first = await app.inject(request(widths[0]!))
+  t.equal(first.headers['x-image-cache'], 'MISS')
+  rmSync(cacheDir, { recursive: true, force: true })
+
+  const again = await app.inject(request(widths[0]!))
+  t.equal(again.statusCode, 200, 'an entry whose file vanished is served')
+  t.equal(again.headers['x-image-cache'], 'MISS', 'made again, not streamed from a missing file')
+  t.same(again.rawPayload, first.rawPayload)
+  const next = await app.inject(request(widths[1]!))
+  t.equal(next.statusCode, 200)
+  const hit = await app.inject(request(widths[1]!))
+  t.equal(hit.headers['x-image-cache'], 'HIT', 'the folder was made again and caches once more')
+  t.equal(logs().filter((line) => line.msg === 'image cache entry unreadable' && line.level === 40).length, 1)
+  t.notOk(logs().some((line) => line.level >= 50), 'nothing at error level')
+})
+
+t.test('a read-only cache folder (tmpfs remounted read-only): responses succeed uncached, one warning', { skip: skipMounts }, async (t) => {
+  const folder = mountTmpfs(t, '4m')
+  const cacheDir = path.join(folder, 'images')
+  mkdirSync(cacheDir)
+  execFileSync('mount', ['-o', 'remount,ro', folder])
+  const { app, logs } = await buildImageApp(t, files, { cacheDir })
+  for (const width of widths) {
+    const response = await app.inject(request(width))
+    t.equal(response.statusCode, 200, `w=${width} served`)
+    t.equal(response.headers['x-image-cache'], 'MISS')
+  }
+  const failures = logs().filter((line) => line.msg === 'image cache write failed')
+  t.equal(failures.length, widths.length, 'every failed write is seen')
+  t.equal(failures.filter((line) => line.level === 40).length, 1, 'logged once as a warning, then at debug level')
+  t.match(failures[0], { err: { code: 'EROFS' } })
+})
+
+t.test('a full cache folder (a 16 KiB tmpfs, filled): responses succeed uncached, one warning', { skip: skipMounts }, async (t) => {
+  const folder = mountTmpfs(t, '16k')
+  writeFileSync(path.join(folder, 'filler'), Buffer.alloc(16 * 1024))
+  const { app, logs } = await buildImageApp(t, files, { cacheDir: folder })
+  for (const width of widths) {
+    const response = await app.inject(request(width))
+    t.equal(response.statusCode, 200, `w=${width} served`)
+    t.equal(response.headers['x-image-cache'], 'MISS')
+  }
+  const failures = logs().filter((line) => line.msg === 'image cache write failed')
+  t.equal(failures.length, widths.length, 'every failed write is seen')
+  t.equal(failures.filter((line) => line.level === 40).length, 1, 'logged once as a warning, then at debug level')
+  t.match(failures[0], { err: { code: 'ENOSPC' } })
+})
+
+t.test('a full disk, injected (ENOSPC from every write): responses succeed uncached, one warning', async (t) => {
+  const fsPromises = await import('node:fs/promises')
+  const { DiskImageCache } = await t.mockImport<typeof import('../../src/images/disk-cache.ts')>(
+    '../../src/images/disk-cache.ts',
+    {
+      'node:fs/promises': {
+        ...fsPromises,
+        writeFile: async () => {
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+        },
+      },
+    },
+  )
+  const lines: Array<{ level: string; message: string }> = []
+  const log = Object.fromEntries(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace'].map((level) => [
+      level,
+      (_fields: unknown, message: string) => lines.push({ level, message }),
+    ]),
+  )
+  const cache = new DiskImageCache({
+    dir: temporaryFolder(t, 'cache'),
+    maxBytes: 1024 * 1024,
+    memoryEntryMaxBytes: 1024,
+    memoryMaxBytes: 1024 * 1024,
+    log: log as never,
+  })
+  await cache.open()
+  for (const index of [1, 2, 3]) {
+    const key = String(index).repeat(64).slice(0, 64).replace(/\d/g, 'a')
+    const stored = await cache.put(
+      { key, contentType: 'image/webp', filename: 'x.webp', etag: `"${index}"`, maxAgeS: 60, expiresAt: Date.now() + 60_000, size: 3 },
+      Buffer.from('abc'),
+    )
+    t.equal(stored, undefined, `put ${index}: nothing cached`)
+  }
+  t.same(
+    lines.map((line) => `${line.level} ${line.message}`),
+    ['warn image cache write failed', 'debug image cache write failed', 'debug image cache write failed'],
+  )
+  t.equal(cache.size, 0)
+})
