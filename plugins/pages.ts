@@ -27,6 +27,8 @@ export interface PagesOptions {
   /** Register the test-only pages (/__test/...). */
   testRoutes: boolean
   renderTimeoutMs: number
+  /** Static documents rendered once and kept, at most this many (config/server.ts); none in development. */
+  documentCacheEntries: number
 }
 
 const pageIds = pageTable.map((page) => page.id)
@@ -38,9 +40,10 @@ function createPageHandler(page: PageDefinition, deploymentId: string) {
   const serverSide = pageServerSide[page.id] ?? {}
   return async function renderPage(request: FastifyRequest, reply: FastifyReply) {
     const params = (request.params ?? {}) as RouteParams
-    const result = serverSide.load
-      ? await serverSide.load({ params, query: request.query as Record<string, unknown>, deploymentId })
-      : { props: {} }
+    // A static page is one document per deployment and path (rendered once, like its page data): its loader sees no
+    // query, so no query can change what is kept.
+    const query = page.kind === 'static' ? {} : (request.query as Record<string, unknown>)
+    const result = serverSide.load ? await serverSide.load({ params, query, deploymentId }) : { props: {} }
     if ('notFound' in result) return reply.callNotFound()
     if ('redirect' in result) {
       return reply.redirect(result.redirect.destination, result.redirect.permanent ? 308 : 307)
@@ -57,9 +60,12 @@ const pageMethods = ['GET', 'HEAD'] as const
  * client in (the build in production, Vite's dev server with HMR in development) and serves the built assets.
  */
 async function pages(fastify: FastifyInstance, options: PagesOptions) {
-  const { root, distDir, dev, testRoutes, renderTimeoutMs } = options
+  const { root, distDir, dev, testRoutes, renderTimeoutMs, documentCacheEntries } = options
   if (!Number.isInteger(renderTimeoutMs) || renderTimeoutMs <= 0) {
     throw new errors.OptionInvalid('renderTimeoutMs', 'a whole number of milliseconds above 0')
+  }
+  if (!Number.isInteger(documentCacheEntries) || documentCacheEntries < 0) {
+    throw new errors.OptionInvalid('documentCacheEntries', 'a whole number of entries, 0 or more')
   }
   // Decorated by courier-deployment-id before this plugin registers, and fixed for the life of the process.
   const deploymentId = fastify.deploymentId
@@ -99,6 +105,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
       async createRenderFunction(client) {
         documentFunctions.render = createRenderDocument(client as unknown as ClientModule, deploymentId, {
           renderTimeoutMs,
+          // In development the template and the client change with every edit: nothing is kept.
+          documentCacheEntries: dev ? 0 : documentCacheEntries,
           ...(preloadsFor ? { preloadsFor } : {}),
         }) as unknown as RenderFunction
         return documentFunctions.render

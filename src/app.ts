@@ -101,6 +101,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     dev: config.dev,
     testRoutes: config.testRoutes,
     renderTimeoutMs: limits.renderTimeoutMs,
+    documentCacheEntries: limits.documentCacheEntries,
   })
   return app
 }

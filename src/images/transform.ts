@@ -1,4 +1,4 @@
-import sharp, { type Metadata } from 'sharp'
+import type { Metadata, Sharp, SharpOptions } from 'sharp'
 import { errors } from '../errors.ts'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
 import type { OutputFormat } from './negotiate.ts'
@@ -19,11 +19,36 @@ export interface TransformResult {
 
 type TransformLimits = Pick<ImageOptimizerLimits, 'maxInputPixels' | 'transformTimeoutS' | 'avifEffort'>
 
-/** libvips settings for the whole process, set once when the optimizer registers. */
-export function configureSharp(threadsPerImage: number): void {
-  sharp.concurrency(threadsPerImage)
+type SharpModule = (typeof import('sharp'))['default']
+type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp
+
+let threads = 0
+let loaded: SharpModule | undefined
+let loading: Promise<SharpFactory> | undefined
+
+function applySettings(sharp: SharpModule): void {
+  sharp.concurrency(threads)
   // libvips' operation cache keeps decoded images around for reuse; the disk cache does that job, so memory stays flat.
   sharp.cache(false)
+}
+
+/**
+ * sharp (libvips) loads on the first transform, not at start-up: loading it is a good share of the cold start, and a
+ * server whose images are all in the cache never needs it.
+ */
+function loadSharp(): Promise<SharpFactory> {
+  loading ??= import('sharp').then(({ default: sharp }) => {
+    loaded = sharp
+    applySettings(sharp)
+    return sharp
+  })
+  return loading
+}
+
+/** libvips settings for the whole process, given once when the optimizer registers (applied when sharp loads). */
+export function configureSharp(threadsPerImage: number): void {
+  threads = threadsPerImage
+  if (loaded) applySettings(loaded)
 }
 
 function isPixelLimitError(error: unknown): boolean {
@@ -43,6 +68,7 @@ export async function transformImage(request: TransformRequest, limits: Transfor
   // failOn 'error': corrupt or truncated data stops the transform (a 400), while mere warnings (odd metadata that
   // cameras write) do not; sequentialRead lets libvips stream the decode instead of holding the whole image.
   const inputOptions = { limitInputPixels: limits.maxInputPixels, failOn: 'error', sequentialRead: true } as const
+  const sharp = await loadSharp()
   let metadata: Metadata
   try {
     // The header only: no pixel is decoded here, so the declared size can be checked (and reported) before any is.

@@ -9,6 +9,8 @@ import { assignDigest } from '../digest.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { RenderTimeoutError, renderStream } from './stream.ts'
+import { DocumentCache, documentBytes, type KeptDocument } from './document-cache.ts'
+import { renderOnce } from './render-once.ts'
 import { compileTemplate, escapeHtml, type DocumentHead, type DocumentTemplate } from './template.ts'
 
 /** What the SSR entry (client/entry-server.tsx) gives the server. */
@@ -27,6 +29,8 @@ export interface RendererOptions {
   renderTimeoutMs: number
   /** The chunks a page needs beyond the entry (production); none in development, where Vite serves modules. */
   preloadsFor?: (pageId: string) => PagePreloads
+  /** At most this many documents rendered once and kept (config/server.ts); 0 streams every document. */
+  documentCacheEntries?: number
 }
 
 /** The client is gone: pending boundaries end quietly, nothing is logged as a server error. */
@@ -73,6 +77,16 @@ function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor
   }
 }
 
+/**
+ * Which documents are the same for every request of the deployment, but for the nonce: `static` pages (by page and
+ * parameters; their loaders see no query) and error pages without a digest (by status). Their document state holds
+ * no request value: the host only comes with a digest. Undefined: render this one per request.
+ */
+function keptDocumentKey(target: RenderTarget): string | undefined {
+  if (target.type === 'error') return target.digest ? undefined : `error:${target.statusCode}`
+  return target.page.kind === 'static' ? `page:${target.page.id}:${JSON.stringify(target.params)}` : undefined
+}
+
 /** Last resort when the error page itself cannot render: plain HTML, same title, nothing from the error. */
 export function plainErrorDocument(statusCode: number, digest?: string): string {
   const title = `${statusCode}: ${statusTitle(statusCode)}`
@@ -112,10 +126,46 @@ export function createRenderDocument(
   deploymentId: string,
   options: RendererOptions,
 ): RenderDocument {
+  const keptDocuments = new DocumentCache(options.documentCacheEntries ?? 0)
+
+  /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
+  async function renderKept(request: FastifyRequest, key: string, template: DocumentTemplate, target: RenderTarget) {
+    const state = stateFor(target, deploymentId, '')
+    const stateJson = serializeForScript(state)
+    const head = headFor(target, options.preloadsFor)
+    const result = await renderOnce({
+      element: await client.createElement(state, target.type === 'page' ? target.page : undefined),
+      opening: (nonce) => template.open(head, nonce),
+      closing: (nonce) => template.close(stateJson, nonce),
+      timeoutMs: options.renderTimeoutMs,
+    }).catch(() => 'render-error' as const)
+    if (typeof result === 'string') {
+      request.log.debug({ document: key, reason: result }, 'document not kept')
+      return undefined
+    }
+    request.log.debug({ document: key, bytes: result.length }, 'document rendered once')
+    return result
+  }
+
+  function sendKept(reply: FastifyReply, target: RenderTarget, document: KeptDocument) {
+    const statusCode = target.type === 'page' ? 200 : target.statusCode
+    const cacheControl = target.type === 'page' ? htmlCacheControl[target.page.kind] : htmlCacheControl.error
+    return reply
+      .code(statusCode)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', cacheControl)
+      .send(documentBytes(document, reply.request.cspNonce))
+  }
+
   return async function renderDocument(this: FastifyReply, target) {
     const reply = this
     const request = reply.request
     const template = (reply.html as unknown as () => DocumentTemplate)()
+    const key = keptDocumentKey(target)
+    if (key !== undefined) {
+      const kept = await keptDocuments.get(key, () => renderKept(request, key, template, target))
+      if (kept) return sendKept(reply, target, kept)
+    }
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
     const element = await client.createElement(state, target.type === 'page' ? target.page : undefined)
