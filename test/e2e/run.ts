@@ -14,8 +14,8 @@ import { chromiumPath } from './harness.ts'
 
 const suiteDir = path.dirname(fileURLToPath(import.meta.url))
 const projectRoot = path.resolve(suiteDir, '..', '..')
-/** The whole run, whatever tap's per-file time-outs do: a wedged run must end. */
-const runTimeoutMs = 5 * 60_000
+/** The whole run, whatever tap's per-file time-outs do: a wedged run must end (ten files take ~3 min on 2 cores). */
+const runTimeoutMs = 10 * 60_000
 /** Per test file (tap's --timeout, seconds): one server, one browser, a dozen page loads. */
 const fileTimeoutS = 90
 
