@@ -1,10 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Socket } from 'node:net'
-import { statusTitle } from '../config/status-titles.ts'
 import { errors } from '../src/errors.ts'
-import { answersInJson } from '../src/error-format.ts'
-import { plainErrorDocument } from '../src/render/renderer.ts'
+import { plainErrorAnswer } from '../src/error-format.ts'
 
 const closingError = new errors.ServerClosing()
 
@@ -51,14 +49,9 @@ async function drain(fastify: FastifyInstance, options: DrainOptions) {
 
   fastify.addHook('onRequest', function refuseWhileClosing(request: FastifyRequest, reply: FastifyReply, done) {
     if (!closing) return done()
-    reply.code(503).header('connection', 'close').header('cache-control', 'no-store')
-    if (answersInJson(request.url)) {
-      const title = statusTitle(503)
-      return reply
-        .type('application/json; charset=utf-8')
-        .send({ statusCode: 503, code: closingError.code, error: title, message: title })
-    }
-    return reply.type('text/html; charset=utf-8').send(plainErrorDocument(503))
+    const answer = plainErrorAnswer(request.url, 503, closingError.code)
+    reply.code(503).header('connection', 'close').header('cache-control', 'no-store').header('x-content-type-options', 'nosniff')
+    return reply.type(answer.contentType).send(answer.body)
   })
 
   // A response that started before the signal: Connection: close when its headers are still to go.
@@ -66,7 +59,6 @@ async function drain(fastify: FastifyInstance, options: DrainOptions) {
     if (closing && !reply.raw.headersSent) reply.header('connection', 'close')
     done(null, payload)
   })
-
 }
 
 export default fp(drain, { name: 'courier-drain', fastify: '5.x' })

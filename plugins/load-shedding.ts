@@ -1,10 +1,8 @@
 import fp from 'fastify-plugin'
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { statusTitle } from '../config/status-titles.ts'
-import { answersInJson } from '../src/error-format.ts'
+import { plainErrorAnswer } from '../src/error-format.ts'
 import { errors } from '../src/errors.ts'
-import { plainErrorDocument } from '../src/render/renderer.ts'
 
 export interface LoadSheddingOptions {
   /** Shed while the mean event-loop delay of the last sample is over this (config/server.ts maxEventLoopDelayMs). */
@@ -49,9 +47,6 @@ async function loadShedding(fastify: FastifyInstance, options: LoadSheddingOptio
   checkPositive('sampleIntervalMs', sampleIntervalMs, 10)
   checkPositive('retryAfterSeconds', retryAfterSeconds, 1)
   const retryAfter = String(Math.ceil(retryAfterSeconds))
-  const title = statusTitle(overloadedStatus)
-  const jsonBody = JSON.stringify({ statusCode: overloadedStatus, code: overloaded.code, error: title, message: title })
-  const htmlBody = plainErrorDocument(overloadedStatus)
   let episode: Episode | undefined
 
   function shedRequest(request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) {
@@ -61,13 +56,14 @@ async function loadShedding(fastify: FastifyInstance, options: LoadSheddingOptio
       episode = { startedAt: Date.now(), shed: 1 }
       request.log.warn({ code: overloaded.code, type, value, maxEventLoopDelayMs }, 'shedding load')
     }
-    const json = answersInJson(request.url)
+    const answer = plainErrorAnswer(request.url, overloadedStatus, overloaded.code)
     reply
       .code(overloadedStatus)
       .header('retry-after', retryAfter)
       .header('cache-control', 'no-store')
-      .type(json ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8')
-    return json ? jsonBody : htmlBody
+      .header('x-content-type-options', 'nosniff')
+      .type(answer.contentType)
+    return answer.body
   }
 
   await fastify.register(underPressure, {

@@ -1,9 +1,7 @@
 import http from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { statusTitle } from '../config/status-titles.ts'
-import { answersInJson } from './error-format.ts'
-import { plainErrorDocument } from './render/renderer.ts'
+import { plainErrorAnswer } from './error-format.ts'
 
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (oversized headers, malformed requests, header
@@ -31,17 +29,14 @@ function requestPath(rawPacket: unknown): string | undefined {
 }
 
 function connectionErrorResponse(statusCode: number, path: string | undefined): string {
-  const title = statusTitle(statusCode)
-  const json = path !== undefined && answersInJson(path)
-  const body = json
-    ? JSON.stringify({ statusCode, code: codeByStatus[statusCode], error: title, message: title })
-    : plainErrorDocument(statusCode)
+  // Without a readable path the answer is the HTML page (the JSON form is for /api and /_next).
+  const answer = plainErrorAnswer(path ?? '/', statusCode, codeByStatus[statusCode] ?? 'COURIER_ERR_BAD_REQUEST')
   return (
     `HTTP/1.1 ${statusCode} ${http.STATUS_CODES[statusCode]}\r\n` +
-    `Content-Type: ${json ? 'application/json' : 'text/html'}; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    'Cache-Control: no-store\r\nConnection: close\r\n\r\n' +
-    body
+    `Content-Type: ${answer.contentType}\r\n` +
+    `Content-Length: ${Buffer.byteLength(answer.body)}\r\n` +
+    'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n' +
+    answer.body
   )
 }
 
