@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { buildImageApp, jpegOf, temporaryFolder } from '../helpers/images.ts'
+import { buildImageApp, jpegOf, temporaryFolder, type ImageApp } from '../helpers/images.ts'
 
 // Photographs big enough that no cache entry fits the tiny file system below, and distinct widths for fresh entries.
 const files = { 'images/photo.jpg': await jpegOf(1600, 1200) }
@@ -52,36 +52,31 @@ t.test('the cache folder removed while serving: every response succeeds, the fol
   t.notOk(logs().some((line) => line.level >= 50), 'nothing at error level')
 })
 
+/** Every width is served (200, MISS) though no write lands; the failures are seen, logged once at warn with `code`. */
+async function expectServedUncached(t: Test, { app, logs }: ImageApp, code: string): Promise<void> {
+  for (const width of widths) {
+    const response = await app.inject(request(width))
+    t.equal(response.statusCode, 200, `w=${width} served`)
+    t.equal(response.headers['x-image-cache'], 'MISS')
+  }
+  const failures = logs().filter((line) => line.msg === 'image cache write failed')
+  t.equal(failures.length, widths.length, 'every failed write is seen')
+  t.equal(failures.filter((line) => line.level === 40).length, 1, 'logged once as a warning, then at debug level')
+  t.match(failures[0], { err: { code } })
+}
+
 t.test('a read-only cache folder (tmpfs remounted read-only): responses succeed uncached, one warning', { skip: skipMounts }, async (t) => {
   const folder = mountTmpfs(t, '4m')
   const cacheDir = path.join(folder, 'images')
   mkdirSync(cacheDir)
   execFileSync('mount', ['-o', 'remount,ro', folder])
-  const { app, logs } = await buildImageApp(t, files, { cacheDir })
-  for (const width of widths) {
-    const response = await app.inject(request(width))
-    t.equal(response.statusCode, 200, `w=${width} served`)
-    t.equal(response.headers['x-image-cache'], 'MISS')
-  }
-  const failures = logs().filter((line) => line.msg === 'image cache write failed')
-  t.equal(failures.length, widths.length, 'every failed write is seen')
-  t.equal(failures.filter((line) => line.level === 40).length, 1, 'logged once as a warning, then at debug level')
-  t.match(failures[0], { err: { code: 'EROFS' } })
+  await expectServedUncached(t, await buildImageApp(t, files, { cacheDir }), 'EROFS')
 })
 
 t.test('a full cache folder (a 16 KiB tmpfs, filled): responses succeed uncached, one warning', { skip: skipMounts }, async (t) => {
   const folder = mountTmpfs(t, '16k')
   writeFileSync(path.join(folder, 'filler'), Buffer.alloc(16 * 1024))
-  const { app, logs } = await buildImageApp(t, files, { cacheDir: folder })
-  for (const width of widths) {
-    const response = await app.inject(request(width))
-    t.equal(response.statusCode, 200, `w=${width} served`)
-    t.equal(response.headers['x-image-cache'], 'MISS')
-  }
-  const failures = logs().filter((line) => line.msg === 'image cache write failed')
-  t.equal(failures.length, widths.length, 'every failed write is seen')
-  t.equal(failures.filter((line) => line.level === 40).length, 1, 'logged once as a warning, then at debug level')
-  t.match(failures[0], { err: { code: 'ENOSPC' } })
+  await expectServedUncached(t, await buildImageApp(t, files, { cacheDir: folder }), 'ENOSPC')
 })
 
 t.test('a full disk, injected (ENOSPC from every write): responses succeed uncached, one warning', async (t) => {
