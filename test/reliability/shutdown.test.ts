@@ -2,7 +2,7 @@ import t from 'tap'
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { statusTitle } from '../../config/status-titles.ts'
-import { startServerProcess } from './shutdown-process.ts'
+import { startServer } from './server-process.ts'
 
 interface Answer {
   status: number
@@ -31,7 +31,7 @@ function get(port: number, path: string, agent: http.Agent | false, onFirstChunk
 }
 
 t.test('SIGTERM while pages stream: in-flight finish, keep-alive gets 503 + close, new connections refused, exit 0', async (t) => {
-  const server = await startServerProcess(t, { COURIER_TEST_ROUTES: 'true' })
+  const server = await startServer(t, { env: { COURIER_TEST_ROUTES: 'true' } })
   const { port } = server
   const keepAlive = () => new http.Agent({ keepAlive: true, maxSockets: 1 })
   const idle = keepAlive()
@@ -89,11 +89,11 @@ t.test('SIGTERM while pages stream: in-flight finish, keep-alive gets 503 + clos
   t.match(longAnswer.body, /Resolved after (<!-- -->)?2500/, 'the request in flight finished')
   t.match(longAnswer.body, /<\/html>\s*$/)
 
-  const code = await server.exited
+  const { code } = await server.exited
   const shutdownMs = performance.now() - signalledAt
   t.equal(code, 0, 'clean exit')
   t.ok(shutdownMs < 10_000, `exited within the grace period (${Math.round(shutdownMs)} ms after the signal)`)
-  const lines = server.lines()
+  const lines = server.logs()
   const closing = lines.find((line) => line.msg === 'closing: finishing in-flight requests')
   const closed = lines.find((line) => line.msg === 'closed')
   t.match(closing, { level: 30, signal: 'SIGTERM' }, 'the signal is logged')
@@ -105,26 +105,26 @@ t.test('SIGTERM while pages stream: in-flight finish, keep-alive gets 503 + clos
 })
 
 t.test('a second signal during the drain exits at once with code 1', async (t) => {
-  const server = await startServerProcess(t, { COURIER_TEST_ROUTES: 'true' })
+  const server = await startServer(t, { env: { COURIER_TEST_ROUTES: 'true' } })
   let firstAt = 0
   const pending = get(server.port, '/__test/slow?delay=5000', false, () => {
     firstAt = performance.now()
     server.child.kill('SIGTERM')
     setTimeout(() => server.child.kill('SIGTERM'), 200)
   }).catch((error: Error) => error)
-  const code = await server.exited
+  const { code } = await server.exited
   const afterFirstMs = performance.now() - firstAt
   t.equal(code, 1, 'exit code 1')
   t.ok(afterFirstMs < 4000, `the render in flight was not awaited (${Math.round(afterFirstMs)} ms)`)
   await pending
   t.ok(
-    server.lines().some((line) => line.msg === 'second signal: exiting at once' && line.level === 40),
+    server.logs().some((line) => line.msg === 'second signal: exiting at once' && line.level === 40),
     'the second signal is logged',
   )
 })
 
 t.test('SIGTERM under load: 32 keep-alive clients see only 200 and 503 + close until the listener is gone', async (t) => {
-  const server = await startServerProcess(t, { COURIER_TEST_ROUTES: 'true' })
+  const server = await startServer(t, { env: { COURIER_TEST_ROUTES: 'true' } })
   const statuses = new Map<string, number>()
   const failures = new Map<string, number>()
   const tally = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
@@ -149,7 +149,7 @@ t.test('SIGTERM under load: 32 keep-alive clients see only 200 and 503 + close u
   await new Promise((resolve) => setTimeout(resolve, 2000))
   const signalledAt = performance.now()
   server.child.kill('SIGTERM')
-  const code = await server.exited
+  const { code } = await server.exited
   const shutdownMs = performance.now() - signalledAt
   running = false
   await Promise.all(clients)
@@ -161,7 +161,7 @@ t.test('SIGTERM under load: 32 keep-alive clients see only 200 and 503 + close u
   t.equal(failures.get('503 without Connection: close'), undefined, 'every 503 closed its connection')
   // Resets are not asserted: a client idle for longer than the drain's keep-alive (1 s) races its close, as at any
   // keep-alive time-out; how often depends on the machine's load. The count is in the comment below.
-  const errorLines = server.lines().filter((line) => (line.level ?? 0) >= 50 && line.statusCode !== 503)
+  const errorLines = server.logs().filter((line) => (line.level ?? 0) >= 50 && line.statusCode !== 503)
   t.same(errorLines, [], 'nothing at error level but the 503 access lines')
   t.comment(
     `SIGTERM under load: exit after ${Math.round(shutdownMs)} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
