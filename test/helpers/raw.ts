@@ -14,6 +14,8 @@ export interface RawReply {
   closedByServer: boolean
   /** Milliseconds from the first byte written to the end of the connection. */
   ms: number
+  /** Milliseconds from the first byte written to the first byte received (0 when nothing came). */
+  firstByteMs: number
 }
 
 export interface RawOptions {
@@ -78,13 +80,17 @@ export function rawRequest(origin: string, request: string | Buffer, options: Ra
       closedByServer = false
       socket.destroy()
     }, timeoutMs)
-    socket.on('data', (data: Buffer) => received.push(data))
+    let firstByteMs = 0
+    socket.on('data', (data: Buffer) => {
+      firstByteMs ||= performance.now() - started
+      received.push(data)
+    })
     // A reset after the response is still the server's close; the caller judges what was received.
     socket.on('error', () => {})
     socket.on('close', () => {
       clearTimeout(timer)
       const raw = Buffer.concat(received).toString('latin1')
-      resolve({ ...parseRawReply(raw), raw, closedByServer, ms: performance.now() - started })
+      resolve({ ...parseRawReply(raw), raw, closedByServer, ms: performance.now() - started, firstByteMs })
     })
   })
 }

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import net from 'node:net'
 import { build, buildUnready } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
+import { rawRequest } from '../helpers/raw.ts'
 
 t.test('an unknown path is the 404 page, in the layout, uncached', async (t) => {
   const { app } = await build(t)
@@ -187,16 +188,8 @@ t.test('405 with Allow on a page path, whatever the method, body or content type
   t.match(api.json(), { statusCode: 405, code: 'COURIER_ERR_METHOD_NOT_ALLOWED', error: 'Method Not Allowed' })
 })
 
-/** Sends raw bytes and reads until the server closes the connection. */
-function rawExchange(base: URL, request: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const socket = net.connect(Number(base.port), base.hostname, () => socket.write(request))
-    let text = ''
-    socket.on('data', (data) => (text += data.toString()))
-    socket.on('close', () => resolve(text))
-    socket.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve(text) : reject(error)))
-  })
-}
+/** Every byte the server sent for `request`, once it has closed the connection. */
+const rawExchange = async (base: URL, request: string) => (await rawRequest(base.origin, request)).raw
 
 t.test('431 follows the table: the fallback title, HTML for pages, JSON for the API, never stored', async (t) => {
   const { app, logs } = await build(t)

@@ -1,37 +1,15 @@
 import t from 'tap'
-import net from 'node:net'
-import type { AddressInfo } from 'node:net'
 import { lateErrorElementId } from '../../client/errors/messages.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
-
-/** GET over a raw socket with `Connection: close`: every byte the server sent, once it has closed the socket. */
-function rawGet(port: number, path: string): Promise<{ raw: string; firstChunkAtMs: number; closedAtMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    let raw = ''
-    let firstChunkAtMs = 0
-    const socket = net.connect({ host: '127.0.0.1', port }, () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
-    })
-    socket.setEncoding('latin1')
-    socket.on('data', (text: string) => {
-      firstChunkAtMs ||= performance.now() - started
-      raw += text
-    })
-    socket.once('close', () => resolve({ raw, firstChunkAtMs, closedAtMs: performance.now() - started }))
-    socket.once('error', reject)
-    socket.setTimeout(15_000, () => socket.destroy(new Error('test request timed out')))
-  })
-}
+import { rawGet } from '../helpers/raw.ts'
 
 t.test('a render whose data never arrives: aborted at the render time-out, error screen after the shell, socket closed', async (t) => {
   const renderTimeoutMs = 300
   const { app, logs } = await build(t, { COURIER_TEST_ROUTES: 'true' }, { limits: { renderTimeoutMs } })
-  await listen(app)
-  const { port } = app.server.address() as AddressInfo
+  const origin = await listen(app)
 
-  const { raw, firstChunkAtMs, closedAtMs } = await rawGet(port, '/__test/slow?delay=never')
+  const { raw, firstByteMs: firstChunkAtMs, ms: closedAtMs } = await rawGet(origin, '/__test/slow?delay=never', [], { timeoutMs: 15_000 })
   t.match(raw, /^HTTP\/1\.1 200 OK\r\n/, 'the status sent with the shell stays')
   t.match(raw, /\r\nconnection: close\r\n/i)
   t.match(raw, /\r\ntransfer-encoding: chunked\r\n/i, 'streamed')
