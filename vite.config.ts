@@ -1,40 +1,50 @@
-import { defineConfig } from 'vite'
+import { defineConfig, type UserConfig } from 'vite'
 import react from '@vitejs/plugin-react'
 import { viteFastify } from '@fastify/vite/plugin'
 import path from 'node:path'
 import { browserTargets } from './config/browsers.ts'
+import { defaultDistDir } from './config/env.ts'
 import { deploymentId } from './src/build/deployment-id.ts'
+import { extraPages } from './src/build/extra-pages.ts'
 import { fontPreload } from './src/build/font-preload.ts'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
 
-const outDir = path.resolve(import.meta.dirname, process.env.DIST_DIR ?? 'dist')
-
-export default defineConfig({
-  root: path.resolve(import.meta.dirname, 'client'),
-  // Built assets live under /_next/static/ (DESIGN.md section 2); public files are served by Fastify, not copied.
-  base: assetBase,
-  publicDir: false,
-  // Vite marks every tag it writes with this; the server swaps it for the request's CSP nonce.
-  html: { cspNonce: noncePlaceholderValue },
-  build: {
-    outDir,
-    assetsDir: 'chunks',
-    emptyOutDir: true,
-    target: [...browserTargets],
-    rolldownOptions: {
-      // config/ files freeze their plain data: a frozen object the client never reads (server-only limits in the
-      // same file) is dropped from the client bundle like any unused value.
-      treeshake: { manualPureFunctions: ['Object.freeze'] },
+/**
+ * `vite build --app` makes the production build (dist/); with COURIER_BUILD=test (`npm run build:test`) the test
+ * build (dist-test/): the same site plus the test pages of test/site/, which a production build never holds. (Not a
+ * Vite mode: @fastify/vite writes the build's vite.config.json in the `production` mode only.)
+ */
+export default defineConfig((): UserConfig => {
+  const testBuild = process.env.COURIER_BUILD === 'test'
+  const outDir = path.resolve(import.meta.dirname, process.env.DIST_DIR ?? defaultDistDir(testBuild))
+  return {
+    root: path.resolve(import.meta.dirname, 'client'),
+    // Built assets live under /_next/static/ (README "URLs"); public files are served by Fastify, not copied.
+    base: assetBase,
+    publicDir: false,
+    // Vite marks every tag it writes with this; the server swaps it for the request's CSP nonce.
+    html: { cspNonce: noncePlaceholderValue },
+    build: {
+      outDir,
+      assetsDir: 'chunks',
+      emptyOutDir: true,
+      target: [...browserTargets],
+      rolldownOptions: {
+        // config/ files freeze their plain data: a frozen object the client never reads (server-only limits in the
+        // same file) is dropped from the client bundle like any unused value.
+        treeshake: { manualPureFunctions: ['Object.freeze'] },
+      },
     },
-  },
-  environments: {
-    // @fastify/vite loads the SSR bundle by the entry's own name (entry-server.js).
-    ssr: { build: { target: 'node20', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
-  },
-  plugins: [
-    viteFastify({ clientModule: '/entry-server.tsx' }),
-    react(),
-    fontPreload({ match: /inter-latin-wght-normal-[\w-]+\.woff2$/ }),
-    deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
-  ],
+    environments: {
+      // @fastify/vite loads the SSR bundle by the entry's own name (entry-server.js).
+      ssr: { build: { target: 'node20', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
+    },
+    plugins: [
+      viteFastify({ clientModule: '/entry-server.tsx' }),
+      react(),
+      fontPreload({ match: /inter-latin-wght-normal-[\w-]+\.woff2$/ }),
+      deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
+      extraPages({ from: testBuild ? path.resolve(import.meta.dirname, 'test/site/pages.ts') : undefined }),
+    ],
+  }
 })

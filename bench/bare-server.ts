@@ -9,9 +9,10 @@
 import Fastify from 'fastify'
 import fastifyStatic from '@fastify/static'
 import { readFile } from 'node:fs/promises'
-import { documentStateElementId, type DocumentState } from '../client/document-state.ts'
-import type { StatusData } from '../src/pages/data-types.ts'
-import { htmlCacheControl } from '../src/render/renderer.ts'
+import { documentStateElementId, type DocumentState } from '../site/document-state.ts'
+import type { StatusData } from '../site/data-types.ts'
+import { pageCacheControl } from '../src/pages/cache-control.ts'
+import { loadSite } from '../src/pages/site.ts'
 import { serializeForScript } from '../src/render/serialize.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { renderStream } from '../src/render/stream.ts'
@@ -33,8 +34,9 @@ function loadStatusData(deploymentId: string): StatusData {
 
 async function main(): Promise<void> {
   const client = await loadBuiltClient()
-  const page = client.pages.find((candidate) => candidate.path === '/status')
-  if (!page) throw new Error("the build's page table has no page at /status")
+  const { pages } = await loadSite(false)
+  const page = pages.find((candidate) => candidate.path === '/status')
+  if (!page) throw new Error('the page table has no page at /status')
   const deploymentId = await readDeploymentId()
   // Courier's own template and stream helpers: the floor differs from Courier only by what Fastify runs around them.
   const template = compileTemplate(await readFile(documentFile, 'utf8'), documentStateElementId, deploymentId)
@@ -65,7 +67,7 @@ async function main(): Promise<void> {
       data: loadStatusData(deploymentId),
       deploymentId,
     }
-    const element = await client.createElement(state, page)
+    const element = await client.createElement(state)
     const { stream } = await renderStream({
       element,
       opening,
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
     return reply
       .code(200)
       .type('text/html; charset=utf-8')
-      .header('cache-control', htmlCacheControl[page.kind])
+      .header('cache-control', pageCacheControl[page.kind])
       .send(stream)
   })
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { deploymentManifestName, type DeploymentManifest } from '../src/build/deployment-id.ts'
-import type { ClientModule } from '../src/render/renderer.ts'
+import type { SsrModule } from '../src/render/vite-client.ts'
 import { distDir } from './config.ts'
 
 export const clientDir = path.join(distDir, 'client')
@@ -40,10 +40,10 @@ export async function hasBuild(): Promise<boolean> {
 }
 
 /** The built SSR entry's exports: the page table and createElement, exactly as the server gets them. */
-export async function loadBuiltClient(): Promise<ClientModule> {
+export async function loadBuiltClient(): Promise<SsrModule> {
   const entry = await findSsrEntry()
   if (!entry) throw new BuildOutputError(`no SSR entry in ${distDir} (named by ${viteConfigFile})`)
-  return (await import(pathToFileURL(entry).href)) as ClientModule
+  return (await import(pathToFileURL(entry).href)) as SsrModule
 }
 
 export async function readDeploymentId(): Promise<string> {

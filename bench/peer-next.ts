@@ -8,13 +8,12 @@ import { existsSync } from 'node:fs'
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
-import type { ClientModule } from '../src/render/renderer.ts'
+import type { ServerPage } from '../src/pages/site.ts'
 import { images } from '../config/images.ts'
 import { alwaysHeaders, documentHeaders } from '../config/request-filter.ts'
 import { statusTitle } from '../config/status-titles.ts'
 import { loadConfig } from '../config/env.ts'
-import { columnSizes } from '../client/components/image.tsx'
-import { pageServerSide } from '../src/pages/loaders.ts'
+import { columnSizes } from '../site/image-sources.ts'
 import { cspTemplate } from '../src/site-policy.ts'
 import type { FirstLoadJs, ScriptSize } from './first-load-js.ts'
 import { peerDir, processLimits, projectRoot } from './config.ts'
@@ -56,9 +55,9 @@ export async function installPeer(): Promise<'installed' | 'present'> {
   return 'installed'
 }
 
-function propsOf(pageId: string, params: Record<string, string>, deploymentId: string): unknown {
-  const result = pageServerSide[pageId]?.load?.({ params, query: {}, deploymentId })
-  if (!result || result instanceof Promise || !('props' in result)) throw new Error(`the loader of ${pageId} gives no props`)
+function propsOf(page: ServerPage, params: Record<string, string>, deploymentId: string): unknown {
+  const result = page.load?.({ params, query: {}, deploymentId })
+  if (!result || result instanceof Promise || !('props' in result)) throw new Error(`the loader of ${page.id} gives no props`)
   return result.props
 }
 
@@ -66,25 +65,25 @@ function propsOf(pageId: string, params: Record<string, string>, deploymentId: s
  * Writes what the peer serves, from Courier's own sources: every page's data from its loader and its head from the
  * page table, the policy headers and CSP from config/, the stylesheet, the images, the favicon and robots.txt.
  */
-export async function writePeerSite(client: ClientModule, deploymentId: string): Promise<void> {
+export async function writePeerSite(pages: readonly ServerPage[], deploymentId: string): Promise<void> {
   const page = (pattern: string) => {
-    const found = client.pages.find((candidate) => candidate.path === pattern)
-    if (!found) throw new Error(`the build's page table has no page at ${pattern}`)
+    const found = pages.find((candidate) => candidate.path === pattern)
+    if (!found) throw new Error(`the page table has no page at ${pattern}`)
     return found
   }
   const home = page('/')
   const guide = page('/guides/:slug')
   const faq = page('/faq')
   const status = page('/status')
-  const homeData = propsOf(home.id, {}, deploymentId)
-  const faqData = propsOf(faq.id, {}, deploymentId)
-  const slugs = pageServerSide[guide.id]?.staticParams?.() ?? []
+  const homeData = propsOf(home, {}, deploymentId)
+  const faqData = propsOf(faq, {}, deploymentId)
+  const slugs = guide.staticParams?.() ?? []
   const { head: cspHead, tail: cspTail } = cspTemplate()
   const otherDirectives = cspTail.slice(cspTail.indexOf(';') + 1).trim()
   const site = {
     home: { data: homeData, head: home.head(homeData as never, {}) },
     guides: slugs.map((params) => {
-      const data = propsOf(guide.id, params, deploymentId)
+      const data = propsOf(guide, params, deploymentId)
       return { slug: params.slug, data, head: guide.head(data as never, params) }
     }),
     faq: { data: faqData, head: faq.head(faqData as never, {}) },

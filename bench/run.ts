@@ -9,7 +9,8 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
-import { loadBuiltClient, readDeploymentId } from './build-output.ts'
+import { readDeploymentId } from './build-output.ts'
+import { loadSite } from '../src/pages/site.ts'
 import { host, load, readmeFile, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
@@ -125,9 +126,9 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage()
   // The peer's install waits on the network, Courier's build on the CPU: both at once.
   const [courierBuild, peerInstall] = await Promise.all([ensureBuild(), installPeer()])
-  const client = await loadBuiltClient()
+  const { pages } = await loadSite(false)
   const deploymentId = await readDeploymentId()
-  await writePeerSite(client, deploymentId)
+  await writePeerSite(pages, deploymentId)
   const peerBuild = await buildPeer()
   const buildId = await peerBuildId()
   const nextVersion = await peerVersion()
@@ -160,22 +161,22 @@ async function main(): Promise<void> {
     [courierIdentity(deploymentId), images.bytes],
     [nextIdentity(buildId), nextImageBytes],
   ] as const) {
-    targets.push(...(await pageTargets(client, who)), imageTarget(who.server, who.label, imageBytes))
+    targets.push(...(await pageTargets(pages, who)), imageTarget(who.server, who.label, imageBytes))
   }
-  targets.push(await bareStatusTarget(client, deploymentId), images.staticTarget)
+  targets.push(await bareStatusTarget(pages, deploymentId), images.staticTarget)
   // Kind by kind, Courier then Next then the floor: the numbers a ratio divides are taken minutes apart at most.
   targets.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || serverOrder.indexOf(a.server) - serverOrder.indexOf(b.server))
   const origins: Record<ServerName, string> = { courier: courier.origin, next: next.origin, bare: bare.origin }
   for (const target of targets) await preflight(target, origins[target.server])
   const floorCheck = await checkFloor(`${courier.origin}/status`, `${bare.origin}/status`)
   if (!floorCheck.sameDocument) progress(`warning: the floor differs from Courier: ${JSON.stringify(floorCheck)}`)
-  const homePage = client.pages.find((page) => page.path === '/')!
+  const homePage = pages.find((page) => page.path === '/')!
   const firstLoadJs = {
     courier: await measureFirstLoadJs('/', await getText(`${courier.origin}/`), homePage.id),
     next: await measurePeerFirstLoadJs('/', await getText(`${next.origin}/`)),
   }
   const pageSizes = await comparePageSizes(
-    ['/', firstGuidePath(client).path, '/status', '/faq', '/no-such-page'],
+    ['/', firstGuidePath(pages).path, '/status', '/faq', '/no-such-page'],
     courier.origin,
     next.origin,
   )

@@ -3,10 +3,9 @@
  * build under test (its SSR entry) and the server's loaders, never from a response: a run that gets error pages must
  * show errors, not throughput. Courier and the Next.js peer get the same targets, judged by the same markers.
  */
-import type { PageDefinition, RouteParams } from '../client/routes.ts'
+import type { PageDefinition, RouteParams } from '../site/pages.ts'
 import { statusTitle } from '../config/status-titles.ts'
-import { pageServerSide } from '../src/pages/loaders.ts'
-import type { ClientModule } from '../src/render/renderer.ts'
+import type { ServerPage } from '../src/pages/site.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
 /** `bare`: Fastify + renderToPipeableStream of /status and @fastify/static (bench/bare-server.ts), the floors. */
@@ -56,8 +55,8 @@ export function judge(target: Target, status: number, body: string, headers: Rec
   return target.markers.every((marker) => body.includes(marker)) ? 'ok' : 'body-mismatch'
 }
 
-function pageAt(client: ClientModule, pattern: string): PageDefinition {
-  const page = client.pages.find((candidate) => candidate.path === pattern)
+function pageAt(pages: readonly ServerPage[], pattern: string): ServerPage {
+  const page = pages.find((candidate) => candidate.path === pattern)
   if (!page) throw new Error(`the build's page table has no page at ${pattern}`)
   return page
 }
@@ -66,8 +65,8 @@ function pageAt(client: ClientModule, pattern: string): PageDefinition {
  * The page's title as it ends the `<title>` element, computed from the data its loader gives for these params. Both
  * servers carry it: Courier writes `<title>…</title>`, Next `<title data-next-head="">…</title>`.
  */
-async function titleMarker(page: PageDefinition, params: RouteParams, deploymentId: string): Promise<string> {
-  const load = pageServerSide[page.id]?.load
+async function titleMarker(page: ServerPage, params: RouteParams, deploymentId: string): Promise<string> {
+  const load = page.load
   const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
   const head = page.head(result.props as never, params)
@@ -101,23 +100,23 @@ export const nextIdentity = (buildId: string): ServerIdentity => ({
 })
 
 /** The first guide: the guide page the bench loads. */
-export function firstGuidePath(client: ClientModule): { path: string; params: RouteParams } {
-  const guide = pageAt(client, '/guides/:slug')
-  const firstGuide = pageServerSide[guide.id]?.staticParams?.()[0]
+export function firstGuidePath(pages: readonly ServerPage[]): { path: string; params: RouteParams } {
+  const guide = pageAt(pages, '/guides/:slug')
+  const firstGuide = guide.staticParams?.()[0]
   if (!firstGuide?.slug) throw new Error('there is no guide to load: the guide loader lists no slugs')
   return { path: `/guides/${encodeURIComponent(firstGuide.slug)}`, params: firstGuide }
 }
 
 /** The page targets of one server (the image target is added once its bytes are known, bench/images.ts). */
-export async function pageTargets(client: ClientModule, who: ServerIdentity): Promise<Target[]> {
-  const home = pageAt(client, '/')
-  const guide = pageAt(client, '/guides/:slug')
-  const status = pageAt(client, '/status')
-  const { path: guidePath, params } = firstGuidePath(client)
+export async function pageTargets(pages: readonly ServerPage[], who: ServerIdentity): Promise<Target[]> {
+  const home = pageAt(pages, '/')
+  const guide = pageAt(pages, '/guides/:slug')
+  const status = pageAt(pages, '/status')
+  const { path: guidePath, params } = firstGuidePath(pages)
   const homeMarkers = [await titleMarker(home, {}, who.deploymentId)]
   const statusMarkers = [await titleMarker(status, {}, who.deploymentId), `>${who.deploymentId}</dd>`]
-  const firstGuideTitle = (pageServerSide[guide.id]?.staticParams && (await titleMarker(guide, params, who.deploymentId))) || ''
-  const homeData = (await pageServerSide[home.id]!.load!({ params: {}, query: {}, deploymentId: who.deploymentId })) as {
+  const firstGuideTitle = (guide.staticParams && (await titleMarker(guide, params, who.deploymentId))) || ''
+  const homeData = (await home.load!({ params: {}, query: {}, deploymentId: who.deploymentId })) as {
     props: { guides: Array<{ title: string }> }
   }
   const dataPrefix = `/_next/data/${who.deploymentId}`
@@ -167,8 +166,8 @@ export async function pageTargets(client: ClientModule, who: ServerIdentity): Pr
 }
 
 /** The floor of Courier's /status: the same document from Fastify and renderToPipeableStream alone. */
-export async function bareStatusTarget(client: ClientModule, courierDeploymentId: string): Promise<Target> {
-  const status = pageAt(client, '/status')
+export async function bareStatusTarget(pages: readonly ServerPage[], courierDeploymentId: string): Promise<Target> {
+  const status = pageAt(pages, '/status')
   return {
     name: 'bare /status',
     server: 'bare',

@@ -2,8 +2,8 @@ import { useEffect, useState, type ComponentType } from 'react'
 import { Layout } from './components/layout.tsx'
 import type { ErrorScreenProps } from './components/error-screen.tsx'
 import { RootErrorBoundary } from './errors/error-boundary.tsx'
-import type { DocumentState } from './document-state.ts'
-import type { PageComponentProps } from './routes.ts'
+import type { DocumentState } from '../site/document-state.ts'
+import type { PageComponent } from './page-modules.ts'
 import type { View } from './router/router.ts'
 import {
   RouteAnnouncer,
@@ -16,7 +16,7 @@ import {
 export interface AppProps {
   state: DocumentState
   /** The page's component, already loaded: server and client render the same tree, so hydration never suspends. */
-  Page?: ComponentType<PageComponentProps<never>> | undefined
+  Page?: PageComponent | undefined
   /** The generic error page, for an error document (or a page whose component is missing). The server bundle
    * imports it; the browser loads it before hydrating such a document only, so pages do not carry it. */
   ErrorScreen?: ComponentType<ErrorScreenProps> | undefined

@@ -1,18 +1,15 @@
 /**
- * The server's view of the client: built by Vite into dist/server (or loaded live in dev) and handed to Fastify by
- * @fastify/vite. It exports the page table and the element to render; the server owns streaming and the document.
+ * The server's view of the client: built by Vite into dist/server (or loaded live in development) and handed to the
+ * server by @fastify/vite. It gives the element to render for a document state; the server owns the page table,
+ * streaming and the document around the app (plugins/pages.ts).
  */
 import { App } from './app.tsx'
 import { ErrorScreen } from './components/error-screen.tsx'
-import { pages, type PageDefinition } from './routes.ts'
-import type { DocumentState } from './document-state.ts'
+import { pageModule } from './page-modules.ts'
+import type { DocumentState } from '../site/document-state.ts'
 
-export { pages }
-
-/** @fastify/vite registers one route per entry of `routes` through Courier's createRoute hook. */
-export const routes: readonly PageDefinition[] = pages
-
-export async function createElement(state: DocumentState, page: PageDefinition | undefined) {
-  const Page = page ? (await page.component()).default : undefined
+export async function createElement(state: DocumentState) {
+  const load = state.type === 'page' ? pageModule(state.pageId) : undefined
+  const Page = load ? (await load()).default : undefined
   return <App state={state} Page={Page} ErrorScreen={ErrorScreen} />
 }

@@ -17,11 +17,11 @@ const schema = {
     HSTS: { type: 'boolean', default: false },
     /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
     SITE_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$', default: 'http://localhost:3000' },
-    /** Where the production build lives (output of `npm run build`). */
-    DIST_DIR: { type: 'string', minLength: 1, default: 'dist' },
+    /** Where the build lives: `dist` (`npm run build`), or `dist-test` with COURIER_TEST_ROUTES (`npm run build:test`). */
+    DIST_DIR: { type: 'string', minLength: 1 },
     /** Serve through Vite's dev server with HMR instead of the build. `npm run dev` sets it. */
     COURIER_DEV: { type: 'boolean', default: false },
-    /** Register the /__test/* pages that exercise error paths. Never on in production. */
+    /** Serve the test build's /__test/* pages (test/site/) that exercise streaming and error paths. Never in production. */
     COURIER_TEST_ROUTES: { type: 'boolean', default: false },
     /** Where the image optimizer caches its output (relative paths from the project root). */
     IMAGE_CACHE_DIR: { type: 'string', minLength: 1, default: '.image-cache' },
@@ -38,7 +38,7 @@ interface RawEnv {
   TRUST_PROXY: boolean
   HSTS: boolean
   SITE_URL: string
-  DIST_DIR: string
+  DIST_DIR?: string
   COURIER_DEV: boolean
   COURIER_TEST_ROUTES: boolean
   IMAGE_CACHE_DIR: string
@@ -69,6 +69,11 @@ export interface Config {
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+/** The build a server reads unless DIST_DIR names one: the test build holds the test pages, the production one none. */
+export function defaultDistDir(testRoutes: boolean): string {
+  return testRoutes ? 'dist-test' : 'dist'
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
@@ -94,7 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     hsts: raw.HSTS,
     siteUrl: raw.SITE_URL,
     rootDir: projectRoot,
-    distDir: path.resolve(projectRoot, raw.DIST_DIR),
+    distDir: path.resolve(projectRoot, raw.DIST_DIR ?? defaultDistDir(raw.COURIER_TEST_ROUTES)),
     dev: raw.COURIER_DEV,
     testRoutes: raw.COURIER_TEST_ROUTES,
     imageCacheDir: path.resolve(projectRoot, raw.IMAGE_CACHE_DIR),

@@ -22,12 +22,10 @@ export const serverLimits = Object.freeze({
   maxParamLength: 200,
   /** A render that has not finished by then is aborted; what was flushed stays, the error screen follows. */
   renderTimeoutMs: 10_000,
-  /** Page data of `static` pages kept in memory per deployment, at most this many URLs: loaders decide which paths
-   * exist (unknown ones are not-found answers, never kept), and this caps what a large site can hold. */
-  pageDataCacheEntries: 1000,
-  /** Documents of `static` pages (and error pages without a digest) rendered once and kept in memory per deployment,
-   * at most this many: only URLs whose loader returned props get one, and this caps what a large site can hold. */
-  documentCacheEntries: 1000,
+  /** `static` page instances kept in memory per deployment, at most this many: each holds its loader's answer, its
+   * page data as sent and its document rendered once. Loaders decide which paths exist (not-found answers are never
+   * kept), and this caps what a large site can hold. Error documents without a digest are kept by status besides. */
+  staticPageCacheEntries: 1000,
   /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (DESIGN.md section 10). */
   shutdownGraceMs: 10_000,
   /** Load shedding (plugins/load-shedding.ts): the event loop's mean delay is sampled this often. A sample in which

@@ -4,12 +4,15 @@ import { statusTitle } from '../config/status-titles.ts'
 import { assignDigest } from '../src/digest.ts'
 import { answersInJson } from '../src/error-format.ts'
 import { loggableUrl } from '../src/logger.ts'
-import { canRenderDocument, plainErrorDocument, sendDocument } from '../src/render/renderer.ts'
+import { errorCode, errors as courierErrors } from '../src/errors.ts'
+import { plainErrorDocument } from '../src/render/error-documents.ts'
 
 /** Requests answered in JSON when they fail: the API and everything under /_next (data, assets, images). */
 function wantsJson(request: FastifyRequest): boolean {
   return answersInJson(request.url)
 }
+
+const internalCode = errorCode(courierErrors.Internal)
 
 /** Fastify's own failures that mean "no such page" for a visitor. */
 const notFoundCodes = new Set(['FST_ERR_MAX_PARAM_LENGTH'])
@@ -34,17 +37,15 @@ interface ErrorBody {
 }
 
 /**
- * Answers every failure with the status-title table (DESIGN.md section 7): the error page for HTML requests, JSON for
+ * Answers every failure with the status-title table (README "Errors"): the error page for HTML requests, JSON for
  * /api and /_next. 5xx answers carry a digest instead of the message; the digest stands in the log line too.
  */
 async function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: number, body: ErrorBody) {
   reply.code(statusCode).header('cache-control', 'no-store')
   if (wantsJson(request)) return reply.type('application/json; charset=utf-8').send(body)
-  if (!canRenderDocument(reply)) {
-    return reply.type('text/html; charset=utf-8').send(plainErrorDocument(statusCode, body.digest))
-  }
   try {
-    return await sendDocument(reply, { type: 'error', statusCode, ...(body.digest ? { digest: body.digest } : {}) })
+    const target = { type: 'error', statusCode, ...(body.digest ? { digest: body.digest } : {}) } as const
+    return await request.server.renderDocument(request, reply, target)
   } catch (renderError) {
     // The error page itself failed: log it, then answer in plain HTML so the visitor still gets the status.
     request.log.error({ err: renderError }, 'error page failed to render')
@@ -52,41 +53,82 @@ async function sendError(request: FastifyRequest, reply: FastifyReply, statusCod
   }
 }
 
-async function errors(fastify: FastifyInstance) {
-  fastify.setErrorHandler(async function handleError(error: FastifyError, request, reply) {
-    const statusCode = statusOf(error)
-    const title = statusTitle(statusCode)
-    if (statusCode >= 500) {
-      const { digest, isNew } = assignDigest(error, request.id)
-      if (isNew) request.log.error({ err: error, digest }, 'request failed')
-      if (reply.sent || reply.raw.headersSent) return
-      return sendError(request, reply, statusCode, {
-        statusCode,
-        code: error.code ?? 'COURIER_ERR_INTERNAL',
-        error: title,
-        message: title,
-        digest,
-      })
-    }
-    request.log.info({ code: error.code, statusCode, reason: loggableReason(error, request.url) }, 'request rejected')
+/** What an answer decided outside a route says: a code of the table (src/errors.ts) and its message. */
+export interface CodedAnswer {
+  code: string
+  message: string
+}
+
+/** A failure as the table answers it: its status, its code and what it says (4xx only: 5xx say their title). */
+interface Failure {
+  statusCode: number
+  code: string | undefined
+  message: string
+  /** The message as logged (a URL quoted in it is redacted like the access line's). */
+  reason: string
+  /** What a 5xx log line carries. */
+  error: FastifyError | undefined
+}
+
+async function answerFailure(request: FastifyRequest, reply: FastifyReply, failure: Failure) {
+  const { statusCode } = failure
+  const title = statusTitle(statusCode)
+  if (statusCode >= 500) {
+    const { digest, isNew } = assignDigest(failure.error ?? new Error(failure.message), request.id)
+    if (isNew) request.log.error({ err: failure.error, digest }, 'request failed')
     if (reply.sent || reply.raw.headersSent) return
     return sendError(request, reply, statusCode, {
       statusCode,
-      code: error.code ?? `HTTP_${statusCode}`,
+      code: failure.code ?? internalCode,
       error: title,
-      message: error.message || title,
+      message: title,
+      digest,
     })
+  }
+  request.log.info({ code: failure.code, statusCode, reason: failure.reason }, 'request rejected')
+  if (reply.sent || reply.raw.headersSent) return
+  return sendError(request, reply, statusCode, {
+    statusCode,
+    code: failure.code ?? `HTTP_${statusCode}`,
+    error: title,
+    message: failure.message || title,
+  })
+}
+
+async function errors(fastify: FastifyInstance) {
+  fastify.setErrorHandler(async function handleError(error: FastifyError, request, reply) {
+    const statusCode = statusOf(error)
+    const reason = loggableReason(error, request.url)
+    return answerFailure(request, reply, { statusCode, code: error.code, message: error.message, reason, error })
   })
 
+  fastify.decorate(
+    'answerWithStatus',
+    function answerWithStatus(request: FastifyRequest, reply: FastifyReply, statusCode: number, answer: CodedAnswer) {
+      const { code, message } = answer
+      return answerFailure(request, reply, { statusCode, code, message, reason: message, error: undefined })
+    },
+  )
+
   fastify.setNotFoundHandler(async function handleNotFound(request, reply) {
-    const title = statusTitle(404)
+    const notFound = new courierErrors.NotFound(request.method, request.url.split('?')[0])
     return sendError(request, reply, 404, {
       statusCode: 404,
-      code: 'COURIER_ERR_NOT_FOUND',
-      error: title,
-      message: `${request.method} ${request.url.split('?')[0]} was not found`,
+      code: notFound.code,
+      error: statusTitle(404),
+      message: notFound.message,
     })
   })
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Answers a request with a status of the table and a code, as a thrown error with them would be answered (the
+     * error page or JSON, the log line): for answers decided outside a route, such as a site step of the request filter.
+     */
+    answerWithStatus(request: FastifyRequest, reply: FastifyReply, statusCode: number, answer: CodedAnswer): Promise<unknown>
+  }
 }
 
 export default fp(errors, { name: 'courier-errors', fastify: '5.x' })

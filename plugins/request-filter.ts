@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { alwaysHeaders, hstsHeaderValue, siteRedirects, type SiteRedirect } from '../config/request-filter.ts'
+import { alwaysHeaders, hstsHeaderValue, siteRedirects } from '../config/request-filter.ts'
+import { deploymentIdHeader, pageDataJson } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
 import {
   createNonceStep,
@@ -11,19 +12,15 @@ import {
   type StepOutcome,
 } from '../src/site-policy.ts'
 import { compileExclusions, judgePath } from '../src/site-policy-path.ts'
-import { pages as pageTable } from '../client/routes.ts'
 
 export interface RequestFilterOptions {
   /** Send Strict-Transport-Security (HSTS=true): only behind TLS. */
   hsts: boolean
-  /** The site's redirects; default: config/request-filter.ts. */
-  redirects?: readonly SiteRedirect[]
-  /** The site's own steps, run in order after the built-in ones (nonce, security headers, redirects). */
+  /** The site's own steps, run in order after the built-in ones (nonce, security headers, the redirects of
+   * config/request-filter.ts). */
   steps?: readonly PolicyStep[]
-  /** The page paths (router patterns) the shape-based exclusions must not swallow; default: the page table. */
-  pagePatterns?: readonly string[]
-  /** False only for the bench's unfiltered twin (bench/unfiltered-server.ts): no hook (the request fields stay declared). */
-  enabled?: boolean
+  /** The page paths (router patterns) of the site served: the shape-based exclusions never swallow a page. */
+  pagePatterns: readonly string[]
 }
 
 function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
@@ -35,19 +32,14 @@ function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
  * `{ redirect }`, so the client router navigates to the new page (and its URL) instead of letting fetch follow a 3xx
  * to data that would show under the old URL.
  */
-function sendDataRedirect(
-  reply: FastifyReply,
-  deploymentId: string | undefined,
-  destination: string,
-  permanent: boolean,
-): FastifyReply {
+function sendDataRedirect(reply: FastifyReply, deploymentId: string, destination: string, permanent: boolean): FastifyReply {
   // The client router trusts data only from its own deployment (page-data answers carry the id too).
-  if (deploymentId !== undefined) reply.header('x-deployment-id', deploymentId)
   return reply
     .code(200)
+    .header(deploymentIdHeader, deploymentId)
     .type('application/json; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(JSON.stringify({ redirect: { destination, permanent } }))
+    .send(pageDataJson({ redirect: { destination, permanent } }))
 }
 
 function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
@@ -55,18 +47,20 @@ function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
 }
 
 /**
- * The request filter (DESIGN.md section 3): on every path but the exclusions of config/request-filter.ts, judged on
+ * The request filter (README "Request filter"): on every path but the exclusions of config/request-filter.ts, judged on
  * the pathname the router matches (src/site-policy-path.ts), it runs the site policy (src/site-policy.ts). A target the
  * router could read differently from the filter is refused with 400 before any route runs.
  */
 async function requestFilter(fastify: FastifyInstance, options: RequestFilterOptions) {
-  const { hsts, redirects = siteRedirects, steps: siteSteps = [], enabled = true } = options
-  const pagePatterns = options.pagePatterns ?? pageTable.map((page) => page.path)
+  const { hsts, steps: siteSteps = [], pagePatterns } = options
+  if (!Array.isArray(pagePatterns) || pagePatterns.some((pattern) => typeof pattern !== 'string')) {
+    throw new errors.OptionInvalid('pagePatterns', 'the router patterns of the pages served')
+  }
   if (typeof hsts !== 'boolean') throw new errors.OptionInvalid('hsts', 'true or false')
   if (!Array.isArray(siteSteps) || siteSteps.some((step) => typeof step !== 'function')) {
     throw new errors.OptionInvalid('steps', 'an array of functions (request, target) => outcome')
   }
-  for (const redirect of redirects) {
+  for (const redirect of siteRedirects) {
     if (!redirect.from.startsWith('/') || !redirect.to.startsWith('/') || redirect.to.startsWith('//')) {
       throw new errors.OptionInvalid('redirects', `paths of the site, got ${redirect.from} -> ${redirect.to}`)
     }
@@ -74,13 +68,13 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
   // Declared up front so every request object has the same shape (Fastify's advice for per-request fields).
   fastify.decorateRequest('cspNonce', undefined)
   fastify.decorateRequest('filterDecision', undefined)
-  if (!enabled) return
 
-  const deploymentId = fastify.hasDecorator('deploymentId') ? fastify.deploymentId : undefined
+  const deploymentId = fastify.deploymentId
+  const filterResponded = new errors.FilterResponded()
   const isExcluded = compileExclusions(pagePatterns)
   const staticHeaders = Object.freeze(hsts ? { ...alwaysHeaders, 'strict-transport-security': hstsHeaderValue } : alwaysHeaders)
   const protection = [createNonceStep(), createSecurityHeadersStep()] as const
-  const steps: readonly PolicyStep[] = Object.freeze([...protection, createRedirectStep(redirects), ...siteSteps])
+  const steps: readonly PolicyStep[] = Object.freeze([...protection, createRedirectStep(siteRedirects), ...siteSteps])
 
   async function runSteps(request: FastifyRequest, reply: FastifyReply, target: PolicyTarget) {
     for (const step of steps) {
@@ -94,8 +88,8 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
         return reply.redirect(outcome.location, outcome.permanent ? 308 : 307)
       }
       if (outcome.body === undefined) {
-        // The error handler answers with the status-title table: the error page, or JSON for data and the API.
-        throw Object.assign(new errors.FilterResponded(), { statusCode: outcome.statusCode })
+        // The status-title table answers: the error page, or JSON for data and the API.
+        return fastify.answerWithStatus(request, reply, outcome.statusCode, filterResponded)
       }
       return reply.code(outcome.statusCode).send(outcome.body)
     }
@@ -111,7 +105,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
   /**
    * The router's own refusals (a malformed escape, an over-long parameter) run no hook: buildApp's frameworkErrors
-   * asks here instead. An excluded path stays excluded; anything else gets the policy's headers, no site step.
+   * asks here instead (src/router-errors.ts). An excluded path stays excluded; anything else gets the policy's headers, no site step.
    */
   fastify.decorate('judgeRefusedRequest', function judgeRefusedRequest(request: FastifyRequest, reply: FastifyReply) {
     const judgement = judgePath(request.url)
@@ -143,9 +137,19 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Set by the request filter when it is on: its decision and headers for a request the router refused. */
-    judgeRefusedRequest?: (request: FastifyRequest, reply: FastifyReply) => void
+    /** The request filter's decision and headers for a request the router refused before any hook could run. */
+    judgeRefusedRequest: (request: FastifyRequest, reply: FastifyReply) => void
+  }
+  interface FastifyRequest {
+    /** The request's CSP nonce: set on filtered paths, undefined on excluded ones. */
+    cspNonce: string | undefined
+    /** Whether the site policy ran for this request (the access line says it). */
+    filterDecision: 'applied' | 'excluded' | undefined
   }
 }
 
-export default fp(requestFilter, { name: 'courier-request-filter', fastify: '5.x' })
+export default fp(requestFilter, {
+  name: 'courier-request-filter',
+  fastify: '5.x',
+  dependencies: ['courier-deployment-id', 'courier-errors'],
+})

@@ -1,25 +1,25 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { pages } from '../client/routes.ts'
-import { pageServerSide } from '../src/pages/loaders.ts'
+import type { ServerPage } from '../src/pages/site.ts'
 import { errors } from '../src/errors.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
 export interface SitemapOptions {
   /** Public origin, e.g. `https://courier.example` (SITE_URL): absolute URLs never come from the Host header. */
   siteUrl: string
+  /** The pages to list (src/pages/site.ts: the site's public pages). */
+  pages: readonly ServerPage[]
 }
 
-/** Every public page path: parametrised pages expanded through their server-side `staticParams`. */
-export function listPagePaths(): string[] {
+/** Every page path: parametrised pages expanded through their server-side `staticParams`. */
+export function listPagePaths(pages: readonly ServerPage[]): string[] {
   const paths: string[] = []
   for (const page of pages) {
-    if (page.testOnly) continue
     if (!page.path.includes(':')) {
       paths.push(page.path)
       continue
     }
-    for (const params of pageServerSide[page.id]?.staticParams?.() ?? []) {
+    for (const params of page.staticParams?.() ?? []) {
       paths.push(page.path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(params[name] ?? '')))
     }
   }
@@ -47,7 +47,7 @@ async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
     throw new errors.OptionInvalid('siteUrl', 'an absolute http(s) origin such as https://courier.example')
   }
   const siteUrl = options.siteUrl.replace(/\/+$/, '')
-  const paths = listPagePaths()
+  const paths = listPagePaths(options.pages)
   const chunks: string[][] = []
   for (let start = 0; start < paths.length; start += urlsPerSitemap) chunks.push(paths.slice(start, start + urlsPerSitemap))
   const files = chunks.map((_chunk, index) => `sitemap-${index}.xml`)

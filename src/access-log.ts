@@ -1,7 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { loggableUrl } from './logger.ts'
 
-/** The fields of Courier's one access line per request (DESIGN.md section 10). */
+/** The fields of Courier's one access line per request (README "Logs"). */
 export function accessLine(request: FastifyRequest, reply: FastifyReply) {
   return {
     method: request.method,
@@ -33,12 +33,5 @@ export class AccessLogController extends LogController {
     else if (line.statusCode === 503) request.log.warn(line, 'request completed')
     else if (line.statusCode >= 500) request.log.error(line, 'request completed')
     else request.log.info(line, 'request completed')
-  }
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the request filter: whether the site policy ran for this request. */
-    filterDecision: 'applied' | 'excluded' | undefined
   }
 }

@@ -1,4 +1,10 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify'
 import path from 'node:path'
 import { pino, type Logger } from 'pino'
 import type { Config } from '../config/env.ts'
@@ -6,6 +12,7 @@ import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
+import { loadSite, type Site } from './pages/site.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import deploymentId from '../plugins/deployment-id.ts'
@@ -15,8 +22,8 @@ import health from '../plugins/health.ts'
 import image from '../plugins/image.ts'
 import imageWidths from '../plugins/image-widths.ts'
 import loadShedding from '../plugins/load-shedding.ts'
+import documents from '../plugins/documents.ts'
 import pages from '../plugins/pages.ts'
-import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
 import sitemap from '../plugins/sitemap.ts'
@@ -26,8 +33,10 @@ export interface BuildOptions {
   logger?: Logger
   /** Overrides of the server limits in config/server.ts (tests shorten time-outs). */
   limits?: Partial<Record<keyof typeof serverLimits, number>>
-  /** The site's own policy steps (tests add an auth gate); `enabled: false` only for the bench's unfiltered twin. */
-  requestFilter?: Pick<RequestFilterOptions, 'steps' | 'enabled'>
+  /** The pages to serve instead of the configured site's (tests give loaders that fail or redirect). */
+  site?: Site
+  /** The site's own policy steps (tests add an auth gate). */
+  requestFilter?: Pick<RequestFilterOptions, 'steps'>
 }
 
 /**
@@ -36,9 +45,11 @@ export interface BuildOptions {
  */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const limits = { ...serverLimits, ...options.limits }
+  const site = options.site ?? (await loadSite(config.testRoutes))
   const accessLogController = new AccessLogController()
+  const logger: FastifyBaseLogger = options.logger ?? pino(loggerOptions(config.logLevel))
   const app = Fastify({
-    loggerInstance: options.logger ?? pino(loggerOptions(config.logLevel)),
+    loggerInstance: logger,
     logController: accessLogController,
     requestIdHeader: false,
     genReqId: generateRequestId,
@@ -65,12 +76,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // the same error handler (and error page) as the rest.
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
       reply.header('x-request-id', request.id)
-      app.judgeRefusedRequest?.(request, reply)
-      app.lendDocumentRenderer?.(reply)
+      app.judgeRefusedRequest(request, reply)
       reply.raw.once('finish', () => accessLogController.requestCompleted(null, request, reply))
       return app.errorHandler(error, request, reply)
     },
-  }) as unknown as FastifyInstance
+  })
   app.server.on('connect', refuseConnect.bind(app))
 
   await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
@@ -83,25 +93,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     sampleIntervalMs: limits.loadSampleIntervalMs,
     retryAfterSeconds: limits.overloadRetryAfterSeconds,
   })
-  await app.register(requestFilter, { hsts: config.hsts, ...options.requestFilter })
+  await app.register(requestFilter, {
+    hsts: config.hsts,
+    pagePatterns: site.pages.map((page) => page.path),
+    ...options.requestFilter,
+  })
   await app.register(health)
   await app.register(clientErrors)
-  await app.register(sitemap, { siteUrl: config.siteUrl })
+  await app.register(sitemap, { siteUrl: config.siteUrl, pages: site.publicPages })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
-  await app.register(pageData, { testRoutes: config.testRoutes, cacheEntries: limits.pageDataCacheEntries })
   await app.register(imageWidths)
   await app.register(image, {
     publicRoot: path.join(config.rootDir, 'client', 'public'),
     cacheDir: config.imageCacheDir,
     allowSvg: config.imagesAllowSvg,
   })
-  await app.register(pages, {
+  await app.register(documents, {
     root: config.rootDir,
     distDir: config.distDir,
     dev: config.dev,
-    testRoutes: config.testRoutes,
+    pageIds: site.pages.map((page) => page.id),
     renderTimeoutMs: limits.renderTimeoutMs,
-    documentCacheEntries: limits.documentCacheEntries,
+    // A server that keeps no static page (the bound at 0) keeps no document at all: every document streams.
+    keepDocuments: limits.staticPageCacheEntries > 0,
   })
+  await app.register(pages, { site, staticPageCacheEntries: limits.staticPageCacheEntries })
   return app
 }

@@ -2,6 +2,7 @@ import http from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { plainErrorAnswer } from './error-format.ts'
+import { errorCode, errors } from './errors.ts'
 
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (oversized headers, malformed requests, header
@@ -15,10 +16,10 @@ const statusByCode: Readonly<Record<string, number>> = {
 }
 
 const codeByStatus: Readonly<Record<number, string>> = {
-  431: 'COURIER_ERR_HEADER_TOO_LARGE',
-  408: 'COURIER_ERR_REQUEST_TIMEOUT',
-  400: 'COURIER_ERR_BAD_REQUEST',
-  405: 'COURIER_ERR_METHOD_NOT_ALLOWED',
+  431: errorCode(errors.HeaderTooLarge),
+  408: errorCode(errors.RequestTimeout),
+  400: errorCode(errors.BadRequest),
+  405: errorCode(errors.MethodNotAllowed),
 }
 
 /** The path of the request line, when the bytes Node kept start with one (best effort: they may not). */
@@ -30,7 +31,7 @@ function requestPath(rawPacket: unknown): string | undefined {
 
 function connectionErrorResponse(statusCode: number, path: string | undefined): string {
   // Without a readable path the answer is the HTML page (the JSON form is for /api and /_next).
-  const answer = plainErrorAnswer(path ?? '/', statusCode, codeByStatus[statusCode] ?? 'COURIER_ERR_BAD_REQUEST')
+  const answer = plainErrorAnswer(path ?? '/', statusCode, codeByStatus[statusCode] ?? errorCode(errors.BadRequest))
   return (
     `HTTP/1.1 ${statusCode} ${http.STATUS_CODES[statusCode]}\r\n` +
     `Content-Type: ${answer.contentType}\r\n` +

@@ -1,5 +1,5 @@
 import { statusTitle } from '../config/status-titles.ts'
-import { plainErrorDocument } from './render/renderer.ts'
+import { plainErrorDocument } from './render/error-documents.ts'
 
 /** The API and everything under /_next (data, assets, images) fail in JSON; every other path gets an HTML page. */
 export function answersInJson(url: string): boolean {

@@ -7,6 +7,12 @@ export const errors = {
     'No production build at %s: run `npm run build` (or `npm start`, which builds when needed)',
     500,
   ),
+  /** A page of the site has no code chunk in the build: a build of other sources (`npm run build:test` makes the
+   * test pages' chunks). */
+  BuildIncomplete: createError('COURIER_ERR_BUILD_INCOMPLETE', 'The build at %s has no code for page %s: %s', 500),
+  /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
+   * failed to): the error page falls back to plain HTML. */
+  DocumentSourceNotReady: createError('COURIER_ERR_DOCUMENT_SOURCE_NOT_READY', 'No %s to render documents with yet', 500),
   DeploymentMismatch: createError(
     'COURIER_ERR_DEPLOYMENT_MISMATCH',
     'DEPLOYMENT_ID is %s but the build at hand was made as %s: rebuild with this id',
@@ -32,6 +38,14 @@ export const errors = {
   ),
   FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
   FilterResponded: createError('COURIER_ERR_FILTER_RESPONDED', 'The site policy answered this request', 403),
+  /** Node's parser refused the request: malformed, or framed in a way it cannot read (src/connection-errors.ts). */
+  BadRequest: createError('COURIER_ERR_BAD_REQUEST', 'The request is malformed', 400),
+  HeaderTooLarge: createError('COURIER_ERR_HEADER_TOO_LARGE', 'The request headers are too large', 431),
+  RequestTimeout: createError('COURIER_ERR_REQUEST_TIMEOUT', 'The request did not arrive in time', 408),
+  /** No route and no page for the path (plugins/errors.ts, the not-found handler). */
+  NotFound: createError('COURIER_ERR_NOT_FOUND', '%s %s was not found', 404),
+  /** A failure that carries no code of its own: its answer says this, its log line says the rest. */
+  Internal: createError('COURIER_ERR_INTERNAL', 'Internal Server Error', 500),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
   /** GET /_next/image: a query parameter is missing, repeated or out of range (the message names it). */
   ImageQueryInvalid: createError('COURIER_ERR_IMAGE_QUERY_INVALID', '%s', 400),
@@ -49,3 +63,8 @@ export const errors = {
   /** Load shedding: the event loop is saturated; the request is refused before any work, with `Retry-After`. */
   ServerOverloaded: createError('COURIER_ERR_SERVER_OVERLOADED', 'The server is overloaded; retry shortly', 503),
 } as const
+
+/** The code of one of the errors above, for answers written without throwing (raw sockets, plain error pages). */
+export function errorCode(ErrorType: (typeof errors)[keyof typeof errors]): string {
+  return new ErrorType().code
+}

@@ -7,7 +7,8 @@
  * filter's decision and the route's never disagree.
  */
 import { filterExclusions } from '../config/request-filter.ts'
-import { compilePattern } from '../client/router/match.ts'
+import { compilePattern } from '../site/match.ts'
+import { pageDataPrefix, readDataFile } from '../site/page-data.ts'
 
 export type PathJudgement =
   /**
@@ -17,8 +18,8 @@ export type PathJudgement =
   /** `reason`: why the target is refused (for the log). */
   | { kind: 'invalid'; reason: string }
 
-const dataPrefix = ['_next', 'data'] as const
-const dataSuffix = '.json'
+/** `/_next/data`: the data URL's prefix without its trailing slash, as a pathname may end there. */
+const dataPath = pageDataPrefix.slice(0, -1)
 
 /** `%2F` `%5C` (encoded slashes: a param decodes them into a path), `%00`-`%1F` and `%7F` (control characters). */
 const forbiddenEscape = /%(?:2f|5c|[01][0-9a-f]|7f)/i
@@ -43,12 +44,6 @@ function pathOfAbsoluteForm(target: string): string | null {
   if (authorityEnd === authorityStart) return null
   if (authorityEnd === target.length) return '/'
   return authorityEnd === question ? '/' + target.slice(question) : target.slice(slash)
-}
-
-/** The page path a data URL's segments after `/_next/data/<id>/` name: `index.json` is `/` (DESIGN.md section 2). */
-function pagePathOfData(rest: string): string {
-  const withoutSuffix = rest.endsWith(dataSuffix) ? rest.slice(0, -dataSuffix.length) : rest
-  return withoutSuffix === 'index' ? '/' : '/' + withoutSuffix
 }
 
 /**
@@ -88,14 +83,11 @@ export function judgePath(rawUrl: string): PathJudgement {
       if (segment === '.' || segment === '..') return invalid('dot segment in the path')
     }
   }
-  if (pathname.startsWith('/_next/data')) {
-    const segments = pathname.split('/')
-    if (segments[1] === dataPrefix[0] && segments[2] === dataPrefix[1]) {
-      // `/_next/data/<id>/<page path>.json`. Without a page path it names no page: judged as `/`, filtered, never
-      // excluded, whatever the page-data route makes of it.
-      const rest = segments.slice(4).join('/')
-      return { kind: 'path', pathname: rest ? pagePathOfData(rest) : '/', pageData: true }
-    }
+  if (pathname.startsWith(dataPath) && (pathname.length === dataPath.length || pathname.charCodeAt(dataPath.length) === 47)) {
+    // `/_next/data/<id>/<page path>.json`. Without a page path it names no page: judged as `/`, filtered, never
+    // excluded, whatever the page-data route makes of it.
+    const rest = pathname.split('/').slice(4).join('/')
+    return { kind: 'path', pathname: rest ? readDataFile(rest).pagePath : '/', pageData: true }
   }
   return { kind: 'path', pathname, pageData: false }
 }

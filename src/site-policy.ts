@@ -12,7 +12,7 @@ import {
   documentHeaders,
   type SiteRedirect,
 } from '../config/request-filter.ts'
-import { compilePattern } from '../client/router/match.ts'
+import { compilePattern } from '../site/match.ts'
 
 /** What a step is asked about: the page path judged, and whether the request is for that page's data. */
 export interface PolicyTarget {

@@ -1,4 +1,4 @@
-import type { GuideSummary } from '../../src/pages/data-types.ts'
+import type { GuideSummary } from '../../site/data-types.ts'
 import { Link } from './link.tsx'
 
 /** Links to guides, each with its summary (and, on /guides, its sections): the home page lists them, so does /guides. */

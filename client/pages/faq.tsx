@@ -1,6 +1,6 @@
 import { useId, useState } from 'react'
-import type { PageComponentProps } from '../routes.ts'
-import type { FaqData } from '../../src/pages/data-types.ts'
+import type { PageComponentProps } from '../page-modules.ts'
+import type { FaqData } from '../../site/data-types.ts'
 
 export default function FaqPage({ data }: PageComponentProps<FaqData>) {
   const [query, setQuery] = useState('')

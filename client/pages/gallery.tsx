@@ -1,6 +1,6 @@
-import type { PageComponentProps } from '../routes.ts'
+import type { PageComponentProps } from '../page-modules.ts'
 import { Image } from '../components/image.tsx'
-import type { GalleryData } from '../../src/pages/data-types.ts'
+import type { GalleryData } from '../../site/data-types.ts'
 
 export type { GalleryData }
 

@@ -1,5 +1,5 @@
-import type { PageComponentProps } from '../routes.ts'
-import type { GuideData } from '../../src/pages/data-types.ts'
+import type { PageComponentProps } from '../page-modules.ts'
+import type { GuideData } from '../../site/data-types.ts'
 import { Link } from '../components/link.tsx'
 
 export default function GuidePage({ data }: PageComponentProps<GuideData>) {

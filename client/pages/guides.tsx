@@ -1,11 +1,6 @@
-import type { PageComponentProps } from '../routes.ts'
+import type { PageComponentProps } from '../page-modules.ts'
 import { GuideList } from '../components/guide-list.tsx'
-import type { GuideSummary } from '../../src/pages/data-types.ts'
-
-export interface GuidesData {
-  /** Every guide, with the headings of its sections: the index is long enough to scroll (and to show prefetch). */
-  guides: Array<GuideSummary & { sections: string[] }>
-}
+import type { GuidesData } from '../../site/data-types.ts'
 
 export default function GuidesPage({ data }: PageComponentProps<GuidesData>) {
   return (

@@ -1,13 +1,8 @@
-import type { PageComponentProps } from '../routes.ts'
+import type { PageComponentProps } from '../page-modules.ts'
 import { GuideList } from '../components/guide-list.tsx'
-import { columnSizes, Image } from '../components/image.tsx'
-import type { GuideSummary, PageImage } from '../../src/pages/data-types.ts'
-
-export interface HomeData {
-  guides: GuideSummary[]
-  /** The first view's large image: drawn with priority and preloaded in the head (client/routes.ts). */
-  hero: PageImage
-}
+import { Image } from '../components/image.tsx'
+import { columnSizes } from '../../site/image-sources.ts'
+import type { HomeData } from '../../site/data-types.ts'
 
 export default function HomePage({ data }: PageComponentProps<HomeData>) {
   return (

@@ -1,5 +1,5 @@
-import type { PageComponentProps } from '../routes.ts'
-import type { StatusData } from '../../src/pages/data-types.ts'
+import type { PageComponentProps } from '../page-modules.ts'
+import type { StatusData } from '../../site/data-types.ts'
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`

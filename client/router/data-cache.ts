@@ -1,5 +1,5 @@
 import { router as timings } from '../../config/router.ts'
-import type { PageKind } from '../routes.ts'
+import type { PageKind } from '../../site/pages.ts'
 import type { PageData } from './page-data.ts'
 
 interface Entry {

@@ -1,13 +1,14 @@
 import { router as timings } from '../../config/router.ts'
-import type { PageKind } from '../routes.ts'
+import { deploymentIdHeader, type PageDataBody } from '../../site/page-data.ts'
+import type { PageKind } from '../../site/pages.ts'
 
-/** What a page-data answer means for a navigation (the server's plugins/page-data.ts). */
+/** What a page-data answer means for a navigation (the wire format is site/page-data.ts). */
 export type PageData =
   | { type: 'props'; props: unknown; kind: PageKind }
   | { type: 'redirect'; destination: string }
   | { type: 'notFound' }
 
-/** The internal error a navigation reports before it falls back to a full page load (DESIGN.md section 6). */
+/** The internal error a navigation reports before it falls back to a full page load (README "Client navigation"). */
 export class PageDataError extends Error {
   override name = 'PageDataError'
   constructor(
@@ -18,11 +19,8 @@ export class PageDataError extends Error {
   }
 }
 
-/** `/` -> `/_next/data/<id>/index.json`, `/guides/x?q=1` -> `/_next/data/<id>/guides/x.json?q=1`. */
-export function pageDataUrl(deploymentId: string, target: URL): string {
-  const path = target.pathname.replace(/\/+$/, '') || '/index'
-  return `/_next/data/${encodeURIComponent(deploymentId)}${path}.json${target.search}`
-}
+/** Every field any answer may carry, each optional: an answer is checked field by field before it is trusted. */
+type UnionToFields<Union> = { [Key in Union extends unknown ? keyof Union : never]: unknown }
 
 function wait(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
@@ -39,7 +37,7 @@ export async function fetchPageData(url: string, deploymentId: string): Promise<
     if (attempt > 0) await wait(timings.dataFetchBackoffMs[attempt - 1] ?? 0)
     let response: Response
     try {
-      response = await fetch(url, { headers: { 'x-deployment-id': deploymentId }, credentials: 'same-origin' })
+      response = await fetch(url, { headers: { [deploymentIdHeader]: deploymentId }, credentials: 'same-origin' })
     } catch (error) {
       reason = String(error)
       continue
@@ -54,21 +52,22 @@ export async function fetchPageData(url: string, deploymentId: string): Promise<
 }
 
 async function readAnswer(url: string, response: Response, deploymentId: string): Promise<PageData> {
-  const answeredBy = response.headers.get('x-deployment-id')
+  const answeredBy = response.headers.get(deploymentIdHeader)
   if (answeredBy !== deploymentId) throw new PageDataError(url, `deployment ${String(answeredBy)} answered`)
   if (response.status !== 200 && response.status !== 404) throw new PageDataError(url, `status ${response.status}`)
-  let body: { pageProps?: unknown; kind?: PageKind; notFound?: boolean; redirect?: { destination?: unknown } }
+  let body: Partial<UnionToFields<PageDataBody>>
   try {
     body = (await response.json()) as typeof body
   } catch {
     throw new PageDataError(url, 'the answer is not JSON')
   }
   if (response.status === 404 && body.notFound === true) return { type: 'notFound' }
-  if (response.status === 200 && typeof body.redirect?.destination === 'string') {
-    return { type: 'redirect', destination: body.redirect.destination }
+  const redirect = body.redirect as { destination?: unknown } | undefined
+  if (response.status === 200 && typeof redirect?.destination === 'string') {
+    return { type: 'redirect', destination: redirect.destination }
   }
-  if (response.status === 200 && 'pageProps' in body && body.kind) {
-    return { type: 'props', props: body.pageProps, kind: body.kind }
+  if (response.status === 200 && 'pageProps' in body && (body.kind === 'static' || body.kind === 'dynamic')) {
+    return { type: 'props', props: body.pageProps, kind: body.kind as PageKind }
   }
   throw new PageDataError(url, `unexpected answer, status ${response.status}`)
 }

@@ -1,16 +1,17 @@
-import type { ComponentType } from 'react'
 import { router as timings } from '../../config/router.ts'
-import type { DocumentState } from '../document-state.ts'
-import type { PageComponentProps, PageDefinition } from '../routes.ts'
+import type { DocumentState } from '../../site/document-state.ts'
+import { createPageMatcher } from '../../site/match.ts'
+import { pageDataUrl } from '../../site/page-data.ts'
+import type { PageDefinition } from '../../site/pages.ts'
+import { pageModule, type PageComponent, type PageModule } from '../page-modules.ts'
 import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
 import { HistoryEntries } from './history.ts'
-import { createPageMatcher } from './match.ts'
 import { createNearViewport } from './near-viewport.ts'
-import { fetchPageData, pageDataUrl, type PageData } from './page-data.ts'
+import { fetchPageData, type PageData } from './page-data.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
 
-export type PageComponent = ComponentType<PageComponentProps<never>>
+export type { PageComponent }
 
 /** What the app renders: the document's state and the page's component, plus what to do once it is on screen. */
 export interface View {
@@ -44,6 +45,10 @@ class RouteTimeout extends Error {
 
 type Mode = 'push' | 'replace' | 'pop'
 
+function dataUrlOf(deploymentId: string, target: URL): string {
+  return pageDataUrl(deploymentId, target.pathname, target.search)
+}
+
 /** Redirects a navigation follows before it hands over to a full page load (which then shows the browser's own). */
 const maxRedirects = 5
 
@@ -67,8 +72,14 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
 
+/** A page's code chunk; a page of the table always has one, so a missing one is a build fault, not a 404. */
+function loadPageModule(page: PageDefinition): Promise<PageModule> {
+  const load = pageModule(page.id)
+  return load ? load() : Promise.reject(new Error(`Courier: no code chunk for page ${page.id}`))
+}
+
 /**
- * The client router (DESIGN.md section 6): loads a page's code chunk and data, then renders it, within
+ * The client router (README "Client navigation"): loads a page's code chunk and data, then renders it, within
  * `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own view.
  */
 export function createRouter(pages: readonly PageDefinition[], first: View): Router {
@@ -83,7 +94,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
     const data: PageData = { type: 'props', props: first.state.data, kind: 'static' }
-    cache.put(pageDataUrl(deploymentId, new URL(first.href)), 'static', data)
+    cache.put(dataUrlOf(deploymentId, new URL(first.href)), 'static', data)
   }
 
   function settle(next: Navigation): void {
@@ -103,9 +114,9 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     const id = ++latest
     settle({ status: 'loading', view: navigation.view, target: target.href, id })
     try {
-      const dataUrl = pageDataUrl(deploymentId, target)
+      const dataUrl = dataUrlOf(deploymentId, target)
       const [module, data] = await withTimeout(
-        Promise.all([match.page.component(), loadData(dataUrl, match.page)]),
+        Promise.all([loadPageModule(match.page), loadData(dataUrl, match.page)]),
         timings.routeLoadTimeoutMs,
       )
       if (id !== latest) throw new RouteCancelled()
@@ -146,12 +157,12 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     const target = new URL(href, window.location.href)
     const match = target.origin === window.location.origin ? matchPage(target.pathname) : undefined
     if (!match) return
-    const dataUrl = pageDataUrl(deploymentId, target)
+    const dataUrl = dataUrlOf(deploymentId, target)
     const page = match.page
     // Dynamic pages: code only, their data is fetched at navigation. Static data already fresh: code only.
     const wantsData = page.kind === 'static' && !cache.has(dataUrl)
     queue.push(wantsData ? dataUrl : `code:${page.id}`, () =>
-      Promise.all([page.component(), wantsData ? loadData(dataUrl, page) : undefined]),
+      Promise.all([loadPageModule(page), wantsData ? loadData(dataUrl, page) : undefined]),
     )
   }
 

@@ -1,4 +1,5 @@
-import { pages } from '../routes.ts'
+import { extraPages } from 'virtual:courier/extra-pages'
+import { pages } from '../../site/pages.ts'
 import type { LoadedRouter } from './router-context.tsx'
 import { createRouter, type View } from './router.ts'
 import { Arrival } from './arrival.tsx'
@@ -8,5 +9,5 @@ import { Arrival } from './arrival.tsx'
  * The app loads it once the page has hydrated (client/entry-client.tsx), so none of it is in a page's first load.
  */
 export function startRouter(first: View): LoadedRouter {
-  return { router: createRouter(pages, first), Arrival }
+  return { router: createRouter([...pages, ...extraPages], first), Arrival }
 }

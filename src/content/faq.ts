@@ -1,9 +1,6 @@
-/** The example site's FAQ. Server-only: the page receives it as data. */
-export interface FaqEntry {
-  question: string
-  answer: string
-}
+import type { FaqEntry } from '../../site/data-types.ts'
 
+/** The example site's FAQ. Server-only: the page receives it as data. */
 export const faq: readonly FaqEntry[] = [
   {
     question: 'How do I start Courier?',

@@ -1,14 +1,9 @@
+import type { Guide } from '../../site/data-types.ts'
+
 /**
  * The example site's guides: one per delivery mechanic. Server-only: pages receive them as data, so none of this
  * text is part of the client bundle (test/build/client-bundle.test.ts).
  */
-export interface Guide {
-  slug: string
-  title: string
-  summary: string
-  sections: Array<{ heading: string; paragraphs: string[] }>
-}
-
 export const guides: readonly Guide[] = [
   {
     slug: 'streaming-ssr',

@@ -1,27 +1,21 @@
 /**
- * Server-only page loaders, keyed by page id (client/routes.ts). Nothing here may reach the browser: the client
+ * Server-only page loaders, keyed by page id (site/pages.ts). Nothing here may reach the browser: the client
  * bundle never imports this file, and test/build/client-bundle.test.ts checks that its content is absent from the built client.
  */
 import { guides } from '../content/guides.ts'
 import { faq } from '../content/faq.ts'
 import { siteImages } from '../content/images.ts'
-import type { RouteParams } from '../../client/routes.ts'
-import type { FaqData, GalleryData, GuideData, GuideSummary, PageImage, StatusData } from './data-types.ts'
-import type { HomeData } from '../../client/pages/home.tsx'
-import type { GuidesData } from '../../client/pages/guides.tsx'
-import type { SlowData } from '../../client/pages/test-slow.tsx'
-import type { LateErrorData } from '../../client/pages/test-late-error.tsx'
-import type { TestLinksData } from '../../client/pages/test-links.tsx'
-
-/**
- * `?delay=<ms>` of a test route: a whole number of milliseconds up to 5 s, `never` (infinity: the data never arrives),
- * else the route's default.
- */
-function testDelayMs(requested: unknown, fallbackMs: number): number {
-  if (requested === 'never') return Number.POSITIVE_INFINITY
-  const delayMs = Number(requested)
-  return Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= 5000 ? delayMs : fallbackMs
-}
+import type { RouteParams } from '../../site/pages.ts'
+import type {
+  FaqData,
+  GalleryData,
+  GuideData,
+  GuidesData,
+  GuideSummary,
+  HomeData,
+  PageImage,
+  StatusData,
+} from '../../site/data-types.ts'
 
 export type LoaderResult<Data> =
   | { props: Data }
@@ -50,7 +44,7 @@ const guideSummaries = guides.map(summarize)
 
 const galleryImages: PageImage[] = siteImages.map(({ src, width, height, alt }) => ({ src, width, height, alt }))
 
-export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> = {
+export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
   home: {
     load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries, hero: galleryImages[0]! } }),
   },
@@ -90,24 +84,5 @@ export const pageServerSide: Readonly<Record<string, PageServerSide<unknown>>> =
   },
   faq: {
     load: (): LoaderResult<FaqData> => ({ props: { entries: [...faq] } }),
-  },
-  'test-slow': {
-    load: ({ query }): LoaderResult<SlowData> => ({ props: { delayMs: testDelayMs(query.delay, 300) } }),
-  },
-  'test-server-error': {
-    load: () => {
-      throw new Error('a page loader failed on purpose (test route)')
-    },
-  },
-  'test-late-error': {
-    load: ({ query }): LoaderResult<LateErrorData> => ({ props: { delayMs: testDelayMs(query.delay, 100) } }),
-  },
-  'test-links': {
-    // 20 distinct static pages to link to: every guide, then guides that do not exist (their data is a not-found).
-    load: ({ query }): LoaderResult<TestLinksData> => {
-      const slugs = guides.map((guide) => guide.slug)
-      for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
-      return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs: slugs.map((slug) => `/guides/${slug}`) } }
-    },
   },
 }

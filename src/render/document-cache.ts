@@ -46,38 +46,67 @@ export function documentBytes(document: KeptDocument, nonce: string | undefined)
 }
 
 /**
- * Documents kept for the life of the deployment (this process), by key, at most `maxEntries`. An entry is a promise,
- * so concurrent first requests share one render; a render that gives nothing (failed, timed out, hit an error) is
- * dropped, and the next request tries again. Once full, new keys are not rendered once: their requests stream.
+ * One document kept for the life of the deployment (this process): a promise, so concurrent first requests share one
+ * render. A render that gives nothing (failed, timed out, hit an error) is dropped, and the next request tries again.
+ */
+export class KeptDocumentSlot {
+  #pending: Promise<KeptDocument | undefined> | undefined
+
+  /** Whether a document is kept here, or being rendered for keeping. */
+  get holds(): boolean {
+    return this.#pending !== undefined
+  }
+
+  /** The kept document, rendering it with `render` on first use; undefined: stream this request instead. */
+  get(render: () => Promise<KeptDocument | undefined>): Promise<KeptDocument | undefined> {
+    if (this.#pending) return this.#pending
+    const pending = render().then(
+      (document) => {
+        if (!document) this.#pending = undefined
+        return document
+      },
+      () => {
+        this.#pending = undefined
+        return undefined
+      },
+    )
+    this.#pending = pending
+    return pending
+  }
+}
+
+/**
+ * Documents kept by key (the error pages, by status), at most `maxEntries`. Once full, new keys get no slot: their
+ * requests stream.
  */
 export class DocumentCache {
   readonly #maxEntries: number
-  readonly #entries = new Map<string, Promise<KeptDocument | undefined>>()
+  readonly #slots = new Map<string, KeptDocumentSlot>()
 
   constructor(maxEntries: number) {
     this.#maxEntries = maxEntries
   }
 
+  /** Documents kept or being rendered. */
   get size(): number {
-    return this.#entries.size
+    let size = 0
+    for (const slot of this.#slots.values()) if (slot.holds) size++
+    return size
   }
 
-  /** The kept document for `key`, rendering it with `render` on first use; undefined: stream this request instead. */
+  /** The slot of `key`; undefined when the cache is full and `key` holds nothing. */
+  slot(key: string): KeptDocumentSlot | undefined {
+    const existing = this.#slots.get(key)
+    if (existing?.holds) return existing
+    if (this.size >= this.#maxEntries) return undefined
+    if (existing) return existing
+    const slot = new KeptDocumentSlot()
+    this.#slots.set(key, slot)
+    return slot
+  }
+
+  /** The kept document of `key`, rendering it with `render` on first use; undefined: stream this request instead. */
   get(key: string, render: () => Promise<KeptDocument | undefined>): Promise<KeptDocument | undefined> {
-    const kept = this.#entries.get(key)
-    if (kept) return kept
-    if (this.#entries.size >= this.#maxEntries) return Promise.resolve(undefined)
-    const pending = render().then(
-      (document) => {
-        if (!document) this.#entries.delete(key)
-        return document
-      },
-      () => {
-        this.#entries.delete(key)
-        return undefined
-      },
-    )
-    this.#entries.set(key, pending)
-    return pending
+    return this.slot(key)?.get(render) ?? Promise.resolve(undefined)
   }
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { errors } from '../errors.ts'
 import { assetBase } from './template.ts'
 
 /** One entry of Vite's build manifest (dist/client/.vite/manifest.json). */
@@ -19,8 +20,9 @@ export interface PagePreloads {
 const none: PagePreloads = Object.freeze({ modules: [], styles: [] })
 
 /**
- * Reads, once at start-up, which chunks each page needs beyond the entry (page modules are `client/pages/<id>.tsx`,
- * as the page table imports them), so the document can `modulepreload` them. URLs carry `?dpl=<id>` like every
+ * Reads, once at start-up, which chunks each page needs beyond the entry (a page's module is `pages/<id>.tsx`, in
+ * client/ or, in a test build, test/site/), so the document can `modulepreload` them. A page without a chunk stops
+ * start-up: the build was made from other sources (`COURIER_ERR_BUILD_INCOMPLETE`). URLs carry `?dpl=<id>` like every
  * other asset reference, so the preload and the later import are one fetch.
  */
 export async function readPagePreloads(
@@ -34,9 +36,16 @@ export async function readPagePreloads(
   >
   const url = (file: string) => `${assetBase}${file}?dpl=${encodeURIComponent(deploymentId)}`
   const byPage = new Map<string, PagePreloads>()
+  const pageModuleKeys = new Map<string, string>()
+  for (const key of Object.keys(manifest)) {
+    const module = /(?:^|\/)pages\/([\w-]+)\.tsx$/.exec(key)
+    if (module) pageModuleKeys.set(module[1]!, key)
+  }
   for (const id of pageIds) {
-    const root = manifest[`pages/${id}.tsx`]
-    if (!root) continue
+    const root = manifest[pageModuleKeys.get(id) ?? '']
+    if (!root) {
+      throw new errors.BuildIncomplete(clientDir, id, 'rebuild it (`npm run build`, or `npm run build:test` for the test pages)')
+    }
     const modules = new Set<string>()
     const styles = new Set<string>()
     const visit = (chunk: ManifestChunk) => {

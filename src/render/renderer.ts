@@ -1,52 +1,45 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ReactNode } from 'react'
-import type { DocumentState } from '../../client/document-state.ts'
-import { documentStateElementId } from '../../client/document-state.ts'
-import type { PageDefinition, RouteParams } from '../../client/routes.ts'
+import type { DocumentState } from '../../site/document-state.ts'
+import type { PageDefinition, RouteParams } from '../../site/pages.ts'
 import { statusTitle } from '../../config/status-titles.ts'
-import { applicationErrorMessage, digestLine, lateErrorElementId } from '../../client/errors/messages.ts'
 import { assignDigest } from '../digest.ts'
+import { pageCacheControl } from '../pages/cache-control.ts'
+import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
-import { RenderTimeoutError, renderStream } from './stream.ts'
-import { DocumentCache, documentBytes, type KeptDocument } from './document-cache.ts'
+import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
+import { DocumentCache, documentBytes, type KeptDocument, type KeptDocumentSlot } from './document-cache.ts'
 import { renderOnce } from './render-once.ts'
-import { compileTemplate, escapeHtml, type DocumentHead, type DocumentTemplate } from './template.ts'
-
-/** What the SSR entry (client/entry-server.tsx) gives the server. */
-export interface ClientModule {
-  pages: readonly PageDefinition[]
-  createElement(state: DocumentState, page: PageDefinition | undefined): Promise<ReactNode>
-}
+import type { DocumentHead, DocumentTemplate } from './template.ts'
+import type { DocumentSource } from './vite-client.ts'
 
 export type RenderTarget =
   | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
   | { type: 'error'; statusCode: number; digest?: string }
 
-export type RenderDocument = (this: FastifyReply, target: RenderTarget) => Promise<FastifyReply>
+/**
+ * Renders one document (a page or the error page) for a request and sends it. `kept`: where the document of a page
+ * that is the same for every request but for its nonce is kept (a `static` page instance, src/pages/answers.ts).
+ */
+export type RenderDocument = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: RenderTarget,
+  kept?: KeptDocumentSlot,
+) => Promise<FastifyReply>
 
 export interface RendererOptions {
+  source: DocumentSource
+  deploymentId: string
   renderTimeoutMs: number
   /** The chunks a page needs beyond the entry (production); none in development, where Vite serves modules. */
-  preloadsFor?: (pageId: string) => PagePreloads
-  /** At most this many documents rendered once and kept (config/server.ts); 0 streams every document. */
-  documentCacheEntries?: number
+  preloadsFor?: ((pageId: string) => PagePreloads) | undefined
+  /** Keep documents at all: off in development, where the template and the client change with every edit. */
+  keepDocuments: boolean
 }
 
-/** The client is gone: pending boundaries end quietly, nothing is logged as a server error. */
-export class ClientGoneError extends Error {
-  override name = 'ClientGoneError'
-}
-
-/**
- * Documents are never stored by shared caches: filtered pages carry a per-request CSP nonce, which a cache must not
- * replay. Static pages may still be kept by the browser and revalidated; dynamic ones are never stored.
- */
-export const htmlCacheControl = {
-  static: 'private, no-cache',
-  dynamic: 'private, no-cache, no-store, max-age=0, must-revalidate',
-  error: 'no-store',
-} as const
+/** Error documents without a digest are kept by status: at most one per 4xx and 5xx status. */
+const errorStatuses = 200
 
 function stateFor(target: RenderTarget, deploymentId: string, host: string): DocumentState {
   if (target.type === 'page') {
@@ -77,34 +70,8 @@ function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor
   }
 }
 
-/**
- * Which documents are the same for every request of the deployment, but for the nonce: `static` pages (by page and
- * parameters; their loaders see no query) and error pages without a digest (by status). Their document state holds
- * no request value: the host only comes with a digest. Undefined: render this one per request.
- */
-function keptDocumentKey(target: RenderTarget): string | undefined {
-  if (target.type === 'error') return target.digest ? undefined : `error:${target.statusCode}`
-  return target.page.kind === 'static' ? `page:${target.page.id}:${JSON.stringify(target.params)}` : undefined
-}
-
-/** Last resort when the error page itself cannot render: plain HTML, same title, nothing from the error. */
-export function plainErrorDocument(statusCode: number, digest?: string): string {
-  const title = `${statusCode}: ${statusTitle(statusCode)}`
-  const digestLine = digest ? `<p>Digest: ${escapeHtml(digest)}</p>` : ''
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${digestLine}</body></html>`
-}
-
-/**
- * The application error screen (server-side variant), streamed after #root when a Suspense boundary failed once the
- * shell had been sent: the status cannot change any more, but the visitor still sees that the page failed, and
- * with which digest, without JavaScript too. Script-free, outside what React hydrates.
- */
-export function lateErrorScreen(host: string, digest: string): string {
-  return (
-    `<section id="${lateErrorElementId}" class="error-screen application-error" role="alert" data-digest="${escapeHtml(digest)}">` +
-    `<h1 class="application-error-message">${escapeHtml(applicationErrorMessage('server', host))}</h1>` +
-    `<p class="application-error-digest">${escapeHtml(digestLine(digest))}</p></section>`
-  )
+function statusAndCacheControl(target: RenderTarget): [number, string] {
+  return target.type === 'page' ? [200, pageCacheControl[target.page.kind]] : [target.statusCode, pageCacheControl.error]
 }
 
 function reportRenderError(request: FastifyRequest, error: unknown): string | undefined {
@@ -118,62 +85,68 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
 }
 
 /**
- * reply.render: streams one document (a page or the error page) with renderToPipeableStream. Status and headers
- * are sent when the shell is ready; an error before that rejects, for the error handler to answer.
+ * The document renderer behind `fastify.renderDocument` (plugins/documents.ts). A document that is the same for
+ * every request but for its nonce (a `static` page instance, an error page without a digest) is rendered once with a
+ * placeholder nonce and kept; each request gets its bytes with its own nonce. Any other document streams with
+ * renderToPipeableStream: status and headers go out when the shell is ready; an error before that rejects, for the
+ * error handler to answer.
  */
-export function createRenderDocument(
-  client: ClientModule,
-  deploymentId: string,
-  options: RendererOptions,
-): RenderDocument {
-  const keptDocuments = new DocumentCache(options.documentCacheEntries ?? 0)
+export function createDocumentRenderer(options: RendererOptions): RenderDocument {
+  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments } = options
+  const errorDocuments = new DocumentCache(keepDocuments ? errorStatuses : 0)
 
   /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
-  async function renderKept(request: FastifyRequest, key: string, template: DocumentTemplate, target: RenderTarget) {
+  async function renderKept(request: FastifyRequest, template: DocumentTemplate, target: RenderTarget) {
     const state = stateFor(target, deploymentId, '')
     const stateJson = serializeForScript(state)
-    const head = headFor(target, options.preloadsFor)
+    const head = headFor(target, preloadsFor)
     const result = await renderOnce({
-      element: await client.createElement(state, target.type === 'page' ? target.page : undefined),
+      element: await source.client().createElement(state),
       opening: (nonce) => template.open(head, nonce),
       closing: (nonce) => template.close(stateJson, nonce),
-      timeoutMs: options.renderTimeoutMs,
+      timeoutMs: renderTimeoutMs,
     }).catch(() => 'render-error' as const)
+    const document =
+      target.type === 'page' ? `page:${target.page.id}:${JSON.stringify(target.params)}` : `error:${target.statusCode}`
     if (typeof result === 'string') {
-      request.log.debug({ document: key, reason: result }, 'document not kept')
+      request.log.debug({ document, reason: result }, 'document not kept')
       return undefined
     }
-    request.log.debug({ document: key, bytes: result.length }, 'document rendered once')
+    request.log.debug({ document, bytes: result.length }, 'document rendered once')
     return result
   }
 
-  function sendKept(reply: FastifyReply, target: RenderTarget, document: KeptDocument) {
-    const statusCode = target.type === 'page' ? 200 : target.statusCode
-    const cacheControl = target.type === 'page' ? htmlCacheControl[target.page.kind] : htmlCacheControl.error
+  function sendKept(request: FastifyRequest, reply: FastifyReply, target: RenderTarget, document: KeptDocument) {
+    const [statusCode, cacheControl] = statusAndCacheControl(target)
     return reply
       .code(statusCode)
       .type('text/html; charset=utf-8')
       .header('cache-control', cacheControl)
-      .send(documentBytes(document, reply.request.cspNonce))
+      .send(documentBytes(document, request.cspNonce))
   }
 
-  return async function renderDocument(this: FastifyReply, target) {
-    const reply = this
-    const request = reply.request
-    const template = (reply.html as unknown as () => DocumentTemplate)()
-    const key = keptDocumentKey(target)
-    if (key !== undefined) {
-      const kept = await keptDocuments.get(key, () => renderKept(request, key, template, target))
-      if (kept) return sendKept(reply, target, kept)
+  /** The slot this document is kept in, if it is one to keep (an error page's has no request value without a digest). */
+  function slotFor(target: RenderTarget, kept: KeptDocumentSlot | undefined): KeptDocumentSlot | undefined {
+    if (!keepDocuments) return undefined
+    if (target.type === 'page') return target.page.kind === 'static' ? kept : undefined
+    return target.digest ? undefined : errorDocuments.slot(`error:${target.statusCode}`)
+  }
+
+  return async function renderDocument(request, reply, target, kept) {
+    const template = source.template()
+    const slot = slotFor(target, kept)
+    if (slot) {
+      const document = await slot.get(() => renderKept(request, template, target))
+      if (document) return sendKept(request, reply, target, document)
     }
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
-    const element = await client.createElement(state, target.type === 'page' ? target.page : undefined)
+    const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
     const { stream, abort } = await renderStream({
       element,
-      opening: template.open(headFor(target, options.preloadsFor), nonce),
+      opening: template.open(headFor(target, preloadsFor), nonce),
       closing: () =>
         template.close(
           serializeForScript(state),
@@ -181,7 +154,7 @@ export function createRenderDocument(
           failedBoundaryDigest ? lateErrorScreen(request.host, failedBoundaryDigest) : '',
         ),
       nonce,
-      timeoutMs: options.renderTimeoutMs,
+      timeoutMs: renderTimeoutMs,
       onError(error) {
         const digest = reportRenderError(request, error)
         failedBoundaryDigest ??= digest
@@ -193,33 +166,7 @@ export function createRenderDocument(
       request.log.debug('render aborted: the client closed the connection')
       abort(new ClientGoneError('the client closed the connection'))
     })
-    const statusCode = target.type === 'page' ? 200 : target.statusCode
-    const cacheControl = target.type === 'page' ? htmlCacheControl[target.page.kind] : htmlCacheControl.error
+    const [statusCode, cacheControl] = statusAndCacheControl(target)
     return reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl).send(stream)
   }
-}
-
-/** reply.html: the compiled document template (from the build, or per request from Vite's dev server). */
-export function createTemplateFunction(html: string, deploymentId: string): () => DocumentTemplate {
-  const template = compileTemplate(html, documentStateElementId, deploymentId)
-  return function documentTemplate() {
-    return template
-  }
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The request's CSP nonce, set by the request filter on filtered paths. */
-    cspNonce: string | undefined
-  }
-}
-
-/** Streams `target` through the request's renderer (@fastify/vite decorates reply.render with ours). */
-export function sendDocument(reply: FastifyReply, target: RenderTarget): Promise<FastifyReply> {
-  return (reply.render as unknown as RenderDocument).call(reply, target)
-}
-
-/** Whether this reply can render documents yet (false before @fastify/vite is ready, or after a dev-server fault). */
-export function canRenderDocument(reply: FastifyReply): boolean {
-  return typeof reply.render === 'function' && typeof reply.html === 'function'
 }

@@ -45,6 +45,11 @@ export class RenderTimeoutError extends Error {
   override name = 'RenderTimeoutError'
 }
 
+/** The client is gone: pending boundaries end quietly, nothing is logged as a server error. */
+export class ClientGoneError extends Error {
+  override name = 'ClientGoneError'
+}
+
 /**
  * Renders with renderToPipeableStream and resolves once the shell is ready, so an error before the shell can still
  * become a 500 page; rejects with the shell error otherwise.

@@ -143,7 +143,8 @@ async function startServer(env: Record<string, string>): Promise<RunningServer> 
   // Only what the suite needs: an operator's DEPLOYMENT_ID or TRUST_PROXY must not change what is tested.
   const config = loadConfig({
     LOG_LEVEL: 'info',
-    DIST_DIR: process.env.DIST_DIR ?? 'dist',
+    // The production build, or with COURIER_TEST_ROUTES the test build (config/env.ts), unless DIST_DIR names one.
+    ...(process.env.DIST_DIR ? { DIST_DIR: process.env.DIST_DIR } : {}),
     IMAGE_CACHE_DIR: imageCacheDir,
     ...env,
   })

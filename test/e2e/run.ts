@@ -43,10 +43,12 @@ if (!executable(chromiumPath)) {
   process.exit(0)
 }
 
-const distDir = path.resolve(projectRoot, process.env.DIST_DIR ?? 'dist')
-if (!existsSync(path.join(distDir, 'deployment.json'))) {
-  process.stderr.write(`e2e: FAILED: no production build in ${distDir}: run \`npm run build\` first.\n`)
-  process.exit(1)
+for (const [build, command] of [['dist', 'npm run build'], ['dist-test', 'npm run build:test']] as const) {
+  const distDir = path.resolve(projectRoot, process.env.DIST_DIR ?? build)
+  if (!existsSync(path.join(distDir, 'deployment.json'))) {
+    process.stderr.write(`e2e: FAILED: no build in ${distDir}: run \`${command}\` first.\n`)
+    process.exit(1)
+  }
 }
 
 const files = readdirSync(suiteDir)

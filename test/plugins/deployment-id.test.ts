@@ -1,12 +1,14 @@
 import t from 'tap'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { build } from '../helpers/app.ts'
 
 t.test('the server takes the id of the build', async (t) => {
-  const { app } = await build(t)
-  t.match(app.deploymentId, /^[A-Za-z0-9._-]{1,64}$/)
+  const { app, config } = await build(t)
+  const built = JSON.parse(readFileSync(path.join(config.distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+  t.match(built.deploymentId, /^[A-Za-z0-9._-]{1,64}$/)
+  t.equal(app.deploymentId, built.deploymentId, "the build's own id, not one of the server's making")
 })
 
 t.test('a DEPLOYMENT_ID that is not the build’s stops start-up with a coded error', async (t) => {

@@ -23,7 +23,7 @@ const keptUrls = ['/', '/guides', `/guides/${guides[0]!.slug}`, '/faq', '/galler
 
 t.test('a kept document is the streamed render, byte for byte, with the same nonce', async (t) => {
   const { app: keeping, logs } = await build(t)
-  const { app: streaming } = await build(t, {}, { limits: { documentCacheEntries: 0 } })
+  const { app: streaming } = await build(t, {}, { limits: { staticPageCacheEntries: 0 } })
   for (const url of keptUrls) {
     const first = await keeping.inject(url)
     const kept = await keeping.inject(url)
@@ -66,7 +66,7 @@ t.test('concurrent first requests share one render', async (t) => {
 })
 
 t.test('the number of kept documents is bounded: past it, pages stream per request', async (t) => {
-  const { app, logs } = await build(t, {}, { limits: { documentCacheEntries: 2 } })
+  const { app, logs } = await build(t, {}, { limits: { staticPageCacheEntries: 2 } })
   for (const guide of guides.slice(0, 4)) {
     const first = await app.inject(`/guides/${guide.slug}`)
     const again = await app.inject(`/guides/${guide.slug}`)

@@ -1,6 +1,8 @@
 import t from 'tap'
 import { guides } from '../../src/content/guides.ts'
-import { pageServerSide } from '../../src/pages/loaders.ts'
+import { pages as sitePages } from '../../site/pages.ts'
+import { pageLoaders, type Loader } from '../../src/pages/loaders.ts'
+import { joinPages, type Site } from '../../src/pages/site.ts'
 import { build } from '../helpers/app.ts'
 
 const dataUrl = (id: string, path: string) => `/_next/data/${id}${path}`
@@ -29,19 +31,9 @@ t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', 
   }
 })
 
-t.test('static data: computed once, 304 on If-None-Match, 200 on a stale tag', async (t) => {
+t.test('static data: one ETag for the deployment, 304 on If-None-Match, 200 on a stale tag', async (t) => {
   const { app } = await build(t)
   const url = dataUrl(app.deploymentId, '/guides.json')
-  const loader = pageServerSide.guides!
-  const original = loader.load!
-  let runs = 0
-  ;(loader as { load: typeof original }).load = (context) => {
-    runs += 1
-    return original(context)
-  }
-  t.teardown(() => {
-    ;(loader as { load: typeof original }).load = original
-  })
   const first = await app.inject(url)
   const etag = first.headers.etag as string
   const second = await app.inject(url)
@@ -53,7 +45,6 @@ t.test('static data: computed once, 304 on If-None-Match, 200 on a stale tag', a
   t.equal(revalidated.headers.etag, etag)
   t.equal((await app.inject({ url, headers: { 'if-none-match': `"x", W/${etag}` } })).statusCode, 304, 'weak form, in a list')
   t.equal((await app.inject({ url, headers: { 'if-none-match': '"other"' } })).statusCode, 200)
-  t.equal(runs, 1, 'the loader ran once for the deployment')
 })
 
 t.test('dynamic page data is computed per request and never stored', async (t) => {
@@ -81,29 +72,25 @@ t.test('unknown pages and loader not-found answers are 404 { notFound: true }, a
   }
 })
 
+/** The site with one page's loader replaced: the app serves it, nothing shared is changed. */
+function siteWith(pageId: string, load: Loader): Site {
+  const pages = joinPages(sitePages, { ...pageLoaders, [pageId]: { load } })
+  return { pages, publicPages: pages }
+}
+
 t.test('a loader redirect is answered as data', async (t) => {
-  const { app } = await build(t)
-  const loader = pageServerSide.faq!
-  const original = loader.load!
-  ;(loader as { load: typeof original }).load = () => ({ redirect: { destination: '/guides', permanent: false } })
-  t.teardown(() => {
-    ;(loader as { load: typeof original }).load = original
-  })
+  const site = siteWith('faq', () => ({ redirect: { destination: '/guides', permanent: false } }))
+  const { app } = await build(t, {}, { site })
   const response = await app.inject(dataUrl(app.deploymentId, '/faq.json'))
   t.equal(response.statusCode, 200)
   t.same(response.json(), { redirect: { destination: '/guides', permanent: false } })
 })
 
 t.test('a failing loader is a 500 in JSON with a digest, never the message', async (t) => {
-  const { app, logs } = await build(t)
-  const loader = pageServerSide.status!
-  const original = loader.load!
-  ;(loader as { load: typeof original }).load = () => {
+  const site = siteWith('status', () => {
     throw new Error('secret database password')
-  }
-  t.teardown(() => {
-    ;(loader as { load: typeof original }).load = original
   })
+  const { app, logs } = await build(t, {}, { site })
   const response = await app.inject(dataUrl(app.deploymentId, '/status.json'))
   t.equal(response.statusCode, 500)
   t.match(response.headers['content-type'], /^application\/json/)
@@ -195,8 +182,8 @@ t.test('test-only pages have data only when test routes are on', async (t) => {
   t.same(response.json(), { pageProps: { delayMs: 7 }, kind: 'dynamic' })
 })
 
-t.test('the static cache is bounded', async (t) => {
-  const { app } = await build(t, {}, { limits: { pageDataCacheEntries: 1 } })
+t.test('beyond the bound of the static cache, data is still served', async (t) => {
+  const { app } = await build(t, {}, { limits: { staticPageCacheEntries: 1 } })
   const id = app.deploymentId
   const first = await app.inject(dataUrl(id, `/guides/${guides[0]!.slug}.json`))
   const second = await app.inject(dataUrl(id, `/guides/${guides[1]!.slug}.json`))

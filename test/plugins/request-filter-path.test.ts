@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { compileExclusions, judgePath } from '../../src/site-policy-path.ts'
-import { compilePattern } from '../../client/router/match.ts'
+import { compilePattern } from '../../site/match.ts'
 import { cspTemplate, createNonceStep, createRedirectStep } from '../../src/site-policy.ts'
 import type { FastifyRequest } from 'fastify'
 

@@ -5,10 +5,10 @@
  */
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { pages, type PageDefinition, type RouteParams } from '../../client/routes.ts'
+import type { RouteParams } from '../../site/pages.ts'
 import { images } from '../../config/images.ts'
 import { statusTitle } from '../../config/status-titles.ts'
-import { pageServerSide } from '../../src/pages/loaders.ts'
+import { loadSite, type ServerPage } from '../../src/pages/site.ts'
 import { escapeHtml } from '../../src/render/template.ts'
 import { projectRoot } from './server-process.ts'
 
@@ -24,14 +24,16 @@ export interface Target {
 /** The end of a built document: present only when the stream ran to its end. */
 const documentEnd = '</html>'
 
-function pageAt(pattern: string): PageDefinition {
+const { pages } = await loadSite(false)
+
+function pageAt(pattern: string): ServerPage {
   const page = pages.find((candidate) => candidate.path === pattern)
   if (!page) throw new Error(`the page table has no page at ${pattern}`)
   return page
 }
 
-async function titleOf(page: PageDefinition, params: RouteParams, deploymentId: string): Promise<string> {
-  const load = pageServerSide[page.id]?.load
+async function titleOf(page: ServerPage, params: RouteParams, deploymentId: string): Promise<string> {
+  const load = page.load
   const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
   return `<title>${escapeHtml(page.head(result.props as never, params).title)}</title>`
@@ -89,7 +91,7 @@ export async function readMixSources(origin: string): Promise<MixSources> {
 export async function buildMix(sources: MixSources): Promise<Target[]> {
   const { deploymentId } = sources
   const guide = pageAt('/guides/:slug')
-  const slug = pageServerSide[guide.id]?.staticParams?.()[0]?.slug
+  const slug = guide.staticParams?.()[0]?.slug
   if (!slug) throw new Error('the guide loader lists no slugs')
   const dataHeaders = { 'x-deployment-id': deploymentId }
   const notFoundTitle = `<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`

@@ -1,8 +1,8 @@
-import type { PageDefinition, RouteParams } from '../routes.ts'
+import type { RouteParams } from './pages.ts'
 
 /** A page of the table matched to a pathname, with its parameters decoded. */
-export interface PageMatch {
-  page: PageDefinition
+export interface PageMatch<Page extends { path: string }> {
+  page: Page
   params: RouteParams
 }
 
@@ -12,7 +12,7 @@ export type PatternMatcher = (pathname: string) => Record<string, string> | unde
 /**
  * Compiles one router pattern (`/guides/:slug`), matched by whole segments: `:name` takes one non-empty segment,
  * literal parts must be equal, a trailing slash is ignored as the server's router ignores it. The request filter's
- * redirects and exclusions, the server's page-data route and the client router all use it, so they agree on which
+ * redirects and exclusions, the server's page routes and the client router all use it, so they agree on which
  * page a URL is.
  */
 export function compilePattern(pattern: string): PatternMatcher {
@@ -35,7 +35,9 @@ export function compilePattern(pattern: string): PatternMatcher {
  * The page table as one matcher, compiled once: the first page whose pattern matches `pathname`, with its
  * parameters decoded.
  */
-export function createPageMatcher(pages: readonly PageDefinition[]): (pathname: string) => PageMatch | undefined {
+export function createPageMatcher<Page extends { path: string }>(
+  pages: readonly Page[],
+): (pathname: string) => PageMatch<Page> | undefined {
   const compiled = pages.map((page) => ({ page, match: compilePattern(page.path) }))
   return function matchPage(pathname) {
     for (const { page, match } of compiled) {

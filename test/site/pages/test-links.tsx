@@ -1,5 +1,5 @@
-import type { PageComponentProps } from '../routes.ts'
-import { Link } from '../components/link.tsx'
+import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { Link } from '../../../client/components/link.tsx'
 
 export interface TestLinksData {
   /** `grid`: every link in view at once. `spaced`: two links far below the fold, one further than the other. */

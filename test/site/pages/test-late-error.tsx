@@ -1,5 +1,5 @@
 import { Suspense, use } from 'react'
-import type { PageComponentProps } from '../routes.ts'
+import type { PageComponentProps } from '../../../client/page-modules.ts'
 import { settleAfter } from './test-delay.ts'
 
 export interface LateErrorData {

@@ -1,0 +1,69 @@
+import fp from 'fastify-plugin'
+import path from 'node:path'
+import fastifyVite from '@fastify/vite'
+import type { FastifyInstance } from 'fastify'
+import { errors } from '../src/errors.ts'
+import { builtAssetOptions } from '../src/render/built-assets.ts'
+import { readPagePreloads } from '../src/render/page-preloads.ts'
+import { createDocumentRenderer, type RenderDocument } from '../src/render/renderer.ts'
+import { assetBase } from '../src/render/template.ts'
+import { viteDocumentSource } from '../src/render/vite-client.ts'
+
+export interface DocumentsOptions {
+  /** Project root: holds vite.config.ts and package.json. */
+  root: string
+  /** Build output (production): holds vite.config.json, client/, server/. */
+  distDir: string
+  /** Serve through Vite's dev server (HMR) instead of the build. */
+  dev: boolean
+  /** The ids of every page served: each needs its code chunk in the build (and gets its chunks preloaded). */
+  pageIds: readonly string[]
+  renderTimeoutMs: number
+  /** Keep documents rendered once (static pages, error pages without a digest); never in development. */
+  keepDocuments: boolean
+}
+
+/**
+ * Documents: @fastify/vite brings the client in (the build in production, Vite's dev server with HMR in development)
+ * and serves the built assets under `/_next/static/`; Courier takes the template and the SSR module from it and
+ * renders every document, page or error page, through `fastify.renderDocument` (src/render/renderer.ts).
+ */
+async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
+  const { root, distDir, dev, pageIds, renderTimeoutMs, keepDocuments } = options
+  if (!Number.isInteger(renderTimeoutMs) || renderTimeoutMs <= 0) {
+    throw new errors.OptionInvalid('renderTimeoutMs', 'a whole number of milliseconds above 0')
+  }
+  // Decorated by courier-deployment-id before this plugin registers, and fixed for the life of the process.
+  const deploymentId = fastify.deploymentId
+  const clientDir = path.join(distDir, 'client')
+  const preloadsFor = dev ? undefined : await readPagePreloads(clientDir, pageIds, deploymentId)
+  const { renderer, source } = viteDocumentSource(deploymentId)
+
+  await fastify.register(fastifyVite, {
+    root,
+    dev,
+    // @fastify/vite looks for vite.config.json beside the client folder it is given.
+    distDir: clientDir,
+    fastifyStaticOptions: builtAssetOptions(distDir),
+    renderer,
+  })
+  await fastify.vite.ready()
+
+  fastify.decorate(
+    'renderDocument',
+    createDocumentRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments: keepDocuments && !dev }),
+  )
+  fastify.log.debug({ dev, assetBase }, 'documents ready')
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Renders a document (a page, or the error page for a status) for this request and sends it: streamed, or its
+     * kept bytes with the request's nonce. Routes and the error handler answer through it; it needs no route.
+     */
+    renderDocument: RenderDocument
+  }
+}
+
+export default fp(documents, { name: 'courier-documents', fastify: '5.x', dependencies: ['courier-deployment-id'] })

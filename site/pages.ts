@@ -1,0 +1,90 @@
+import { columnSizes, imageSources } from './image-sources.ts'
+import type { HomeData } from './data-types.ts'
+
+/**
+ * The page table: one entry per page, the one source of truth for the server (routes, page data, sitemap, request
+ * filter, preloads) and the client (router). Plain data and head functions only: each page's component is found by
+ * its id (client/page-modules.ts), each page's server-only loader likewise (src/pages/loaders.ts).
+ */
+export type PageKind = 'static' | 'dynamic'
+
+export type RouteParams = Readonly<Record<string, string>>
+
+/** An image the document preloads in its head (the hero of the first view), as `<img srcset sizes>` will ask for it. */
+export interface HeadImagePreload {
+  href: string
+  srcSet: string
+  sizes: string
+}
+
+export interface PageHead {
+  title: string
+  description?: string
+  preloadImages?: readonly HeadImagePreload[]
+}
+
+export interface PageDefinition {
+  /** Stable id: joins the server's loader and the client's code chunk (`client/pages/<id>.tsx`), travels in the
+   * hydration state. */
+  id: string
+  /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
+  path: string
+  kind: PageKind
+  /** Title and meta of the page, from its data. */
+  head: (data: never, params: RouteParams) => PageHead
+}
+
+export const siteName = 'Courier'
+
+export function titled(title: string): string {
+  return `${title} · ${siteName}`
+}
+
+export const pages: readonly PageDefinition[] = [
+  {
+    id: 'home',
+    path: '/',
+    kind: 'static',
+    head: (data: HomeData) => {
+      const hero = imageSources(data.hero.src, data.hero.width, columnSizes)
+      return {
+        title: `${siteName}: React delivery on Fastify`,
+        description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
+        preloadImages: [{ href: hero.src, srcSet: hero.srcSet, sizes: hero.sizes }],
+      }
+    },
+  },
+  {
+    id: 'guides',
+    path: '/guides',
+    kind: 'static',
+    head: () => ({ title: titled('Guides'), description: 'One guide per delivery mechanic of Courier.' }),
+  },
+  {
+    id: 'guide',
+    path: '/guides/:slug',
+    kind: 'static',
+    head: (data: { guide: { title: string; summary: string } }) => ({
+      title: titled(data.guide.title),
+      description: data.guide.summary,
+    }),
+  },
+  {
+    id: 'status',
+    path: '/status',
+    kind: 'dynamic',
+    head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),
+  },
+  {
+    id: 'faq',
+    path: '/faq',
+    kind: 'static',
+    head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
+  },
+  {
+    id: 'gallery',
+    path: '/gallery',
+    kind: 'static',
+    head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),
+  },
+]

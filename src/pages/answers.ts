@@ -1,0 +1,98 @@
+import type { PageMatch } from '../../site/match.ts'
+import { pageDataJson, type PageDataBody } from '../../site/page-data.ts'
+import type { RouteParams } from '../../site/pages.ts'
+import { KeptDocumentSlot } from '../render/document-cache.ts'
+import { strongEtag } from '../etag.ts'
+import type { ServerPage } from './site.ts'
+
+/** What a page's loader said, for one request (a `dynamic` page) or for the deployment (a `static` one). */
+export type PageAnswer =
+  | { type: 'props'; data: unknown }
+  | { type: 'notFound' }
+  | { type: 'redirect'; destination: string; permanent: boolean }
+
+/** A page's answer in JSON, as the data route sends it. */
+export interface DataAnswer {
+  statusCode: 200 | 404
+  body: string
+}
+
+/** A `static` page instance, kept for the deployment: its answer, its page data as sent, its document once rendered. */
+export interface StaticPageEntry {
+  answer: PageAnswer
+  data: DataAnswer & { etag: string }
+  /** The document rendered once (src/render/renderer.ts), filled on the first HTML request; none when the entry is
+   * not kept (the cache is full): its requests stream. */
+  document: KeptDocumentSlot | undefined
+}
+
+export function dataAnswerOf(page: ServerPage, answer: PageAnswer): DataAnswer {
+  const body: PageDataBody =
+    answer.type === 'props'
+      ? { pageProps: answer.data, kind: page.kind }
+      : answer.type === 'redirect'
+        ? { redirect: { destination: answer.destination, permanent: answer.permanent } }
+        : { notFound: true }
+  return { statusCode: answer.type === 'notFound' ? 404 : 200, body: pageDataJson(body) }
+}
+
+export interface PageAnswersOptions {
+  deploymentId: string
+  /** At most this many `static` page instances kept (config/server.ts). */
+  maxStaticEntries: number
+}
+
+/**
+ * Runs page loaders, at most once per request, and once per deployment for a `static` page instance: the HTML route
+ * and the data route ask here, so a page's document and its data come from one loader run and one cache. A `static`
+ * loader sees no query (no query can change what is kept). Concurrent first requests of a `static` instance share
+ * one run; a failed run or a not-found answer is not kept (the next request runs the loader again, and unknown paths
+ * cannot fill the cache).
+ */
+export class PageAnswers {
+  readonly #deploymentId: string
+  readonly #maxStaticEntries: number
+  readonly #staticEntries = new Map<string, Promise<StaticPageEntry>>()
+
+  constructor(options: PageAnswersOptions) {
+    this.#deploymentId = options.deploymentId
+    this.#maxStaticEntries = options.maxStaticEntries
+  }
+
+  get staticEntries(): number {
+    return this.#staticEntries.size
+  }
+
+  /** The answer of a `dynamic` page for this request. */
+  async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
+    if (!page.load) return { type: 'props', data: {} }
+    const result = await page.load({ params, query, deploymentId: this.#deploymentId })
+    if ('notFound' in result) return { type: 'notFound' }
+    if ('redirect' in result) return { type: 'redirect', ...result.redirect }
+    return { type: 'props', data: result.props }
+  }
+
+  /** The kept entry of a `static` page instance, made on first use. */
+  staticEntry(match: PageMatch<ServerPage>): Promise<StaticPageEntry> {
+    // One key per page instance, whatever spelling of its path was asked (`/guides/x/`, `/guides//x`).
+    const key = `${match.page.id}:${JSON.stringify(match.params)}`
+    const kept = this.#staticEntries.get(key)
+    if (kept) return kept
+    const keep = this.#staticEntries.size < this.#maxStaticEntries
+    const pending = this.load(match.page, match.params, {}).then((answer): StaticPageEntry => {
+      const data = dataAnswerOf(match.page, answer)
+      const document = keep ? new KeptDocumentSlot() : undefined
+      return { answer, data: { ...data, etag: strongEtag(data.body) }, document }
+    })
+    if (!keep) return pending
+    this.#staticEntries.set(key, pending)
+    pending.then(
+      (entry) => {
+        if (entry.answer.type === 'notFound') this.#staticEntries.delete(key)
+      },
+      // The request that ran the loader reports the failure; the next request runs it again.
+      () => this.#staticEntries.delete(key),
+    )
+    return pending
+  }
+}

@@ -1,0 +1,8 @@
+import { pages } from '../../site/pages.ts'
+import { pageLoaders } from '../../src/pages/loaders.ts'
+import { joinPages } from '../../src/pages/site.ts'
+import { testPageLoaders } from './loaders.ts'
+import { testPages } from './pages.ts'
+
+/** The site's pages and the test build's, as a server run with COURIER_TEST_ROUTES serves them (src/pages/site.ts). */
+export const testSitePages = joinPages([...pages, ...testPages], { ...pageLoaders, ...testPageLoaders })
