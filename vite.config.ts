@@ -19,7 +19,7 @@ export default defineConfig((): UserConfig => {
   const outDir = path.resolve(import.meta.dirname, process.env.DIST_DIR ?? defaultDistDir(testBuild))
   return {
     root: path.resolve(import.meta.dirname, 'client'),
-    // Built assets live under /_next/static/ (README "URLs"); public files are served by Fastify, not copied.
+    // Built assets live under /_next/static/ (README "Architecture"); public files are served by Fastify, not copied.
     base: assetBase,
     publicDir: false,
     // Vite marks every tag it writes with this; the server swaps it for the request's CSP nonce.

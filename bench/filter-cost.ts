@@ -38,27 +38,37 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
+/** Mean CPU time per request of one round of `url` on `app`, in microseconds. */
+async function timeRound(app: FastifyInstance, url: string): Promise<number> {
+  const started = process.cpuUsage()
+  for (let index = 0; index < requestsPerRound; index++) {
+    const response = await app.inject(url)
+    if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`)
+  }
+  const used = process.cpuUsage(started)
+  return (used.user + used.system) / requestsPerRound
+}
+
+/** Median of the mean CPU time per request over rounds of `url` on `app`, after a warm-up. */
+async function measure(app: FastifyInstance, url: string): Promise<number> {
+  // Warm-up: JIT, the page's lazy chunk, React's caches.
+  for (let round = 0; round < 5; round++) await timeRound(app, url)
+  const samples: number[] = []
+  for (let round = 0; round < rounds; round++) samples.push(await timeRound(app, url))
+  return median(samples)
+}
+
 /** Medians of the mean CPU time per request of each side, over alternating rounds after a warm-up. */
 async function compare(apps: Record<'filtered' | 'unfiltered', FastifyInstance>, url: string) {
-  const timeRound = async (app: FastifyInstance) => {
-    const started = process.cpuUsage()
-    for (let index = 0; index < requestsPerRound; index++) {
-      const response = await app.inject(url)
-      if (response.statusCode !== 200) throw new Error(`${url} answered ${response.statusCode}`)
-    }
-    const used = process.cpuUsage(started)
-    return (used.user + used.system) / requestsPerRound
-  }
-  // Warm-up: JIT, the page's lazy chunk, React's caches.
   for (let round = 0; round < 5; round++) {
-    await timeRound(apps.filtered)
-    await timeRound(apps.unfiltered)
+    await timeRound(apps.filtered, url)
+    await timeRound(apps.unfiltered, url)
   }
   const samples = { filtered: [] as number[], unfiltered: [] as number[] }
   for (let round = 0; round < rounds; round++) {
     // Alternate who goes first, so a slow spell of the machine does not always fall on the same side.
     const order = round % 2 === 0 ? (['filtered', 'unfiltered'] as const) : (['unfiltered', 'filtered'] as const)
-    for (const side of order) samples[side].push(await timeRound(apps[side]))
+    for (const side of order) samples[side].push(await timeRound(apps[side], url))
   }
   return { filtered: median(samples.filtered), unfiltered: median(samples.unfiltered) }
 }
@@ -82,12 +92,11 @@ async function bareRoute(config: Config, withFilter: boolean): Promise<FastifyIn
 async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' })
   const app = await buildApp(config, { logger: pino({ level: 'silent' }) })
-  const page = await compare({ filtered: app, unfiltered: app }, path)
+  const pageUs = await measure(app, path)
   await app.close()
   const bare = { filtered: await bareRoute(config, true), unfiltered: await bareRoute(config, false) }
   const hook = await compare(bare, '/guides/streaming-ssr')
   await Promise.all([bare.filtered.close(), bare.unfiltered.close()])
-  const pageUs = page.filtered
   const hookUs = hook.filtered - hook.unfiltered
   const sample: FilterCostSample = {
     path,

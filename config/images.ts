@@ -1,5 +1,5 @@
 /**
- * Image widths and cache lifetime. Source: product spec section 9; DESIGN.md section 8.
+ * Image widths and cache lifetime. Source: product spec section 9; README "Images".
  * Shared by the optimizer route, GET /api/image-widths and the client's Image component.
  */
 export const images = Object.freeze({

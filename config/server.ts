@@ -26,7 +26,7 @@ export const serverLimits = Object.freeze({
    * page data as sent and its document rendered once. Loaders decide which paths exist (not-found answers are never
    * kept), and this caps what a large site can hold. Error documents without a digest are kept by status besides. */
   staticPageCacheEntries: 1000,
-  /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (DESIGN.md section 10). */
+  /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (README "Operations"). */
   shutdownGraceMs: 10_000,
   /** Load shedding (plugins/load-shedding.ts): the event loop's mean delay is sampled this often. A sample in which
    * the loop never turned over counts as infinite delay, so this is also the longest single tick a busy server may

@@ -1,4 +1,4 @@
-/** Titles of the generic error page. Source: product spec section 2; DESIGN.md section 7. */
+/** Titles of the generic error page. Source: product spec section 2; README "Errors". */
 export const statusTitles: Readonly<Record<number, string>> = Object.freeze({
   400: 'Bad Request',
   404: 'This page could not be found',

@@ -11,12 +11,6 @@ import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 
-export interface ClientErrorsOptions {
-  /** Overrides of config/client-errors.ts (tests use a small window). */
-  maxPerWindow?: number
-  windowMs?: number
-}
-
 const reportSchema = {
   type: 'object',
   required: ['source', 'message', 'url'],
@@ -72,14 +66,8 @@ async function logClientError(request: FastifyRequest<{ Body: ClientErrorReport 
  * validated by schema, size-capped, rate-limited per client and written to the log. 204 when logged; 400 for a bad
  * body, 413 for a big one, 415 for anything but JSON, 429 for a flood; all JSON, by the status-title table.
  */
-async function clientErrors(fastify: FastifyInstance, options: ClientErrorsOptions) {
-  const { maxPerWindow = clientErrorLimits.maxPerWindow, windowMs = clientErrorLimits.windowMs } = options
-  if (!Number.isInteger(maxPerWindow) || maxPerWindow <= 0) {
-    throw new errors.OptionInvalid('maxPerWindow', 'a whole number above 0')
-  }
-  if (!Number.isInteger(windowMs) || windowMs <= 0) {
-    throw new errors.OptionInvalid('windowMs', 'a whole number of milliseconds above 0')
-  }
+async function clientErrors(fastify: FastifyInstance) {
+  const { maxPerWindow, windowMs } = clientErrorLimits
   // Its own scope: the rate limiter's hooks and decorators stay with this route.
   await fastify.register(async function clientErrorRoute(scope) {
     await scope.register(rateLimit, {

@@ -26,7 +26,7 @@ async function readBuildId(distDir: string): Promise<string> {
   throw new errors.BuildMissing(distDir)
 }
 
-/** Decorates `fastify.deploymentId`: the build's id, read once at start-up (DESIGN.md section 4). */
+/** Decorates `fastify.deploymentId`: the build's id, read once at start-up (README "Architecture"). */
 async function deploymentId(fastify: FastifyInstance, options: DeploymentIdOptions) {
   const { distDir, dev, expected } = options
   const id = dev ? (expected ?? developmentId) : await readBuildId(distDir)

@@ -109,7 +109,7 @@ function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
 
 /**
  * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
- * an allowed width, in the best format the browser accepts, cached on disk (DESIGN.md section 8).
+ * an allowed width, in the best format the browser accepts, cached on disk (README "Images").
  */
 async function image(fastify: FastifyInstance, options: ImageOptions) {
   const { publicRoot, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options

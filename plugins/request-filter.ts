@@ -105,7 +105,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
   /**
    * The router's own refusals (a malformed escape, an over-long parameter) run no hook: buildApp's frameworkErrors
-   * asks here instead (src/router-errors.ts). An excluded path stays excluded; anything else gets the policy's headers, no site step.
+   * asks here instead (src/app.ts). An excluded path stays excluded; anything else gets the policy's headers, no site step.
    */
   fastify.decorate('judgeRefusedRequest', function judgeRefusedRequest(request: FastifyRequest, reply: FastifyReply) {
     const judgement = judgePath(request.url)

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import type { LoggerOptions } from 'pino'
 import type { LogLevel } from '../config/env.ts'
 
-/** Header values that must never reach a log line (DESIGN.md section 10). */
+/** Header values that must never reach a log line (README "Operations"). */
 export const redactedPaths = [
   'req.headers.cookie',
   'req.headers.authorization',

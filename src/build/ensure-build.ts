@@ -10,7 +10,7 @@ import { deploymentManifestName } from './deployment-id.ts'
 
 const config = loadConfig()
 const buildMarker = path.join(config.distDir, deploymentManifestName)
-const sources = ['client', 'config', 'src/build', 'vite.config.ts', 'package-lock.json'].map((entry) =>
+const sources = ['client', 'site', 'config', 'src/build', 'vite.config.ts', 'package-lock.json'].map((entry) =>
   path.join(config.rootDir, entry),
 )
 

@@ -56,16 +56,8 @@ export class DiskImageCache {
     this.#options = options
   }
 
-  get bytes(): number {
-    return this.#bytes
-  }
-
   get size(): number {
     return this.#entries.size
-  }
-
-  has(key: string): boolean {
-    return this.#entries.has(key)
   }
 
   /** Reads the index of the entries already on disk (oldest first, so they are evicted first). */

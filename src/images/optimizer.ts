@@ -65,11 +65,6 @@ export class ImageOptimizer {
     this.#options = options
   }
 
-  /** How many productions are under way (tests and the bench look). */
-  get inFlight(): number {
-    return this.#inFlight.size
-  }
-
   /** The image for `key`: the production already under way for it, or a new one. */
   produce(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
     const running = this.#inFlight.get(key)

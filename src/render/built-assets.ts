@@ -1,7 +1,7 @@
 import path from 'node:path'
 import type { FastifyStaticOptions } from '@fastify/static'
 
-/** Built assets have content-hashed names: cache them for a year, never revalidate (README "Caching"). */
+/** Built assets have content-hashed names: cache them for a year, never revalidate (README "Architecture"). */
 export const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
 
 /**

@@ -3,7 +3,7 @@
  * transformed one). Kept free of heavy imports: vite.config.ts reads the constants below.
  */
 
-/** URL prefix of built client assets (DESIGN.md section 2). */
+/** URL prefix of built client assets (README "Architecture"). */
 export const assetBase = '/_next/static/'
 
 /** Vite writes `nonce="<this>"` on the tags it emits (html.cspNonce); each response swaps in its own nonce. */

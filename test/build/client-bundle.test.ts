@@ -1,4 +1,5 @@
 import t from 'tap'
+import { testPages } from '../site/pages.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'acorn'
@@ -31,6 +32,18 @@ t.test('server-only code and content never reach the client build', async (t) =>
   t.notMatch(bundle, faqAnswer, 'FAQ text comes as data only')
   t.notMatch(bundle, 'memoryUsage', "the status page's loader stays on the server")
   t.notMatch(bundle, 'staticParams', 'the server half of the page table stays on the server')
+})
+
+t.test('the production build holds no test page: no chunk, no route, no text of one', async (t) => {
+  const bundle = texts.map((file) => readFileSync(file, 'utf8')).join('\n')
+  for (const page of testPages) {
+    t.notMatch(bundle, page.path, `${page.path} is not in the client`)
+    t.notOk(texts.some((file) => path.basename(file).startsWith(`${page.id}-`)), `${page.id} has no chunk`)
+  }
+  const manifest = readFileSync(path.join(clientDir, '.vite', 'manifest.json'), 'utf8')
+  t.notMatch(manifest, 'test/site', 'nothing of test/site/ went into the build')
+  const server = readdirSync(path.join(distDir, 'server'), { recursive: true }).map(String)
+  t.notOk(server.some((file) => /(^|\/)test-/.test(file)), 'the SSR build has no test page either')
 })
 
 /**

@@ -1,6 +1,6 @@
 /**
- * What the browser fetches, page by page: every asset carries this build's `?dpl=<id>` (DESIGN.md section 4), no
- * request leaves the test server's origin (DESIGN.md section 9), and no chunk is fetched twice (with and without the
+ * What the browser fetches, page by page: every asset carries this build's `?dpl=<id>` (README "Architecture"), no
+ * request leaves the test server's origin (README "Client bundle"), and no chunk is fetched twice (with and without the
  * query, which would mean two copies of a module, e.g. of React).
  */
 import t from 'tap'

@@ -1,5 +1,5 @@
 /**
- * The request filter (DESIGN.md section 3): which paths get the site policy, what the policy sends, and that no path
+ * The request filter (README "Request filter"): which paths get the site policy, what the policy sends, and that no path
  * variant or header gets a page (or its data) past it. Paths go over real sockets exactly as written: inject parses
  * them with the WHATWG URL parser, which resolves dot segments and would hide the very bugs looked for here.
  */

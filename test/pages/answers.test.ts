@@ -1,0 +1,84 @@
+import t from 'tap'
+import type { PageMatch } from '../../site/match.ts'
+import { PageAnswers } from '../../src/pages/answers.ts'
+import type { ServerPage } from '../../src/pages/site.ts'
+
+function countingPage(kind: 'static' | 'dynamic', answer: () => ReturnType<NonNullable<ServerPage['load']>>) {
+  const page = {
+    id: 'counted',
+    path: '/counted/:slug',
+    kind,
+    head: () => ({ title: 'Counted' }),
+    runs: 0,
+    load() {
+      page.runs++
+      return answer()
+    },
+  }
+  return page
+}
+
+const match = (page: ServerPage, slug: string): PageMatch<ServerPage> => ({ page, params: { slug } })
+
+t.test('a static page instance is loaded once for its document and its data, by concurrent first requests too', async (t) => {
+  const page = countingPage('static', () => ({ props: { value: 1 } }))
+  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const entries = await Promise.all([1, 2, 3].map(() => answers.staticEntry(match(page, 'a'))))
+  t.equal(page.runs, 1)
+  t.ok(entries.every((entry) => entry === entries[0]), 'one entry for HTML and data alike')
+  t.same(entries[0]!.answer, { type: 'props', data: { value: 1 } })
+  t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static' })
+  t.ok(entries[0]!.document, 'a kept instance has a slot for its document')
+  await answers.staticEntry(match(page, 'a'))
+  t.equal(page.runs, 1, 'later requests reuse it')
+})
+
+t.test('the static cache is bounded: past it, instances are loaded per request and not kept', async (t) => {
+  const page = countingPage('static', () => ({ props: {} }))
+  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 1 })
+  await answers.staticEntry(match(page, 'a'))
+  const beyond = await answers.staticEntry(match(page, 'b'))
+  await answers.staticEntry(match(page, 'b'))
+  t.equal(page.runs, 3, 'b is loaded on each request')
+  t.equal(beyond.document, undefined, 'and its document streams')
+  t.equal(answers.staticEntries, 1)
+  await answers.staticEntry(match(page, 'a'))
+  t.equal(page.runs, 3, 'a stays kept')
+})
+
+t.test('not-found answers and failed loads are not kept', async (t) => {
+  let fail = true
+  const page = countingPage('static', () => {
+    if (fail) throw new Error('loader failed')
+    return { notFound: true }
+  })
+  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  await t.rejects(answers.staticEntry(match(page, 'a')), /loader failed/)
+  fail = false
+  const entry = await answers.staticEntry(match(page, 'a'))
+  t.same(entry.answer, { type: 'notFound' })
+  t.equal(entry.data.statusCode, 404)
+  await answers.staticEntry(match(page, 'a'))
+  t.equal(page.runs, 3, 'each request ran the loader again')
+  t.equal(answers.staticEntries, 0)
+})
+
+t.test('a dynamic page is loaded per request, with its query; a static one never sees the query', async (t) => {
+  const queries: unknown[] = []
+  const page = { ...countingPage('dynamic', () => ({ props: {} })), load: (context: { query: unknown }) => (queries.push(context.query), { props: {} }) }
+  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  await answers.load(page, {}, { q: '1' })
+  await answers.load(page, {}, { q: '2' })
+  t.same(queries, [{ q: '1' }, { q: '2' }])
+  const staticPage = { ...page, kind: 'static' as const }
+  await answers.staticEntry(match(staticPage, 'a'))
+  t.same(queries[2], {}, 'no query reaches a kept answer')
+})
+
+t.test('a redirect is kept and sent as data', async (t) => {
+  const page = countingPage('static', () => ({ redirect: { destination: '/elsewhere', permanent: true } }))
+  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const entry = await answers.staticEntry(match(page, 'a'))
+  t.same(JSON.parse(entry.data.body), { redirect: { destination: '/elsewhere', permanent: true } })
+  t.equal(answers.staticEntries, 1)
+})
