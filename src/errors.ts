@@ -43,7 +43,8 @@ export const errors = {
   HeaderTooLarge: createError('COURIER_ERR_HEADER_TOO_LARGE', 'The request headers are too large', 431),
   RequestTimeout: createError('COURIER_ERR_REQUEST_TIMEOUT', 'The request did not arrive in time', 408),
   /** No route and no page for the path (plugins/errors.ts, the not-found handler). */
-  NotFound: createError('COURIER_ERR_NOT_FOUND', '%s %s was not found', 404),
+  // Made for every 404 answer: no stack trace to capture, it is never thrown.
+  NotFound: createError('COURIER_ERR_NOT_FOUND', '%s %s was not found', 404, Error, false),
   /** A failure that carries no code of its own: its answer says this, its log line says the rest. */
   Internal: createError('COURIER_ERR_INTERNAL', 'Internal Server Error', 500),
   OptionInvalid: createError('COURIER_ERR_OPTION_INVALID', 'Invalid option %s: %s', 500, TypeError),
