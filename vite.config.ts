@@ -15,7 +15,8 @@ import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
  * Vite mode: @fastify/vite writes the build's vite.config.json in the `production` mode only.)
  */
 export default defineConfig((): UserConfig => {
-  const testBuild = process.env.COURIER_BUILD === 'test'
+  // The dev server (`COURIER_TEST_ROUTES=true npm run dev`) serves the test pages the same way.
+  const testBuild = process.env.COURIER_BUILD === 'test' || process.env.COURIER_TEST_ROUTES === 'true'
   const outDir = path.resolve(import.meta.dirname, process.env.DIST_DIR ?? defaultDistDir(testBuild))
   return {
     root: path.resolve(import.meta.dirname, 'client'),
