@@ -6,6 +6,7 @@ import { browserTargets } from './config/browsers.ts'
 import { defaultDistDir } from './config/env.ts'
 import { deploymentId } from './src/build/deployment-id.ts'
 import { extraPages } from './src/build/extra-pages.ts'
+import { precompress } from './src/build/precompress.ts'
 import { fontPreload } from './src/build/font-preload.ts'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
 
@@ -45,6 +46,7 @@ export default defineConfig((): UserConfig => {
       react(),
       fontPreload({ match: /inter-latin-wght-normal-[\w-]+\.woff2$/ }),
       deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
+      precompress(),
       extraPages({ from: testBuild ? path.resolve(import.meta.dirname, 'test/site/pages.ts') : undefined }),
     ],
   }

@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { PageMatch } from '../site/match.ts'
 import { deploymentIdHeader, pageDataJson, pageDataPrefix, readDataFile } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
-import { matchesIfNoneMatch } from '../src/etag.ts'
+import { codingForBody, compressBody, preferredCodings } from '../src/compression/compress.ts'
+import { addVary } from '../src/compression/vary.ts'
+import { encodedEtag, matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { dataAnswerOf, type DataAnswer, type PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
@@ -28,8 +30,8 @@ interface DataRequest {
   Querystring: Record<string, unknown>
 }
 
-function sendAnswer(reply: FastifyReply, answer: DataAnswer, cacheControl: string) {
-  return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(answer.body)
+function sendAnswer(reply: FastifyReply, answer: DataAnswer, cacheControl: string, body: string | Buffer = answer.body) {
+  return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(body)
 }
 
 /**
@@ -71,13 +73,24 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
         const answer = await answers.load(match.page, match.params, request.query)
         return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
       }
-      const { data } = await answers.staticEntry(match)
+      const entry = await answers.staticEntry(match)
+      const { data } = entry
       if (data.statusCode !== 200) return sendAnswer(reply, data, pageCacheControl.error)
-      reply.header('etag', data.etag)
-      if (matchesIfNoneMatch(request.headers['if-none-match'], data.etag)) {
+      // Kept for the deployment, so compressed once per coding (the best each does), never per request.
+      const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), preferredCodings)
+      addVary(reply, 'accept-encoding')
+      reply.header('etag', encodedEtag(data.etag, coding))
+      if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {
         return reply.code(304).header('cache-control', pageCacheControl.static).send()
       }
-      return sendAnswer(reply, data, pageCacheControl.static)
+      if (coding === 'identity') return sendAnswer(reply, data, pageCacheControl.static)
+      let encoded = entry.encodedData.get(coding)
+      if (!encoded) {
+        encoded = compressBody(data.body, coding, 'once')
+        entry.encodedData.set(coding, encoded)
+      }
+      reply.header('content-encoding', coding)
+      return sendAnswer(reply, data, pageCacheControl.static, encoded)
     },
   })
 

@@ -15,6 +15,7 @@ import { generateRequestId, loggerOptions } from './logger.ts'
 import { loadSite, type Site } from './pages/site.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
+import compression from '../plugins/compression.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import drain from '../plugins/drain.ts'
 import errors from '../plugins/errors.ts'
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
   await app.register(accessLog)
+  await app.register(compression)
   await app.register(errors)
   await app.register(drain, { keepAliveTimeoutMs: limits.drainKeepAliveTimeoutMs })
   // Before the request filter and every route: a shed request costs no other work.

@@ -13,3 +13,16 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
     return tag === '*' || tag === etag || tag === `W/${etag}`
   })
 }
+
+/**
+ * The tag of one encoding of a representation: its own (a cache must not take gzip bytes for brotli ones under one
+ * strong tag), as @fastify/compress does, by a suffix inside the quotes: `"x"` -> `"x-br"`, `"x-gzip"`.
+ */
+export function encodedEtag(etag: string, coding: 'identity' | 'br' | 'gzip'): string {
+  return coding === 'identity' ? etag : `${etag.slice(0, -1)}-${coding}"`
+}
+
+/** Whether If-None-Match names any encoding of the representation tagged `etag`: its content has not changed. */
+export function matchesAnyEncoding(header: string | undefined, etag: string): boolean {
+  return (['identity', 'br', 'gzip'] as const).some((coding) => matchesIfNoneMatch(header, encodedEtag(etag, coding)))
+}

@@ -3,6 +3,7 @@ import { pageDataJson, type PageDataBody } from '../../site/page-data.ts'
 import type { RouteParams } from '../../site/pages.ts'
 import { KeptDocumentSlot } from '../render/document-cache.ts'
 import { strongEtag } from '../etag.ts'
+import type { ContentCoding } from '../compression/negotiate.ts'
 import type { ServerPage } from './site.ts'
 
 /** What a page's loader said, for one request (a `dynamic` page) or for the deployment (a `static` one). */
@@ -21,6 +22,8 @@ export interface DataAnswer {
 export interface StaticPageEntry {
   answer: PageAnswer
   data: DataAnswer & { etag: string }
+  /** The page data compressed, once per coding, on first use (plugins/page-data.ts). */
+  encodedData: Map<ContentCoding, Buffer>
   /** The document rendered once (src/render/renderer.ts), filled on the first HTML request; none when the entry is
    * not kept (the cache is full): its requests stream. */
   document: KeptDocumentSlot | undefined
@@ -82,7 +85,7 @@ export class PageAnswers {
     const pending = this.load(match.page, match.params, {}).then((answer): StaticPageEntry => {
       const data = dataAnswerOf(match.page, answer)
       const document = keep ? new KeptDocumentSlot() : undefined
-      return { answer, data: { ...data, etag: strongEtag(data.body) }, document }
+      return { answer, data: { ...data, etag: strongEtag(data.body) }, encodedData: new Map(), document }
     })
     if (!keep) return pending
     this.#staticEntries.set(key, pending)

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto'
+import { compression } from '../../config/compression.ts'
+import { compressSegments, gzipWithInsertions, type GzipSegments } from '../compression/gzip-segments.ts'
 import { escapeHtml } from './template.ts'
 
 /**
@@ -32,11 +34,31 @@ export function splitAtNonce(html: string): KeptDocument | undefined {
 
 const noBytes = Buffer.alloc(0)
 
+/** What goes between the parts for one request: its nonce attribute, or nothing. */
+function nonceAttributeBytes(nonce: string | undefined): Buffer {
+  return nonce ? Buffer.from(` nonce="${escapeHtml(nonce)}"`, 'latin1') : noBytes
+}
+
+const gzipSegments = new WeakMap<KeptDocument, GzipSegments>()
+
+/**
+ * The gzip bytes of one response: the parts compressed once (on first use, at the best level) with the request's
+ * nonce attribute stored in between; per request only a CRC is computed (src/compression/gzip-segments.ts).
+ */
+export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined): Buffer {
+  let segments = gzipSegments.get(document)
+  if (!segments) {
+    segments = compressSegments(document.parts, compression.gzipLevelOnce)
+    gzipSegments.set(document, segments)
+  }
+  return gzipWithInsertions(segments, nonceAttributeBytes(nonce))
+}
+
 /** The bytes of one response: the parts with the request's nonce attribute in between. */
 export function documentBytes(document: KeptDocument, nonce: string | undefined): Buffer {
   const { parts } = document
   if (parts.length === 1) return parts[0]!
-  const attribute = nonce ? Buffer.from(` nonce="${escapeHtml(nonce)}"`, 'latin1') : noBytes
+  const attribute = nonceAttributeBytes(nonce)
   const list: Buffer[] = new Array(parts.length * 2 - 1)
   for (let index = 0; index < parts.length; index++) {
     if (index > 0) list[index * 2 - 1] = attribute

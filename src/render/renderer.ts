@@ -8,7 +8,15 @@ import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
-import { DocumentCache, documentBytes, type KeptDocument, type KeptDocumentSlot } from './document-cache.ts'
+import { negotiateCoding, type ContentCoding } from '../compression/negotiate.ts'
+import { addVary } from '../compression/vary.ts'
+import {
+  DocumentCache,
+  documentBytes,
+  gzippedDocumentBytes,
+  type KeptDocument,
+  type KeptDocumentSlot,
+} from './document-cache.ts'
 import { renderOnce } from './render-once.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
@@ -37,6 +45,9 @@ export interface RendererOptions {
   /** Keep documents at all: off in development, where the template and the client change with every edit. */
   keepDocuments: boolean
 }
+
+/** A kept document's codings, in the server's order of preference for ties (see sendKept). */
+const keptDocumentCodings: readonly ContentCoding[] = ['gzip', 'br']
 
 /** Error documents without a digest are kept by status: at most one per 4xx and 5xx status. */
 const errorStatuses = 200
@@ -118,11 +129,14 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
 
   function sendKept(request: FastifyRequest, reply: FastifyReply, target: RenderTarget, document: KeptDocument) {
     const [statusCode, cacheControl] = statusAndCacheControl(target)
-    return reply
-      .code(statusCode)
-      .type('text/html; charset=utf-8')
-      .header('cache-control', cacheControl)
-      .send(documentBytes(document, request.cspNonce))
+    reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
+    addVary(reply, 'accept-encoding')
+    // gzip first for a kept document: its parts are compressed once, so a request costs a CRC, not a compression.
+    // Where only brotli will do, plugins/compression.ts compresses the bytes per request.
+    if (negotiateCoding(request.headers['accept-encoding'], keptDocumentCodings) === 'gzip') {
+      return reply.header('content-encoding', 'gzip').send(gzippedDocumentBytes(document, request.cspNonce))
+    }
+    return reply.send(documentBytes(document, request.cspNonce))
   }
 
   /** The slot this document is kept in, if it is one to keep (an error page's has no request value without a digest). */
