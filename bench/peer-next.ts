@@ -13,7 +13,7 @@ import { images } from '../config/images.ts'
 import { alwaysHeaders, documentHeaders } from '../config/request-filter.ts'
 import { statusTitle } from '../config/status-titles.ts'
 import { loadConfig } from '../config/env.ts'
-import { columnSizes } from '../site/image-sources.ts'
+import { contentColumn } from '../site/image-sources.ts'
 import { cspTemplate } from '../src/site-policy.ts'
 import type { FirstLoadJs, ScriptSize } from './first-load-js.ts'
 import { peerDir, processLimits, projectRoot } from './config.ts'
@@ -89,7 +89,7 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
     faq: { data: faqData, head: faq.head(faqData as never, {}) },
     status: { head: status.head({} as never, {}) },
     notFound: { head: { title: `404: ${statusTitle(404)}` }, statusCode: 404, statusTitle: statusTitle(404) },
-    columnSizes,
+    columnSizes: contentColumn.sizes,
     images: { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, minimumCacheTTL: images.minimumCacheTTL },
     policy: {
       cspHead,

@@ -1,5 +1,3 @@
-import { columnSizes, imageSources } from './image-sources.ts'
-import type { HomeData } from './data-types.ts'
 
 /**
  * The page table: one entry per page, the one source of truth for the server (routes, page data, sitemap, request
@@ -10,17 +8,9 @@ export type PageKind = 'static' | 'dynamic'
 
 export type RouteParams = Readonly<Record<string, string>>
 
-/** An image the document preloads in its head (the hero of the first view), as `<img srcset sizes>` will ask for it. */
-export interface HeadImagePreload {
-  href: string
-  srcSet: string
-  sizes: string
-}
-
 export interface PageHead {
   title: string
   description?: string
-  preloadImages?: readonly HeadImagePreload[]
 }
 
 export interface PageDefinition {
@@ -45,14 +35,11 @@ export const pages: readonly PageDefinition[] = [
     id: 'home',
     path: '/',
     kind: 'static',
-    head: (data: HomeData) => {
-      const hero = imageSources(data.hero.src, data.hero.width, columnSizes)
-      return {
-        title: `${siteName}: React delivery on Fastify`,
-        description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
-        preloadImages: [{ href: hero.src, srcSet: hero.srcSet, sizes: hero.sizes }],
-      }
-    },
+    // The hero is an Image with priority: React preloads it with the shell, with the same srcset and sizes.
+    head: () => ({
+      title: `${siteName}: React delivery on Fastify`,
+      description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
+    }),
   },
   {
     id: 'guides',

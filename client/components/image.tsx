@@ -1,4 +1,4 @@
-import { imageSources } from '../../site/image-sources.ts'
+import { fullWidth, imageSources, type ImageSlot } from '../../site/image-sources.ts'
 
 export interface ImageProps {
   /** A path in client/public, e.g. `/images/dunes.jpg`. */
@@ -7,17 +7,17 @@ export interface ImageProps {
   /** The source's pixel size: reserves the box before the bytes arrive (no layout shift). */
   width: number
   height: number
-  /** How wide the image is drawn, as the `sizes` attribute says it. Default: the full viewport. */
-  sizes?: string
+  /** How wide the image is drawn (its `sizes`, and the narrowest and widest it gets). Default: the full viewport. */
+  slot?: ImageSlot
   quality?: number
-  /** For the image that dominates the first view: loaded eagerly, at high priority (also preloaded in the head). */
+  /** For the image that dominates the first view: loaded eagerly at high priority (React preloads it with the shell). */
   priority?: boolean
   className?: string
 }
 
 /** An `<img>` through the optimizer: responsive widths, always width and height, lazy unless it has priority. */
-export function Image({ src, alt, width, height, sizes = '100vw', quality, priority = false, className }: ImageProps) {
-  const sources = imageSources(src, width, sizes, quality)
+export function Image({ src, alt, width, height, slot = fullWidth, quality, priority = false, className }: ImageProps) {
+  const sources = imageSources(src, width, slot, quality)
   return (
     <img
       src={sources.src}

@@ -1,11 +1,17 @@
 import type { PageComponentProps } from '../page-modules.ts'
 import { Image } from '../components/image.tsx'
+import type { ImageSlot } from '../../site/image-sources.ts'
 import type { GalleryData } from '../../site/data-types.ts'
 
 export type { GalleryData }
 
 /** Two columns from 600 px (each half the column less the gap), one below: what `sizes` tells the browser. */
-const gallerySizes = '(min-width: 768px) 356px, (min-width: 600px) calc(50vw - 28px), calc(100vw - 40px)'
+const galleryCell: ImageSlot = {
+  sizes: '(min-width: 768px) 356px, (min-width: 600px) calc(50vw - 28px), calc(100vw - 40px)',
+  // One column on the narrowest phones (320 - 40); at 599 px wide, one column of 559 px is the widest cell.
+  minCssPx: 280,
+  maxCssPx: 559,
+}
 
 export default function GalleryPage({ data }: PageComponentProps<GalleryData>) {
   return (
@@ -19,7 +25,7 @@ export default function GalleryPage({ data }: PageComponentProps<GalleryData>) {
         {data.images.map((image) => (
           <li key={image.src}>
             <figure>
-              <Image {...image} sizes={gallerySizes} />
+              <Image {...image} slot={galleryCell} />
               <figcaption>{image.alt}</figcaption>
             </figure>
           </li>

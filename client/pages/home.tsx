@@ -1,7 +1,7 @@
 import type { PageComponentProps } from '../page-modules.ts'
 import { GuideList } from '../components/guide-list.tsx'
 import { Image } from '../components/image.tsx'
-import { columnSizes } from '../../site/image-sources.ts'
+import { contentColumn } from '../../site/image-sources.ts'
 import type { HomeData } from '../../site/data-types.ts'
 
 export default function HomePage({ data }: PageComponentProps<HomeData>) {
@@ -12,7 +12,7 @@ export default function HomePage({ data }: PageComponentProps<HomeData>) {
         A Fastify server that delivers a React site as a client-side application: the first view streams from the
         server, every later view is rendered in the browser from page data, and every step is logged.
       </p>
-      <Image className="hero" {...data.hero} sizes={columnSizes} priority />
+      <Image className="hero" {...data.hero} slot={contentColumn} priority />
       <h2>Guides</h2>
       <GuideList guides={data.guides} />
     </article>

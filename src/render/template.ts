@@ -18,8 +18,6 @@ export interface DocumentHead {
   /** Module chunks and stylesheets the page needs beyond the entry: preloaded so they load in parallel with it. */
   preloadModules?: readonly string[]
   preloadStyles?: readonly string[]
-  /** Images the first view needs at once (the hero): preloaded at high priority with their srcset and sizes. */
-  preloadImages?: readonly { href: string; srcSet: string; sizes: string }[]
 }
 
 export interface DocumentTemplate {
@@ -60,6 +58,13 @@ export function compileTemplate(source: string, stateElementId: string, deployme
   }
   const beforeHead = html.slice(0, headAt)
   const headToApp = html.slice(headAt + markers.head.length, appAt)
+  // What Vite wrote into the head, reordered: stylesheets and font preloads first, the rest (the entry script) after.
+  const headClose = headToApp.indexOf('</head>')
+  const headTags = headClose === -1 ? headToApp : headToApp.slice(0, headClose)
+  const headEnd = headClose === -1 ? '' : headToApp.slice(headClose)
+  const styleOrFont = /<link\b[^>]*\brel="(?:stylesheet|preload)"[^>]*>\s*/g
+  const stylesAndFonts = (headTags.match(styleOrFont) ?? []).map((tag) => tag.trim()).join('')
+  const headRest = headTags.replace(styleOrFont, '')
   const appToState = html.slice(appAt + markers.app.length, stateAt)
   const afterState = html.slice(stateAt + markers.state.length)
   // The end of #root, where the app's markup stops: anything placed after it is left alone by hydration.
@@ -77,18 +82,20 @@ export function compileTemplate(source: string, stateElementId: string, deployme
       const nonceAttr = nonceAttribute(nonce)
       let preloads = ''
       for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
-      for (const image of head.preloadImages ?? []) {
-        preloads +=
-          `<link rel="preload" as="image" href="${escapeHtml(image.href)}" imagesrcset="${escapeHtml(image.srcSet)}"` +
-          ` imagesizes="${escapeHtml(image.sizes)}" fetchpriority="high">`
-      }
+      let modulePreloads = ''
       for (const href of head.preloadModules ?? []) {
-        preloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
+        modulePreloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
       }
+      // Render-blocking first (stylesheets, the font), then the entry script, then the page's own chunks: no style
+      // or font waits behind a script in the browser's queue.
       return (
         withNonce(beforeHead, nonce) +
-        `<title>${escapeHtml(head.title)}</title>${description}${preloads}` +
-        withNonce(headToApp, nonce)
+        `<title>${escapeHtml(head.title)}</title>${description}` +
+        withNonce(stylesAndFonts, nonce) +
+        preloads +
+        withNonce(headRest, nonce) +
+        modulePreloads +
+        withNonce(headEnd, nonce)
       )
     },
     close(stateJson, nonce, afterApp = '') {

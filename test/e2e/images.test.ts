@@ -109,7 +109,7 @@ t.test('the optimizer answers Chromium in AVIF', async (t) => {
   t.match(response.headers()['x-image-cache'], /^(HIT|STALE)$/, 'the browser already filled the cache')
 })
 
-t.test('the home page hero loads eagerly at high priority and is preloaded in the head', async (t) => {
+t.test('the home page hero loads eagerly at high priority and is preloaded once, with the widths it can use', async (t) => {
   const session = await suite.open(t)
   await observeLayoutShift(session)
   await session.goto('/')
@@ -120,14 +120,20 @@ t.test('the home page hero loads eagerly at high priority and is preloaded in th
   t.equal(hero!.loading, 'eager')
   t.equal(hero!.fetchPriority, 'high')
   t.match(new URL(hero!.currentSrc).pathname, '/_next/image')
-  const preload = await session.page.evaluate(() => {
-    const link = document.head.querySelector<HTMLLinkElement>('link[rel="preload"][as="image"]')
-    return link ? { srcset: link.getAttribute('imagesrcset'), sizes: link.getAttribute('imagesizes') } : null
-  })
-  t.ok(preload, 'a preload link in the head')
-  t.match(preload?.srcset, /\/_next\/image\?url=%2Fimages%2Fdunes\.jpg&w=640 640w/)
-  const heroSizes = await session.page.locator('main img.hero').getAttribute('sizes')
-  t.equal(preload?.sizes, heroSizes, 'the preload asks for what the image will')
+  const preloads = await session.page.evaluate(() =>
+    [...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="image"]')].map((link) => ({
+      srcset: link.getAttribute('imagesrcset'),
+      sizes: link.getAttribute('imagesizes'),
+      fetchPriority: link.getAttribute('fetchpriority'),
+    })),
+  )
+  t.equal(preloads.length, 1, 'one preload of the hero, not two')
+  const heroImage = session.page.locator('main img.hero')
+  t.equal(preloads[0]?.srcset, await heroImage.getAttribute('srcset'), 'the preload asks for what the image will')
+  t.equal(preloads[0]?.sizes, await heroImage.getAttribute('sizes'))
+  t.equal(preloads[0]?.fetchPriority, 'high')
+  const widths = [...String(preloads[0]?.srcset).matchAll(/ (\d+)w/g)].map((match) => Number(match[1]))
+  t.same(widths, [384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840], 'from the narrowest column at 1x to the widest at 3x')
   const shift = await session.page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift)
   t.ok(shift < 0.001, `cumulative layout shift ${shift} is ~0`)
   await session.settle()

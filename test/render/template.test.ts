@@ -35,17 +35,15 @@ t.test('what goes after the app lands right after #root, before the state', asyn
   t.equal(template.close('{}', undefined), '</div><script id="__DATA__" type="application/json">{}</script></body></html>')
 })
 
-t.test('an image preload carries its srcset and sizes, escaped, at high priority', async (t) => {
-  const template = compileTemplate(html, '__DATA__', 'dpl-1')
-  const open = template.open(
-    {
-      title: 'x',
-      preloadImages: [{ href: '/_next/image?url=%2Fa.jpg&w=750', srcSet: '/_next/image?url=%2Fa.jpg&w=640 640w', sizes: '100vw' }],
-    },
-    undefined,
-  )
-  t.match(
-    open,
-    '<link rel="preload" as="image" href="/_next/image?url=%2Fa.jpg&amp;w=750" imagesrcset="/_next/image?url=%2Fa.jpg&amp;w=640 640w" imagesizes="100vw" fetchpriority="high">',
-  )
+t.test('stylesheets and the font come before the entry script, page chunks after it', async (t) => {
+  const source =
+    '<html><head><!--courier-head--><script type="module" src="/e.js" nonce="__COURIER_NONCE__"></script>' +
+    '<link rel="stylesheet" href="/s.css" nonce="__COURIER_NONCE__"><link rel="preload" href="/f.woff2" as="font">' +
+    '</head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>'
+  const open = compileTemplate(source, '__DATA__', 'dpl-1').open({ title: 'x', preloadModules: ['/p.js'] }, 'n1')
+  const at = (text: string) => open.indexOf(text)
+  t.ok(at('/s.css') < at('/e.js') && at('/f.woff2') < at('/e.js'), 'style and font before the script')
+  t.ok(at('/e.js') < at('/p.js'), 'the page chunk after the entry')
+  t.match(open, '<link rel="stylesheet" href="/s.css" nonce="n1">', 'the nonce still goes on each tag')
+  t.match(open, /<\/head><body><div id="root">$/)
 })

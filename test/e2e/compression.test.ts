@@ -1,0 +1,37 @@
+/**
+ * What Chromium receives on the wire (README "Compression"): the document, the entry script and the stylesheet
+ * compressed as its Accept-Encoding allows, and the page still hydrated, navigable and free of CSP violations.
+ */
+import t from 'tap'
+import { startSuite, unexpectedConsoleErrors } from './harness.ts'
+
+const suite = await startSuite(t)
+
+t.test('the first load of / arrives compressed, and the page works', async (t) => {
+  const session = await suite.open(t)
+  const encodings = new Map<string, string | undefined>()
+  session.page.on('response', async function recordEncoding(response) {
+    const type = response.request().resourceType()
+    if (type === 'document' || type === 'script' || type === 'stylesheet' || type === 'font') {
+      encodings.set(`${type} ${new URL(response.url()).pathname}`, (await response.allHeaders())['content-encoding'])
+    }
+  })
+  const document = await session.goto('/')
+  t.equal(document.status(), 200)
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await session.settle()
+  t.equal((await document.allHeaders())['content-encoding'], 'gzip', 'the document: gzip, its parts compressed once')
+  const entries = [...encodings.entries()]
+  const entry = entries.find(([key]) => /^script \/_next\/static\/chunks\/index-/.test(key))
+  t.equal(entry?.[1], 'br', 'the entry script: brotli, compressed at build time')
+  const style = entries.find(([key]) => key.startsWith('stylesheet '))
+  t.equal(style?.[1], 'br', 'the stylesheet: brotli')
+  const font = entries.find(([key]) => key.startsWith('font '))
+  t.equal(font?.[1], undefined, 'the font goes as it is (woff2 is compressed already)')
+  t.same(unexpectedConsoleErrors(session.recording), [], 'no console error, no CSP violation')
+  t.same(session.recording.pageErrors, [])
+
+  await session.page.click('a[href="/guides"]')
+  await session.page.waitForURL('**/guides')
+  t.match(await session.page.title(), /Guides/, 'a client navigation on compressed page data')
+})
