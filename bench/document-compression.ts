@@ -1,0 +1,66 @@
+/**
+ * What compressing a kept document costs per response, strategy by strategy (README "Compression"): the gzip member
+ * assembled from parts compressed once around the request's nonce (what Courier sends), against compressing the
+ * whole page per request with zlib (gzip 6, brotli 4) and brotli at its best. CPU time per response in this process,
+ * median of rounds, and the bytes each sends, for each kept document of the site. Prints a Markdown table.
+ *
+ * Run by `npm run bench:compression` (NODE_ENV=production, on the production build).
+ */
+import { randomBytes } from 'node:crypto'
+import { pino } from 'pino'
+import { constants, gunzipSync } from 'node:zlib'
+import { loadConfig } from '../config/env.ts'
+import { compressBody } from '../src/compression/compress.ts'
+import { buildApp } from '../src/app.ts'
+import { documentNoncePlaceholder, documentBytes, gzippedDocumentBytes, splitAtNonce } from '../src/render/document-cache.ts'
+import { brotliCompressSync } from 'node:zlib'
+
+const rounds = 21
+const perRound = 200
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+}
+
+function cpuMicroseconds(work: () => Buffer): { us: number; bytes: number } {
+  const samples: number[] = []
+  let bytes = 0
+  for (let round = 0; round < rounds; round++) {
+    const started = process.cpuUsage()
+    for (let index = 0; index < perRound; index++) bytes = work().length
+    const used = process.cpuUsage(started)
+    samples.push((used.user + used.system) / perRound)
+  }
+  return { us: median(samples), bytes }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' })
+  const app = await buildApp(config, { logger: pino({ level: 'silent' }) })
+  await app.ready()
+  const rows = ['| document | plain bytes | gzip parts + nonce (Courier) | gzip 6 per request | brotli 4 per request | brotli 11 per request |', '|---|---:|---:|---:|---:|---:|']
+  for (const path of ['/', '/guides', '/guides/streaming-ssr', '/gallery', '/no-such-page']) {
+    const sample = (await app.inject(path)).body
+    const nonce = /nonce="([^"]+)"/.exec(sample)?.[1] ?? ''
+    // The kept form of the page: its bytes with the placeholder where each request's nonce goes.
+    const kept = splitAtNonce(sample.split(`nonce="${nonce}"`).join(`nonce="${documentNoncePlaceholder}"`))
+    if (!kept) throw new Error(`${path}: the page does not split at its nonce`)
+    const fresh = () => randomBytes(16).toString('base64')
+    if (gunzipSync(gzippedDocumentBytes(kept, 'n')).toString() !== documentBytes(kept, 'n').toString()) throw new Error('gzip parts differ')
+    const cell = ({ us, bytes }: { us: number; bytes: number }) => `${us.toFixed(1)} µs, ${bytes} B`
+    const parts = cpuMicroseconds(() => gzippedDocumentBytes(kept, fresh()))
+    const gzip = cpuMicroseconds(() => compressBody(documentBytes(kept, fresh()), 'gzip', 'perRequest'))
+    const brotli = cpuMicroseconds(() => compressBody(documentBytes(kept, fresh()), 'br', 'perRequest'))
+    const best = cpuMicroseconds(() =>
+      brotliCompressSync(documentBytes(kept, fresh()), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    )
+    rows.push(`| \`${path}\` | ${Buffer.byteLength(sample)} | ${cell(parts)} | ${cell(gzip)} | ${cell(brotli)} | ${cell(best)} |`)
+  }
+  await app.close()
+  process.stdout.write(rows.join('\n') + '\n')
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`document-compression: ${(error as Error)?.stack ?? String(error)}\n`)
+  process.exit(1)
+})
