@@ -1,7 +1,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import path from 'node:path'
 import { pino, type Logger } from 'pino'
-import type { Config } from '../config/env.ts'
+import type { Config, TrustProxy } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
@@ -18,6 +18,7 @@ import loadShedding from '../plugins/load-shedding.ts'
 import pages from '../plugins/pages.ts'
 import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
+import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
 import sitemap from '../plugins/sitemap.ts'
 
@@ -28,6 +29,12 @@ export interface BuildOptions {
   limits?: Partial<Record<keyof typeof serverLimits, number>>
   /** The site's own policy steps (tests add an auth gate); `enabled: false` only for the bench's unfiltered twin. */
   requestFilter?: Pick<RequestFilterOptions, 'steps' | 'enabled'>
+}
+
+/** TRUST_PROXY for Fastify: a hop count becomes the function Fastify itself makes of one (its types omit numbers). */
+function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof value === 'number') return (_address, hop) => hop < value
+  return typeof value === 'boolean' ? value : [...value]
 }
 
 /**
@@ -42,7 +49,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logController: accessLogController,
     requestIdHeader: false,
     genReqId: generateRequestId,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
@@ -85,6 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   await app.register(requestFilter, { hsts: config.hsts, ...options.requestFilter })
   await app.register(health)
+  await app.register(readiness)
   await app.register(clientErrors)
   await app.register(sitemap, { siteUrl: config.siteUrl })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
