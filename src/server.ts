@@ -1,8 +1,10 @@
 import closeWithGrace from 'close-with-grace'
+import cluster from 'node:cluster'
 import { pino } from 'pino'
 import { ConfigError, loadConfig } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { buildApp } from './app.ts'
+import { runPrimary } from './cluster.ts'
 import { loggerOptions } from './logger.ts'
 
 /**
@@ -25,6 +27,12 @@ async function main(): Promise<void> {
   const logger = process.stdout.isTTY
     ? pino({ ...loggerOptions(config.logLevel), transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } })
     : pino(loggerOptions(config.logLevel))
+
+  // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
+    return
+  }
 
   let app
   try {
