@@ -20,6 +20,7 @@ import pageData from '../plugins/page-data.ts'
 import publicFiles from '../plugins/public-files.ts'
 import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
+import sharedState from '../plugins/shared-state.ts'
 import sitemap from '../plugins/sitemap.ts'
 
 export interface BuildOptions {
@@ -93,6 +94,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(requestFilter, { hsts: config.hsts, ...options.requestFilter })
   await app.register(health)
   await app.register(readiness)
+  await app.register(sharedState, { redisUrl: config.redisUrl })
   await app.register(clientErrors)
   await app.register(sitemap, { siteUrl: config.siteUrl })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
