@@ -24,3 +24,8 @@ export const sharedState = Object.freeze({
    * instance. Within it, Redis' own eviction (`maxmemory` with `maxmemory-policy allkeys-lru`) bounds the memory. */
   imageRetentionMs: 24 * 60 * 60 * 1000,
 })
+
+/** The limits as options take them (tests shorten them): any number where the config has one. */
+export type SharedStateLimits = {
+  readonly [Key in keyof typeof sharedState]: (typeof sharedState)[Key] extends number ? number : string
+}

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { sharedState } from '../config/shared-state.ts'
+import type { SharedStateLimits } from '../config/shared-state.ts'
 import { errors } from '../src/errors.ts'
 import { SharedRedis } from '../src/shared-state/redis.ts'
 
@@ -8,7 +8,7 @@ export interface SharedStateOptions {
   /** REDIS_URL; undefined: no shared state, every instance keeps its own (the default). */
   redisUrl: string | undefined
   /** Overrides of config/shared-state.ts (tests shorten time-outs). */
-  limits?: Partial<typeof sharedState>
+  limits?: Partial<SharedStateLimits>
 }
 
 declare module 'fastify' {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { sharedState } from '../../config/shared-state.ts'
+import type { SharedStateLimits } from '../../config/shared-state.ts'
 import type { SharedRedis } from '../shared-state/redis.ts'
 import type { CacheEntryMeta } from './disk-cache.ts'
 
@@ -18,7 +18,7 @@ export type TransformClaim =
   | { kind: 'unavailable' }
 
 export type SharedImageLimits = Pick<
-  typeof sharedState,
+  SharedStateLimits,
   'imageLockMs' | 'imageWaitPollMs' | 'imageWaitMaxMs' | 'imageRetentionMs'
 >
 

@@ -1,12 +1,12 @@
 import { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
-import { sharedState } from '../../config/shared-state.ts'
+import { sharedState, type SharedStateLimits } from '../../config/shared-state.ts'
 
 export interface SharedRedisOptions {
   url: string
   log: FastifyBaseLogger
   /** Overrides of config/shared-state.ts (tests). */
-  limits?: Partial<typeof sharedState>
+  limits?: Partial<SharedStateLimits>
 }
 
 /**
