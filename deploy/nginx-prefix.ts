@@ -48,6 +48,9 @@ export function renderRouting({ deployments, keepalive = 32 }: Routing): string 
       // One failure takes an instance out for 2 s: a draining or dead one stops getting new requests at once.
       ...servers.map((server) => `  server ${server} max_fails=1 fail_timeout=2s;`),
       `  keepalive ${keepalive};`,
+      // Below Courier's own keep-alive time-out (5 s, config/server.ts): nginx lets an idle connection go before the
+      // instance does, so it never sends a request on a connection the instance is closing.
+      '  keepalive_timeout 4s;',
       '}',
     ].join('\n')
   const newest = deployments[deployments.length - 1]!

@@ -241,19 +241,6 @@ async function stopAll(stateDir: string): Promise<void> {
   log('stopped')
 }
 
-const { values } = parseArgs({
-  options: {
-    state: { type: 'string', default: path.join(projectRoot, 'run', 'scale') },
-    listen: { type: 'string', default: '127.0.0.1:8080' },
-    instances: { type: 'string', default: '2' },
-    keep: { type: 'string', default: '3' },
-    'old-grace-seconds': { type: 'string', default: '30' },
-    source: { type: 'string', default: projectRoot },
-    dist: { type: 'string' },
-    stop: { type: 'boolean', default: false },
-  },
-})
-
 function wholeNumber(name: string, text: string, minimum: number): number {
   const value = Number(text)
   if (!Number.isInteger(value) || value < minimum) throw new Error(`--${name} must be a whole number >= ${minimum}`)
@@ -261,6 +248,18 @@ function wholeNumber(name: string, text: string, minimum: number): number {
 }
 
 try {
+  const { values } = parseArgs({
+    options: {
+      state: { type: 'string', default: path.join(projectRoot, 'run', 'scale') },
+      listen: { type: 'string', default: '127.0.0.1:8080' },
+      instances: { type: 'string', default: '2' },
+      keep: { type: 'string', default: '3' },
+      'old-grace-seconds': { type: 'string', default: '30' },
+      source: { type: 'string', default: projectRoot },
+      dist: { type: 'string' },
+      stop: { type: 'boolean', default: false },
+    },
+  })
   const stateDir = path.resolve(values.state)
   if (values.stop) await stopAll(stateDir)
   else
