@@ -29,7 +29,8 @@ async function main(): Promise<void> {
     : pino(loggerOptions(config.logLevel))
 
   // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
-  if (config.webConcurrency > 1 && cluster.isPrimary) {
+  // Not in development: one Vite dev server (and its HMR socket) per worker would fight over the same files.
+  if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) {
     process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
     return
   }
