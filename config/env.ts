@@ -1,5 +1,6 @@
 import { envSchema } from 'env-schema'
 import { fileURLToPath } from 'node:url'
+import { isIP } from 'node:net'
 import path from 'node:path'
 
 /** Every environment variable Courier reads, with its default. README's configuration table mirrors this. */
@@ -11,8 +12,10 @@ const schema = {
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     /** Build time: the deployment id baked into the client. At run time it must match the build, or start-up stops. */
     DEPLOYMENT_ID: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
-    /** Honour X-Forwarded-* from a proxy in front. Off by default, so clients cannot spoof host or protocol. */
-    TRUST_PROXY: { type: 'boolean', default: false },
+    /** Honour X-Forwarded-* from a proxy in front, as Fastify's trustProxy takes it: `true`/`false`, a hop count, or a
+     * comma-separated list of the proxies' IP addresses and CIDR ranges. Off by default, so clients cannot spoof host,
+     * protocol or address. */
+    TRUST_PROXY: { type: 'string', minLength: 1, default: 'false' },
     /** Send Strict-Transport-Security on every response (the request filter sets it): only behind TLS. */
     HSTS: { type: 'boolean', default: false },
     /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
@@ -27,6 +30,10 @@ const schema = {
     IMAGE_CACHE_DIR: { type: 'string', minLength: 1, default: '.image-cache' },
     /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
     IMAGES_ALLOW_SVG: { type: 'boolean', default: false },
+    /** Worker processes through node:cluster, one per core at most is useful (README "Running at scale"). */
+    WEB_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
+    /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
+    REDIS_URL: { type: 'string', pattern: '^rediss?://[^\\s]+$' },
   },
 } as const
 
@@ -35,7 +42,7 @@ interface RawEnv {
   HOST: string
   LOG_LEVEL: LogLevel
   DEPLOYMENT_ID?: string
-  TRUST_PROXY: boolean
+  TRUST_PROXY: string
   HSTS: boolean
   SITE_URL: string
   DIST_DIR?: string
@@ -43,6 +50,8 @@ interface RawEnv {
   COURIER_TEST_ROUTES: boolean
   IMAGE_CACHE_DIR: string
   IMAGES_ALLOW_SVG: boolean
+  WEB_CONCURRENCY: number
+  REDIS_URL?: string
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -53,7 +62,8 @@ export interface Config {
   readonly logLevel: LogLevel
   /** Set when the operator pinned an id; the server checks it against the build's. */
   readonly deploymentId: string | undefined
-  readonly trustProxy: boolean
+  /** What Fastify's trustProxy takes: all proxies, none, a hop count, or the proxies' addresses and ranges. */
+  readonly trustProxy: TrustProxy
   readonly hsts: boolean
   /** Public origin without a trailing slash, e.g. `https://courier.example`. */
   readonly siteUrl: string
@@ -65,7 +75,13 @@ export interface Config {
   /** Absolute folder of the image optimizer's disk cache. */
   readonly imageCacheDir: string
   readonly imagesAllowSvg: boolean
+  /** Worker processes (1: the server runs in this process, no cluster). */
+  readonly webConcurrency: number
+  /** Redis for shared state; undefined when every instance keeps its own. */
+  readonly redisUrl: string | undefined
 }
+
+export type TrustProxy = boolean | number | readonly string[]
 
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -76,6 +92,37 @@ export function defaultDistDir(testRoutes: boolean): string {
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
+}
+
+const hopCount = /^\d{1,3}$/
+
+/** An IPv4 or IPv6 address, optionally with a prefix length in its range (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  if (!/^\d{1,3}$/.test(prefix)) return false
+  return Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+/**
+ * TRUST_PROXY as Fastify's trustProxy takes it (proxy-addr underneath): `true`/`false`, a hop count (`1`: the closest
+ * proxy only), or a comma-separated list of addresses and CIDR ranges. Anything else is a ConfigError naming it.
+ */
+export function parseTrustProxy(value: string): TrustProxy {
+  const text = value.trim()
+  if (text === 'true') return true
+  if (text === 'false') return false
+  if (hopCount.test(text)) return Number(text)
+  const entries = text.split(',').map((entry) => entry.trim())
+  const invalid = entries.find((entry) => !isAddressOrRange(entry))
+  if (invalid !== undefined) {
+    throw new ConfigError(
+      `invalid environment: TRUST_PROXY must be true, false, a hop count or a comma-separated list of IP addresses and CIDR ranges (got ${JSON.stringify(invalid)})`,
+    )
+  }
+  return Object.freeze(entries)
 }
 
 /**
@@ -95,7 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: raw.HOST,
     logLevel: raw.LOG_LEVEL,
     deploymentId: raw.DEPLOYMENT_ID,
-    trustProxy: raw.TRUST_PROXY,
+    trustProxy: parseTrustProxy(raw.TRUST_PROXY),
     hsts: raw.HSTS,
     siteUrl: raw.SITE_URL,
     rootDir: projectRoot,
@@ -104,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     testRoutes: raw.COURIER_TEST_ROUTES,
     imageCacheDir: path.resolve(projectRoot, raw.IMAGE_CACHE_DIR),
     imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
+    webConcurrency: raw.WEB_CONCURRENCY,
+    redisUrl: raw.REDIS_URL,
     ...overrides,
   })
 }

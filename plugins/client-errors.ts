@@ -10,6 +10,7 @@ import {
 import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
+import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 
 const reportSchema = {
   type: 'object',
@@ -72,6 +73,8 @@ async function clientErrors(fastify: FastifyInstance) {
   await fastify.register(async function clientErrorRoute(scope) {
     await scope.register(rateLimit, {
       global: false,
+      // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
+      ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis ? { store: sharedRateLimitStore(fastify.sharedRedis) } : {}),
       errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),
     })
     scope.post(clientErrorsPath, {

@@ -2,10 +2,12 @@ import fp from 'fastify-plugin'
 import { realpath } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
+import { sharedState } from '../config/shared-state.ts'
 import { errors } from '../src/errors.ts'
 import { matchesIfNoneMatch } from '../src/etag.ts'
-import { DiskImageCache, type CacheEntryMeta } from '../src/images/disk-cache.ts'
+import { DiskImageCache, type CacheEntry, type CacheEntryMeta } from '../src/images/disk-cache.ts'
 import { negotiateFormat } from '../src/images/negotiate.ts'
+import { SharedImageCache, type SharedImageLimits } from '../src/images/redis-cache.ts'
 import { cacheKey, ImageOptimizer, type FormatPreference, type ImageJob } from '../src/images/optimizer.ts'
 import { createRemoteSource, type LookupFunction } from '../src/images/source-remote.ts'
 import { configureSharp } from '../src/images/transform.ts'
@@ -27,6 +29,8 @@ export interface ImageOptions {
   lookup?: LookupFunction
   /** Addresses remote fetches never connect to (default: loopback, private, link-local and reserved ranges). */
   isAddressRefused?: (address: string) => boolean
+  /** Overrides of config/shared-state.ts for the shared tier (tests shorten the lock and the wait). */
+  sharedLimits?: Partial<SharedImageLimits>
 }
 
 export type ImageCacheState = 'MISS' | 'HIT' | 'STALE'
@@ -136,6 +140,11 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   fastify.addHook('onClose', async function closeRemoteSource() {
     await remote.close()
   })
+  // Registered alone (tests), the plugin has no shared tier; in the app plugins/shared-state.ts decides.
+  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
+  const shared = redis
+    ? new SharedImageCache({ redis, limits: { ...sharedState, ...options.sharedLimits }, now })
+    : undefined
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),
     cache,
@@ -145,7 +154,21 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     minimumCacheTTL: images.minimumCacheTTL,
     allowSvg,
     now,
+    shared,
   })
+
+  /**
+   * The entry to answer from: the local one while fresh; else the shared one (REDIS_URL) when it is newer, kept
+   * locally too. Undefined when neither has it.
+   */
+  async function lookUp(key: string): Promise<CacheEntry | undefined> {
+    const local = cache.get(key)
+    if (!shared || (local && local.expiresAt > now())) return local
+    const found = await shared.get(key)
+    if (!found || (local && found.meta.expiresAt <= local.expiresAt)) return local
+    // A disk that cannot take it (read-only, full) still lets this response be answered from memory.
+    return (await cache.put(found.meta, found.bytes)) ?? { ...found.meta, body: found.bytes, file: '', bodyOffset: 0 }
+  }
 
   /** Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). */
   function send(reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: unknown) {
@@ -174,7 +197,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
 
       const ifNoneMatch = request.headers['if-none-match']
 
-      const entry = cache.get(key)
+      const entry = await lookUp(key)
       if (entry) {
         const stale = entry.expiresAt <= now()
         entry.headers ??= responseHeaders(entry)

@@ -7,7 +7,7 @@ import Fastify, {
 } from 'fastify'
 import path from 'node:path'
 import { pino, type Logger } from 'pino'
-import type { Config } from '../config/env.ts'
+import type { Config, TrustProxy } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
@@ -26,7 +26,9 @@ import loadShedding from '../plugins/load-shedding.ts'
 import documents from '../plugins/documents.ts'
 import pages from '../plugins/pages.ts'
 import publicFiles from '../plugins/public-files.ts'
+import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
+import sharedState from '../plugins/shared-state.ts'
 import sitemap from '../plugins/sitemap.ts'
 
 export interface BuildOptions {
@@ -38,6 +40,12 @@ export interface BuildOptions {
   site?: Site
   /** The site's own policy steps (tests add an auth gate). */
   requestFilter?: Pick<RequestFilterOptions, 'steps'>
+}
+
+/** TRUST_PROXY for Fastify: a hop count becomes the function Fastify itself makes of one (its types omit numbers). */
+function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof value === 'number') return (_address, hop) => hop < value
+  return typeof value === 'boolean' ? value : [...value]
 }
 
 /**
@@ -54,7 +62,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logController: accessLogController,
     requestIdHeader: false,
     genReqId: generateRequestId,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: limits.bodyLimitBytes,
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
@@ -101,6 +109,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...options.requestFilter,
   })
   await app.register(health)
+  await app.register(readiness)
+  await app.register(sharedState, { redisUrl: config.redisUrl })
   await app.register(clientErrors)
   await app.register(sitemap, { siteUrl: config.siteUrl, pages: site.publicPages })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })

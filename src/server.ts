@@ -1,8 +1,10 @@
 import closeWithGrace from 'close-with-grace'
+import cluster from 'node:cluster'
 import { pino } from 'pino'
 import { ConfigError, loadConfig } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { buildApp } from './app.ts'
+import { runPrimary } from './cluster.ts'
 import { loggerOptions } from './logger.ts'
 
 /**
@@ -25,6 +27,13 @@ async function main(): Promise<void> {
   const logger = process.stdout.isTTY
     ? pino({ ...loggerOptions(config.logLevel), transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } })
     : pino(loggerOptions(config.logLevel))
+
+  // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
+  // Not in development: one Vite dev server (and its HMR socket) per worker would fight over the same files.
+  if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) {
+    process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
+    return
+  }
 
   let app
   try {

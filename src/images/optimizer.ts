@@ -8,6 +8,7 @@ import type { CacheEntryMeta, DiskImageCache } from './disk-cache.ts'
 import { contentTypes, extensions, type OutputFormat } from './negotiate.ts'
 import { sniffImageFormat } from './sniff.ts'
 import { readLocalImage, type SourceImage } from './source-local.ts'
+import type { SharedImageCache } from './redis-cache.ts'
 import type { RemoteSource } from './source-remote.ts'
 import { transformImage } from './transform.ts'
 import type { TransformQueue } from './transform-queue.ts'
@@ -39,6 +40,8 @@ export interface ImageOptimizerOptions {
   minimumCacheTTL: number
   allowSvg: boolean
   now: () => number
+  /** The cluster's shared tier (REDIS_URL): one transform per image across instances. */
+  shared?: SharedImageCache | undefined
 }
 
 /** The cache key: a hash of (url, w, q, output type) and nothing else. */
@@ -89,7 +92,40 @@ export class ImageOptimizer {
       : remote.read(source.url)
   }
 
+  /**
+   * With a shared tier: the image another instance made (fresh), or this one's own, made while holding the cluster's
+   * lock for it. Without one (or with Redis down): made here.
+   */
   async #produce(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
+    const { shared, cache, now } = this.#options
+    if (!shared) return this.#make(key, job, log)
+    const claim = await shared.claim(key)
+    if (claim.kind === 'theirs') {
+      const theirs = await shared.waitFor(key, log)
+      if (theirs) {
+        log.debug({ key, url: job.url }, 'image made by another instance')
+        await cache.put(theirs.meta, theirs.bytes)
+        return theirs
+      }
+    }
+    try {
+      if (claim.kind === 'mine') {
+        // Another instance may have finished (and let go of the lock) since this request found no entry.
+        const found = await shared.get(key)
+        if (found && found.meta.expiresAt > now()) {
+          await cache.put(found.meta, found.bytes)
+          return found
+        }
+      }
+      const made = await this.#make(key, job, log)
+      await shared.put(made.meta, made.bytes)
+      return made
+    } finally {
+      if (claim.kind === 'mine') await claim.release()
+    }
+  }
+
+  async #make(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
     const { cache, queue, limits, minimumCacheTTL, allowSvg, now } = this.#options
     const source = await this.#readSource(job.source)
     const sourceFormat = sniffImageFormat(source.bytes)

@@ -37,3 +37,27 @@ t.test('a bad value stops start-up with a message naming the variable', async (t
   }
   t.type(new ConfigError('x'), Error)
 })
+
+t.test('TRUST_PROXY takes what Fastify trustProxy takes: a boolean, a hop count, addresses and CIDR ranges', async (t) => {
+  t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1, 'a hop count')
+  t.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2)
+  t.same(loadConfig({ TRUST_PROXY: '127.0.0.1' }).trustProxy, ['127.0.0.1'])
+  t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.7,fd00::/8' }).trustProxy, ['10.0.0.0/8', '192.168.1.7', 'fd00::/8'])
+  for (const bad of ['perhaps', '10.0.0.0/33', '10.0.0.0/8,', '300.1.1.1', 'fd00::/129', '10.0.0.1/8/9', ' ', 'yes,127.0.0.1']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: bad }), { name: 'ConfigError', message: /TRUST_PROXY/ }, JSON.stringify(bad))
+  }
+})
+
+t.test('WEB_CONCURRENCY and REDIS_URL', async (t) => {
+  const defaults = loadConfig({})
+  t.equal(defaults.webConcurrency, 1, 'one process unless asked')
+  t.equal(defaults.redisUrl, undefined, 'no Redis unless asked')
+  const set = loadConfig({ WEB_CONCURRENCY: '4', REDIS_URL: 'redis://127.0.0.1:6379/0' })
+  t.equal(set.webConcurrency, 4)
+  t.equal(set.redisUrl, 'redis://127.0.0.1:6379/0')
+  for (const bad of [{ WEB_CONCURRENCY: '0' }, { WEB_CONCURRENCY: 'many' }, { WEB_CONCURRENCY: '1.5' }, { REDIS_URL: 'localhost:6379' }, { REDIS_URL: 'http://x' }]) {
+    const name = Object.keys(bad)[0]!
+    t.throws(() => loadConfig(bad), { name: 'ConfigError', message: new RegExp(name) }, JSON.stringify(bad))
+  }
+})

@@ -1,0 +1,40 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { SharedStateLimits } from '../config/shared-state.ts'
+import { errors } from '../src/errors.ts'
+import { SharedRedis } from '../src/shared-state/redis.ts'
+
+export interface SharedStateOptions {
+  /** REDIS_URL; undefined: no shared state, every instance keeps its own (the default). */
+  redisUrl: string | undefined
+  /** Overrides of config/shared-state.ts (tests shorten time-outs). */
+  limits?: Partial<SharedStateLimits>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The Redis connection that instances share state through, or null when REDIS_URL is unset. */
+    sharedRedis: SharedRedis | null
+  }
+}
+
+/**
+ * Shared state for many instances (README "Running at scale"): one Redis connection per process, made at start-up
+ * without waiting for it (a Redis that is down does not stop the server) and closed with the app. The image cache
+ * (plugins/image.ts) and the client-report rate limit (plugins/client-errors.ts) use it when it is there.
+ */
+async function sharedStatePlugin(fastify: FastifyInstance, options: SharedStateOptions) {
+  const { redisUrl, limits } = options
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new errors.OptionInvalid('redisUrl', 'a redis:// or rediss:// URL')
+  }
+  const redis = redisUrl === undefined ? null : new SharedRedis({ url: redisUrl, log: fastify.log, ...(limits ? { limits } : {}) })
+  fastify.decorate('sharedRedis', redis)
+  if (redis) {
+    fastify.addHook('onClose', async function closeRedis() {
+      await redis.close()
+    })
+  }
+}
+
+export default fp(sharedStatePlugin, { name: 'courier-shared-state', fastify: '5.x' })

@@ -1,0 +1,90 @@
+/**
+ * deploy/nginx-prefix.ts and the deploy script's input checks: the routing nginx is given, the asset folder's
+ * retention, and refusals of bad input with a clear message. `nginx -t` (Debian's nginx) checks every file it writes.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import t, { type Test } from 'tap'
+import { publishAssets, pruneAssets, renderRouting, writePrefix } from '../../deploy/nginx-prefix.ts'
+import { projectRoot } from '../reliability/server-process.ts'
+
+async function temporary(t: Test, prefix: string): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), prefix))
+  t.teardown(() => rm(folder, { recursive: true, force: true }))
+  return folder
+}
+
+t.test('routing: one upstream per live deployment, documents and unknown ids to the newest', async (t) => {
+  const text = renderRouting({
+    deployments: [
+      { id: 'old-1', servers: ['127.0.0.1:4001'] },
+      { id: 'new.2', servers: ['127.0.0.1:4002', '127.0.0.1:4003'] },
+    ],
+  })
+  t.match(text, /upstream courier_newest \{\n  server 127\.0\.0\.1:4002 [^\n]*\n  server 127\.0\.0\.1:4003 /)
+  t.match(text, /upstream courier_deployment_0 \{\n  server 127\.0\.0\.1:4001 /)
+  t.match(text, /default courier_newest;/)
+  t.match(text, /"old-1" courier_deployment_0;/)
+  t.match(text, /"new\.2" courier_deployment_1;/)
+  t.match(text, /keepalive 32;\n  keepalive_timeout 4s;/)
+  const bad: Array<[Parameters<typeof renderRouting>[0], RegExp]> = [
+    [{ deployments: [] }, /at least one/],
+    [{ deployments: [{ id: 'a b', servers: ['127.0.0.1:1'] }] }, /invalid deployment id/],
+    [{ deployments: [{ id: 'x";', servers: ['127.0.0.1:1'] }] }, /invalid deployment id/],
+    [{ deployments: [{ id: 'a', servers: [] }] }, /no instance/],
+    [{ deployments: [{ id: 'a', servers: ['127.0.0.1:1; include /etc/passwd'] }] }, /invalid instance address/],
+  ]
+  for (const [routing, message] of bad) t.throws(() => renderRouting(routing), { message }, JSON.stringify(routing))
+})
+
+t.test('the prefix written for nginx passes nginx -t', async (t) => {
+  const prefix = await temporary(t, 'courier-prefix-')
+  const { configFile } = await writePrefix({ prefix, listen: '127.0.0.1:18999', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] })
+  const checked = spawnSync('nginx', ['-t', '-p', prefix, '-c', configFile], { encoding: 'utf8' })
+  t.equal(checked.status, 0, checked.stderr)
+  await t.rejects(writePrefix({ prefix, listen: 'everywhere', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] }), { message: /invalid listen address/ })
+})
+
+t.test('assets: published per deployment, the last N kept, what no kept deployment lists removed', async (t) => {
+  const assets = await temporary(t, 'courier-assets-')
+  const builds = await temporary(t, 'courier-builds-')
+  const ids = ['d1', 'd2', 'd3', 'd4']
+  for (const [index, id] of ids.entries()) {
+    const chunks = path.join(builds, id, 'client', 'chunks')
+    await mkdir(chunks, { recursive: true })
+    await writeFile(path.join(chunks, 'shared-AAAA.js'), 'shared')
+    await writeFile(path.join(chunks, `page-${id}.js`), id)
+    t.equal(await publishAssets(path.join(builds, id), assets, id), 2)
+    // Published in order; the manifests' times must differ for the order to be known.
+    await new Promise((resolve) => setTimeout(resolve, 5 + index))
+  }
+  const chunksDir = path.join(assets, '_next', 'static', 'chunks')
+  t.same((await readdir(chunksDir)).sort(), ['page-d1.js', 'page-d2.js', 'page-d3.js', 'page-d4.js', 'shared-AAAA.js'])
+  t.same(await pruneAssets(assets, 2, ['d1']), ['d2'], 'the last two kept, and d1, still live')
+  t.same((await readdir(chunksDir)).sort(), ['page-d1.js', 'page-d3.js', 'page-d4.js', 'shared-AAAA.js'])
+  t.same(await pruneAssets(assets, 1), ['d1', 'd3'])
+  t.same((await readdir(chunksDir)).sort(), ['page-d4.js', 'shared-AAAA.js'], 'a file shared with a kept deployment stays')
+  t.equal(await readFile(path.join(chunksDir, 'page-d4.js'), 'utf8'), 'd4')
+  await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
+})
+
+t.test('the deploy script refuses bad input with a clear message and exit code 1', async (t) => {
+  const state = await temporary(t, 'courier-deploy-state-')
+  const script = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
+  const cases: Array<[string[], RegExp]> = [
+    [['--instances', '0'], /--instances must be a whole number >= 1/],
+    [['--keep', 'many'], /--keep must be a whole number >= 1/],
+    [['--no-such-option'], /Unknown option/],
+    [['--dist', path.join(state, 'missing-dist')], /ENOENT|no such file/],
+  ]
+  const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
+  for (const [args, message] of cases) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
+    t.equal(run.status, 1, `${args.join(' ')}: exit 1`)
+    const line = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { msg?: string; error?: string }
+    t.equal(line.msg, 'deploy failed')
+    t.match(line.error ?? '', message, args.join(' '))
+  }
+})

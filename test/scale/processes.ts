@@ -1,0 +1,129 @@
+/**
+ * The scale suite's real parts, each a plain process on a loopback port of its own, stopped on teardown: redis-server
+ * (Debian's `redis-server`, no persistence) and nginx (Debian's `nginx`, with a prefix folder of the test's own).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import type { Test } from 'tap'
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** A free loopback port now (the OS picks one; it is closed again for the caller to listen on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/** Waits for `pattern` in the process's output, failing when it exits first or after `timeoutMs`. */
+function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = ''
+    const timer = setTimeout(() => done(new Error(`${what}: no ${pattern} within ${timeoutMs} ms:\n${seen}`)), timeoutMs)
+    function onData(chunk: Buffer) {
+      seen += chunk.toString('utf8')
+      if (pattern.test(seen)) done()
+    }
+    function onExit(code: number | null) {
+      done(new Error(`${what} exited (${code}) before ${pattern}:\n${seen}`))
+    }
+    function done(error?: Error) {
+      clearTimeout(timer)
+      child.stdout?.off('data', onData)
+      child.stderr?.off('data', onData)
+      child.off('exit', onExit)
+      if (error) reject(error)
+      else resolve()
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    child.once('exit', onExit)
+  })
+}
+
+function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    child.once('exit', () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill(signal)
+  })
+}
+
+export interface RedisProcess {
+  url: string
+  port: number
+  /** Stops redis-server (its data goes with it: no persistence). */
+  stop(): Promise<void>
+  /** Starts it again on the same port. */
+  start(): Promise<void>
+}
+
+/** redis-server on a free loopback port, without persistence; stopped on teardown. */
+export async function startRedis(t: Test): Promise<RedisProcess> {
+  const port = await freePort()
+  let child: ChildProcess | undefined
+  async function start() {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    await waitForOutput(child, /Ready to accept connections/, 'redis-server')
+  }
+  async function stop() {
+    if (child) await stopChild(child)
+  }
+  t.teardown(stop)
+  await start()
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start }
+}
+
+export interface NginxProcess {
+  port: number
+  prefix: string
+  reload(): Promise<void>
+  stop(): Promise<void>
+  output(): string
+}
+
+/**
+ * nginx in the foreground (`-g 'daemon off;'`) with `prefix` as its -p folder and `configFile` as its -c file; ready
+ * once its port accepts a connection. Stopped (SIGQUIT: graceful) on teardown.
+ */
+export async function startNginx(t: Test, prefix: string, configFile: string, port: number): Promise<NginxProcess> {
+  let output = ''
+  const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  const stop = () => stopChild(child, 'SIGQUIT')
+  t.teardown(stop)
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}):\n${output}`)
+    const answered = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false)
+    if (answered) break
+    if (Date.now() > deadline) throw new Error(`nginx did not answer on ${port}:\n${output}`)
+    await sleep(50)
+  }
+  return {
+    port,
+    prefix,
+    output: () => output,
+    stop,
+    async reload() {
+      await new Promise<void>((resolve, reject) => {
+        const reloader = spawn('nginx', ['-p', prefix, '-c', configFile, '-s', 'reload'], { stdio: ['ignore', 'pipe', 'pipe'] })
+        let text = ''
+        reloader.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')))
+        reloader.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`nginx -s reload failed (${code}): ${text}`))))
+      })
+    },
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * 2. A rolling deploy from deployment A to deployment B with deploy/rolling-deploy.ts, nginx and Redis real, while
+ * Chromium tabs opened on A keep navigating and prefetching and while load runs. B is a build of a copy of the
+ * project whose FAQ page differs, so its chunk names differ from A's. Expected: no failed chunk load, no 5xx, every
+ * old tab on B's pages after at most one full navigation, and no console error but the expected
+ * `Failed to load page data` (with the 409 that causes it).
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { chromium, type Page } from 'playwright-core'
+import t from 'tap'
+import { projectRoot } from '../reliability/server-process.ts'
+import type { Target } from '../reliability/targets.ts'
+import { pruneAssets } from '../../deploy/nginx-prefix.ts'
+import { runMixedLoad } from './load.ts'
+import { freePort, startRedis } from './processes.ts'
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const deployScript = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
+const markerB = 'deployment-b-marker'
+
+async function deploymentIdOf(distDir: string): Promise<string> {
+  return (JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }).deploymentId
+}
+
+/** Runs the deploy script to its end; its JSON lines are kept for the failure message. */
+function runDeploy(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
+    const child = spawn(process.execPath, ['--import', 'tsx', deployScript, ...args], { cwd: projectRoot, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+    child.once('exit', (code) => resolve({ code, output }))
+  })
+}
+
+t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, old tabs on B after one full load', async (t) => {
+  const redis = await startRedis(t)
+  const distA = path.join(projectRoot, 'dist')
+  const idA = await deploymentIdOf(distA)
+
+  // B: the same project with one page changed, built into a folder of its own.
+  const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))
+  t.teardown(() => rm(sourceB, { recursive: true, force: true }))
+  for (const entry of ['client', 'config', 'src', 'plugins', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
+    await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
+  }
+  await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceB, 'node_modules'))
+  const faqFile = path.join(sourceB, 'client', 'pages', 'faq.tsx')
+  const faq = await readFile(faqFile, 'utf8')
+  await writeFile(faqFile, faq.replace('<h1>Frequently asked questions</h1>', `<h1>Frequently asked questions</h1>\n      <p id="${markerB}">Deployment B</p>`))
+  const distB = path.join(sourceB, 'dist')
+  const built = spawnSync('npm', ['run', 'build'], { cwd: sourceB, env: { ...process.env, DIST_DIR: distB }, encoding: 'utf8', timeout: 240_000 })
+  t.equal(built.status, 0, 'deployment B builds')
+  const idB = await deploymentIdOf(distB)
+  t.not(idB, idA, 'two deployments')
+  const faqChunks = async (dist: string) => (await readdir(path.join(dist, 'client', 'chunks'))).filter((name) => name.startsWith('faq-'))
+  t.notSame(await faqChunks(distB), await faqChunks(distA), "the changed page's chunk names differ")
+
+  // A: deployed by the script, nginx started by it.
+  const state = await mkdtemp(path.join(tmpdir(), 'courier-deploy-'))
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const common = ['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--old-grace-seconds', '4']
+  const env = { REDIS_URL: redis.url, LOG_LEVEL: 'info' }
+  t.teardown(async () => {
+    await runDeploy(['--stop', '--state', state], env)
+    await rm(state, { recursive: true, force: true })
+  })
+  const deployedA = await runDeploy([...common, '--dist', distA, '--source', projectRoot], env)
+  t.equal(deployedA.code, 0, 'A deployed')
+  if (deployedA.code !== 0) return t.comment(deployedA.output)
+
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-quic'],
+  })
+  t.teardown(() => browser.close())
+  const context = await browser.newContext()
+  const consoleErrors: Array<{ text: string; url: string }> = []
+  const failedChunks: string[] = []
+  const serverErrors: string[] = []
+  const skewAnswers: string[] = []
+  context.on('response', (response) => {
+    // The idle tab's expected failures are checked on their own below.
+    if (response.frame().page() === idlePageRef.page) return
+    const url = new URL(response.url())
+    if (response.status() >= 500) serverErrors.push(`${response.status()} ${url.pathname}`)
+    if (url.pathname.startsWith('/_next/static/') && response.status() !== 200) failedChunks.push(`${response.status()} ${url.pathname}`)
+    if (response.status() === 409) skewAnswers.push(url.pathname)
+  })
+  context.on('requestfailed', (request) => {
+    if (request.frame().page() === idlePageRef.page) return
+    const url = new URL(request.url())
+    // A navigation away aborts what the old page still had in flight: not a failed load.
+    if (url.pathname.startsWith('/_next/static/') && request.failure()?.errorText !== 'net::ERR_ABORTED') failedChunks.push(`failed ${url.pathname}`)
+  })
+
+  const idlePageRef: { page: Page | undefined } = { page: undefined }
+  const tabs: Array<{ page: Page; loads: number }> = []
+  for (let index = 0; index < 3; index += 1) {
+    const page = await context.newPage()
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push({ text: message.text(), url: message.location().url })
+    })
+    page.on('pageerror', (error) => consoleErrors.push({ text: `uncaught: ${error.message}`, url: page.url() }))
+    await page.goto(`${origin}/`, { waitUntil: 'load' })
+    const hydrated = await page
+      .waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 15_000 })
+      .then(() => true, () => false)
+    t.ok(hydrated, `tab ${index} hydrated`)
+    if (!hydrated) t.comment(JSON.stringify({ consoleErrors: consoleErrors.slice(0, 3), failedChunks: failedChunks.slice(0, 3) }))
+    t.equal(await page.getAttribute('html', 'data-dpl-id'), idA, `tab ${index} opened on A`)
+    const tab = { page, loads: 0 }
+    page.on('load', () => (tab.loads += 1))
+    tabs.push(tab)
+  }
+
+  // A fourth tab on A that stays put and never prefetches (Save-Data): after the deploy its next page needs a chunk
+  // and page data of A when neither A's instances nor (once pruned) A's assets exist.
+  const idlePage = await context.newPage()
+  idlePageRef.page = idlePage
+  await idlePage.addInitScript(() => Object.defineProperty(navigator, 'connection', { value: { saveData: true } }))
+  const idleConsole: string[] = []
+  idlePage.on('console', (message) => void (message.type() === 'error' && idleConsole.push(message.text())))
+  await idlePage.goto(`${origin}/`, { waitUntil: 'load' })
+  await idlePage.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 15_000 })
+  let idleLoads = 0
+  idlePage.on('load', () => (idleLoads += 1))
+
+  // The tabs keep moving: hover (prefetch) and click through the main navigation.
+  let moving = true
+  let stepErrors = 0
+  const labels = ['Guides', 'FAQ', 'Status', 'Home', 'Gallery']
+  const activity = tabs.map(async ({ page }, index) => {
+    let step = index
+    while (moving) {
+      const label = labels[step++ % labels.length]!
+      try {
+        const link = page.locator('nav[aria-label="Main"]').getByRole('link', { name: label, exact: true })
+        await link.hover({ timeout: 5_000 })
+        await sleep(150)
+        await link.click({ timeout: 5_000 })
+        await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 10_000 })
+      } catch {
+        // A full navigation in the middle of a step (the skew path) interrupts it; the records say what went wrong.
+        stepErrors += 1
+      }
+      await sleep(300)
+    }
+  })
+
+  const pages: Target[] = ['/', '/guides', '/faq', '/status'].map((pagePath) => ({
+    name: `page ${pagePath}`,
+    path: pagePath,
+    status: 200,
+    check: (body: string) => body.includes('data-dpl-id="') && body.trimEnd().endsWith('</html>'),
+  }))
+  const load = runMixedLoad(origin, [...pages, { name: 'health', path: '/api/health', status: 200, check: (body) => body.includes('"ok"') }], {
+    seconds: 20,
+    clients: 4,
+  })
+
+  await sleep(3_000)
+  const deployedB = await runDeploy([...common, '--dist', distB, '--source', sourceB], env)
+  t.equal(deployedB.code, 0, 'B deployed, A drained')
+  if (deployedB.code !== 0) t.comment(deployedB.output)
+  await sleep(2_000)
+  moving = false
+  await Promise.all(activity)
+
+  // Every old tab moves on through the site until it runs B: the first request for A's page data that meets no A
+  // instance gets 409 and makes a full load of B's page. (Page data A had cached before it left is still shown
+  // client-side without a request, so the switch comes at the first page not in that cache; Status is never cached.)
+  for (const [index, tab] of tabs.entries()) {
+    const { page } = tab
+    for (const label of ['Status', 'FAQ', 'Guides', 'Home', 'Status']) {
+      if ((await page.getAttribute('html', 'data-dpl-id')) === idB) break
+      const href = { Status: '/status', FAQ: '/faq', Guides: '/guides', Home: '/' }[label]!
+      if (new URL(page.url()).pathname === href) continue
+      await page.locator('nav[aria-label="Main"]').getByRole('link', { name: label, exact: true }).click({ timeout: 5_000 })
+      await page.waitForURL((url) => url.pathname === href, { timeout: 15_000 })
+      await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 15_000 })
+    }
+    t.equal(await page.getAttribute('html', 'data-dpl-id'), idB, `tab ${index} ends on B`)
+    t.ok(tab.loads <= 1, `tab ${index} needed ${tab.loads} full page load(s) after the first`)
+    if (new URL(page.url()).pathname !== '/faq') {
+      await page.locator('nav[aria-label="Main"]').getByRole('link', { name: 'FAQ', exact: true }).click({ timeout: 5_000 })
+      await page.waitForURL((url) => url.pathname === '/faq', { timeout: 15_000 })
+    }
+    await page.waitForSelector(`#${markerB}`, { state: 'attached', timeout: 10_000 })
+    t.pass(`tab ${index} shows B's FAQ page`)
+  }
+
+  const report = await load
+  t.same(failedChunks, [], 'no chunk failed to load')
+  t.same(serverErrors, [], 'no 5xx in the browser')
+  t.same(report.wrong, {}, 'no wrong answer under load')
+  t.equal(report.lost, 0, 'no request lost under load')
+  const unexpected = consoleErrors.filter(
+    (entry) =>
+      !/Failed to load page data/.test(entry.text) &&
+      !(/status of 409/.test(entry.text) && entry.url.includes('/_next/data/')),
+  )
+  t.same(unexpected, [], 'no console error but the expected page-data failure (and its 409)')
+  // A's assets pruned (keep 1: B's): the idle tab's FAQ chunk is gone and A's instances too. The click meets a 404
+  // for the chunk and a 409 for the data; the client's full navigation lands on B's FAQ page.
+  t.same(await pruneAssets(path.join(state, 'nginx', 'assets'), 1, [idB]), [idA], "A's assets removed")
+  const [faqChunkA] = await faqChunks(distA)
+  const goneChunk = await fetch(`${origin}/_next/static/chunks/${faqChunkA}?dpl=${idA}`)
+  await goneChunk.arrayBuffer()
+  t.equal(goneChunk.status, 404, "A's FAQ chunk is fetchable nowhere now")
+  await idlePage.locator('nav[aria-label="Main"]').getByRole('link', { name: 'FAQ', exact: true }).click({ timeout: 5_000 })
+  await idlePage.waitForFunction((id) => document.documentElement.dataset.dplId === id, idB, { timeout: 15_000 })
+  await idlePage.waitForSelector(`#${markerB}`, { state: 'attached', timeout: 10_000 })
+  t.equal(new URL(idlePage.url()).pathname, '/faq', 'the idle tab ends on the page it asked for, from B')
+  t.equal(idleLoads, 1, 'after one full load')
+  t.comment(`idle tab console errors (expected: the missing chunk, the 409): ${JSON.stringify(idleConsole)}`)
+
+  t.comment(
+    `tabs: ${tabs.map((tab) => tab.loads).join('/')} full loads after the first; 409 answers: ${skewAnswers.length}; ` +
+      `interrupted steps: ${stepErrors}; load: ${report.sent} requests (${report.requestsPerSecond} req/s), resent after close: ${report.resentAfterClose}`,
+  )
+})
