@@ -58,14 +58,19 @@ export interface MixSources {
   deploymentId: string
   /** A built chunk `/` links to, e.g. `/_next/static/chunks/home-x.js?dpl=...`. */
   assetPath: string
+  /** Bytes of that script in the build the server serves. */
+  assetBytes: number
   /** Bytes of the optimized image, from the request that filled the cache. */
   imageBytes: number
   imagePath: string
   imageAccept: string
 }
 
-/** Reads what the mix needs from a freshly started server (and fills the image cache, so the mix gets hits). */
-export async function readMixSources(origin: string): Promise<MixSources> {
+/**
+ * Reads what the mix needs from a freshly started server (and fills the image cache, so the mix gets hits).
+ * `distDir`: the build that server serves.
+ */
+export async function readMixSources(origin: string, distDir = path.join(projectRoot, 'dist')): Promise<MixSources> {
   const home = await (await fetch(`${origin}/`)).text()
   const deploymentId = /data-dpl-id="([^"]+)"/.exec(home)?.[1]
   if (!deploymentId) throw new Error('`/` names no deployment id')
@@ -74,7 +79,7 @@ export async function readMixSources(origin: string): Promise<MixSources> {
   const sized = await Promise.all(
     scripts.map(async ([, url, file]) => ({
       url: url!,
-      bytes: (await stat(path.join(projectRoot, 'dist', 'client', 'chunks', file!))).size,
+      bytes: (await stat(path.join(distDir, 'client', 'chunks', file!))).size,
     })),
   )
   const asset = sized.sort((a, b) => a.bytes - b.bytes)[0]
@@ -84,7 +89,7 @@ export async function readMixSources(origin: string): Promise<MixSources> {
   const miss = await fetch(`${origin}${imagePath}`, { headers: { accept: imageAccept } })
   const imageBytes = (await miss.arrayBuffer()).byteLength
   if (miss.status !== 200 || imageBytes === 0) throw new Error(`the image to load did not optimize (${miss.status})`)
-  return { deploymentId, assetPath: asset.url, imageBytes, imagePath, imageAccept }
+  return { deploymentId, assetPath: asset.url, assetBytes: asset.bytes, imageBytes, imagePath, imageAccept }
 }
 
 /** The mix: pages, page data, an image cache hit, the API, 404s, a static asset and a public file. */
@@ -95,9 +100,7 @@ export async function buildMix(sources: MixSources): Promise<Target[]> {
   if (!slug) throw new Error('the guide loader lists no slugs')
   const dataHeaders = { 'x-deployment-id': deploymentId }
   const notFoundTitle = `<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`
-  const assetBytes = (
-    await stat(path.join(projectRoot, 'dist', 'client', 'chunks', path.basename(sources.assetPath.split('?')[0]!)))
-  ).size
+  const { assetBytes } = sources
   return [
     { name: 'page /', path: '/', status: 200, check: documentWith(await titleOf(pageAt('/'), {}, deploymentId)) },
     {

@@ -10,6 +10,7 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
+import { defaultDistDir } from '../../config/env.ts'
 import { publishAssets, writePrefix, writeRouting } from '../../deploy/nginx-prefix.ts'
 import { getChunks } from '../helpers/http.ts'
 import type { LogLine } from '../helpers/app.ts'
@@ -32,7 +33,9 @@ const countLines = (instances: ServerProcess[], pattern: RegExp) =>
   instances.reduce((sum, one) => sum + one.logs().filter((line: LogLine) => pattern.test(line.msg)).length, 0)
 
 const redis = await startRedis(t)
-const { deploymentId } = JSON.parse(await readFile(path.join(projectRoot, 'dist', 'deployment.json'), 'utf8')) as { deploymentId: string }
+// The instances serve the test build (COURIER_TEST_ROUTES): its assets are the ones nginx publishes.
+const distDir = path.join(projectRoot, defaultDistDir(true))
+const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
 const instanceEnv = {
   REDIS_URL: redis.url,
   // nginx is the one proxy in front, on loopback: its X-Forwarded-For names the client.
@@ -50,7 +53,7 @@ t.teardown(() => rm(prefix, { recursive: true, force: true }))
 const nginxPort = await freePort()
 const routingOf = (servers: ServerProcess[]) => ({ deployments: [{ id: deploymentId, servers: servers.map((one) => `127.0.0.1:${one.port}`) }] })
 const { configFile } = await writePrefix({ prefix, listen: `127.0.0.1:${nginxPort}`, ...routingOf(instances) })
-await publishAssets(path.join(projectRoot, 'dist'), path.join(prefix, 'assets'), deploymentId)
+await publishAssets(distDir, path.join(prefix, 'assets'), deploymentId)
 const nginx = await startNginx(t, prefix, configFile, nginxPort)
 const origin = `http://127.0.0.1:${nginxPort}`
 
@@ -193,7 +196,7 @@ t.test('asset routes: the shared folder first, then the named deployment, cached
 })
 
 t.test('1. 30 s of load over the mix through nginx, one instance stopped (SIGTERM) and replaced: every GET answered right', async (t) => {
-  const sources = await readMixSources(origin)
+  const sources = await readMixSources(origin, distDir)
   // Through nginx an image is a hit of nginx's cache (which keeps the headers of the answer it stored, MISS included)
   // or of an instance's: either way the same bytes.
   const mix = (await buildMix(sources)).map((target) =>

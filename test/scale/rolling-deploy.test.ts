@@ -45,7 +45,7 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
   // B: the same project with one page changed, built into a folder of its own.
   const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))
   t.teardown(() => rm(sourceB, { recursive: true, force: true }))
-  for (const entry of ['client', 'config', 'src', 'plugins', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
+  for (const entry of ['client', 'site', 'config', 'src', 'plugins', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
     await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
   }
   await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceB, 'node_modules'))
