@@ -28,6 +28,8 @@ export interface ScriptSize {
   role: 'html' | 'static-import' | 'page-chunk'
   bytes: number
   gzipBytes: number
+  /** What the server sends a browser that accepts brotli: the build's `.br` file where there is one (Courier). */
+  sentBytes: number
 }
 
 export interface FirstLoadJs {
@@ -35,6 +37,7 @@ export interface FirstLoadJs {
   scripts: ScriptSize[]
   totalBytes: number
   totalGzipBytes: number
+  totalSentBytes: number
 }
 
 /** The script URLs the HTML makes the browser fetch at once: module scripts and module preloads. */
@@ -92,13 +95,16 @@ export async function measureFirstLoadJs(pagePath: string, html: string, pageId:
   const scripts: ScriptSize[] = []
   for (const [file, role] of roles) {
     const content = await readFile(path.join(clientDir, file))
+    const brotli = await readFile(path.join(clientDir, `${file}.br`)).catch(() => undefined)
     // Default level, as the brief fixes: what a typical server-side gzip sends.
-    scripts.push({ file, role, bytes: content.byteLength, gzipBytes: gzipSync(content).byteLength })
+    const gzipBytes = gzipSync(content).byteLength
+    scripts.push({ file, role, bytes: content.byteLength, gzipBytes, sentBytes: brotli?.byteLength ?? content.byteLength })
   }
   return {
     page: pagePath,
     scripts,
     totalBytes: scripts.reduce((sum, script) => sum + script.bytes, 0),
     totalGzipBytes: scripts.reduce((sum, script) => sum + script.gzipBytes, 0),
+    totalSentBytes: scripts.reduce((sum, script) => sum + script.sentBytes, 0),
   }
 }

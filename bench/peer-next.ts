@@ -191,7 +191,9 @@ export async function measurePeerFirstLoadJs(pagePath: string, html: string): Pr
     if (!pathname.startsWith('/_next/static/')) throw new Error(`the peer's page loads a script from outside its build: ${src}`)
     const file = pathname.slice('/_next/'.length)
     const content = await readFile(path.join(buildDir, decodeURIComponent(file)))
-    scripts.push({ file, role: 'html', bytes: content.byteLength, gzipBytes: gzipSync(content).byteLength })
+    // Next compresses per request with gzip (its `compress` option, on by default): that is what it sends.
+    const gzipBytes = gzipSync(content).byteLength
+    scripts.push({ file, role: 'html', bytes: content.byteLength, gzipBytes, sentBytes: gzipBytes })
   }
   if (!scripts.length) throw new Error(`the peer's ${pagePath} loads no script`)
   return {
@@ -199,5 +201,6 @@ export async function measurePeerFirstLoadJs(pagePath: string, html: string): Pr
     scripts,
     totalBytes: scripts.reduce((sum, script) => sum + script.bytes, 0),
     totalGzipBytes: scripts.reduce((sum, script) => sum + script.gzipBytes, 0),
+    totalSentBytes: scripts.reduce((sum, script) => sum + script.sentBytes, 0),
   }
 }

@@ -9,8 +9,15 @@ export class ReadmeBlockError extends Error {
   override name = 'ReadmeBlockError'
 }
 
+/** The start and end markers of one block. */
+export interface BlockMarkers {
+  start: string
+  end: string
+}
+
 /** The README with the block between the markers replaced by `content` (markers kept; same input, same output). */
-export function rewriteBlock(readme: string, content: string): string {
+export function rewriteBlock(readme: string, content: string, markers: BlockMarkers = { start: blockStart, end: blockEnd }): string {
+  const { start: blockStart, end: blockEnd } = markers
   const start = readme.indexOf(blockStart)
   const end = readme.indexOf(blockEnd)
   if (start === -1 || end === -1 || end < start) {

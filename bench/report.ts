@@ -7,6 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { otherCpuWarningPercent } from './config.ts'
 import type { FirstLoadJs } from './first-load-js.ts'
+import type { WireBytes } from './wire-bytes.ts'
 import type { FloorCheck } from './floor-check.ts'
 import type { ColdTransform } from './images.ts'
 import type { TargetResult } from './load.ts'
@@ -59,6 +60,8 @@ export interface BenchReport {
   comparisons: Array<{ kind: TargetKind; courierRps: number | null; nextRps: number | null; ratio: number | null }>
   coldStart: { courier: { ms: number[]; medianMs: number | null }; next: { ms: number[]; medianMs: number | null }; ratio: number | null }
   firstLoadJs: { courier: FirstLoadJs; next: FirstLoadJs }
+  /** A first visit to / in Chromium, by resource type (null where Chromium is missing). */
+  firstVisit: { courier: WireBytes | null; next: WireBytes | null }
   /** The largest median peak RSS over each server's targets (MiB). */
   peakRssMiB: { courier: number | null; next: number | null; ratio: number | null }
   pageSizes: PageSize[]
@@ -167,9 +170,10 @@ export function formatReport(report: BenchReport): string {
   )
   const js = report.firstLoadJs
   lines.push(
-    `First-load JS of /: Courier ${kB(js.courier.totalGzipBytes)} gzip in ${js.courier.scripts.length} scripts, ` +
-      `Next ${kB(js.next.totalGzipBytes)} gzip in ${js.next.scripts.length} scripts`,
+    `First-load JS of /: Courier ${kB(js.courier.totalGzipBytes)} gzip (${kB(js.courier.totalSentBytes)} as sent, brotli) in ` +
+      `${js.courier.scripts.length} scripts, Next ${kB(js.next.totalGzipBytes)} gzip in ${js.next.scripts.length} scripts`,
   )
+  lines.push(`First visit to / in Chromium, bytes on the wire: ${firstVisitLine(report)}`)
   lines.push(
     `Peak RSS (largest median of any target): Courier ${fixed(report.peakRssMiB.courier, 1)} MiB, ` +
       `Next ${fixed(report.peakRssMiB.next, 1)} MiB, ratio ${fixed(report.peakRssMiB.ratio, 2)}`,
@@ -198,6 +202,17 @@ export function formatReport(report: BenchReport): string {
 
 const markdownRow = (cells: string[]) => `| ${cells.join(' | ')} |`
 
+/** `Courier 130.4 kB (document 4.9, scripts 75.3, ...), Next ...`. */
+function firstVisitLine(report: BenchReport): string {
+  const one = (label: string, visit: WireBytes | null) =>
+    visit
+      ? `${label} ${kB(visit.total)} (${Object.entries(visit.byType)
+          .map(([type, bytes]) => `${type} ${kB(bytes)}`)
+          .join(', ')})`
+      : `${label} not measured (no Chromium)`
+  return `${one('Courier', report.firstVisit.courier)}, ${one('Next', report.firstVisit.next)}`
+}
+
 /** The README's results block: the table, the ratios and the goals of this report. */
 export function formatReadmeBlock(report: BenchReport): string {
   const { header, rows } = targetRows(report)
@@ -216,7 +231,9 @@ export function formatReadmeBlock(report: BenchReport): string {
     ...goalRows(report).map(markdownRow),
     '',
     `Cold start: Courier ${fixed(report.coldStart.courier.medianMs, 0)} ms, Next ${fixed(report.coldStart.next.medianMs, 0)} ms. ` +
-      `First-load JS of /: Courier ${kB(report.firstLoadJs.courier.totalGzipBytes)}, Next ${kB(report.firstLoadJs.next.totalGzipBytes)} (gzip). ` +
+      `First-load JS of /: Courier ${kB(report.firstLoadJs.courier.totalGzipBytes)}, Next ${kB(report.firstLoadJs.next.totalGzipBytes)} (gzip); ` +
+      `Courier as sent (brotli) ${kB(report.firstLoadJs.courier.totalSentBytes)}. ` +
+      `First visit to / in Chromium, bytes on the wire: ${firstVisitLine(report)}. ` +
       `Peak RSS: Courier ${fixed(report.peakRssMiB.courier, 1)} MiB, Next ${fixed(report.peakRssMiB.next, 1)} MiB.`,
   ]
   const disturbed = report.targets.filter((target) =>

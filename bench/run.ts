@@ -14,6 +14,7 @@ import { loadSite } from '../src/pages/site.ts'
 import { host, load, readmeFile, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
+import { measureFirstVisit } from './wire-bytes.ts'
 import { imageTarget, measureColdTransform, prepareStaticImage, primeImage } from './images.ts'
 import { runTarget, stopLoad } from './load.ts'
 import { buildPeer, installPeer, measurePeerFirstLoadJs, peerBuildId, peerServerSpec, peerVersion, writePeerSite } from './peer-next.ts'
@@ -32,6 +33,7 @@ import {
 import { evaluateGoals, median, ratio } from './stats.ts'
 import {
   bareStatusTarget,
+  compressedTwin,
   courierIdentity,
   firstGuidePath,
   judge,
@@ -58,7 +60,22 @@ const serverEnv: NodeJS.ProcessEnv = {
 /** How each server says an optimized image came from its cache. */
 const imageCacheHeader = { courier: 'x-image-cache', next: 'x-nextjs-cache' } as const
 
-const kindOrder: TargetKind[] = ['static-page', 'guide-page', 'dynamic-page', 'static-data', 'dynamic-data', 'not-found', 'image-hit', 'robots']
+const kindOrder: TargetKind[] = [
+  'static-page',
+  'static-page+compressed',
+  'guide-page',
+  'guide-page+compressed',
+  'dynamic-page',
+  'dynamic-page+compressed',
+  'static-data',
+  'static-data+compressed',
+  'dynamic-data',
+  'dynamic-data+compressed',
+  'not-found',
+  'not-found+compressed',
+  'image-hit',
+  'robots',
+]
 const serverOrder: ServerName[] = ['courier', 'next', 'bare']
 
 /** Paths whose filter decision both servers must share (config/request-filter.ts and the middleware's matcher). */
@@ -161,7 +178,9 @@ async function main(): Promise<void> {
     [courierIdentity(deploymentId), images.bytes],
     [nextIdentity(buildId), nextImageBytes],
   ] as const) {
-    targets.push(...(await pageTargets(pages, who)), imageTarget(who.server, who.label, imageBytes))
+    const plain = await pageTargets(pages, who)
+    const compressed = plain.map(compressedTwin).filter((target): target is Target => target !== undefined)
+    targets.push(...plain, ...compressed, imageTarget(who.server, who.label, imageBytes))
   }
   targets.push(await bareStatusTarget(pages, deploymentId), images.staticTarget)
   // Kind by kind, Courier then Next then the floor: the numbers a ratio divides are taken minutes apart at most.
@@ -175,6 +194,8 @@ async function main(): Promise<void> {
     courier: await measureFirstLoadJs('/', await getText(`${courier.origin}/`), homePage.id),
     next: await measurePeerFirstLoadJs('/', await getText(`${next.origin}/`)),
   }
+  progress('a first visit to / in Chromium, on each server')
+  const firstVisit = { courier: await measureFirstVisit(courier.origin), next: await measureFirstVisit(next.origin) }
   const pageSizes = await comparePageSizes(
     ['/', firstGuidePath(pages).path, '/status', '/faq', '/no-such-page'],
     courier.origin,
@@ -261,6 +282,7 @@ async function main(): Promise<void> {
     comparisons: kinds.map((kind) => ({ kind, courierRps: rps('courier', kind), nextRps: rps('next', kind), ratio: ratio(rps('courier', kind), rps('next', kind)) })),
     coldStart,
     firstLoadJs,
+    firstVisit,
     peakRssMiB: { ...peakRssMiB, ratio: ratio(peakRssMiB.courier, peakRssMiB.next) },
     pageSizes,
     policyParity,
@@ -268,6 +290,8 @@ async function main(): Promise<void> {
       rps,
       coldStartMs: { courier: coldStart.courier.medianMs, next: coldStart.next.medianMs },
       firstLoadJsGzipBytes: firstLoadJs.courier.totalGzipBytes,
+      firstLoadJsSentBytes: firstLoadJs.courier.totalSentBytes,
+      firstVisitBytes: { courier: firstVisit.courier?.total ?? null, next: firstVisit.next?.total ?? null },
       peakRssMiB,
     }),
     floorCheck,

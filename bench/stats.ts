@@ -38,6 +38,10 @@ export interface GoalInputs {
   rps: (server: 'courier' | 'next' | 'bare', kind: string) => number | null
   coldStartMs: { courier: number | null; next: number | null }
   firstLoadJsGzipBytes: number | null
+  /** First-load JS of / as a browser that accepts brotli receives it (Courier). */
+  firstLoadJsSentBytes: number | null
+  /** Bytes on the wire of a first visit to / in Chromium (document, scripts, styles, fonts). */
+  firstVisitBytes: { courier: number | null; next: number | null }
   peakRssMiB: { courier: number | null; next: number | null }
 }
 
@@ -57,5 +61,19 @@ export function evaluateGoals(inputs: GoalInputs): Goal[] {
     goal('cold start, Courier ÷ Next', ratio(inputs.coldStartMs.courier, inputs.coldStartMs.next), '<=', 0.5),
     goal('first-load JS of / (gzip bytes), Courier', inputs.firstLoadJsGzipBytes, '<=', 70_000),
     goal('peak RSS under load, Courier ÷ Next', ratio(inputs.peakRssMiB.courier, inputs.peakRssMiB.next), '<=', 0.5),
+    goal('static page / req/s with Accept-Encoding, Courier ÷ Next', versusNext('static-page+compressed'), '>=', 15),
+    goal('static page (a guide) req/s with Accept-Encoding, Courier ÷ Next', versusNext('guide-page+compressed'), '>=', 15),
+    goal('dynamic page /status req/s with Accept-Encoding, Courier ÷ Next', versusNext('dynamic-page+compressed'), '>=', 5),
+    goal('static page data req/s with Accept-Encoding, Courier ÷ Next', versusNext('static-data+compressed'), '>=', 10),
+    goal('dynamic page data req/s with Accept-Encoding, Courier ÷ Next', versusNext('dynamic-data+compressed'), '>=', 10),
+    goal('404 req/s with Accept-Encoding, Courier ÷ Next', versusNext('not-found+compressed'), '>=', 5),
+    goal(
+      'static page / req/s, compressed ÷ identity, Courier',
+      ratio(inputs.rps('courier', 'static-page+compressed'), inputs.rps('courier', 'static-page')),
+      '>=',
+      0.8,
+    ),
+    goal('first-load JS of / as sent (brotli bytes), Courier', inputs.firstLoadJsSentBytes, '<=', 62_000),
+    goal('bytes on the wire, first visit to /, Courier ÷ Next', ratio(inputs.firstVisitBytes.courier, inputs.firstVisitBytes.next), '<=', 0.6),
   ]
 }

@@ -12,7 +12,7 @@ import { escapeHtml } from '../src/render/template.ts'
 export type ServerName = 'courier' | 'next' | 'bare'
 
 /** What a target measures: the same kind on two servers is one comparison. */
-export type TargetKind =
+export type BaseKind =
   | 'static-page'
   | 'guide-page'
   | 'dynamic-page'
@@ -21,6 +21,30 @@ export type TargetKind =
   | 'not-found'
   | 'image-hit'
   | 'robots'
+
+/** `<kind>+compressed`: the same target asked with `Accept-Encoding: br, gzip`, as every browser asks. */
+export type TargetKind = BaseKind | `${BaseKind}+compressed`
+
+/** What browsers send (the order of Chromium's header less the codings neither server speaks). */
+export const browserAcceptEncoding = 'br, gzip'
+
+/** The kinds that also run compressed: documents and page data (robots.txt and images stay identity). */
+const compressedKinds = new Set<TargetKind>(['static-page', 'guide-page', 'dynamic-page', 'static-data', 'dynamic-data', 'not-found'])
+
+/**
+ * The compressed twin of a target: the same path asked with Accept-Encoding. A compressed body cannot be read as
+ * text under load, so such a response is judged by its status and its coding; its decompressed body is judged once
+ * before the run (the preflight decompresses, like a browser).
+ */
+export function compressedTwin(target: Target): Target | undefined {
+  if (!compressedKinds.has(target.kind)) return undefined
+  return {
+    ...target,
+    name: `${target.name} (br, gzip)`,
+    kind: `${target.kind}+compressed` as TargetKind,
+    headers: { ...target.headers, 'accept-encoding': browserAcceptEncoding },
+  }
+}
 
 /** `html`: a whole document (ends with </html>); `text`: markers only; `bytes`: exactly expectedBytes long. */
 export type BodyKind = 'html' | 'text' | 'bytes'
@@ -48,6 +72,12 @@ export type Verdict = 'ok' | 'unexpected-status' | 'body-mismatch'
 
 export function judge(target: Target, status: number, body: string, headers: Record<string, string> = {}): Verdict {
   if (status !== target.expectedStatus) return 'unexpected-status'
+  const coding = headers['content-encoding']
+  if (coding !== undefined) {
+    // Only a target that asked for a coding may get one, and only one it asked for, with a body.
+    const asked = (target.headers?.['accept-encoding'] ?? '').split(',').map((name) => name.trim())
+    return asked.includes(coding) && body.length > 0 ? 'ok' : 'body-mismatch'
+  }
   if (target.body === 'bytes') {
     return Number(headers['content-length']) === target.expectedBytes ? 'ok' : 'body-mismatch'
   }

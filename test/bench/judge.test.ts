@@ -36,3 +36,23 @@ t.test('text targets need their markers only; byte targets their exact length', 
   t.equal(judge(image, 200, '', { 'content-length': '99' }), 'body-mismatch')
   t.equal(judge(image, 200, '', {}), 'body-mismatch')
 })
+
+t.test('a compressed answer is judged by its coding: one the target asked for, with a body', async (t) => {
+  const page: Target = {
+    name: 'x',
+    server: 'courier',
+    kind: 'static-page+compressed',
+    path: '/',
+    expectedStatus: 200,
+    body: 'html',
+    markers: ['<title>x</title>'],
+    headers: { 'accept-encoding': 'br, gzip' },
+  }
+  t.equal(judge(page, 200, '\u0000binary', { 'content-encoding': 'br' }), 'ok')
+  t.equal(judge(page, 200, '\u0000binary', { 'content-encoding': 'gzip' }), 'ok')
+  t.equal(judge(page, 200, '\u0000binary', { 'content-encoding': 'deflate' }), 'body-mismatch', 'a coding it did not ask for')
+  t.equal(judge(page, 200, '', { 'content-encoding': 'br' }), 'body-mismatch', 'an empty body')
+  t.equal(judge({ ...page, headers: {} }, 200, 'x', { 'content-encoding': 'br' }), 'body-mismatch', 'a coding nobody asked for')
+  t.equal(judge(page, 200, '<title>x</title></html>', {}), 'ok', 'identity (a small body): judged by its markers')
+  t.equal(judge(page, 500, 'x', { 'content-encoding': 'br' }), 'unexpected-status')
+})

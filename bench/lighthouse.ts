@@ -1,0 +1,146 @@
+/**
+ * `npm run lighthouse`: Lighthouse (mobile preset, simulated throttling, as Lighthouse runs by default) against
+ * Courier and the Next.js peer side by side, with Debian's Chromium, on the pages a visitor meets first: 3 runs per
+ * page and server, the run with the median performance score kept. Writes bench/results/lighthouse.json and the
+ * README block between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
+ * (bench/processes.ts), on loopback ports.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import * as chromeLauncher from 'chrome-launcher'
+import lighthouse from 'lighthouse'
+import { loadSite } from '../src/pages/site.ts'
+import { readDeploymentId } from './build-output.ts'
+import { benchRoot, readmeFile } from './config.ts'
+import { buildPeer, installPeer, peerServerSpec, writePeerSite } from './peer-next.ts'
+import { ensureBuild, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
+import { rewriteBlock } from './readme-block.ts'
+import { firstGuidePath } from './targets.ts'
+
+const chromiumPath = '/usr/bin/chromium'
+const runs = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
+const resultsFile = path.join(benchRoot, 'results', 'lighthouse.json')
+const markers = {
+  start: '<!-- lighthouse:results:start (written by npm run lighthouse from bench/results/lighthouse.json; do not edit) -->',
+  end: '<!-- lighthouse:results:end -->',
+}
+
+interface PageScore {
+  page: string
+  server: 'courier' | 'next'
+  performance: number
+  accessibility: number
+  bestPractices: number
+  seo: number
+  fcpMs: number
+  lcpMs: number
+  tbtMs: number
+  cls: number
+  /** Bytes transferred for the page (Lighthouse's total byte weight). */
+  bytes: number
+  /** Every run's performance score, the kept one among them. */
+  runs: number[]
+}
+
+function progress(message: string): void {
+  process.stderr.write(`lighthouse: ${message}\n`)
+}
+
+async function audit(port: number, url: string): Promise<Omit<PageScore, 'page' | 'server' | 'runs'>> {
+  const result = await lighthouse(url, {
+    port,
+    output: 'json',
+    logLevel: 'error',
+    onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'],
+  })
+  if (!result) throw new Error(`Lighthouse gave no result for ${url}`)
+  const { categories, audits, runtimeError } = result.lhr
+  if (runtimeError) throw new Error(`Lighthouse failed on ${url}: ${runtimeError.code} ${runtimeError.message}`)
+  const score = (id: string) => Math.round((categories[id]?.score ?? 0) * 100)
+  const value = (id: string) => audits[id]?.numericValue ?? Number.NaN
+  return {
+    performance: score('performance'),
+    accessibility: score('accessibility'),
+    bestPractices: score('best-practices'),
+    seo: score('seo'),
+    fcpMs: Math.round(value('first-contentful-paint')),
+    lcpMs: Math.round(value('largest-contentful-paint')),
+    tbtMs: Math.round(value('total-blocking-time')),
+    cls: Number(value('cumulative-layout-shift').toFixed(3)),
+    bytes: Math.round(value('total-byte-weight')),
+  }
+}
+
+function table(scores: PageScore[]): string {
+  const rows = ['| page | server | perf | a11y | best practices | SEO | FCP | LCP | TBT | CLS | bytes |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
+  for (const score of scores) {
+    rows.push(
+      `| \`${score.page}\` | ${score.server === 'courier' ? 'Courier' : 'Next'} | ${score.performance} | ${score.accessibility} | ` +
+        `${score.bestPractices} | ${score.seo} | ${(score.fcpMs / 1000).toFixed(2)} s | ${(score.lcpMs / 1000).toFixed(2)} s | ` +
+        `${score.tbtMs} ms | ${score.cls} | ${(score.bytes / 1000).toFixed(1)} kB |`,
+    )
+  }
+  return rows.join('\n')
+}
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  await Promise.all([ensureBuild(), installPeer()])
+  const { pages } = await loadSite(false)
+  const deploymentId = await readDeploymentId()
+  await writePeerSite(pages, deploymentId)
+  await buildPeer()
+  const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-lighthouse-cache-'))
+  const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false' }
+  const courierSpec: ServerSpec = {
+    name: 'courier',
+    args: ['--import', 'tsx', 'src/server.ts'],
+    env: { ...env, IMAGE_CACHE_DIR: imageCacheDir },
+    healthPath: '/api/health',
+  }
+  const servers = { courier: await startServer(courierSpec), next: await startServer(peerServerSpec(env, '/robots.txt')) }
+  const paths = ['/', firstGuidePath(pages).path, '/guides', '/faq', '/gallery', '/status', '/no-such-page']
+  const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'] })
+  const scores: PageScore[] = []
+  try {
+    for (const page of paths) {
+      for (const server of ['courier', 'next'] as const) {
+        const url = servers[server].origin + page
+        // A first run fills the image optimizer's cache and the server's kept answers: what visitors after the first see.
+        await audit(chrome.port, url)
+        const results = []
+        for (let run = 0; run < runs; run++) results.push(await audit(chrome.port, url))
+        results.sort((a, b) => a.performance - b.performance || a.lcpMs - b.lcpMs)
+        const kept = results[Math.floor(results.length / 2)]!
+        scores.push({ page, server, ...kept, runs: results.map((result) => result.performance) })
+        progress(`${server} ${page}: performance ${kept.performance}, FCP ${kept.fcpMs} ms, LCP ${kept.lcpMs} ms`)
+      }
+    }
+  } finally {
+    chrome.kill()
+    await stopAll()
+    await rm(imageCacheDir, { recursive: true, force: true })
+  }
+  const report = { date: new Date().toISOString(), runs, chromium: chromiumPath, wallTimeS: Math.round((performance.now() - started) / 1000), scores }
+  await writeFile(resultsFile, JSON.stringify(report, null, 2) + '\n')
+  const block =
+    `Last run: ${report.date.slice(0, 10)}, Lighthouse mobile preset (simulated throttling), Debian's Chromium, ` +
+    `median of ${runs} runs per page after one that warms the servers; whole run ${report.wallTimeS} s.\n\n${table(scores)}`
+  const readme = await readFile(readmeFile, 'utf8')
+  await writeFile(readmeFile, rewriteBlock(readme, block, markers))
+  process.stdout.write(table(scores) + '\n')
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    killAllNow()
+    process.exit(130)
+  })
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`lighthouse: ${(error as Error)?.stack ?? String(error)}\n`)
+  killAllNow()
+  process.exit(1)
+})
