@@ -17,7 +17,7 @@ export const requirements: Record<EngineName, Array<{ file: string; pkg: string 
   firefox: [{ file: firefoxPath, pkg: 'firefox-esr' }],
   webkit: [
     { file: webkitDriverPath, pkg: 'webkit2gtk-driver' },
-    { file: miniBrowserPath, pkg: 'webkit2gtk-driver' },
+    { file: miniBrowserPath, pkg: 'libwebkit2gtk-4.1-0, which webkit2gtk-driver brings' },
     { file: xvfbRunPath, pkg: 'xvfb' },
   ],
 }
