@@ -47,6 +47,8 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
         (face) => face.family.replace(/["']/g, '') === 'Inter' && face.status === 'loaded',
       ),
       nonces: [...document.scripts].map((script) => script.nonce ?? ''),
+      preloadNonces: [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map((link) => link.nonce ?? ''),
+      dplId: document.documentElement.dataset.dplId ?? '',
       violations: (window as unknown as { __cspViolations?: Violation[] }).__cspViolations ?? null,
     }
   }, null)
@@ -64,9 +66,24 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
     t.ok(nonce, 'a CSP with a nonce')
     // The suite's own init script comes with the nonce too where the proxy puts it into the document.
     t.same([...new Set(page.nonces)], [nonce], `every script (${page.nonces.length}) carries the header's nonce`)
+    t.same(
+      page.preloadNonces.filter((preload) => preload !== nonce),
+      [],
+      `every module preload (${page.preloadNonces.length}) carries it`,
+    )
   } else {
     t.equal(nonce, undefined, 'no CSP (excluded by the spec)')
   }
+  // Build assets: each carries this build's ?dpl=, and none is fetched twice (a preload and its import must agree).
+  const assets = session.requests().filter((request) => ['script', 'style', 'font'].includes(request.dest))
+  t.ok(assets.some((request) => request.dest === 'script'), 'scripts were fetched (the checks below are not vacuous)')
+  t.same(
+    assets.filter((request) => new URL(request.url).searchParams.get('dpl') !== page.dplId).map((request) => request.url),
+    [],
+    `every script, style and font carries ?dpl=${page.dplId}`,
+  )
+  const paths = assets.map((request) => new URL(request.url).pathname)
+  t.same(paths.filter((pathname, index) => paths.indexOf(pathname) !== index), [], 'no asset fetched twice')
   t.same(await unexpectedErrors(session, expected.status), [], 'no console error, no uncaught error')
   const offOrigin = session.requests().filter((request) => !request.url.startsWith(suite.origin))
   t.same(offOrigin, [], 'nothing fetched from another origin')
