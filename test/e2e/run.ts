@@ -7,8 +7,8 @@
  * then a missing engine fails the run. Nothing here downloads a browser. Engines run side by side, two at a time
  * (COURIER_E2E_PARALLEL), each run's output printed whole when it ends, then one line per engine.
  *
- * Arguments narrow a run while working on it: `--engine=firefox` (or a comma list) and words that a test file's
- * path must contain, e.g. `node --import tsx test/e2e/run.ts --engine=webkit errors`.
+ * Arguments narrow a run while working on it: `--engine=firefox` (or a comma list) and words of which a test file's
+ * path must contain one, e.g. `node --import tsx test/e2e/run.ts --engine=webkit journeys/errors journeys/images`.
  * The exit code is 0 only if every run that ran passed and no required engine was missing.
  */
 import { spawn } from 'node:child_process'
@@ -44,7 +44,7 @@ if (unknown.length > 0) {
   process.stderr.write(`e2e: FAILED: unknown engine ${unknown.join(', ')} (chromium, firefox, webkit)\n`)
   process.exit(1)
 }
-const matches = (file: string) => words.every((word) => file.includes(word))
+const matches = (file: string) => words.length === 0 || words.some((word) => file.includes(word))
 
 const distDir = path.resolve(projectRoot, process.env.DIST_DIR ?? 'dist')
 if (!existsSync(path.join(distDir, 'deployment.json'))) {
@@ -160,7 +160,12 @@ for (const engine of engineNames) {
   const hint = outcome.status === 'skipped' ? ' (set COURIER_REQUIRE_BROWSER=true to fail instead of skipping)' : ''
   process.stdout.write(`e2e ${engine}: ${status}: ${outcome.detail}${time}${hint}\n`)
 }
-if (runs.length === 0 && outcomes.every((outcome) => outcome.status === 'skipped')) {
-  process.stdout.write('e2e: SKIPPED: no engine installed\n')
+if (runs.length === 0) {
+  const skipped = outcomes.length > 0 && outcomes.every((outcome) => outcome.status === 'skipped')
+  if (skipped) process.stdout.write('e2e: SKIPPED: no engine installed\n')
+  else {
+    process.stderr.write(`e2e: FAILED: no test file matches ${words.join(' ')}\n`)
+    process.exit(1)
+  }
 }
 process.exit(outcomes.some((outcome) => outcome.status === 'failed') ? 1 : 0)

@@ -1,7 +1,8 @@
 /**
  * The application error screens in every engine, and the client's report reaching the server's log: a client-side
- * exception (screen, console, one report), a server-side one (500 page with the digest of its log line), and an
- * error thrown as the page is left (`pagehide`), whose report still arrives: sendBeacon outlives the document.
+ * exception (screen, console, one report), a server-side one (500 page with the digest of its log line), an error
+ * thrown as the page is left (`pagehide`), whose report still arrives (sendBeacon outlives the document), and a
+ * boundary that fails after the shell was flushed.
  */
 import t from 'tap'
 import { eventually, startJourneys, type JourneySession } from '../journey.ts'
@@ -104,4 +105,31 @@ t.test('an error thrown on pagehide is still reported: the beacon outlives the p
   const beacon = reports(session)[0]
   t.ok(beacon, 'it came as a POST to /api/client-errors')
   t.equal(beacon?.status, 204)
+})
+
+t.test('a boundary that fails after the shell: the server-side screen and its digest, and the recovery reported', async (t) => {
+  const session = await suite.open(t)
+  const response = await session.goto('/__test/late-error?delay=100')
+  t.equal(response.status, 200, 'the status sent with the shell stays')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  const screen = await session.evaluate(() => {
+    const element = document.getElementById('__COURIER_LATE_ERROR__')
+    return {
+      visible: element !== null && element.getBoundingClientRect().height > 0,
+      message: element?.querySelector('.application-error-message')?.textContent ?? '',
+      digest: element?.querySelector('.application-error-digest')?.textContent?.trim() ?? '',
+    }
+  }, null)
+  t.ok(screen.visible, 'the error screen is visible')
+  t.match(screen.message, 'a server-side exception has occurred')
+  const digest = /^Digest: ([0-9a-f]{10})$/.exec(screen.digest)?.[1]
+  t.ok(digest, `the digest is shown (${screen.digest})`)
+  const line = await suite.serverLogLine((entry) => entry.msg === 'render failed' && entry.digest === digest)
+  t.equal(line?.reqId, response.responseHeaders?.['x-request-id'], 'the digest finds the log line of this request')
+  const report = await suite.serverLogLine(
+    (line) =>
+      line.msg === 'client error reported' &&
+      (line.clientError as { digest?: string } | undefined)?.digest === digest,
+  )
+  t.match(report, { clientError: { source: 'hydration', digest }, userAgent: userAgents[suite.engine] }, 'the recovery in the browser reaches the log')
 })

@@ -1,7 +1,7 @@
 /**
  * Images in every engine: /gallery draws each photograph through the optimizer, in the format the engine's own
- * `Accept` asks for (AVIF, else WebP, else the source's JPEG), and the engine decodes what it gets. The suite prints
- * which format each engine got.
+ * `Accept` asks for (AVIF, else WebP, else the source's JPEG), and the engine decodes what it gets (the suite prints
+ * which format each engine got); the home page's hero is preloaded at the width it loads.
  */
 import t from 'tap'
 import { negotiateFormat } from '../../../src/images/negotiate.ts'
@@ -49,4 +49,35 @@ t.test('/gallery: every image through the optimizer, in the format this engine a
   }
   t.notOk(session.requests().some((request) => new URL(request.url).pathname.startsWith('/images/')), 'no original fetched')
   t.same(await session.consoleErrors(), [], 'no console error')
+})
+
+t.test('the home page hero: eager, high priority, preloaded in the head at the width it loads', async (t) => {
+  const session = await suite.open(t)
+  await session.goto('/')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  t.ok(
+    await session.waitFor(() => {
+      const hero = document.querySelector<HTMLImageElement>('main img.hero')
+      return hero !== null && hero.complete && hero.naturalWidth > 0
+    }, null, 10_000),
+    'the hero decoded',
+  )
+  const hero = await session.evaluate(() => {
+    const image = document.querySelector<HTMLImageElement>('main img.hero')!
+    const link = document.head.querySelector<HTMLLinkElement>('link[rel="preload"][as="image"]')
+    return {
+      loading: image.getAttribute('loading'),
+      fetchPriority: image.getAttribute('fetchpriority'),
+      currentSrc: image.currentSrc,
+      sizes: image.getAttribute('sizes'),
+      preload: link ? { srcset: link.getAttribute('imagesrcset') ?? '', sizes: link.getAttribute('imagesizes') } : null,
+    }
+  }, null)
+  t.equal(hero.loading, 'eager')
+  t.equal(hero.fetchPriority, 'high')
+  t.equal(new URL(hero.currentSrc).pathname, '/_next/image')
+  t.match(hero.preload?.srcset, /\/_next\/image\?url=%2Fimages%2Fdunes\.jpg&w=640 640w/, 'a preload link in the head')
+  t.equal(hero.preload?.sizes, hero.sizes, 'the preload asks for what the image will')
+  const fetched = session.requests().filter((request) => request.url.includes('dunes.jpg'))
+  t.equal(new Set(fetched.map((request) => request.url)).size, 1, 'preload and image fetch one and the same width')
 })
