@@ -72,7 +72,7 @@ interface OpenTab {
 
 function openSession(t: Test, engine: Engine, proxy: LoopbackProxy, open: OpenTab): Promise<JourneySession> {
   return (async () => {
-    const closeTab = (tab: Tab) => bounded(tab.close(), timeouts.closeMs, `closing the ${engine.name} tab`).catch(() => undefined)
+    const closeTab = (tab: Tab) => bounded(tab.close(), 4 * timeouts.closeMs, `closing the ${engine.name} tab`).catch(() => undefined)
     if (open.current) await closeTab(open.current)
     proxy.reset()
     const tab = await engine.newTab()

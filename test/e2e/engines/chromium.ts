@@ -29,6 +29,9 @@ export async function launchChromium(): Promise<Engine> {
         async click(selector) {
           await page.click(selector)
         },
+        async type(selector, text) {
+          await page.locator(selector).first().pressSequentially(text)
+        },
         async back() {
           await page.goBack()
         },

@@ -49,6 +49,9 @@ export async function launchFirefox(): Promise<Engine> {
         async click(selector) {
           await page.click(selector)
         },
+        async type(selector, text) {
+          await page.type(selector, text)
+        },
         async back() {
           await page.goBack()
         },

@@ -30,6 +30,8 @@ export type RuleAnswer =
   | { respond: { status: number; headers?: Record<string, string>; body?: string } }
   /** Wait, then pass the request to the server (the browser may have given up by then). */
   | { delayMs: number }
+  /** Pass the request to the server, and change the HTML it answers (`nonce`: the answer's CSP nonce, if any). */
+  | { transformHtml: (html: string, nonce: string | undefined) => string }
   /** Pass the request to the server as it is. */
   | 'pass'
 
@@ -69,11 +71,12 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
   let injected: string[] = []
   const sockets = new Set<Socket>()
 
+  function scriptTags(scripts: string[], nonce: string | undefined): string {
+    return scripts.map((source) => `<script${nonce ? ` nonce="${nonce}"` : ''}>${source}</script>`).join('')
+  }
+
   function pipeHtmlWithScripts(answer: IncomingMessage, reply: ServerResponse, scripts: string[]) {
-    const nonce = nonceOf(answer.headers)
-    const tags = scripts
-      .map((source) => `<script${nonce ? ` nonce="${nonce}"` : ''}>${source}</script>`)
-      .join('')
+    const tags = scriptTags(scripts, nonceOf(answer.headers))
     const headers = { ...answer.headers }
     delete headers['content-length']
     reply.writeHead(answer.statusCode ?? 502, headers)
@@ -109,10 +112,12 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
       if (!reply.writableFinished) entry.aborted = true
     })
     const matched = rules.find(({ rule }) => rule.matches(pathAndQuery))
+    let transformHtml: ((html: string, nonce: string | undefined) => string) | undefined
     if (matched) {
       matched.attempts += 1
       const answer = matched.rule.answer(matched.attempts)
-      if (answer !== 'pass' && 'respond' in answer) {
+      if (answer !== 'pass' && 'transformHtml' in answer) transformHtml = answer.transformHtml
+      else if (answer !== 'pass' && 'respond' in answer) {
         const { status, headers = {}, body = '' } = answer.respond
         entry.status = status
         entry.responseHeaders = headers
@@ -120,13 +125,13 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
         reply.end(body)
         return
       }
-      if (answer !== 'pass') await sleep(answer.delayMs)
+      else if (answer !== 'pass') await sleep(answer.delayMs)
       if (reply.destroyed) return
     }
     const isDocument = entry.dest === 'document' || entry.dest === 'iframe'
     const headers = { ...request.headers, host: request.headers.host ?? upstream.host }
-    // An HTML document that gets a script must come as text, not compressed.
-    if (isDocument && injected.length > 0) delete headers['accept-encoding']
+    // An HTML document that gets a script or a change must come as text, not compressed.
+    if ((isDocument && injected.length > 0) || transformHtml) delete headers['accept-encoding']
     const scripts = injected
     const outbound = http.request(
       { host: upstream.hostname, port: upstream.port, method: request.method, path: pathAndQuery, headers, agent },
@@ -134,6 +139,21 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
         entry.status = answer.statusCode
         entry.responseHeaders = answer.headers
         const html = String(answer.headers['content-type'] ?? '').startsWith('text/html')
+        if (transformHtml && html) {
+          const change = transformHtml
+          const chunks: Buffer[] = []
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+          answer.on('end', () => {
+            const nonce = nonceOf(answer.headers)
+            let body = change(Buffer.concat(chunks).toString('utf8'), nonce)
+            if (isDocument && scripts.length > 0) body = body.replace('<head>', `<head>${scriptTags(scripts, nonce)}`)
+            const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) }
+            reply.writeHead(answer.statusCode ?? 502, headers)
+            reply.end(body)
+          })
+          answer.on('error', () => reply.destroy())
+          return
+        }
         if (isDocument && html && scripts.length > 0 && request.method !== 'HEAD') {
           pipeHtmlWithScripts(answer, reply, scripts)
           return

@@ -25,6 +25,8 @@ export interface Tab {
   evaluate<A, R>(fn: PageFunction<A, R>, arg: A): Promise<R>
   /** A real click (pointer events, as the engine's driver does it) on the first element matching `selector`. */
   click(selector: string): Promise<void>
+  /** Types `text` into the first element matching `selector`, key by key, as the engine's driver does it. */
+  type(selector: string, text: string): Promise<void>
   back(): Promise<void>
   forward(): Promise<void>
   /**

@@ -87,7 +87,8 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
     },
     async newTab(): Promise<Tab> {
       const driver = WebDriver.createSession(new Executor(new HttpClient(url)), capabilities)
-      await bounded(driver.getSession(), timeouts.launchMs, 'opening a WebKit session')
+      // A session is a new MiniBrowser: on a loaded machine its start can take a good part of a minute.
+      await bounded(driver.getSession(), 2 * timeouts.launchMs, 'opening a WebKit session')
       version = `WebKitGTK ${(await driver.getCapabilities()).getBrowserVersion()}`
       await driver.manage().setTimeouts({ pageLoad: timeouts.navigationMs, script: timeouts.navigationMs })
       await driver.manage().window().setRect({ width: 1280, height: 800 })
@@ -117,6 +118,9 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
         async click(selector) {
           await driver.findElement(By.css(selector)).click()
         },
+        async type(selector, text) {
+          await driver.findElement(By.css(selector)).sendKeys(text)
+        },
         async back() {
           await driver.navigate().back()
         },
@@ -134,7 +138,8 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
         async pageErrors() {
           return (await recorded()).filter((entry) => entry.kind === 'error').map((entry) => entry.text)
         },
-        close: () => bounded(driver.quit(), timeouts.closeMs, 'closing the WebKit session'),
+        // The driver takes no new session until this one has ended: wait for it to end.
+        close: () => bounded(driver.quit(), 3 * timeouts.closeMs, 'closing the WebKit session'),
       }
     },
     async close() {

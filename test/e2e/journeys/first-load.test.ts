@@ -1,6 +1,7 @@
 /**
  * First load in every engine: each page answers, hydrates with Inter applied (served by this server), with no console
  * error, no uncaught error and no CSP violation, every script carrying the response's nonce; the 404 page likewise.
+ * And the CSP holds: a script slipped into the document without the nonce does not run (where the filter applies).
  */
 import t, { type Test } from 'tap'
 import { guides } from '../../../src/content/guides.ts'
@@ -116,4 +117,51 @@ t.test('the 404 page', async (t) => {
     heading: 'This page could not be found',
     home: 'Go to the home page',
   })
+})
+
+/** A parser-inserted inline script without the nonce (what an HTML injection would add), and with it, as a control. */
+function injectScripts(session: JourneySession, path: string) {
+  session.route(
+    (pathAndQuery) => pathAndQuery === path,
+    () => ({
+      transformHtml: (html, nonce) =>
+        html.replace(
+          '</body>',
+          `<script>window.__injectedRan = true</script><script nonce="${nonce ?? ''}">window.__noncedRan = true</script></body>`,
+        ),
+    }),
+  )
+}
+
+function ran(session: JourneySession) {
+  return session.evaluate(() => {
+    const state = window as unknown as { __injectedRan?: boolean; __noncedRan?: boolean; __cspViolations?: Violation[] }
+    return { injected: state.__injectedRan ?? false, nonced: state.__noncedRan ?? false, violations: state.__cspViolations ?? [] }
+  }, null)
+}
+
+t.test('an inline script without the nonce is blocked on a filtered page', async (t) => {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(recordViolations)
+  injectScripts(session, '/')
+  const response = await session.goto('/')
+  t.ok(/'nonce-/.test(String(response.responseHeaders?.['content-security-policy'])), 'the CSP came with the page')
+  t.ok(await session.waitForHydration(), 'the page still hydrates')
+  const outcome = await ran(session)
+  t.equal(outcome.nonced, true, 'the control: the injected script with the nonce runs')
+  t.equal(outcome.injected, false, 'the injected script without the nonce did not run')
+  t.same(
+    outcome.violations.filter((violation) => /^script-src/.test(violation.directive)).map((violation) => violation.blocked),
+    ['inline'],
+    'one script-src violation, for it',
+  )
+})
+
+t.test('the same injection runs on /faq, which the spec excludes from the filter', async (t) => {
+  const session = await suite.open(t)
+  injectScripts(session, '/faq')
+  const response = await session.goto('/faq')
+  t.equal(response.responseHeaders?.['content-security-policy'], undefined, 'no CSP on /faq')
+  t.ok(await session.waitForHydration(), '/faq hydrates')
+  t.equal((await ran(session)).injected, true, 'without a CSP the injected script runs')
 })
