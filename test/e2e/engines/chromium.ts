@@ -19,7 +19,6 @@ export async function launchChromium(): Promise<Engine> {
       page.on('pageerror', (error) => errors.push(error.stack ?? `${error.name}: ${error.message}`))
       page.on('crash', () => errors.push('the page crashed'))
       return {
-        reports: { browserMessages: true },
         async goto(url) {
           await page.goto(url, { waitUntil: 'load' })
         },

@@ -39,7 +39,6 @@ export async function launchFirefox(): Promise<Engine> {
         errors.push(error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error))
       })
       return {
-        reports: { browserMessages: true },
         async goto(url) {
           await page.goto(url, { waitUntil: 'load' })
         },

@@ -34,11 +34,10 @@ export interface Tab {
    * driver's init scripts where it has them, else the proxy puts it in the document with the document's nonce).
    */
   addInitScript(source: string): Promise<void>
-  /** The page's console messages and uncaught errors so far (every document of the tab, in order). */
+  /** The console messages so far, of every document of the tab. */
   console(): Promise<ConsoleEntry[]>
+  /** The page's uncaught errors and unhandled rejections so far, of every document of the tab. */
   pageErrors(): Promise<string[]>
-  /** Which of console, page errors the engine reports itself and which come from the page (README: Browsers). */
-  readonly reports: { browserMessages: boolean }
   close(): Promise<void>
 }
 

@@ -100,7 +100,6 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
       }
 
       return {
-        reports: { browserMessages: false },
         async goto(target) {
           await driver.get(target)
         },
