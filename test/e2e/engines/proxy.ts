@@ -166,7 +166,11 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
       if (!reply.headersSent) reply.writeHead(502).end()
       else reply.destroy()
     })
-    reply.on('close', () => outbound.destroy())
+    // The browser went away before the answer was through: so does the request upstream (a finished one keeps its
+    // keep-alive socket, which may already serve another request).
+    reply.on('close', () => {
+      if (!reply.writableFinished) outbound.destroy()
+    })
     request.pipe(outbound)
   }
 
