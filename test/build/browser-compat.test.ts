@@ -31,7 +31,7 @@ const guardedApis: Record<string, { where: string[]; guard: string }> = {
   'navigator.connection()': {
     where: ['client/router/prefetch-queue.ts', 'react-dom (estimated bandwidth)'],
     guard:
-      'Safari 12 has no Network Information API: Courier reads `navigator.connection?.saveData` (absent: no Save-Data), react-dom checks `navigator.connection &&` before reading `downlink`',
+      'Safari 12 (and desktop Firefox) has no Network Information API: Courier reads `navigator.connection?.saveData` (absent: no Save-Data), react-dom checks `navigator.connection &&` before reading `downlink`',
   },
 }
 
