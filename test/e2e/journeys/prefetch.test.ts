@@ -1,6 +1,7 @@
 /**
- * The prefetch queue's edges in every engine: a prefetch that failed is not kept (the navigation fetches again), no
- * prefetch at all under Save-Data, and of two rapid navigations only the last renders, with nothing shown or logged.
+ * The prefetch queue's edges in every engine: static data prefetched stays fresh 300 s and dynamic data is fetched at
+ * every navigation, a prefetch that failed is not kept (the navigation fetches again), no prefetch at all under
+ * Save-Data, and of two rapid navigations only the last renders, with nothing shown or logged.
  */
 import t from 'tap'
 import { router as timings } from '../../../config/router.ts'
@@ -30,6 +31,54 @@ function marker(session: JourneySession): Promise<string | null> {
 }
 
 const navLink = (href: string) => `nav[aria-label="Main"] a[href="${href}"]`
+
+/**
+ * A clock of the suite's own, for drivers without one: `Date.now()` runs `window.__courierClockOffset` ms ahead (the
+ * data cache times its entries with `Date.now()`). Set before the page's scripts, so every reading is shifted alike.
+ */
+const shiftableClock = `(() => {
+  const realNow = Date.now
+  window.__courierClockOffset = 0
+  Date.now = () => realNow() + window.__courierClockOffset
+})()`
+
+function advanceClock(session: JourneySession, seconds: number) {
+  return session.evaluate((ms) => {
+    ;(window as unknown as { __courierClockOffset: number }).__courierClockOffset += ms
+  }, seconds * 1000)
+}
+
+t.test('static data prefetched stays fresh 300 s; dynamic data is fetched at every navigation', async (t) => {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(shiftableClock)
+  await session.goto('/guides')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await mark(session)
+  const guide = guides[0]!
+  const path = `/guides/${guide.slug}.json`
+  t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
+  const link = `main .guide-list a[href="/guides/${guide.slug}"]`
+
+  await advanceClock(session, 290)
+  await session.tab.click(link)
+  t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
+  t.equal(dataRequests(session, path).length, 1, 'prefetched 290 s ago: not fetched again')
+
+  await session.tab.back()
+  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+  await advanceClock(session, 20)
+  await session.tab.click(link)
+  t.ok(await session.waitForHeading(guide.title), 'the guide again')
+  t.equal(dataRequests(session, path).length, 2, 'after 300 s it is')
+
+  for (const [href, heading] of [['/status', 'Status'], ['/faq', 'Frequently asked questions'], ['/status', 'Status']]) {
+    await session.tab.click(navLink(href!))
+    t.ok(await session.waitForHeading(heading!), `${heading} shown`)
+  }
+  t.equal(dataRequests(session, '/status.json').length, 2, 'dynamic data: one GET per navigation')
+  t.equal(await marker(session), 'still here', 'all client navigations')
+  t.same(await session.consoleErrors(), [], 'no console error')
+})
 
 t.test('a failed prefetch is not kept: the navigation fetches again', async (t) => {
   const session = await suite.open(t)
