@@ -35,7 +35,7 @@ export const timeouts = Object.freeze({
  * The arguments the brief fixes, plus one: every host name but the test server's resolves to nothing, so a request
  * to another host fails at once (and is still recorded) instead of reaching the network or waiting for it.
  */
-const chromiumArgs = [
+export const chromiumArgs = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -116,7 +116,7 @@ export interface Suite {
   open(t: Test): Promise<Session>
 }
 
-interface RunningServer {
+export interface RunningServer {
   origin: string
   deploymentId: string
   logs(): LogLine[]
@@ -127,7 +127,7 @@ interface RunningServer {
  * The app over the production build, listening on 127.0.0.1 on a free port, logging into memory. NODE_ENV is set
  * before the app is imported: React picks its production or development build when it is first loaded.
  */
-async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   process.env.NODE_ENV = 'production'
   const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { pino }] = await Promise.all([
     import('../../config/env.ts'),

@@ -1,0 +1,148 @@
+/**
+ * WebKit: WebKitGTK's MiniBrowser driven by Debian's WebKitWebDriver (W3C WebDriver, classic) through
+ * selenium-webdriver, on a virtual display (xvfb-run). One WebDriver session, i.e. one fresh browser, per tab.
+ *
+ * Classic WebDriver has no console events and no init scripts: the tab's init scripts, and a recorder of the page's
+ * console calls and uncaught errors (kept in sessionStorage, so a full page load keeps what came before it), are
+ * put into each document by the suite's proxy. The engine's own messages (a failed resource load, a CSP refusal)
+ * are not seen there; README "Browsers" lists what that leaves out.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
+import { By, Capabilities, WebDriver } from 'selenium-webdriver'
+import { bounded, timeouts } from '../harness.ts'
+import { readRecordingSource, recorderSource, type Recorded } from './page-recorder.ts'
+import type { Engine, EngineLaunchOptions, PageFunction, Tab } from './types.ts'
+
+// selenium-webdriver has no `exports` map: its http module is loaded the CommonJS way, with its own types.
+const { Executor, HttpClient } = createRequire(import.meta.url)('selenium-webdriver/http') as typeof import('selenium-webdriver/http', {
+  with: { 'resolution-mode': 'require' },
+})
+
+export const webkitDriverPath = '/usr/bin/WebKitWebDriver'
+export const miniBrowserPath = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
+export const xvfbRunPath = '/usr/bin/xvfb-run'
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitForDriver(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const end = Date.now() + timeouts.launchMs
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`WebKitWebDriver exited (${child.exitCode}): ${output()}`)
+    try {
+      const response = await fetch(`${url}/status`)
+      if (response.ok) return
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`WebKitWebDriver did not answer within ${timeouts.launchMs} ms: ${output()}`)
+}
+
+export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine> {
+  const port = await freePort()
+  // Its own process group: closing ends xvfb-run, Xvfb, the driver and the browsers it started, and nothing else.
+  const child = spawn(xvfbRunPath, ['-a', '-s', '-screen 0 1600x1200x24', webkitDriverPath, `--port=${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)))
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)))
+  const stop = () => {
+    try {
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      // Gone already.
+    }
+  }
+  const url = `http://127.0.0.1:${port}`
+  try {
+    await waitForDriver(url, child, () => output)
+  } catch (error) {
+    stop()
+    throw error
+  }
+  const capabilities = new Capabilities({
+    // No browserName: the driver's default ("epiphany") would not match MiniBrowser.
+    'webkitgtk:browserOptions': { binary: miniBrowserPath, args: ['--automation'] },
+  })
+  let version = 'WebKitGTK'
+
+  return {
+    name: 'webkit',
+    get version() {
+      return version
+    },
+    async newTab(): Promise<Tab> {
+      const driver = WebDriver.createSession(new Executor(new HttpClient(url)), capabilities)
+      // A session is a new MiniBrowser: on a loaded machine its start can take a good part of a minute.
+      await bounded(driver.getSession(), 2 * timeouts.launchMs, 'opening a WebKit session')
+      version = `WebKitGTK ${(await driver.getCapabilities()).getBrowserVersion()}`
+      await driver.manage().setTimeouts({ pageLoad: timeouts.navigationMs, script: timeouts.navigationMs })
+      await driver.manage().window().setRect({ width: 1280, height: 800 })
+      options.injectIntoDocuments(recorderSource)
+
+      async function recorded(): Promise<Recorded[]> {
+        const text = (await driver.executeScript(`return ${readRecordingSource}`)) as string | null
+        return text ? (JSON.parse(text) as Recorded[]) : []
+      }
+
+      return {
+        async goto(target) {
+          await driver.get(target)
+        },
+        async evaluate<A, R>(fn: PageFunction<A, R>, arg: A): Promise<R> {
+          const result = (await driver.executeAsyncScript(
+            `const done = arguments[arguments.length - 1]
+             Promise.resolve().then(() => (${fn.toString()})(arguments[0]))
+               .then((value) => done({ value: value === undefined ? null : value, undefined: value === undefined }),
+                     (error) => done({ error: String(error && error.stack || error) }))`,
+            arg === undefined ? null : arg,
+          )) as { value?: R; undefined?: boolean; error?: string }
+          if (result.error) throw new Error(`in the page: ${result.error}`)
+          return (result.undefined ? undefined : result.value) as R
+        },
+        async click(selector) {
+          await driver.findElement(By.css(selector)).click()
+        },
+        async type(selector, text) {
+          await driver.findElement(By.css(selector)).sendKeys(text)
+        },
+        async back() {
+          await driver.navigate().back()
+        },
+        async forward() {
+          await driver.navigate().forward()
+        },
+        async addInitScript(source) {
+          options.injectIntoDocuments(source)
+        },
+        async console() {
+          return (await recorded())
+            .filter((entry) => entry.kind === 'console')
+            .map((entry) => ({ type: entry.type ?? 'log', text: entry.text }))
+        },
+        async pageErrors() {
+          return (await recorded()).filter((entry) => entry.kind === 'error').map((entry) => entry.text)
+        },
+        // The driver takes no new session until this one has ended: wait for it to end.
+        close: () => bounded(driver.quit(), 3 * timeouts.closeMs, 'closing the WebKit session'),
+      }
+    },
+    async close() {
+      stop()
+    },
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The page answers the user in every engine: typed key by key into the FAQ's filter box, a word narrows the list to
+ * the questions that mention it (case ignored) and the count follows; a word no question holds shows none.
+ */
+import t from 'tap'
+import { startJourneys, type JourneySession } from '../journey.ts'
+
+const suite = await startJourneys(t)
+const box = 'main .faq input[type="search"]'
+
+interface Entry {
+  question: string
+  answer: string
+}
+
+function shown(session: JourneySession): Promise<Entry[]> {
+  return session.evaluate(
+    () =>
+      [...document.querySelectorAll('main .faq-entry')].map((item) => ({
+        question: item.querySelector('dt')?.textContent ?? '',
+        answer: item.querySelector('dd')?.textContent ?? '',
+      })),
+    null,
+  )
+}
+
+/** Whether the count line comes to read `expected` (bounded). */
+function countReads(session: JourneySession, expected: string): Promise<boolean> {
+  return session.waitFor((text) => document.querySelector('main .faq-count')?.textContent === text, expected)
+}
+
+/** A word of some question that matches some entries but not all: typing it must visibly narrow the list. */
+function narrowingWord(entries: Entry[]): { word: string; matching: Entry[] } | undefined {
+  const haystacks = entries.map((entry) => `${entry.question} ${entry.answer}`.toLowerCase())
+  for (const entry of entries) {
+    for (const word of entry.question.toLowerCase().match(/[a-z]{5,}/g) ?? []) {
+      const matching = entries.filter((_entry, index) => haystacks[index]!.includes(word))
+      if (matching.length > 0 && matching.length < entries.length) return { word, matching }
+    }
+  }
+  return undefined
+}
+
+t.test('typing in the FAQ filter narrows the list and updates the count', async (t) => {
+  const session = await suite.open(t)
+  await session.goto('/faq')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  const all = await shown(session)
+  const total = all.length
+  t.ok(total > 1, `there are questions to filter (${total})`)
+  const pick = narrowingWord(all)
+  if (!pick) return t.fail('no word of the questions narrows the list: the FAQ content cannot exercise the filter')
+
+  // Upper case: the filter ignores case, as a user expects of a search box.
+  await session.tab.type(box, pick.word.toUpperCase())
+  t.ok(await countReads(session, `${pick.matching.length} of ${total} questions`), 'the count follows')
+  t.same(
+    (await shown(session)).map((entry) => entry.question),
+    pick.matching.map((entry) => entry.question),
+    `"${pick.word.toUpperCase()}" shows exactly the questions that mention it`,
+  )
+  await session.tab.type(box, 'zzqxv')
+  t.ok(await countReads(session, `0 of ${total} questions`), 'a word no question holds: none')
+  t.equal((await shown(session)).length, 0)
+  t.same(await session.consoleErrors(), [], 'no console error')
+})

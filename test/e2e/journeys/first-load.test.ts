@@ -1,0 +1,167 @@
+/**
+ * First load in every engine: each page answers, hydrates with Inter applied (served by this server), with no console
+ * error, no uncaught error and no CSP violation, every script carrying the response's nonce; the 404 page likewise.
+ * And the CSP holds: a script slipped into the document without the nonce does not run (where the filter applies).
+ */
+import t, { type Test } from 'tap'
+import { guides } from '../../../src/content/guides.ts'
+import { startJourneys, type JourneySession } from '../journey.ts'
+
+const suite = await startJourneys(t)
+
+interface Violation {
+  directive: string
+  blocked: string
+}
+
+/** Collects `securitypolicyviolation` events from the first script of every document. */
+const recordViolations = `(() => {
+  window.__cspViolations = []
+  document.addEventListener('securitypolicyviolation', (event) => {
+    window.__cspViolations.push({ directive: event.violatedDirective, blocked: event.blockedURI })
+  })
+})()`
+
+/** Console errors but the engine's own report of the document's 404 (only on the 404 page, only that one). */
+async function unexpectedErrors(t: Test, session: JourneySession, documentStatus: number): Promise<string[]> {
+  let allowance = documentStatus === 404 ? 1 : 0
+  const errors = (await session.consoleErrors()).filter((text) => {
+    if (allowance > 0 && /\b404\b/.test(text) && /not found/i.test(text)) {
+      allowance -= 1
+      t.comment(`${suite.engine} reports the document's own 404 on the console: ${text}`)
+      return false
+    }
+    return true
+  })
+  if (documentStatus === 404 && allowance > 0) t.comment(`${suite.engine} reports no console error for the document's 404`)
+  return errors
+}
+
+async function checkPage(t: Test, path: string, expected: { status: number; csp: boolean }) {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(recordViolations)
+  const response = await session.goto(path)
+  t.equal(response.status, expected.status, 'status')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  const page = await session.evaluate(async () => {
+    await document.fonts.ready
+    return {
+      family: getComputedStyle(document.body).fontFamily,
+      interLoaded: [...document.fonts].some(
+        (face) => face.family.replace(/["']/g, '') === 'Inter' && face.status === 'loaded',
+      ),
+      nonces: [...document.scripts].map((script) => script.nonce ?? ''),
+      preloadNonces: [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map((link) => link.nonce ?? ''),
+      dplId: document.documentElement.dataset.dplId ?? '',
+      violations: (window as unknown as { __cspViolations?: Violation[] }).__cspViolations ?? null,
+    }
+  }, null)
+  t.match(page.family, /^["']?Inter["']?(,|$)/, `the body is set in Inter (${page.family})`)
+  t.ok(page.interLoaded, 'an Inter face is loaded')
+  const fonts = session.requests().filter((request) => request.dest === 'font')
+  t.ok(fonts.length > 0, 'a font file was fetched')
+  t.ok(
+    fonts.every((font) => font.url.startsWith(suite.origin) && font.status === 200 && /\.woff2\?/.test(font.url)),
+    'every font is a woff2 of this server, answered 200',
+  )
+  t.same(page.violations, [], 'no securitypolicyviolation event')
+  const nonce = /'nonce-([^']+)'/.exec(String(response.responseHeaders?.['content-security-policy'] ?? ''))?.[1]
+  if (expected.csp) {
+    t.ok(nonce, 'a CSP with a nonce')
+    // The suite's own init script comes with the nonce too where the proxy puts it into the document.
+    t.same([...new Set(page.nonces)], [nonce], `every script (${page.nonces.length}) carries the header's nonce`)
+    t.same(
+      page.preloadNonces.filter((preload) => preload !== nonce),
+      [],
+      `every module preload (${page.preloadNonces.length}) carries it`,
+    )
+  } else {
+    t.equal(nonce, undefined, 'no CSP (excluded by the spec)')
+  }
+  // Build assets: each carries this build's ?dpl=, and none is fetched twice (a preload and its import must agree).
+  const assets = session.requests().filter((request) => ['script', 'style', 'font'].includes(request.dest))
+  t.ok(assets.some((request) => request.dest === 'script'), 'scripts were fetched (the checks below are not vacuous)')
+  t.same(
+    assets.filter((request) => new URL(request.url).searchParams.get('dpl') !== page.dplId).map((request) => request.url),
+    [],
+    `every script, style and font carries ?dpl=${page.dplId}`,
+  )
+  const paths = assets.map((request) => new URL(request.url).pathname)
+  t.same(paths.filter((pathname, index) => paths.indexOf(pathname) !== index), [], 'no asset fetched twice')
+  t.same(await unexpectedErrors(t, session, expected.status), [], 'no console error, no uncaught error')
+  const offOrigin = session.requests().filter((request) => !request.url.startsWith(suite.origin))
+  t.same(offOrigin, [], 'nothing fetched from another origin')
+}
+
+const pages = ['/', '/guides', `/guides/${guides[0]!.slug}`, '/status']
+for (const path of pages) t.test(path, (t) => checkPage(t, path, { status: 200, csp: true }))
+t.test('/faq (excluded from the filter: no CSP)', (t) => checkPage(t, '/faq', { status: 200, csp: false }))
+
+t.test('the 404 page', async (t) => {
+  await checkPage(t, '/no-such-page', { status: 404, csp: true })
+  const session = await suite.open(t)
+  await session.goto('/no-such-page')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  const shown = await session.evaluate(
+    () => ({
+      title: document.title,
+      status: document.querySelector('main h1 .error-status')?.textContent?.trim(),
+      heading: document.querySelector('main h1 .error-title')?.textContent?.trim(),
+      home: document.querySelector('main a[href="/"]')?.textContent?.trim(),
+    }),
+    null,
+  )
+  t.same(shown, {
+    title: '404: This page could not be found',
+    status: '404',
+    heading: 'This page could not be found',
+    home: 'Go to the home page',
+  })
+})
+
+/** A parser-inserted inline script without the nonce (what an HTML injection would add), and with it, as a control. */
+function injectScripts(session: JourneySession, path: string) {
+  session.route(
+    (pathAndQuery) => pathAndQuery === path,
+    () => ({
+      transformHtml: (html, nonce) =>
+        html.replace(
+          '</body>',
+          `<script>window.__injectedRan = true</script><script nonce="${nonce ?? ''}">window.__noncedRan = true</script></body>`,
+        ),
+    }),
+  )
+}
+
+function ran(session: JourneySession) {
+  return session.evaluate(() => {
+    const state = window as unknown as { __injectedRan?: boolean; __noncedRan?: boolean; __cspViolations?: Violation[] }
+    return { injected: state.__injectedRan ?? false, nonced: state.__noncedRan ?? false, violations: state.__cspViolations ?? [] }
+  }, null)
+}
+
+t.test('an inline script without the nonce is blocked on a filtered page', async (t) => {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(recordViolations)
+  injectScripts(session, '/')
+  const response = await session.goto('/')
+  t.ok(/'nonce-/.test(String(response.responseHeaders?.['content-security-policy'])), 'the CSP came with the page')
+  t.ok(await session.waitForHydration(), 'the page still hydrates')
+  const outcome = await ran(session)
+  t.equal(outcome.nonced, true, 'the control: the injected script with the nonce runs')
+  t.equal(outcome.injected, false, 'the injected script without the nonce did not run')
+  t.same(
+    outcome.violations.filter((violation) => /^script-src/.test(violation.directive)).map((violation) => violation.blocked),
+    ['inline'],
+    'one script-src violation, for it',
+  )
+})
+
+t.test('the same injection runs on /faq, which the spec excludes from the filter', async (t) => {
+  const session = await suite.open(t)
+  injectScripts(session, '/faq')
+  const response = await session.goto('/faq')
+  t.equal(response.responseHeaders?.['content-security-policy'], undefined, 'no CSP on /faq')
+  t.ok(await session.waitForHydration(), '/faq hydrates')
+  t.equal((await ran(session)).injected, true, 'without a CSP the injected script runs')
+})

@@ -1,0 +1,89 @@
+/**
+ * Images in every engine: /gallery draws each photograph through the optimizer, in the format the engine's own
+ * `Accept` asks for (AVIF, else WebP, else the source's JPEG), and the engine decodes what it gets (the suite prints
+ * which format each engine got); the home page's hero is preloaded once, at the widths it can use.
+ */
+import t from 'tap'
+import { negotiateFormat } from '../../../src/images/negotiate.ts'
+import { timeouts } from '../harness.ts'
+import { startJourneys } from '../journey.ts'
+
+const suite = await startJourneys(t)
+const mediaTypes: Record<string, string> = { avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' }
+
+t.test('/gallery: every image through the optimizer, in the format this engine asks for, decoded', async (t) => {
+  const session = await suite.open(t)
+  await session.goto('/gallery')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  const count = await session.evaluate(() => document.querySelectorAll('main .gallery img').length, null)
+  t.equal(count, 5, 'five photographs')
+  // They are lazy: bring each into view, then wait until every one has decoded.
+  for (let index = 0; index < count; index += 1) {
+    await session.evaluate((at) => document.querySelectorAll('main .gallery img')[at]!.scrollIntoView(), index)
+  }
+  t.ok(
+    await session.waitFor(
+      () => [...document.querySelectorAll<HTMLImageElement>('main .gallery img')].every((image) => image.complete && image.naturalWidth > 0),
+      null,
+      timeouts.settleMs * 2,
+    ),
+    'every image decoded',
+  )
+  const drawn = await session.evaluate(
+    () => [...document.querySelectorAll<HTMLImageElement>('main .gallery img')].map((image) => image.currentSrc),
+    null,
+  )
+  for (const source of drawn) t.equal(new URL(source).pathname, '/_next/image', `${source}: through the optimizer`)
+
+  const fetched = session.requests().filter((request) => new URL(request.url).pathname === '/_next/image')
+  t.ok(fetched.length >= count, `${fetched.length} optimizer requests`)
+  const accept = fetched[0]?.accept ?? ''
+  const format = negotiateFormat(accept, 'jpeg')
+  t.comment(`${suite.engine} asks for images with Accept: ${accept} and gets ${format}`)
+  for (const request of fetched) {
+    t.equal(request.dest, 'image', 'fetched as an image')
+    t.equal(request.accept, accept, 'the same Accept for every image')
+    t.equal(request.status, 200, 'answered 200')
+    t.equal(request.responseHeaders?.['content-type'], mediaTypes[format], `served as ${format}`)
+    t.equal(request.responseHeaders?.vary, 'Accept', 'Vary: Accept')
+  }
+  t.notOk(session.requests().some((request) => new URL(request.url).pathname.startsWith('/images/')), 'no original fetched')
+  t.same(await session.consoleErrors(), [], 'no console error')
+})
+
+t.test('the home page hero: eager, high priority, preloaded once at the widths it can use', async (t) => {
+  const session = await suite.open(t)
+  await session.goto('/')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  t.ok(
+    await session.waitFor(() => {
+      const hero = document.querySelector<HTMLImageElement>('main img.hero')
+      return hero !== null && hero.complete && hero.naturalWidth > 0
+    }, null, 10_000),
+    'the hero decoded',
+  )
+  const hero = await session.evaluate(() => {
+    const image = document.querySelector<HTMLImageElement>('main img.hero')!
+    const links = [...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="image"]')]
+    const link = links[0]
+    return {
+      preloads: links.length,
+      srcset: image.getAttribute('srcset'),
+      loading: image.getAttribute('loading'),
+      fetchPriority: image.getAttribute('fetchpriority'),
+      currentSrc: image.currentSrc,
+      sizes: image.getAttribute('sizes'),
+      preload: link ? { srcset: link.getAttribute('imagesrcset') ?? '', sizes: link.getAttribute('imagesizes') } : null,
+    }
+  }, null)
+  t.equal(hero.loading, 'eager')
+  t.equal(hero.fetchPriority, 'high')
+  t.equal(new URL(hero.currentSrc).pathname, '/_next/image')
+  t.equal(hero.preloads, 1, 'one preload of the hero (React\'s, with the shell), not two')
+  t.equal(hero.preload?.srcset, hero.srcset, 'the preload asks for what the image will')
+  t.equal(hero.preload?.sizes, hero.sizes)
+  const widths = [...(hero.srcset ?? '').matchAll(/ (\d+)w/g)].map((match) => Number(match[1]))
+  t.same(widths, [384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840], 'from the narrowest column at 1x to the widest at 3x')
+  const fetched = session.requests().filter((request) => request.url.includes('dunes.jpg'))
+  t.equal(new Set(fetched.map((request) => request.url)).size, 1, 'preload and image fetch one and the same width')
+})

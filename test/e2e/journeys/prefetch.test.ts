@@ -1,0 +1,171 @@
+/**
+ * The prefetch queue's edges in every engine: static data prefetched stays fresh 300 s and dynamic data is fetched at
+ * every navigation, a prefetch that failed is not kept (the navigation fetches again), no prefetch at all under
+ * Save-Data, and of two rapid navigations only the last renders, with nothing shown or logged.
+ */
+import t from 'tap'
+import { router as timings } from '../../../config/router.ts'
+import { guides } from '../../../src/content/guides.ts'
+import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
+
+const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
+const dataPrefix = `/_next/data/${suite.deploymentId}`
+const serverError = {
+  status: 500,
+  headers: { 'content-type': 'application/json', 'x-deployment-id': suite.deploymentId },
+  body: '{"statusCode":500}',
+}
+
+function dataRequests(session: JourneySession, page: string) {
+  return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${dataPrefix}${page}`)
+}
+
+async function mark(session: JourneySession) {
+  await session.evaluate(() => {
+    ;(window as Window & { courierMarker?: string }).courierMarker = 'still here'
+  }, null)
+}
+
+function marker(session: JourneySession): Promise<string | null> {
+  return session.evaluate(() => (window as Window & { courierMarker?: string }).courierMarker ?? null, null)
+}
+
+const navLink = (href: string) => `nav[aria-label="Main"] a[href="${href}"]`
+
+/**
+ * A clock of the suite's own, for drivers without one: `Date.now()` runs `window.__courierClockOffset` ms ahead (the
+ * data cache times its entries with `Date.now()`). Set before the page's scripts, so every reading is shifted alike.
+ */
+const shiftableClock = `(() => {
+  const realNow = Date.now
+  window.__courierClockOffset = 0
+  Date.now = () => realNow() + window.__courierClockOffset
+})()`
+
+function advanceClock(session: JourneySession, seconds: number) {
+  return session.evaluate((ms) => {
+    ;(window as unknown as { __courierClockOffset: number }).__courierClockOffset += ms
+  }, seconds * 1000)
+}
+
+t.test('static data prefetched stays fresh 300 s; dynamic data is fetched at every navigation', async (t) => {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(shiftableClock)
+  await session.goto('/guides')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await mark(session)
+  const guide = guides[0]!
+  const path = `/guides/${guide.slug}.json`
+  t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
+  const link = `main .guide-list a[href="/guides/${guide.slug}"]`
+
+  await advanceClock(session, 290)
+  await session.tab.click(link)
+  t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
+  t.equal(dataRequests(session, path).length, 1, 'prefetched 290 s ago: not fetched again')
+
+  await session.tab.back()
+  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+  await advanceClock(session, 20)
+  await session.tab.click(link)
+  t.ok(await session.waitForHeading(guide.title), 'the guide again')
+  t.equal(dataRequests(session, path).length, 2, 'after 300 s it is')
+
+  for (const [href, heading] of [['/status', 'Status'], ['/faq', 'Frequently asked questions'], ['/status', 'Status']]) {
+    await session.tab.click(navLink(href!))
+    t.ok(await session.waitForHeading(heading!), `${heading} shown`)
+  }
+  t.equal(dataRequests(session, '/status.json').length, 2, 'dynamic data: one GET per navigation')
+  t.equal(await marker(session), 'still here', 'all client navigations')
+  t.same(await session.consoleErrors(), [], 'no console error')
+})
+
+t.test('a failed prefetch is not kept: the navigation fetches again', async (t) => {
+  const session = await suite.open(t)
+  session.route(
+    (path) => path.startsWith(`${dataPrefix}/faq.json`),
+    (attempt) => (attempt <= timings.dataFetchAttempts ? { respond: serverError } : 'pass'),
+  )
+  await session.goto('/')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await mark(session)
+  t.ok(
+    await eventually(() => dataRequests(session, '/faq.json').length >= timings.dataFetchAttempts),
+    'the FAQ link, in view, was prefetched and failed',
+  )
+  await sleep(300)
+  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts, 'no retry beyond the attempts')
+  await session.tab.click(navLink('/faq'))
+  t.ok(await session.waitForHeading('Frequently asked questions'), 'the FAQ is shown')
+  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
+  t.equal(await marker(session), 'still here', 'a client navigation')
+  t.notOk(
+    (await session.consoleErrors()).some((text) => /Failed to load page data/.test(text)),
+    'a failed prefetch is not reported',
+  )
+})
+
+t.test('no prefetch under Save-Data', async (t) => {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(
+    `Object.defineProperty(navigator, 'connection', { value: { saveData: true }, configurable: true })`,
+  )
+  await session.goto('/__test/links?layout=grid')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  t.equal(
+    await session.evaluate(() => (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData ?? null, null),
+    true,
+    'the page sees Save-Data',
+  )
+  await session.evaluate(() => {
+    document.querySelectorAll('.test-links a')[3]!.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, relatedTarget: document.body }))
+  }, null)
+  await sleep(500)
+  const speculative = session
+    .requests()
+    .filter((request) => request.url.includes(dataPrefix) || /\/chunks\/(guide|home|faq|status)-/.test(request.url))
+  t.same(speculative.map((request) => request.url), [], 'neither data nor code, in view or hovered')
+  await session.tab.click('.test-links li:first-child a')
+  t.ok(await session.waitForHeading(guides[0]!.title), 'navigation still works')
+  t.equal(dataRequests(session, `/guides/${guides[0]!.slug}.json`).length, 1, 'its data fetched once, at navigation')
+})
+
+t.test('two rapid navigations: only the last renders, nothing is shown or logged', async (t) => {
+  const session = await suite.open(t)
+  session.route(
+    (path) => path.startsWith(`${dataPrefix}/status.json`),
+    () => ({ delayMs: 1000 }),
+  )
+  await session.goto('/')
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await mark(session)
+  await session.evaluate(() => {
+    const seen: string[] = []
+    ;(window as Window & { courierHeadings?: string[] }).courierHeadings = seen
+    new MutationObserver(() => {
+      const text = document.querySelector('main h1')?.textContent?.trim()
+      if (text && seen[seen.length - 1] !== text) seen.push(text)
+    }).observe(document.getElementById('main')!, { childList: true, subtree: true, characterData: true })
+  }, null)
+  await session.tab.click(navLink('/status'))
+  await session.tab.click(navLink('/faq'))
+  t.ok(await session.waitForHeading('Frequently asked questions'), 'the FAQ is shown')
+  await sleep(1500)
+  const after = await session.evaluate(
+    () => ({
+      heading: document.querySelector('main h1')?.textContent?.trim(),
+      path: location.pathname,
+      headings: (window as Window & { courierHeadings?: string[] }).courierHeadings,
+      errorScreens: document.querySelectorAll('.error-screen').length,
+    }),
+    null,
+  )
+  t.same(after, {
+    heading: 'Frequently asked questions',
+    path: '/faq',
+    headings: ['Frequently asked questions'],
+    errorScreens: 0,
+  }, 'the last navigation stays; the cancelled page never rendered; no error shown')
+  t.equal(await marker(session), 'still here')
+  t.same(await session.consoleErrors(), [], 'nothing logged')
+})
