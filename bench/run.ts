@@ -100,9 +100,14 @@ const parityPaths = [
 
 /** One request per target before any load, so a broken target is explained up front rather than only counted. */
 async function preflight(target: Target, origin: string): Promise<void> {
-  const response = await fetch(origin + target.path, { headers: target.headers ?? {}, signal: AbortSignal.timeout(10_000) })
+  // fetch asks for gzip on its own: a target that asks for no coding asks for identity, as autocannon does.
+  const headers = { 'accept-encoding': 'identity', ...target.headers }
+  const response = await fetch(origin + target.path, { headers, signal: AbortSignal.timeout(10_000) })
+  // fetch decompresses: the body is judged as a browser reads it, markers and all, whatever coding carried it.
   const body = await response.text()
-  const verdict = judge(target, response.status, body, Object.fromEntries(response.headers))
+  const { 'content-encoding': coding, ...rest } = Object.fromEntries(response.headers)
+  const asked = (target.headers?.['accept-encoding'] ?? 'identity').split(',').map((name) => name.trim())
+  const verdict = coding !== undefined && !asked.includes(coding) ? 'body-mismatch' : judge(target, response.status, body, rest)
   if (verdict !== 'ok') {
     progress(`warning: ${target.name} answers ${response.status} (${verdict}); every such response counts as an error`)
     progress(`  markers: ${JSON.stringify(target.markers)}; first bytes: ${JSON.stringify(body.slice(0, 300))}`)
