@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isReadable, type Readable } from 'node:stream'
 import { compression } from '../config/compression.ts'
-import { codingForBody, compressBody, compressStream, preferredCodings } from '../src/compression/compress.ts'
+import { codingForBody, compressBody, compressStream, pieceCodings, preferredCodings } from '../src/compression/compress.ts'
 import { negotiateCoding } from '../src/compression/negotiate.ts'
 import { addVary } from '../src/compression/vary.ts'
 
@@ -29,7 +29,7 @@ async function responseCompression(fastify: FastifyInstance) {
       // Streams other than documents are files @fastify/static serves: compressed at build time where worth it.
       if (!type.startsWith('text/html')) return payload
       addVary(reply, 'accept-encoding')
-      const coding = negotiateCoding(acceptEncoding, preferredCodings)
+      const coding = negotiateCoding(acceptEncoding, pieceCodings)
       if (coding === 'identity') return payload
       reply.header('content-encoding', coding).removeHeader('content-length')
       return compressStream(payload, coding)

@@ -20,9 +20,19 @@ export interface GzipSegments {
 }
 
 /** The gzip header: magic, deflate, no flags, no time, no extra flags, unknown OS (RFC 1952 section 2.3). */
-const header = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff])
+export const gzipHeader = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff])
+const header = gzipHeader
 /** An empty final block with fixed Huffman codes: what zlib writes to end a stream (BFINAL=1, BTYPE=01, EOB). */
 const finalBlock = Buffer.from([0x03, 0x00])
+
+/** The end of a gzip member: an empty final block, then CRC-32 and length of the content (mod 2^32). */
+export function gzipTrailer(crc: number, length: number): Buffer {
+  const trailer = Buffer.alloc(finalBlock.length + 8)
+  finalBlock.copy(trailer, 0)
+  trailer.writeUInt32LE(crc >>> 0, finalBlock.length)
+  trailer.writeUInt32LE(length >>> 0, finalBlock.length + 4)
+  return trailer
+}
 /** A stored block holds at most 65,535 bytes. */
 const maxStoredBlock = 0xffff
 
@@ -65,9 +75,6 @@ export function gzipWithInsertions(segments: GzipSegments, between: Buffer): Buf
     // zlib.crc32 of no bytes answers 0 whatever the running value: an empty part must leave it alone.
     if (plain[index]!.length > 0) crc = crc32(plain[index]!, crc)
   }
-  const trailer = Buffer.alloc(8)
-  trailer.writeUInt32LE(crc >>> 0, 0)
-  trailer.writeUInt32LE((segments.plainLength + between.length * (plain.length - 1)) >>> 0, 4)
-  list.push(finalBlock, trailer)
+  list.push(gzipTrailer(crc, segments.plainLength + between.length * (plain.length - 1)))
   return Buffer.concat(list)
 }

@@ -8,7 +8,8 @@ import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
-import { negotiateCoding, type ContentCoding } from '../compression/negotiate.ts'
+import { pieceCodings } from '../compression/compress.ts'
+import { negotiateCoding } from '../compression/negotiate.ts'
 import { addVary } from '../compression/vary.ts'
 import {
   DocumentCache,
@@ -46,8 +47,6 @@ export interface RendererOptions {
   keepDocuments: boolean
 }
 
-/** A kept document's codings, in the server's order of preference for ties (see sendKept). */
-const keptDocumentCodings: readonly ContentCoding[] = ['gzip', 'br']
 
 /** Error documents without a digest are kept by status: at most one per 4xx and 5xx status. */
 const errorStatuses = 200
@@ -133,7 +132,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     addVary(reply, 'accept-encoding')
     // gzip first for a kept document: its parts are compressed once, so a request costs a CRC, not a compression.
     // Where only brotli will do, plugins/compression.ts compresses the bytes per request.
-    if (negotiateCoding(request.headers['accept-encoding'], keptDocumentCodings) === 'gzip') {
+    if (negotiateCoding(request.headers['accept-encoding'], pieceCodings) === 'gzip') {
       return reply.header('content-encoding', 'gzip').send(gzippedDocumentBytes(document, request.cspNonce))
     }
     return reply.send(documentBytes(document, request.cspNonce))
