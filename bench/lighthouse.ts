@@ -43,6 +43,13 @@ interface PageScore {
   runs: number[]
 }
 
+/** A page Lighthouse could not audit on a server (the peer has no such page; a 404 page is refused), and why. */
+interface PageMissing {
+  page: string
+  server: 'courier' | 'next'
+  error: string
+}
+
 function progress(message: string): void {
   process.stderr.write(`lighthouse: ${message}\n`)
 }
@@ -103,12 +110,21 @@ async function main(): Promise<void> {
   const paths = ['/', firstGuidePath(pages).path, '/guides', '/faq', '/gallery', '/status', '/no-such-page']
   const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'] })
   const scores: PageScore[] = []
+  const missing: PageMissing[] = []
   try {
     for (const page of paths) {
       for (const server of ['courier', 'next'] as const) {
         const url = servers[server].origin + page
         // A first run fills the image optimizer's cache and the server's kept answers: what visitors after the first see.
-        await audit(chrome.port, url)
+        try {
+          await audit(chrome.port, url)
+        } catch (error) {
+          // Lighthouse refuses a document answered 4xx (ERRORED_DOCUMENT_REQUEST): the 404 page, or a page the peer lacks.
+          const message = (error as Error).message
+          missing.push({ page, server, error: message.slice(0, 200) })
+          progress(`${server} ${page}: not audited: ${message.slice(0, 120)}`)
+          continue
+        }
         const results = []
         for (let run = 0; run < runs; run++) results.push(await audit(chrome.port, url))
         results.sort((a, b) => a.performance - b.performance || a.lcpMs - b.lcpMs)
@@ -122,11 +138,15 @@ async function main(): Promise<void> {
     await stopAll()
     await rm(imageCacheDir, { recursive: true, force: true })
   }
-  const report = { date: new Date().toISOString(), runs, chromium: chromiumPath, wallTimeS: Math.round((performance.now() - started) / 1000), scores }
+  const report = { date: new Date().toISOString(), runs, chromium: chromiumPath, wallTimeS: Math.round((performance.now() - started) / 1000), scores, missing }
   await writeFile(resultsFile, JSON.stringify(report, null, 2) + '\n')
   const block =
     `Last run: ${report.date.slice(0, 10)}, Lighthouse mobile preset (simulated throttling), Debian's Chromium, ` +
-    `median of ${runs} runs per page after one that warms the servers; whole run ${report.wallTimeS} s.\n\n${table(scores)}`
+    `median of ${runs} runs per page after one that warms the servers; whole run ${report.wallTimeS} s.\n\n${table(scores)}` +
+    (missing.length
+      ? `\n\nNot audited: ${missing.map((entry) => `\`${entry.page}\` on ${entry.server === 'courier' ? 'Courier' : 'Next'}`).join(', ')} ` +
+        `(Lighthouse refuses a document answered 404: the 404 page itself, and the pages the peer does not have).`
+      : '')
   const readme = await readFile(readmeFile, 'utf8')
   await writeFile(readmeFile, rewriteBlock(readme, block, markers))
   process.stdout.write(table(scores) + '\n')
