@@ -9,9 +9,9 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
-import { readDeploymentId } from './build-output.ts'
+import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { loadSite } from '../src/pages/site.ts'
-import { host, load, readmeFile, resultsFile } from './config.ts'
+import { host, load, projectRoot, readmeFile, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { imageTarget, measureColdTransform, prepareStaticImage, primeImage } from './images.ts'
@@ -137,7 +137,8 @@ async function main(): Promise<void> {
   const specs: Record<'courier' | 'next', ServerSpec> = {
     courier: {
       name: 'courier',
-      args: ['--import', 'tsx', 'src/server.ts'],
+      // As `npm start` runs it: the compiled server, no loader.
+      args: ['--enable-source-maps', path.relative(projectRoot, serverEntryFile)],
       env: { ...serverEnv, IMAGE_CACHE_DIR: imageCacheDir },
       healthPath: '/api/health',
     },
