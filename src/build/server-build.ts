@@ -23,9 +23,37 @@ export interface ServerManifest extends ServerBuildStamp {
   entry: string
 }
 
-/** Node's own modules and packages stay imports (node_modules is there at run time); only Courier's code is bundled. */
+/**
+ * Packages the compiled server imports from node_modules at run time instead of bundling them, each for a reason:
+ * - react, react-dom: the SSR entry (dist/server/) imports them too; two copies of React break its hooks;
+ * - sharp: a native addon, loaded on the first image transform;
+ * - undici: loaded on the first remote image only;
+ * - pino, pino-pretty: pino's transports start a worker thread that loads its files by path;
+ * - vite and its plugins: the dev server only (`COURIER_DEV`), never loaded by a production start.
+ * Every other package (fastify, its plugins, ajv, ...) is bundled: Node then resolves and reads a handful of files at
+ * start-up instead of some 800, which was most of a cold start.
+ */
+export const externalPackages: readonly string[] = Object.freeze([
+  'react',
+  'react-dom',
+  'sharp',
+  'undici',
+  'pino',
+  'pino-pretty',
+  'vite',
+  '@vitejs/plugin-react',
+])
+
+/** The package a bare import names: `@scope/name` or `name`. */
+function packageOf(id: string): string {
+  const parts = id.split('/')
+  return id.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
 function isExternal(id: string): boolean {
-  return isBuiltin(id) || !(id.startsWith('.') || path.isAbsolute(id) || id.startsWith('\0'))
+  if (isBuiltin(id)) return true
+  if (id.startsWith('.') || path.isAbsolute(id) || id.startsWith('\0')) return false
+  return externalPackages.includes(packageOf(id))
 }
 
 /** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/test-site.ts). */
@@ -53,8 +81,8 @@ function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): R
 /**
  * Compiles the server (src/server.ts and everything of Courier's it imports: src/, plugins/, config/, site/) to plain
  * ES modules in `<outDir>/node/` with source maps, after Vite has built the client and the SSR entry, so `npm start`
- * runs Node on JavaScript with no loader. Rolldown, Vite 8's own bundler, is already installed with Vite: the server is
- * bundled into one module (packages stay imports), which Node loads in one go instead of resolving some 70 files.
+ * runs Node on JavaScript with no loader. Rolldown, Vite 8's own bundler, comes with Vite: the same resolver and
+ * transforms as the client build, a bundle with the dependencies in it (see externalPackages), in well under a second.
  */
 export function serverBuild(options: ServerBuildOptions): Plugin {
   const nodeDir = path.join(options.outDir, 'node')
