@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
+import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
 import { host, load, projectRoot, readmeFile, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
@@ -133,12 +134,13 @@ async function main(): Promise<void> {
   const buildId = await peerBuildId()
   const nextVersion = await peerVersion()
 
+  const startCommand = await readStartCommand(projectRoot)
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-cache-'))
   const specs: Record<'courier' | 'next', ServerSpec> = {
     courier: {
       name: 'courier',
-      // As `npm start` runs it: the compiled server, no loader.
-      args: ['--enable-source-maps', path.relative(projectRoot, serverEntryFile)],
+      // As `npm start` runs it (Node's flags of package.json's start script): the compiled server, no loader.
+      args: [...startCommand.nodeArgs, path.relative(projectRoot, serverEntryFile)],
       env: { ...serverEnv, IMAGE_CACHE_DIR: imageCacheDir },
       healthPath: '/api/health',
     },

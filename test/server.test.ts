@@ -7,25 +7,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../config/env.ts'
+import { readStartCommand } from '../src/build/start-command.ts'
 
 const root = loadConfig({}).rootDir
 
-/**
- * `npm start` as package.json spells it (after its build check): the environment it sets, Node's flags and the entry,
- * so these tests start what users run: the compiled server in dist/node/, on Node with no loader.
- */
-async function startCommand(): Promise<{ env: Record<string, string>; nodeArgs: string[]; entry: string }> {
-  const { scripts } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  const words = scripts.start.trim().split(/\s+/)
-  const env: Record<string, string> = {}
-  while (words[0]?.includes('=')) {
-    const [name, value] = words.shift()!.split('=') as [string, string]
-    env[name] = value
-  }
-  if (words.shift() !== 'node') throw new Error(`npm start does not run node: ${scripts.start}`)
-  const entry = words.pop()!
-  return { env, nodeArgs: words, entry: path.join(root, entry) }
-}
+/** `npm start` as package.json spells it: what users run, the compiled server in dist/node/ on Node with no loader. */
+const startCommand = () => readStartCommand(root)
 
 /**
  * Spawns Node as npm start does. tap puts its own loader into every child's NODE_OPTIONS (whatever env the spawn is

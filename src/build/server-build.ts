@@ -108,6 +108,9 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
             dir: nodeDir,
             format: 'esm',
             sourcemap: true,
+            // Stack traces need the mappings only; the sources are in the repository. Keeps the map Node loads at
+            // start-up (--enable-source-maps) and holds in memory a third of the size.
+            sourcemapExcludeSources: true,
             entryFileNames: '[name].js',
             chunkFileNames: 'chunks/[name]-[hash].js',
           },

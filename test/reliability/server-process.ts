@@ -1,6 +1,6 @@
 /**
- * The reliability suite's server: the real Courier process, as `npm start` runs it (`node --enable-source-maps
- * dist/node/server.js`, the compiled server; `dist-test/node/server.js` with COURIER_TEST_ROUTES), or a TypeScript
+ * The reliability suite's server: the real Courier process, as `npm start` runs it (Node's flags of package.json's
+ * start script on dist/node/server.js, the compiled server; `dist-test/node/server.js` with COURIER_TEST_ROUTES), or a TypeScript
  * entry of the suite's own through tsx, on a free loopback port, with an image cache folder of its own. It collects the process's JSON
  * log lines, is ready once /api/health answers, and never outlives its test: closed on teardown (SIGTERM, then
  * SIGKILL), and the preload test/reliability/exit-with-parent.mjs closes it if the test process dies first.
@@ -12,6 +12,7 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { readStartCommand } from '../../src/build/start-command.ts'
 import type { LogLine } from '../helpers/app.ts'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -128,7 +129,7 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
   const entry = options.entry ?? (env.COURIER_TEST_ROUTES === 'true' ? testBuildServerEntry : serverEntry)
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-reliability-images-'))
   // Node's flags of `npm start` for the compiled server; tsx for a TypeScript entry.
-  const runWith = entry.endsWith('.ts') ? ['--import', 'tsx'] : ['--enable-source-maps']
+  const runWith = entry.endsWith('.ts') ? ['--import', 'tsx'] : (await readStartCommand(projectRoot)).nodeArgs
   // The test runner's own preloads (coverage, ts-node) are not the server's: tap puts its loader into every child's
   // NODE_OPTIONS whatever env a spawn is given, so `env -u NODE_OPTIONS` clears it between the two (env execs Node:
   // same pid, same IPC channel).
