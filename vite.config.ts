@@ -8,6 +8,8 @@ import { deploymentId } from './src/build/deployment-id.ts'
 import { extraPages } from './src/build/extra-pages.ts'
 import { precompress } from './src/build/precompress.ts'
 import { fontPreload } from './src/build/font-preload.ts'
+import { serverBuild } from './src/build/server-build.ts'
+import { buildSources, hashSources } from './src/build/source-hash.mjs'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
 
 /**
@@ -18,7 +20,8 @@ import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
 export default defineConfig((): UserConfig => {
   // The dev server (`COURIER_TEST_ROUTES=true npm run dev`) serves the test pages the same way.
   const testBuild = process.env.COURIER_BUILD === 'test' || process.env.COURIER_TEST_ROUTES === 'true'
-  const outDir = path.resolve(import.meta.dirname, process.env.DIST_DIR ?? defaultDistDir(testBuild))
+  const root = import.meta.dirname
+  const outDir = path.resolve(root, process.env.DIST_DIR ?? defaultDistDir(testBuild))
   return {
     root: path.resolve(import.meta.dirname, 'client'),
     // Built assets live under /_next/static/ (README "Architecture"); public files are served by Fastify, not copied.
@@ -48,6 +51,14 @@ export default defineConfig((): UserConfig => {
       deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
       precompress(),
       extraPages({ from: testBuild ? path.resolve(import.meta.dirname, 'test/site/pages.ts') : undefined }),
+      // Last: the server, compiled once the client's deployment id is known (`npm start` runs <outDir>/node/server.js).
+      serverBuild({
+        root,
+        outDir,
+        // Hashed before anything is written; the test build is made from the test pages too.
+        sourceHash: hashSources(root, testBuild ? [...buildSources, 'test/site'] : buildSources),
+        testPages: testBuild,
+      }),
     ],
   }
 })

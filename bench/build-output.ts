@@ -8,9 +8,12 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { deploymentManifestName, type DeploymentManifest } from '../src/build/deployment-id.ts'
 import type { SsrModule } from '../src/render/vite-client.ts'
-import { distDir } from './config.ts'
+import { buildState } from '../src/build/ensure-build.mjs'
+import { distDir, projectRoot } from './config.ts'
 
 export const clientDir = path.join(distDir, 'client')
+/** The compiled server (`npm run build`), which the bench starts as `npm start` does. */
+export const serverEntryFile = path.join(distDir, 'node', 'server.js')
 export const documentFile = path.join(clientDir, 'index.html')
 export const manifestFile = path.join(clientDir, '.vite', 'manifest.json')
 const deploymentFile = path.join(distDir, deploymentManifestName)
@@ -34,8 +37,12 @@ export async function findSsrEntry(): Promise<string | undefined> {
   return [`${name}.js`, `${name}.mjs`].map((file) => path.join(distDir, 'server', file)).find((file) => existsSync(file))
 }
 
-/** Whether dist/ holds everything a server run reads. */
+/**
+ * Whether dist/ holds everything a server run reads, built from the sources checked out (the check `npm start` makes,
+ * src/build/ensure-build.mjs): a bench of another build's server would measure other code.
+ */
 export async function hasBuild(): Promise<boolean> {
+  if (buildState(projectRoot, distDir).state !== 'fresh') return false
   return [deploymentFile, documentFile, manifestFile].every((file) => existsSync(file)) && !!(await findSsrEntry())
 }
 

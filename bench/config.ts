@@ -51,7 +51,7 @@ export const load = Object.freeze({
 })
 
 export const processLimits = Object.freeze({
-  /** A server that does not answer its health check by then failed to start (a cold tsx start takes ~2 s). */
+  /** A server that does not answer its health check by then failed to start (a cold start takes 0.5-2 s on a busy machine). */
   startUpMs: 30_000,
   /** Between two health probes while a server starts. */
   probeIntervalMs: 20,

@@ -11,8 +11,9 @@ import path from 'node:path'
 import * as chromeLauncher from 'chrome-launcher'
 import lighthouse from 'lighthouse'
 import { loadSite } from '../src/pages/site.ts'
-import { readDeploymentId } from './build-output.ts'
-import { benchRoot, readmeFile } from './config.ts'
+import { readStartCommand } from '../src/build/start-command.ts'
+import { readDeploymentId, serverEntryFile } from './build-output.ts'
+import { benchRoot, projectRoot, readmeFile } from './config.ts'
 import { buildPeer, installPeer, peerServerSpec, writePeerSite } from './peer-next.ts'
 import { ensureBuild, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
 import { rewriteBlock } from './readme-block.ts'
@@ -100,9 +101,11 @@ async function main(): Promise<void> {
   await buildPeer()
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-lighthouse-cache-'))
   const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false' }
+  const startCommand = await readStartCommand(projectRoot)
   const courierSpec: ServerSpec = {
     name: 'courier',
-    args: ['--import', 'tsx', 'src/server.ts'],
+    // As `npm start` runs it: the compiled server.
+    args: [...startCommand.nodeArgs, path.relative(projectRoot, serverEntryFile)],
     env: { ...env, IMAGE_CACHE_DIR: imageCacheDir },
     healthPath: '/api/health',
   }

@@ -102,10 +102,10 @@ export async function runToEnd(
   }
 }
 
-/** Runs `npm run build` when dist/ lacks a build. */
+/** Runs `npm run build` when dist/ lacks a build of the sources checked out (client and compiled server). */
 export async function ensureBuild(): Promise<'built' | 'present'> {
   if (await hasBuild()) return 'present'
-  process.stderr.write(`bench: no build in ${path.relative(projectRoot, distDir) || '.'}, running npm run build\n`)
+  process.stderr.write(`bench: no fresh build in ${path.relative(projectRoot, distDir) || '.'}, running npm run build\n`)
   await runToEnd('npm', ['run', 'build'], { cwd: projectRoot, timeoutMs: processLimits.buildMs })
   return 'built'
 }
@@ -143,7 +143,8 @@ export interface ServerProcess {
 
 export interface ServerSpec {
   name: string
-  /** Node's arguments after the exit guard: Courier's are `--import tsx src/server.ts`, Next's its bin script. */
+  /** Node's arguments after the exit guard: Courier's are `npm start`'s (`--enable-source-maps dist/node/server.js`),
+   * Next's its bin script. */
   args: string[]
   env: NodeJS.ProcessEnv
   /** The server's working directory (default: the project root). */

@@ -9,9 +9,10 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { constants, tmpdir } from 'node:os'
 import path from 'node:path'
-import { readDeploymentId } from './build-output.ts'
+import { readDeploymentId, serverEntryFile } from './build-output.ts'
+import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
-import { host, load, readmeFile, resultsFile } from './config.ts'
+import { host, load, projectRoot, readmeFile, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { measureFirstVisit } from './wire-bytes.ts'
@@ -155,11 +156,13 @@ async function main(): Promise<void> {
   const buildId = await peerBuildId()
   const nextVersion = await peerVersion()
 
+  const startCommand = await readStartCommand(projectRoot)
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-cache-'))
   const specs: Record<'courier' | 'next', ServerSpec> = {
     courier: {
       name: 'courier',
-      args: ['--import', 'tsx', 'src/server.ts'],
+      // As `npm start` runs it (Node's flags of package.json's start script): the compiled server, no loader.
+      args: [...startCommand.nodeArgs, path.relative(projectRoot, serverEntryFile)],
       env: { ...serverEnv, IMAGE_CACHE_DIR: imageCacheDir },
       healthPath: '/api/health',
     },

@@ -1,4 +1,5 @@
 import { envSchema } from 'env-schema'
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
@@ -83,15 +84,26 @@ export interface Config {
 
 export type TrustProxy = boolean | number | readonly string[]
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * The nearest folder above `from` with a package.json: the project root, whether this module runs from its source
+ * (config/) or compiled into the server's bundle (`<build>/node/`, src/build/server-build.ts).
+ */
+export function findProjectRoot(from: string): string {
+  for (let folder = from; ; folder = path.dirname(folder)) {
+    if (existsSync(path.join(folder, 'package.json'))) return folder
+    if (path.dirname(folder) === folder) throw new ConfigError(`no package.json above ${from}: not inside a project`)
+  }
+}
+
+export const projectRoot = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)))
 
 /** The build a server reads unless DIST_DIR names one: the test build holds the test pages, the production one none. */
 export function defaultDistDir(testRoutes: boolean): string {
   return testRoutes ? 'dist-test' : 'dist'
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
 }
 
 const hopCount = /^\d{1,3}$/

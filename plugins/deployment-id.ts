@@ -10,6 +10,11 @@ export interface DeploymentIdOptions {
   dev: boolean
   /** The operator's DEPLOYMENT_ID, if any: must equal the build's. */
   expected: string | undefined
+  /**
+   * The compiled server's own deployment id (src/build/build-stamp.ts), none when run from the sources: the client
+   * build at `distDir` must be the one made with it, so a server never renders another build's pages and chunks.
+   */
+  builtFor?: string | undefined
 }
 
 /** The dev server has no build: its id says so, and changes nothing else. */
@@ -28,8 +33,9 @@ async function readBuildId(distDir: string): Promise<string> {
 
 /** Decorates `fastify.deploymentId`: the build's id, read once at start-up (README "Architecture"). */
 async function deploymentId(fastify: FastifyInstance, options: DeploymentIdOptions) {
-  const { distDir, dev, expected } = options
+  const { distDir, dev, expected, builtFor } = options
   const id = dev ? (expected ?? developmentId) : await readBuildId(distDir)
+  if (!dev && builtFor !== undefined && builtFor !== id) throw new errors.BuildMismatch(builtFor, distDir, id)
   if (!dev && expected && expected !== id) throw new errors.DeploymentMismatch(expected, id)
   fastify.decorate('deploymentId', id)
   fastify.log.info({ deploymentId: id }, 'deployment')

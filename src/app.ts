@@ -10,6 +10,7 @@ import { pino, type Logger } from 'pino'
 import type { Config, TrustProxy } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
+import { serverBuildStamp } from './build/build-stamp.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import { loadSite, type Site } from './pages/site.ts'
@@ -92,7 +93,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   app.server.on('connect', refuseConnect.bind(app))
 
-  await app.register(deploymentId, { distDir: config.distDir, dev: config.dev, expected: config.deploymentId })
+  await app.register(deploymentId, {
+    distDir: config.distDir,
+    dev: config.dev,
+    expected: config.deploymentId,
+    builtFor: serverBuildStamp?.deploymentId,
+  })
   await app.register(accessLog)
   await app.register(compression)
   await app.register(errors)

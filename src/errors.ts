@@ -12,6 +12,18 @@ export const errors = {
   BuildIncomplete: createError('COURIER_ERR_BUILD_INCOMPLETE', 'The build at %s has no code for page %s: %s', 500),
   /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
    * failed to): the error page falls back to plain HTML. */
+  /** The compiled server was built beside another client build than the one at DIST_DIR (src/build/server-build.ts). */
+  BuildMismatch: createError(
+    'COURIER_ERR_BUILD_MISMATCH',
+    'The server was built with deployment %s but the build at %s is %s: run `npm run build` (or `npm start`)',
+    500,
+  ),
+  /** COURIER_TEST_ROUTES on a production build's server: it holds no test page (`npm run build:test` makes one). */
+  TestRoutesUnavailable: createError(
+    'COURIER_ERR_TEST_ROUTES_UNAVAILABLE',
+    'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript sources; this server is a production build',
+    500,
+  ),
   DocumentSourceNotReady: createError('COURIER_ERR_DOCUMENT_SOURCE_NOT_READY', 'No %s to render documents with yet', 500),
   DeploymentMismatch: createError(
     'COURIER_ERR_DEPLOYMENT_MISMATCH',

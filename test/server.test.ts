@@ -1,21 +1,51 @@
 import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import http from 'node:http'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../config/env.ts'
+import { readStartCommand } from '../src/build/start-command.ts'
 
 const root = loadConfig({}).rootDir
 
-/** Starts src/server.ts as `npm start` does (without the build step) and resolves with its port once it listens. */
-async function startServer(t: Test, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'server.ts')], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** `npm start` as package.json spells it: what users run, the compiled server in dist/node/ on Node with no loader. */
+const startCommand = () => readStartCommand(root)
+
+/**
+ * Spawns Node as npm start does. tap puts its own loader into every child's NODE_OPTIONS (whatever env the spawn is
+ * given), so `env -u NODE_OPTIONS` clears it in between: the server gets npm start's arguments and nothing else.
+ */
+function spawnNode(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** The test build's compiled server (`npm run build:test`), started the same way. */
+function testBuildEntry(entry: string): string {
+  return path.join(root, 'dist-test', path.relative(path.join(root, 'dist'), entry))
+}
+
+interface Started {
+  child: ChildProcess
+  port: number
+  output: () => string
+}
+
+/** Spawns a server without the test runner's own preloads (NODE_OPTIONS) and resolves once it listens. */
+async function startServer(t: Test, options: { entry?: string; env?: Record<string, string> } = {}): Promise<Started> {
+  const command = await startCommand()
+  const child = spawnNode([...command.nodeArgs, options.entry ?? command.entry], {
+    ...process.env,
+    ...command.env,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    ...options.env,
   })
   t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL')
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
   let output = ''
   child.stdout!.on('data', (data: Buffer) => (output += data.toString()))
@@ -34,8 +64,71 @@ async function startServer(t: Test, env: Record<string, string>): Promise<{ chil
   return { child, port, output: () => output }
 }
 
+/** Runs a server that must stop during start-up, and resolves with its exit code and output. */
+async function failedStart(entry: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const command = await startCommand()
+  const child = spawnNode([...command.nodeArgs, entry], { ...process.env, ...command.env, HOST: '127.0.0.1', PORT: '0', ...env })
+  let output = ''
+  child.stdout!.on('data', (data: Buffer) => (output += data.toString()))
+  child.stderr!.on('data', (data: Buffer) => (output += data.toString()))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  return { code, output }
+}
+
+function get(port: number, pathname: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`http://127.0.0.1:${port}${pathname}`, (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      })
+      .on('error', reject)
+  })
+}
+
+t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader hook, no compiler', async (t) => {
+  const command = await startCommand()
+  t.match(path.relative(root, command.entry), /^dist[\\/]node[\\/]server\.js$/, 'the entry is the compiled server')
+  const coverageDir = await mkdtemp(path.join(tmpdir(), 'courier-modules-'))
+  t.teardown(() => rm(coverageDir, { recursive: true, force: true }))
+  // V8 coverage lists every script the process compiled, by URL, for every thread: Node writes it at exit. It is
+  // switched on by the environment, so Node's arguments stay exactly npm start's.
+  const { child, port } = await startServer(t, { env: { NODE_V8_COVERAGE: coverageDir } })
+  t.equal((await get(port, '/')).status, 200, 'serves /')
+  t.equal((await get(port, '/status')).status, 200, 'serves /status (a streamed render)')
+  const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean)
+  t.same(commandLine.slice(1), [...command.nodeArgs, command.entry], "Node's arguments are npm start's, nothing more")
+  t.notOk(commandLine.some((arg) => /^--(import|require|loader|experimental-loader)$|^-r$/.test(arg)), 'no preload')
+  child.kill('SIGTERM')
+  const [code] = (await once(child, 'exit')) as [number | null]
+  t.equal(code, 0)
+
+  const reports = await readdir(coverageDir)
+  const threads = reports.map((name) => /^coverage-\d+-\d+-(\d+)\.json$/.exec(name)?.[1])
+  t.same(threads, ['0'], 'one thread ran JavaScript: no hooks thread (a loader registered through module.register)')
+  const urls: string[] = []
+  for (const name of reports) {
+    const report = JSON.parse(await readFile(path.join(coverageDir, name), 'utf8')) as { result: Array<{ url: string }> }
+    urls.push(...report.result.map((script) => script.url))
+  }
+  const files = urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url))
+  t.ok(files.includes(command.entry), 'the list holds the compiled entry (so it is the list of what ran)')
+  // React stays a package of its own (the SSR entry imports it too); the other dependencies are in the bundle.
+  t.ok(files.some((file) => file.includes(`${path.sep}node_modules${path.sep}react-dom${path.sep}`)), 'and packages')
+  t.same(files.filter((file) => /\.[cm]?tsx?$/.test(file)), [], 'no TypeScript file was loaded')
+  const compilers = /[\\/]node_modules[\\/](tsx|esbuild|ts-node|typescript\d*|@swc|rolldown|vite)[\\/]/
+  t.same(files.filter((file) => compilers.test(file)), [], 'no compiler or loader package was loaded')
+  t.notOk(urls.some((url) => url.includes('internal/modules/esm/hooks')), "Node's loader-hooks machinery never ran")
+})
+
 t.test('SIGTERM: the request in flight finishes, then the process exits 0', async (t) => {
-  const { child, port, output } = await startServer(t, { COURIER_TEST_ROUTES: 'true' })
+  const command = await startCommand()
+  const { child, port, output } = await startServer(t, {
+    entry: testBuildEntry(command.entry),
+    env: { COURIER_TEST_ROUTES: 'true' },
+  })
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
     http
       .get(`http://127.0.0.1:${port}/__test/slow?delay=1000`, (res) => {
@@ -60,14 +153,23 @@ t.test('SIGTERM: the request in flight finishes, then the process exits 0', asyn
 })
 
 t.test('a bad environment stops start-up with a message naming the variable', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src', 'server.ts')], {
-    cwd: root,
-    env: { ...process.env, PORT: 'eighty' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr.on('data', (data: Buffer) => (stderr += data.toString()))
-  const [code] = (await once(child, 'exit')) as [number | null]
+  const { entry } = await startCommand()
+  const { code, output } = await failedStart(entry, { PORT: 'eighty' })
   t.equal(code, 78)
-  t.match(stderr, 'courier: invalid environment: PORT must be integer')
+  t.match(output, 'courier: invalid environment: PORT must be integer')
+})
+
+t.test("the production build's server holds no test page: COURIER_TEST_ROUTES stops it with a coded error", async (t) => {
+  const { entry } = await startCommand()
+  const { code, output } = await failedStart(entry, { COURIER_TEST_ROUTES: 'true' })
+  t.equal(code, 1)
+  t.match(output, '"code":"COURIER_ERR_TEST_ROUTES_UNAVAILABLE"')
+  t.match(output, '"msg":"start-up failed"')
+})
+
+t.test('a compiled server never serves another build: beside the test build it stops with a coded error', async (t) => {
+  const { entry } = await startCommand()
+  const { code, output } = await failedStart(entry, { DIST_DIR: 'dist-test' })
+  t.equal(code, 1)
+  t.match(output, '"code":"COURIER_ERR_BUILD_MISMATCH"')
 })

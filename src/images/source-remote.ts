@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns'
 import { isIP } from 'node:net'
-import { Agent, fetch } from 'undici'
+import type { Agent, fetch as undiciFetch } from 'undici'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
 import { errors } from '../errors.ts'
 import { isPrivateAddress } from './address-policy.ts'
@@ -96,7 +96,15 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     })
   }
 
-  const agent = new Agent({ connect: { lookup: guardedLookup as never } })
+  // undici loads on the first remote fetch, not at start-up: most deployments list no remote origin at all.
+  let client: Promise<{ agent: Agent; fetch: typeof undiciFetch }> | undefined
+  function undiciClient() {
+    client ??= import('undici').then(({ Agent, fetch }) => ({
+      agent: new Agent({ connect: { lookup: guardedLookup as never } }),
+      fetch,
+    }))
+    return client
+  }
 
   function checkTarget(url: URL): void {
     if (!origins.has(url.origin)) throw new errors.ImageUrlRefused(`url redirects to ${url.host}, which is not in the allow-list`)
@@ -110,6 +118,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     const signal = AbortSignal.timeout(limits.fetchTimeoutMs)
     let url = initial
     try {
+      const { agent, fetch } = await undiciClient()
       for (let redirects = 0; ; redirects += 1) {
         checkTarget(url)
         const response = await fetch(url, {
@@ -150,5 +159,9 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     }
   }
 
-  return { read, close: () => agent.close() }
+  async function close(): Promise<void> {
+    if (client) await (await client).agent.close()
+  }
+
+  return { read, close }
 }

@@ -1,6 +1,7 @@
 import { pages as sitePages, type PageDefinition } from '../../site/pages.ts'
 import { errors } from '../errors.ts'
 import { pageLoaders, type PageServerSide } from './loaders.ts'
+import { loadTestSitePages } from './test-site.ts'
 
 /** A page as the server serves it: its entry of the page table joined with its server-only loader. */
 export interface ServerPage extends PageDefinition, PageServerSide {}
@@ -29,15 +30,11 @@ export function joinPages(
 
 const productionPages = joinPages(sitePages, pageLoaders)
 
-/** Where the test build's pages live: with the tests, never in a production deployment (README "Testing"). */
-const testSiteModule = new URL('../../test/site/site.ts', import.meta.url)
-
 /**
  * The site to serve: the production pages, or with COURIER_TEST_ROUTES the test build's too (`/__test/...`, read from
  * test/site/ only then).
  */
 export async function loadSite(testRoutes: boolean): Promise<Site> {
   if (!testRoutes) return { pages: productionPages, publicPages: productionPages }
-  const { testSitePages } = (await import(testSiteModule.href)) as { testSitePages: readonly ServerPage[] }
-  return { pages: testSitePages, publicPages: productionPages }
+  return { pages: await loadTestSitePages(), publicPages: productionPages }
 }

@@ -64,7 +64,9 @@ export function compileTemplate(source: string, stateElementId: string, deployme
   const headEnd = headClose === -1 ? '' : headToApp.slice(headClose)
   const styleOrFont = /<link\b[^>]*\brel="(?:stylesheet|preload)"[^>]*>\s*/g
   const stylesAndFonts = (headTags.match(styleOrFont) ?? []).map((tag) => tag.trim()).join('')
-  const headRest = headTags.replace(styleOrFont, '')
+  // The app's scripts load at low priority, as deferred scripts do: the document is already rendered, so the
+  // stylesheet, the font and the image of the first view go first on a slow link, and hydration follows.
+  const headRest = headTags.replace(styleOrFont, '').replace(/<script type="module"(?![^>]*fetchpriority)/g, '<script type="module" fetchpriority="low"')
   const appToState = html.slice(appAt + markers.app.length, stateAt)
   const afterState = html.slice(stateAt + markers.state.length)
   // The end of #root, where the app's markup stops: anything placed after it is left alone by hydration.
@@ -84,7 +86,7 @@ export function compileTemplate(source: string, stateElementId: string, deployme
       for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
       let modulePreloads = ''
       for (const href of head.preloadModules ?? []) {
-        modulePreloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
+        modulePreloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
       }
       // Render-blocking first (stylesheets, the font), then the entry script, then the page's own chunks: no style
       // or font waits behind a script in the browser's queue.

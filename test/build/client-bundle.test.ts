@@ -46,6 +46,20 @@ t.test('the production build holds no test page: no chunk, no route, no text of 
   t.notOk(server.some((file) => /(^|\/)test-/.test(file)), 'the SSR build has no test page either')
 })
 
+t.test("the production build's compiled server holds no test page; the test build's holds them all", async (t) => {
+  const compiled = (build: string) =>
+    filesUnder(path.join(build, 'node'))
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n')
+  const production = compiled(distDir)
+  const test = compiled(path.join(path.dirname(distDir), 'dist-test'))
+  for (const page of testPages) {
+    t.notMatch(production, page.path, `${page.path} is not in dist/node/`)
+    t.match(test, `"${page.path}"`, `${page.path} is in dist-test/node/`)
+  }
+})
+
 /**
  * Syntax newer than every target browser parses (chrome 64, edge 79, firefox 67, opera 51, safari 12). acorn parses
  * at ES2020 (import() and import.meta are fine in all of them); these nodes are what the oldest ones reject.

@@ -1,8 +1,9 @@
 /**
- * The reliability suite's server: the real Courier process (`node [--expose-gc] --import tsx <entry>`) from the
- * production build, on a free loopback port, with an image cache folder of its own. It collects the process's JSON
+ * The reliability suite's server: the real Courier process, as `npm start` runs it (Node's flags of package.json's
+ * start script on dist/node/server.js, the compiled server; `dist-test/node/server.js` with COURIER_TEST_ROUTES), or a TypeScript
+ * entry of the suite's own through tsx, on a free loopback port, with an image cache folder of its own. It collects the process's JSON
  * log lines, is ready once /api/health answers, and never outlives its test: closed on teardown (SIGTERM, then
- * SIGKILL), and the preload test/reliability/exit-with-parent.ts closes it if the test process dies first.
+ * SIGKILL), and the preload test/reliability/exit-with-parent.mjs closes it if the test process dies first.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
@@ -11,19 +12,23 @@ import path from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
+import { readStartCommand } from '../../src/build/start-command.ts'
 import type { LogLine } from '../helpers/app.ts'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const projectRoot = path.resolve(here, '..', '..')
 
-/** The production process, exactly as `npm start` runs it. */
-export const serverEntry = path.join(projectRoot, 'src', 'server.ts')
-/** The same app with test-only commands over IPC (forced GC and heap, event-loop saturation). */
+/** The production process, exactly as `npm start` runs it: the compiled server of the production build. */
+export const serverEntry = path.join(projectRoot, 'dist', 'node', 'server.js')
+/** The same, compiled by `npm run build:test`: its server serves the test pages with COURIER_TEST_ROUTES. */
+export const testBuildServerEntry = path.join(projectRoot, 'dist-test', 'node', 'server.js')
+/** The same app from its TypeScript sources (through tsx) with test-only commands over IPC (forced GC and heap,
+ * event-loop saturation). */
 export const inspectableEntry = path.join(here, 'inspectable-server.ts')
 
 /** Every wait of the helper, bounded, so a broken server fails the test instead of hanging it. */
 export const processTimeouts = Object.freeze({
-  /** From spawn to a 200 from /api/health: tsx compiles the app on a busy 2-core machine. */
+  /** From spawn to a 200 from /api/health: on a busy 2-core machine (tsx compiles the inspectable entry). */
   startMs: 60_000,
   /** From SIGTERM to exit before SIGKILL (the server's own grace period is 10 s). */
   stopMs: 15_000,
@@ -32,7 +37,7 @@ export const processTimeouts = Object.freeze({
 })
 
 export interface StartOptions {
-  /** Default: src/server.ts. */
+  /** Default: the compiled server (the test build's with `COURIER_TEST_ROUTES: 'true'` in `env`). */
   entry?: string
   /** Extra environment (strings, as the process sees them). */
   env?: Record<string, string>
@@ -120,24 +125,30 @@ const listeningPattern = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/
 
 /** Starts the server and resolves once /api/health answers 200; stopped (and its folder removed) on teardown. */
 export async function startServer(t: Test, options: StartOptions = {}): Promise<ServerProcess> {
-  const { entry = serverEntry, env = {}, exposeGc = false, keepAccessLines = true } = options
+  const { env = {}, exposeGc = false, keepAccessLines = true } = options
+  const entry = options.entry ?? (env.COURIER_TEST_ROUTES === 'true' ? testBuildServerEntry : serverEntry)
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-reliability-images-'))
-  // The test runner's own preloads (coverage, ts-node) are not the server's.
-  const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
+  // Node's flags of `npm start` for the compiled server; tsx for a TypeScript entry.
+  const runWith = entry.endsWith('.ts') ? ['--import', 'tsx'] : (await readStartCommand(projectRoot)).nodeArgs
+  // The test runner's own preloads (coverage, ts-node) are not the server's: tap puts its loader into every child's
+  // NODE_OPTIONS whatever env a spawn is given, so `env -u NODE_OPTIONS` clears it between the two (env execs Node:
+  // same pid, same IPC channel).
   const child = spawn(
-    process.execPath,
+    'env',
     [
+      '-u',
+      'NODE_OPTIONS',
+      process.execPath,
       ...(exposeGc ? ['--expose-gc'] : []),
+      ...runWith,
       '--import',
-      'tsx',
-      '--import',
-      path.join(here, 'exit-with-parent.ts'),
+      path.join(here, 'exit-with-parent.mjs'),
       entry,
     ],
     {
       cwd: projectRoot,
       env: {
-        ...inherited,
+        ...process.env,
         NODE_ENV: 'production',
         HOST: '127.0.0.1',
         PORT: '0',

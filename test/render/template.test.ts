@@ -9,7 +9,7 @@ t.test('fills title, meta, nonce and state', async (t) => {
   t.match(open, '<html data-dpl-id="dpl-1">', 'the deployment id is filled in')
   t.match(open, '<title>A &lt;b&gt; &amp; &quot;c&quot;</title>')
   t.match(open, '<meta name="description" content="d&quot;" />')
-  t.match(open, '<script type="module" src="/a.js" nonce="abc+/="></script>')
+  t.match(open, '<script type="module" fetchpriority="low" src="/a.js" nonce="abc+/="></script>', 'at low priority, like a deferred script')
   t.notMatch(open, noncePlaceholderValue)
   const close = template.close('{"a":1}', 'abc+/=')
   t.match(close, '<script id="__DATA__" type="application/json" nonce="abc+/=">{"a":1}</script>')
@@ -18,7 +18,7 @@ t.test('fills title, meta, nonce and state', async (t) => {
 t.test('no nonce: the attribute goes away', async (t) => {
   const template = compileTemplate(html, '__DATA__', 'dpl-1')
   const open = template.open({ title: 'x' }, undefined)
-  t.match(open, '<script type="module" src="/a.js"></script>')
+  t.match(open, '<script type="module" fetchpriority="low" src="/a.js"></script>')
   t.notMatch(open, 'nonce')
 })
 

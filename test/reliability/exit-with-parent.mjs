@@ -1,3 +1,4 @@
+// Plain JavaScript: it is preloaded into the compiled server too, which runs with no TypeScript loader.
 /**
  * Preloaded (`--import`) into every server a reliability test starts (test/reliability/server-process.ts). When the
  * test process goes away, even by SIGKILL or tap's time-out, the IPC channel closes and the server closes itself:

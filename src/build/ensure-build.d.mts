@@ -1,0 +1,4 @@
+export declare function buildState(
+  root: string,
+  distDir: string,
+): { state: 'missing' | 'stale' | 'fresh'; reason: string }

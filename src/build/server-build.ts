@@ -1,0 +1,126 @@
+import { readFile, rm, writeFile } from 'node:fs/promises'
+import { isBuiltin } from 'node:module'
+import path from 'node:path'
+import { build, type Plugin as RolldownPlugin } from 'rolldown'
+import type { Plugin } from 'vite'
+import type { ServerBuildStamp } from './build-stamp.ts'
+import { deploymentManifestName, type DeploymentManifest } from './deployment-id.ts'
+import { serverManifestName } from './source-hash.mjs'
+
+export interface ServerBuildOptions {
+  /** The project root: holds src/server.ts. */
+  root: string
+  /** The build's root output folder: the server goes to `<outDir>/node/`, beside client/ and server/. */
+  outDir: string
+  /** The hash of the sources this build is made from (src/build/source-hash.mjs). */
+  sourceHash: string
+  /** The test build: its server bundles the test pages of test/site/ (served with COURIER_TEST_ROUTES). */
+  testPages: boolean
+}
+
+/** What `<outDir>/node/build.json` holds: read by `npm start`'s build check (src/build/ensure-build.mjs). */
+export interface ServerManifest extends ServerBuildStamp {
+  entry: string
+}
+
+/**
+ * Packages the compiled server imports from node_modules at run time instead of bundling them, each for a reason:
+ * - react, react-dom: the SSR entry (dist/server/) imports them too; two copies of React break its hooks;
+ * - sharp: a native addon, loaded on the first image transform;
+ * - undici: loaded on the first remote image only;
+ * - pino, pino-pretty: pino's transports start a worker thread that loads its files by path;
+ * - vite and its plugins: the dev server only (`COURIER_DEV`), never loaded by a production start.
+ * Every other package (fastify, its plugins, ajv, ...) is bundled: Node then resolves and reads a handful of files at
+ * start-up instead of some 800, which was most of a cold start.
+ */
+export const externalPackages: readonly string[] = Object.freeze([
+  'react',
+  'react-dom',
+  'sharp',
+  'undici',
+  'pino',
+  'pino-pretty',
+  'vite',
+  '@vitejs/plugin-react',
+])
+
+/** The package a bare import names: `@scope/name` or `name`. */
+function packageOf(id: string): string {
+  const parts = id.split('/')
+  return id.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
+function isExternal(id: string): boolean {
+  if (isBuiltin(id)) return true
+  if (id.startsWith('.') || path.isAbsolute(id) || id.startsWith('\0')) return false
+  return externalPackages.includes(packageOf(id))
+}
+
+/** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/test-site.ts). */
+function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): RolldownPlugin {
+  const stampModule = path.join(options.root, 'src', 'build', 'build-stamp.ts')
+  const testSiteModule = path.join(options.root, 'src', 'pages', 'test-site.ts')
+  const testSite = JSON.stringify(path.join(options.root, 'test', 'site', 'site.ts'))
+  const errorsModule = JSON.stringify(path.join(options.root, 'src', 'errors.ts'))
+  return {
+    name: 'courier:server-build-decisions',
+    load(id) {
+      if (id === stampModule) return `export const serverBuildStamp = Object.freeze(${JSON.stringify(stamp)})\n`
+      if (id !== testSiteModule) return undefined
+      if (options.testPages) {
+        return `export async function loadTestSitePages() {\n  return (await import(${testSite})).testSitePages\n}\n`
+      }
+      return (
+        `import { errors } from ${errorsModule}\n` +
+        `export async function loadTestSitePages() {\n  throw new errors.TestRoutesUnavailable()\n}\n`
+      )
+    },
+  }
+}
+
+/**
+ * Compiles the server (src/server.ts and everything of Courier's it imports: src/, plugins/, config/, site/) to plain
+ * ES modules in `<outDir>/node/` with source maps, after Vite has built the client and the SSR entry, so `npm start`
+ * runs Node on JavaScript with no loader. Rolldown, Vite 8's own bundler, comes with Vite: the same resolver and
+ * transforms as the client build, a bundle with the dependencies in it (see externalPackages), in well under a second.
+ */
+export function serverBuild(options: ServerBuildOptions): Plugin {
+  const nodeDir = path.join(options.outDir, 'node')
+  return {
+    name: 'courier:server-build',
+    apply: 'build',
+    buildApp: {
+      order: 'post',
+      async handler(builder) {
+        const manifestFile = path.join(options.outDir, deploymentManifestName)
+        const { deploymentId } = JSON.parse(await readFile(manifestFile, 'utf8')) as DeploymentManifest
+        const stamp: ServerBuildStamp = { deploymentId, sourceHash: options.sourceHash }
+        await rm(nodeDir, { recursive: true, force: true })
+        await build({
+          cwd: options.root,
+          input: { server: path.join(options.root, 'src', 'server.ts') },
+          platform: 'node',
+          external: isExternal,
+          plugins: [buildDecisions(options, stamp)],
+          transform: { target: 'node20', jsx: 'react-jsx' },
+          // The code is read by people in stack traces and profiles: names kept, nothing minified.
+          output: {
+            dir: nodeDir,
+            format: 'esm',
+            sourcemap: true,
+            // Stack traces need the mappings only; the sources are in the repository. Keeps the map Node loads at
+            // start-up (--enable-source-maps) and holds in memory a third of the size.
+            sourcemapExcludeSources: true,
+            entryFileNames: '[name].js',
+            chunkFileNames: 'chunks/[name]-[hash].js',
+          },
+          logLevel: 'warn',
+        })
+        // Written last: a build that failed half-way has no manifest, so `npm start` builds again.
+        const manifest: ServerManifest = { ...stamp, entry: 'server.js' }
+        await writeFile(path.join(nodeDir, serverManifestName), JSON.stringify(manifest) + '\n')
+        builder.config.logger.info(`courier: server compiled to ${path.relative(options.root, nodeDir)}/`)
+      },
+    },
+  }
+}

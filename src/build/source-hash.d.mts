@@ -1,0 +1,3 @@
+export declare const buildSources: readonly string[]
+export declare const serverManifestName: string
+export declare function hashSources(root: string, entries?: readonly string[]): string
