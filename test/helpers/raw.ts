@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import net from 'node:net'
 
 /** What came back on one raw connection: the first response, parsed, and how the connection ended. */
@@ -61,7 +62,20 @@ export function parseRawReply(raw: string): Pick<RawReply, 'status' | 'headers' 
   const body = /chunked/i.test(headers['transfer-encoding'] ?? '')
     ? dechunk(rest)
     : rest.slice(0, headers['content-length'] === undefined ? undefined : Number(headers['content-length']))
-  return { status, headers, body: Buffer.from(body, 'latin1').toString('utf8') }
+  return { status, headers, body: decoded(Buffer.from(body, 'latin1'), headers['content-encoding']).toString('utf8') }
+}
+
+/**
+ * The body as a client reads it: decompressed when the answer says it is (the request asked for a coding). A body cut
+ * short (a HEAD, a connection closed mid-way) stays as it came.
+ */
+function decoded(bytes: Buffer, coding: string | undefined): Buffer {
+  if (bytes.length === 0 || (coding !== 'gzip' && coding !== 'br')) return bytes
+  try {
+    return coding === 'gzip' ? gunzipSync(bytes) : brotliDecompressSync(bytes)
+  } catch {
+    return bytes
+  }
 }
 
 /**
