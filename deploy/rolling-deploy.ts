@@ -15,11 +15,11 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, openSync } from 'node:fs'
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { publishAssets, pruneAssets, writePrefix, writeRouting, type LiveDeployment } from './nginx-prefix.ts'
+import { freePort } from './free-port.ts'
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -61,16 +61,6 @@ function isRunning(pid: number): boolean {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
 async function readState(file: string): Promise<State> {
   if (!existsSync(file)) return { deployments: [] }

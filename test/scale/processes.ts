@@ -3,22 +3,12 @@
  * (Debian's `redis-server`, no persistence) and nginx (Debian's `nginx`, with a prefix folder of the test's own).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import type { Test } from 'tap'
+export { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../../deploy/free-port.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** A free loopback port now (the OS picks one; it is closed again for the caller to listen on). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))))
-    })
-  })
-}
 
 /** Waits for `pattern` in the process's output, failing when it exits first or after `timeoutMs`. */
 function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<void> {
