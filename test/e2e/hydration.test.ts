@@ -3,6 +3,7 @@
  * narrows the list and the count follows.
  */
 import t from 'tap'
+import { narrowingWord, type FaqEntry } from './faq-entries.ts'
 import { firstGuide, startSuite, staticPaths, type Session } from './harness.ts'
 
 const suite = await startSuite(t)
@@ -16,12 +17,7 @@ t.test('every page hydrates', async (t) => {
   }
 })
 
-interface Entry {
-  question: string
-  answer: string
-}
-
-async function shownEntries(session: Session): Promise<Entry[]> {
+async function shownEntries(session: Session): Promise<FaqEntry[]> {
   return session.page.locator('main .faq-entry').evaluateAll((items) =>
     items.map((item) => ({
       question: item.querySelector('dt')?.textContent ?? '',
@@ -37,18 +33,6 @@ async function countLine(session: Session, expected: string): Promise<string> {
     .waitForFunction((text) => document.querySelector('main .faq-count')?.textContent === text, expected)
     .catch(() => undefined)
   return (await count.textContent()) ?? ''
-}
-
-/** A word of some question that matches some entries but not all: typing it must visibly narrow the list. */
-function narrowingWord(entries: Entry[]): { word: string; matching: Entry[] } | undefined {
-  const haystacks = entries.map((entry) => `${entry.question} ${entry.answer}`.toLowerCase())
-  for (const entry of entries) {
-    for (const word of entry.question.toLowerCase().match(/[a-z]{5,}/g) ?? []) {
-      const matching = entries.filter((_entry, index) => haystacks[index]!.includes(word))
-      if (matching.length > 0 && matching.length < entries.length) return { word, matching }
-    }
-  }
-  return undefined
 }
 
 t.test('typing in the FAQ filter narrows the list and updates the count', async (t) => {

@@ -3,6 +3,7 @@
  * retries and the fallbacks to a full page load (failure, skew, time-out), cancellation, back/forward.
  */
 import t, { type Test } from 'tap'
+import { recordHeadings } from './page-probes.ts'
 import type { Page, Route } from 'playwright-core'
 import { router as timings } from '../../config/router.ts'
 import { guides } from '../../src/content/guides.ts'
@@ -293,14 +294,7 @@ t.test('two rapid navigations: only the last renders, nothing is shown or logged
     await sleep(1000)
     await route.continue().catch(() => undefined)
   })
-  await page.evaluate(() => {
-    const seen: string[] = []
-    ;(window as Window & { courierHeadings?: string[] }).courierHeadings = seen
-    new MutationObserver(() => {
-      const text = document.querySelector('main h1')?.textContent?.trim()
-      if (text && seen[seen.length - 1] !== text) seen.push(text)
-    }).observe(document.getElementById('main')!, { childList: true, subtree: true, characterData: true })
-  })
+  await page.evaluate(recordHeadings)
   await navLink(page, 'Status').click()
   await navLink(page, 'FAQ').click()
   await waitForHeading(page, 'Frequently asked questions')

@@ -4,6 +4,7 @@
  * The failures are made by the suite's proxy, so every engine sees the same answers.
  */
 import t, { type Test } from 'tap'
+import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
 
@@ -27,14 +28,12 @@ async function openHome(t: Test): Promise<JourneySession> {
   const session = await suite.open(t)
   await session.goto('/')
   t.ok(await session.waitForHydration(), 'hydrated')
-  await session.evaluate(() => {
-    ;(window as Window & { courierMarker?: string }).courierMarker = 'still here'
-  }, null)
+  await session.evaluate(markWindow, null)
   return session
 }
 
 function marker(session: JourneySession): Promise<string | null> {
-  return session.evaluate(() => (window as Window & { courierMarker?: string }).courierMarker ?? null, null)
+  return session.evaluate(readMark, null)
 }
 
 const statusLink = 'nav[aria-label="Main"] a[href="/status"]'

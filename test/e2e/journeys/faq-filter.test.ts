@@ -3,17 +3,13 @@
  * the questions that mention it (case ignored) and the count follows; a word no question holds shows none.
  */
 import t from 'tap'
+import { narrowingWord, type FaqEntry } from '../faq-entries.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
 
 const suite = await startJourneys(t)
 const box = 'main .faq input[type="search"]'
 
-interface Entry {
-  question: string
-  answer: string
-}
-
-function shown(session: JourneySession): Promise<Entry[]> {
+function shown(session: JourneySession): Promise<FaqEntry[]> {
   return session.evaluate(
     () =>
       [...document.querySelectorAll('main .faq-entry')].map((item) => ({
@@ -27,18 +23,6 @@ function shown(session: JourneySession): Promise<Entry[]> {
 /** Whether the count line comes to read `expected` (bounded). */
 function countReads(session: JourneySession, expected: string): Promise<boolean> {
   return session.waitFor((text) => document.querySelector('main .faq-count')?.textContent === text, expected)
-}
-
-/** A word of some question that matches some entries but not all: typing it must visibly narrow the list. */
-function narrowingWord(entries: Entry[]): { word: string; matching: Entry[] } | undefined {
-  const haystacks = entries.map((entry) => `${entry.question} ${entry.answer}`.toLowerCase())
-  for (const entry of entries) {
-    for (const word of entry.question.toLowerCase().match(/[a-z]{5,}/g) ?? []) {
-      const matching = entries.filter((_entry, index) => haystacks[index]!.includes(word))
-      if (matching.length > 0 && matching.length < entries.length) return { word, matching }
-    }
-  }
-  return undefined
 }
 
 t.test('typing in the FAQ filter narrows the list and updates the count', async (t) => {

@@ -3,6 +3,7 @@
  * (not further) and on hover, back and forward with the scroll position restored.
  */
 import t, { type Test } from 'tap'
+import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../../src/content/guides.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
@@ -26,14 +27,12 @@ async function open(t: Test, path: string): Promise<JourneySession> {
   const session = await suite.open(t)
   await session.goto(path)
   t.ok(await session.waitForHydration(), `${path} hydrated`)
-  await session.evaluate(() => {
-    ;(window as Window & { courierMarker?: string }).courierMarker = 'still here'
-  }, null)
+  await session.evaluate(markWindow, null)
   return session
 }
 
 function marker(session: JourneySession): Promise<string | null> {
-  return session.evaluate(() => (window as Window & { courierMarker?: string }).courierMarker ?? null, null)
+  return session.evaluate(readMark, null)
 }
 
 const navLink = (name: string) => `nav[aria-label="Main"] a[href="${name}"]`

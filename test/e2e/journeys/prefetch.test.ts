@@ -4,6 +4,7 @@
  * Save-Data, and of two rapid navigations only the last renders, with nothing shown or logged.
  */
 import t from 'tap'
+import { markWindow, readMark, recordHeadings } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../../src/content/guides.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
@@ -21,13 +22,11 @@ function dataRequests(session: JourneySession, page: string) {
 }
 
 async function mark(session: JourneySession) {
-  await session.evaluate(() => {
-    ;(window as Window & { courierMarker?: string }).courierMarker = 'still here'
-  }, null)
+  await session.evaluate(markWindow, null)
 }
 
 function marker(session: JourneySession): Promise<string | null> {
-  return session.evaluate(() => (window as Window & { courierMarker?: string }).courierMarker ?? null, null)
+  return session.evaluate(readMark, null)
 }
 
 const navLink = (href: string) => `nav[aria-label="Main"] a[href="${href}"]`
@@ -139,14 +138,7 @@ t.test('two rapid navigations: only the last renders, nothing is shown or logged
   await session.goto('/')
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)
-  await session.evaluate(() => {
-    const seen: string[] = []
-    ;(window as Window & { courierHeadings?: string[] }).courierHeadings = seen
-    new MutationObserver(() => {
-      const text = document.querySelector('main h1')?.textContent?.trim()
-      if (text && seen[seen.length - 1] !== text) seen.push(text)
-    }).observe(document.getElementById('main')!, { childList: true, subtree: true, characterData: true })
-  }, null)
+  await session.evaluate(recordHeadings, null)
   await session.tab.click(navLink('/status'))
   await session.tab.click(navLink('/faq'))
   t.ok(await session.waitForHeading('Frequently asked questions'), 'the FAQ is shown')
