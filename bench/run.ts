@@ -34,6 +34,7 @@ import {
 import { evaluateGoals, median, ratio } from './stats.ts'
 import {
   bareStatusTarget,
+  codingAsked,
   compressedTwin,
   courierIdentity,
   firstGuidePath,
@@ -107,8 +108,7 @@ async function preflight(target: Target, origin: string): Promise<void> {
   // fetch decompresses: the body is judged as a browser reads it, markers and all, whatever coding carried it.
   const body = await response.text()
   const { 'content-encoding': coding, ...rest } = Object.fromEntries(response.headers)
-  const asked = (target.headers?.['accept-encoding'] ?? 'identity').split(',').map((name) => name.trim())
-  const verdict = coding !== undefined && !asked.includes(coding) ? 'body-mismatch' : judge(target, response.status, body, rest)
+  const verdict = coding !== undefined && !codingAsked(target, coding) ? 'body-mismatch' : judge(target, response.status, body, rest)
   if (verdict !== 'ok') {
     progress(`warning: ${target.name} answers ${response.status} (${verdict}); every such response counts as an error`)
     progress(`  markers: ${JSON.stringify(target.markers)}; first bytes: ${JSON.stringify(body.slice(0, 300))}`)

@@ -70,13 +70,16 @@ export const documentEnd = '</html>'
 
 export type Verdict = 'ok' | 'unexpected-status' | 'body-mismatch'
 
+/** Whether `target` asked for the content coding an answer came in: only such a target may get one. */
+export function codingAsked(target: Target, coding: string): boolean {
+  return (target.headers?.['accept-encoding'] ?? '').split(',').some((name) => name.trim() === coding)
+}
+
 export function judge(target: Target, status: number, body: string, headers: Record<string, string> = {}): Verdict {
   if (status !== target.expectedStatus) return 'unexpected-status'
   const coding = headers['content-encoding']
   if (coding !== undefined) {
-    // Only a target that asked for a coding may get one, and only one it asked for, with a body.
-    const asked = (target.headers?.['accept-encoding'] ?? '').split(',').map((name) => name.trim())
-    return asked.includes(coding) && body.length > 0 ? 'ok' : 'body-mismatch'
+    return codingAsked(target, coding) && body.length > 0 ? 'ok' : 'body-mismatch'
   }
   if (target.body === 'bytes') {
     return Number(headers['content-length']) === target.expectedBytes ? 'ok' : 'body-mismatch'
