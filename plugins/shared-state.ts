@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { SharedStateLimits } from '../config/shared-state.ts'
 import { errors } from '../src/errors.ts'
-import { SharedRedis } from '../src/shared-state/redis.ts'
+import type { SharedRedis } from '../src/shared-state/redis.ts'
 
 export interface SharedStateOptions {
   /** REDIS_URL; undefined: no shared state, every instance keeps its own (the default). */
@@ -28,7 +28,11 @@ async function sharedStatePlugin(fastify: FastifyInstance, options: SharedStateO
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new errors.OptionInvalid('redisUrl', 'a redis:// or rediss:// URL')
   }
-  const redis = redisUrl === undefined ? null : new SharedRedis({ url: redisUrl, log: fastify.log, ...(limits ? { limits } : {}) })
+  // Loaded only when configured: a server without REDIS_URL never evaluates the Redis client at start-up.
+  const redis =
+    redisUrl === undefined
+      ? null
+      : new (await import('../src/shared-state/redis.ts')).SharedRedis({ url: redisUrl, log: fastify.log, ...(limits ? { limits } : {}) })
   fastify.decorate('sharedRedis', redis)
   if (redis) {
     fastify.addHook('onClose', async function closeRedis() {
