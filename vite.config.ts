@@ -8,6 +8,8 @@ import { deploymentId } from './src/build/deployment-id.ts'
 import { extraPages } from './src/build/extra-pages.ts'
 import { precompress } from './src/build/precompress.ts'
 import { fontPreload } from './src/build/font-preload.ts'
+import { fontSubset } from './src/build/font-subset.ts'
+import { coreFontRanges } from './config/fonts.ts'
 import { serverBuild } from './src/build/server-build.ts'
 import { buildSources, hashSources } from './src/build/source-hash.mjs'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
@@ -47,7 +49,13 @@ export default defineConfig((): UserConfig => {
     plugins: [
       viteFastify({ clientModule: '/entry-server.tsx' }),
       react(),
-      fontPreload({ match: /inter-latin-wght-normal-[\w-]+\.woff2$/ }),
+      fontSubset({
+        source: '@fontsource-variable/inter/files/inter-latin-wght-normal.woff2',
+        id: 'courier-font/inter-core-wght-normal.woff2',
+        ranges: coreFontRanges,
+        cacheDir: path.resolve(root, 'node_modules', '.cache', 'courier-fonts'),
+      }),
+      fontPreload({ match: /inter-core-wght-normal-[\w-]+\.woff2$/ }),
       deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
       precompress(),
       extraPages({ from: testBuild ? path.resolve(import.meta.dirname, 'test/site/pages.ts') : undefined }),

@@ -45,6 +45,12 @@ t.test('body text is in Inter, served by this server', async (t) => {
 
   const fontRequests = session.recording.requests.filter((request) => new URL(request.url).pathname.endsWith('.woff2'))
   t.ok(fontRequests.length > 0, 'a woff2 file was fetched')
+  // The home page's text is all in the core subset: the rest of the Latin file is never downloaded for it.
+  t.same(
+    fontRequests.map((request) => new URL(request.url).pathname).filter((pathname) => !/inter-core-wght-normal-/.test(pathname)),
+    [],
+    'only the core subset of Inter is fetched',
+  )
   for (const request of fontRequests) {
     t.equal(new URL(request.url).origin, suite.origin, `${request.url} comes from the test server`)
     t.equal(request.status, 200, `${request.url} loaded`)

@@ -60,7 +60,7 @@ t.test('every asset in the page carries ?dpl=<id>', async (t) => {
   const assets = [...response.body.matchAll(/(?:src|href)="(\/_next\/static\/[^"]+)"/g)].map((match) => match[1]!)
   t.ok(assets.length >= 3, 'script, stylesheet and font preload')
   for (const asset of assets) t.match(asset, new RegExp(`\\?dpl=${app.deploymentId}$`), asset)
-  t.match(response.body, /<link rel="preload" href="\/_next\/static\/chunks\/inter-latin-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/)
+  t.match(response.body, /<link rel="preload" href="\/_next\/static\/chunks\/inter-core-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/)
 })
 
 t.test("the page's own chunk is preloaded with the document, under the same URL the client imports", async (t) => {
