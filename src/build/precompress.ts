@@ -10,7 +10,7 @@ const gzipAsync = promisify(gzip)
 
 /**
  * Compresses the client build's text assets once, at build time, at the best level of each format: `<file>.br` and
- * `<file>.gz` beside each file of `assetsDir` worth it (a compressible extension, `compression.minBytes` or more, and
+ * `<file>.gz` beside each file of `assetsDir` worth it (a compressible extension, `compression.precompressMinBytes` or more, and
  * smaller once compressed). @fastify/static serves them as they are (`preCompressed`, plugins/documents.ts): no asset
  * is compressed per request.
  */
@@ -34,7 +34,7 @@ export function precompress(): Plugin {
           files.map(async (fileName) => {
             const file = path.join(outDir, fileName)
             const bytes = await readFile(file)
-            if (bytes.length < compression.minBytes) return
+            if (bytes.length < compression.precompressMinBytes) return
             const [br, gz] = await Promise.all([
               brotli(bytes, {
                 params: {
