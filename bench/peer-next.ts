@@ -105,7 +105,12 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   await mkdir(path.join(publicDir, 'fonts'), { recursive: true })
   await cp(path.join(projectRoot, 'client', 'public'), publicDir, { recursive: true })
   // The stylesheet names its fonts by package path (Vite resolves them); Next gets them as public files.
-  const css = await readFile(path.join(projectRoot, 'client', 'styles', 'global.css'), 'utf8')
+  // Next has no build-time cut of the font (src/build/font-subset.ts): where Courier's stylesheet names its core
+  // subset, the peer's names the whole Latin file, as a Next site self-hosting Inter would (one file, fetched once).
+  const css = (await readFile(path.join(projectRoot, 'client', 'styles', 'global.css'), 'utf8')).replace(
+    /url\(['"]?courier-font\/inter-core-wght-normal\.woff2['"]?\)/g,
+    "url('@fontsource-variable/inter/files/inter-latin-wght-normal.woff2')",
+  )
   const fonts = [...new Set([...css.matchAll(/url\(['"]?(@fontsource[^'")]+)['"]?\)/g)].map((match) => match[1]!))]
   for (const font of fonts) {
     await cp(path.join(projectRoot, 'node_modules', font), path.join(publicDir, 'fonts', path.basename(font)))
