@@ -45,11 +45,13 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   const sdk = await sdkModule.startTracingSdk(config, {
     ignorePath: (url) => untraced.has(pathOf(url)),
     requestHook: function nameRequestSpan(span, request) {
+      request.traceSpan = span
+      // A request not sampled records nothing: nothing to name.
+      if (!span.isRecording()) return
       const route = request.routeOptions.url
       span.updateName(route ? `${request.method} ${route}` : request.method)
       // url.path without the query: a query can hold secrets (the log redacts them; a span attribute would not).
       span.setAttributes({ 'url.path': pathOf(request.url), 'url.scheme': request.protocol, [deploymentIdAttribute]: deploymentId })
-      request.traceSpan = span
     },
   })
   fastify.addHook('onClose', async function flushSpans() {

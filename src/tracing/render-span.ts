@@ -26,6 +26,7 @@ export function traceStreamedRender(span: TraceSpan, stream: Readable, startedAt
     span.addEvent('all ready')
   })
   stream.once('close', function renderDone() {
+    // A time-out has said aborted already (renderer.ts); a stream cut before its end says it here.
     if (!stream.readableEnded) span.setAttributes({ 'courier.render.aborted': true })
     span.end()
   })

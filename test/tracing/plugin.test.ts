@@ -17,7 +17,7 @@ import tracing from '../../plugins/tracing.ts'
 import type { LookupFunction } from '../../src/images/source-remote.ts'
 import { build, captureLogs } from '../helpers/app.ts'
 import { jpegOf, temporaryFolder } from '../helpers/images.ts'
-import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.ts'
+import { startOtlpReceiver, until, type OtlpReceiver } from './otlp-receiver.ts'
 
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
@@ -28,16 +28,6 @@ async function receiverFor(t: Test): Promise<OtlpReceiver> {
   const receiver = await startOtlpReceiver()
   t.teardown(() => receiver.close())
   return receiver
-}
-
-async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const found = probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`waited for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 t.test('a kept document carries each request its own traceparent, plain and gzip', async (t) => {

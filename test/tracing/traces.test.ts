@@ -6,21 +6,9 @@
  */
 import t from 'tap'
 import { startServer, type ServerProcess } from '../reliability/server-process.ts'
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts'
+import { startOtlpReceiver, until, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts'
 
-const waitMs = 60_000
-
-async function until<T>(what: string, probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + waitMs
-  for (;;) {
-    const found = probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`waited ${waitMs} ms for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-/** The server span of a request, found by its x-request-id... through the access line's trace id. */
+/** The access line of a request, by its URL. */
 function accessLine(server: ServerProcess, url: string) {
   return server.logs().find((line) => line.msg === 'request completed' && line.url === url)
 }
