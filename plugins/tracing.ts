@@ -93,7 +93,11 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
     }
     done()
   })
-  fastify.log.info({ url: config.url, protocol: config.protocol, sampler: config.sampler, ratio: config.ratio }, 'tracing on')
+  // The endpoint as logged: no credentials a URL may carry.
+  const endpoint = new URL(config.url)
+  endpoint.username = ''
+  endpoint.password = ''
+  fastify.log.info({ url: endpoint.href, protocol: config.protocol, sampler: config.sampler, ratio: config.ratio }, 'tracing on')
 }
 
 export default fp(tracing, { name: 'courier-tracing', fastify: '5.x', dependencies: ['courier-deployment-id'] })

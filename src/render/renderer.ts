@@ -134,11 +134,11 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const [statusCode, cacheControl] = statusAndCacheControl(target)
     reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
     addVary(reply, 'accept-encoding')
-    // gzip first for a kept document: its parts are compressed once, so a request costs a CRC, not a compression.
-    // Where only brotli will do, plugins/compression.ts compresses the bytes per request.
-    // Pages only: a 5xx page shows its digest and nothing else of the failure.
+    // The request's traceparent, on pages only: an error page shows its digest and nothing else of the failure.
     const meta = target.type === 'page' ? tracing.documentMeta(request) : ''
     const headTags = meta ? Buffer.from(meta, 'latin1') : undefined
+    // gzip first for a kept document: its parts are compressed once, so a request costs a CRC, not a compression.
+    // Where only brotli will do, plugins/compression.ts compresses the bytes per request.
     if (negotiateCoding(request.headers['accept-encoding'], pieceCodings) === 'gzip') {
       return reply.header('content-encoding', 'gzip').send(gzippedDocumentBytes(document, request.cspNonce, headTags))
     }

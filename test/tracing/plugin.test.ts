@@ -17,7 +17,7 @@ import tracing from '../../plugins/tracing.ts'
 import type { LookupFunction } from '../../src/images/source-remote.ts'
 import { build, captureLogs } from '../helpers/app.ts'
 import { jpegOf, temporaryFolder } from '../helpers/images.ts'
-import { startOtlpReceiver, until, type OtlpReceiver } from './otlp-receiver.ts'
+import { startOtlpReceiver, until, type OtlpReceiver } from '../helpers/otlp-receiver.ts'
 
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
@@ -117,6 +117,7 @@ t.test("a remote image fetch carries the trace's traceparent, under the fetch sp
   const client = await until('the client span', () => receiver.spans().find((span) => span.parentSpanId === fetchSpan.spanId))
   t.equal(client.kind, 3, "undici's client span, under the fetch span")
   t.equal(traceparent, `00-${client.traceId}-${client.spanId}-01`, 'naming that span')
-  const imageSpan = receiver.spans().find((span) => span.spanId === fetchSpan.parentSpanId)
+  // The image span ends after the fetch span: it may come in a later batch.
+  const imageSpan = await until('the image span', () => receiver.spans().find((span) => span.spanId === fetchSpan.parentSpanId))
   t.match(imageSpan, { name: 'courier.image', attributes: { 'courier.image.cache': 'miss', 'courier.image.source': 'remote' } })
 })

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { startServer, type ServerProcess } from '../reliability/server-process.ts'
-import { startOtlpReceiver, until, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.ts'
+import { startOtlpReceiver, until, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts'
 
 /** The access line of a request, by its URL. */
 function accessLine(server: ServerProcess, url: string) {
