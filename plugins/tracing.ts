@@ -43,6 +43,7 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   const newRoot = trace.setSpanContext(ROOT_CONTEXT, INVALID_SPAN_CONTEXT)
 
   const sdk = await sdkModule.startTracingSdk(config, {
+    log: fastify.log,
     ignorePath: (url) => untraced.has(pathOf(url)),
     requestHook: function nameRequestSpan(span, request) {
       request.traceSpan = span

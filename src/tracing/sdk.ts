@@ -1,5 +1,5 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { context, propagation, trace, type Span } from '@opentelemetry/api'
+import { context, diag, DiagLogLevel, propagation, trace, type DiagLogFunction, type Span } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
@@ -13,7 +13,7 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-node'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { TracingConfig } from '../../config/tracing.ts'
 
 /** The SDK as the tracing plugin uses it: loaded only when tracing is on (plugins/tracing.ts imports this lazily). */
@@ -30,6 +30,16 @@ export interface SdkOptions {
   requestHook: (span: Span, request: FastifyRequest) => void
   /** Routes traced by nobody (probes, polled every few seconds): true for their path. */
   ignorePath: (url: string) => boolean
+  /** Where the SDK's own problems go (an export that failed: the collector is away or refuses). */
+  log: FastifyBaseLogger
+}
+
+/** The SDK's diagnostics at warn level and above as Courier's warn lines; the details are the SDK's, cut short. */
+function reportTo(log: FastifyBaseLogger): DiagLogFunction {
+  return function reportProblem(message, ...args) {
+    const detail = [message, ...args.map((arg) => (arg instanceof Error ? arg.message : String(arg)))].join(' ')
+    log.warn({ detail: detail.slice(0, 500) }, 'tracing: OpenTelemetry reported a problem')
+  }
 }
 
 function samplerOf(config: TracingConfig): Sampler {
@@ -74,6 +84,9 @@ export async function startTracingSdk(config: TracingConfig, options: SdkOptions
     spanProcessors: [new BatchSpanProcessor(await exporterOf(config))],
   })
   provider.register({ propagator: new W3CTraceContextPropagator() })
+  const report = reportTo(options.log)
+  const ignore: DiagLogFunction = () => {}
+  diag.setLogger({ error: report, warn: report, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN)
 
   const undici = new UndiciInstrumentation({ requireParentforSpans: true })
   undici.setTracerProvider(provider)
@@ -100,6 +113,7 @@ export async function startTracingSdk(config: TracingConfig, options: SdkOptions
       trace.disable()
       context.disable()
       propagation.disable()
+      diag.disable()
     },
   }
 }

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../../deploy/free-port.ts'
+import { until } from '../helpers/otlp-receiver.ts'
 import { projectRoot, serverEntry, startServer } from '../reliability/server-process.ts'
 
 const tracingModule = /[\\/]node_modules[\\/](@opentelemetry|@fastify[\\/]otel)[\\/]/
@@ -69,4 +70,7 @@ t.test('the collector gone: every request is answered, spans are dropped, not ke
   }
   t.same(Object.fromEntries(statuses), { 200: 80, 404: 20 }, 'no 5xx')
   t.same(server.logs().filter((line) => line.level >= 50), [], 'no error line')
+  const problem = await until('a line about the failed export', () =>
+    server.logs().find((line) => line.msg === 'tracing: OpenTelemetry reported a problem'))
+  t.equal(problem.level, 40, 'the failed export is a warn line')
 })
