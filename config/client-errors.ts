@@ -32,4 +32,9 @@ export interface ClientErrorReport {
   stack?: string
   url: string
   digest?: string
+  /** The `traceparent` of the page's own request (its `<meta name="traceparent">`, only with tracing on). */
+  traceparent?: string
 }
+
+/** A `traceparent` as W3C Trace Context version 00 writes it: 55 characters, lowercase hex ids and flags. */
+export const traceparentPattern = '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'

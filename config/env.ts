@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
+import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
 /** Every environment variable Courier reads, with its default. README's configuration table mirrors this. */
 const schema = {
@@ -80,6 +81,8 @@ export interface Config {
   readonly webConcurrency: number
   /** Redis for shared state; undefined when every instance keeps its own. */
   readonly redisUrl: string | undefined
+  /** OpenTelemetry traces (the OTEL_* variables, config/tracing.ts); undefined when off. */
+  readonly tracing: TracingConfig | undefined
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -165,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
     webConcurrency: raw.WEB_CONCURRENCY,
     redisUrl: raw.REDIS_URL,
+    tracing: loadTracingConfig(env),
     ...overrides,
   })
 }

@@ -5,12 +5,15 @@ import {
   clientErrorLimits,
   clientErrorSources,
   clientErrorsPath,
+  traceparentPattern,
   type ClientErrorReport,
 } from '../config/client-errors.ts'
+import { digestAttribute } from '../config/tracing.ts'
 import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
+import { tracingOf } from '../src/tracing/tracing.ts'
 
 const reportSchema = {
   type: 'object',
@@ -23,6 +26,7 @@ const reportSchema = {
     stack: { type: 'string', maxLength: clientErrorLimits.stackMaxLength },
     url: { type: 'string', minLength: 1, maxLength: clientErrorLimits.urlMaxLength, pattern: '^https?://' },
     digest: { type: 'string', maxLength: clientErrorLimits.digestMaxLength, pattern: '^[A-Za-z0-9_-]+$' },
+    traceparent: { type: 'string', maxLength: 55, pattern: traceparentPattern },
   },
 } as const
 
@@ -56,9 +60,13 @@ async function logClientError(request: FastifyRequest<{ Body: ClientErrorReport 
         ...(report.digest ? { digest: report.digest } : {}),
       },
       userAgent: userAgent ? oneLine(userAgent).slice(0, clientErrorLimits.userAgentMaxLength) : undefined,
+      // The page's trace: its id as sent by the browser (a well-formed one, never trusted as a parent).
+      ...(report.traceparent ? { page_trace_id: report.traceparent.slice(3, 35) } : {}),
     },
     'client error reported',
   )
+  const attributes = { 'courier.client_report.source': report.source, ...(report.digest ? { [digestAttribute]: report.digest } : {}) }
+  tracingOf(request.server).startSpan(request, 'courier.client_report', { attributes, linkedTraceparent: report.traceparent }).end()
   return reply.code(204).send()
 }
 

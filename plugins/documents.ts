@@ -8,6 +8,7 @@ import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer, type RenderDocument } from '../src/render/renderer.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
+import { tracingOf } from '../src/tracing/tracing.ts'
 
 export interface DocumentsOptions {
   /** Project root: holds vite.config.ts and package.json. */
@@ -51,7 +52,14 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
 
   fastify.decorate(
     'renderDocument',
-    createDocumentRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments: keepDocuments && !dev }),
+    createDocumentRenderer({
+      source,
+      deploymentId,
+      renderTimeoutMs,
+      preloadsFor,
+      keepDocuments: keepDocuments && !dev,
+      tracing: tracingOf(fastify),
+    }),
   )
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }

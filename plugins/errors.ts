@@ -6,6 +6,7 @@ import { answersInJson } from '../src/error-format.ts'
 import { loggableUrl } from '../src/logger.ts'
 import { errorCode, errors as courierErrors } from '../src/errors.ts'
 import { plainErrorDocument } from '../src/render/error-documents.ts'
+import { tracingOf } from '../src/tracing/tracing.ts'
 
 /** Requests answered in JSON when they fail: the API and everything under /_next (data, assets, images). */
 function wantsJson(request: FastifyRequest): boolean {
@@ -76,6 +77,7 @@ async function answerFailure(request: FastifyRequest, reply: FastifyReply, failu
   if (statusCode >= 500) {
     const { digest, isNew } = assignDigest(failure.error ?? new Error(failure.message), request.id)
     if (isNew) request.log.error({ err: failure.error, digest }, 'request failed')
+    tracingOf(request.server).requestFailed(request, failure.error ?? new Error(failure.message), digest)
     if (reply.sent || reply.raw.headersSent) return
     return sendError(request, reply, statusCode, {
       statusCode,

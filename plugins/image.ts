@@ -13,6 +13,7 @@ import { createRemoteSource, type LookupFunction } from '../src/images/source-re
 import { configureSharp } from '../src/images/transform.ts'
 import { TransformQueue } from '../src/images/transform-queue.ts'
 import { compileRemoteOrigins, optimizerPath, parseImageUrl } from '../src/images/validate-url.ts'
+import { tracingOf, type TraceSpan } from '../src/tracing/tracing.ts'
 
 export interface ImageOptions {
   /** The public folder local `url`s are read from (client/public). */
@@ -145,6 +146,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   const shared = redis
     ? new SharedImageCache({ redis, limits: { ...sharedState, ...options.sharedLimits }, now })
     : undefined
+  const tracing = tracingOf(fastify)
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),
     cache,
@@ -155,6 +157,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     allowSvg,
     now,
     shared,
+    tracing,
   })
 
   /**
@@ -188,32 +191,39 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       schemaErrorFormatter: queryErrorFormatter,
       preValidation: refuseRepeatedParameters,
     },
-    async function serveImage(request, reply) {
-      const { url, w: width, q: quality = limits.defaultQuality } = request.query
-      const source = parseImageUrl(url, origins)
-      const preference = preferenceFor(request.headers.accept)
-      const key = cacheKey(url, width, quality, preference)
-      const job: ImageJob = { url, source, width, quality, preference }
-
-      const ifNoneMatch = request.headers['if-none-match']
-
-      const entry = await lookUp(key)
-      if (entry) {
-        const stale = entry.expiresAt <= now()
-        entry.headers ??= responseHeaders(entry)
-        const notModified = matchesIfNoneMatch(ifNoneMatch, entry.etag)
-        // None for a 304; in memory for hot entries (no await then), else read or streamed from its file.
-        const body = notModified ? undefined : (entry.body ?? (await cache.body(entry)))
-        if (notModified || body) {
-          if (stale) optimizer.refresh(key, job, request.log)
-          return send(reply, entry.headers, stale ? 'STALE' : 'HIT', body)
-        }
-      }
-      const produced = await optimizer.produce(key, job, request.log)
-      const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
-      return send(reply, responseHeaders(produced.meta), 'MISS', notModified ? undefined : produced.bytes)
+    function serveImage(request, reply) {
+      return tracing.inSpan(request, 'courier.image', undefined, (span) => answerImage(request, reply, span))
     },
   )
+
+  async function answerImage(request: FastifyRequest<{ Querystring: ImageQuery }>, reply: FastifyReply, span: TraceSpan) {
+    const { url, w: width, q: quality = limits.defaultQuality } = request.query
+    const source = parseImageUrl(url, origins)
+    const preference = preferenceFor(request.headers.accept)
+    const key = cacheKey(url, width, quality, preference)
+    const job: ImageJob = { url, source, width, quality, preference }
+    span.setAttributes({ 'courier.image.source': source.kind, 'courier.image.width': width, 'courier.image.quality': quality, 'courier.image.format': preference })
+
+    const ifNoneMatch = request.headers['if-none-match']
+
+    const entry = await lookUp(key)
+    if (entry) {
+      const stale = entry.expiresAt <= now()
+      entry.headers ??= responseHeaders(entry)
+      const notModified = matchesIfNoneMatch(ifNoneMatch, entry.etag)
+      // None for a 304; in memory for hot entries (no await then), else read or streamed from its file.
+      const body = notModified ? undefined : (entry.body ?? (await cache.body(entry)))
+      if (notModified || body) {
+        if (stale) optimizer.refresh(key, job, request.log)
+        span.setAttributes({ 'courier.image.cache': stale ? 'stale' : 'hit' })
+        return send(reply, entry.headers, stale ? 'STALE' : 'HIT', body)
+      }
+    }
+    span.setAttributes({ 'courier.image.cache': 'miss' })
+    const produced = await optimizer.produce(key, job, request.log)
+    const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
+    return send(reply, responseHeaders(produced.meta), 'MISS', notModified ? undefined : produced.bytes)
+  }
 }
 
 

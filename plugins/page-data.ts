@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { PageMatch } from '../site/match.ts'
 import { deploymentIdHeader, pageDataJson, pageDataPrefix, readDataFile } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
@@ -10,11 +10,15 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { dataAnswerOf, type DataAnswer, type PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import type { ServerPage } from '../src/pages/site.ts'
+import { traceLoader } from '../src/tracing/page-spans.ts'
+import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
 
 export interface PageDataOptions {
   /** The pages' answers, shared with their HTML routes (plugins/pages.ts registers this plugin). */
   answers: PageAnswers
   matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
+  /** The page-data span and its loader's (plugins/tracing.ts); off by default. */
+  tracing?: Tracing
 }
 
 const jsonType = 'application/json; charset=utf-8'
@@ -41,7 +45,7 @@ function sendAnswer(reply: FastifyReply, answer: DataAnswer, cacheControl: strin
  * ETag; a `dynamic` page's is computed per request.
  */
 async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
-  const { answers, matchPage } = options
+  const { answers, matchPage, tracing = tracingOff } = options
   const deploymentId = fastify.deploymentId
 
   fastify.route<DataRequest>({
@@ -58,41 +62,47 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
         properties: { [deploymentIdHeader]: { type: 'string' } },
       },
     },
-    handler: async function servePageData(request, reply) {
-      reply.header(deploymentIdHeader, deploymentId).header('x-content-type-options', 'nosniff')
-      const claimed = request.headers[deploymentIdHeader]
-      const requested = request.params.deploymentId
-      // A missing header is fine (crawlers, curl); the id in the path must match whatever the header says.
-      if (requested !== deploymentId || (claimed !== undefined && claimed !== deploymentId)) {
-        throw new errors.DataDeploymentSkew(deploymentId, requested !== deploymentId ? requested : claimed)
-      }
-      const file = readDataFile(request.params['*'])
-      const match = file.isJson ? matchPage(file.pagePath) : undefined
-      if (!match) return sendAnswer(reply, noSuchPage, pageCacheControl.error)
-      if (match.page.kind === 'dynamic') {
-        const answer = await answers.load(match.page, match.params, request.query)
-        return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
-      }
-      const entry = await answers.staticEntry(match)
-      const { data } = entry
-      if (data.statusCode !== 200) return sendAnswer(reply, data, pageCacheControl.error)
-      // Kept for the deployment, so compressed once per coding (the best each does), never per request.
-      const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), preferredCodings)
-      addVary(reply, 'accept-encoding')
-      reply.header('etag', encodedEtag(data.etag, coding))
-      if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {
-        return reply.code(304).header('cache-control', pageCacheControl.static).send()
-      }
-      if (coding === 'identity') return sendAnswer(reply, data, pageCacheControl.static)
-      let encoded = entry.encodedData.get(coding)
-      if (!encoded) {
-        encoded = compressBody(data.body, coding, 'once')
-        entry.encodedData.set(coding, encoded)
-      }
-      reply.header('content-encoding', coding)
-      return sendAnswer(reply, data, pageCacheControl.static, encoded)
+    handler: function servePageData(request, reply) {
+      return tracing.inSpan(request, 'courier.page_data', undefined, (span) => answerPageData(request, reply, span))
     },
   })
+
+  async function answerPageData(request: FastifyRequest<DataRequest>, reply: FastifyReply, span: TraceSpan) {
+    reply.header(deploymentIdHeader, deploymentId).header('x-content-type-options', 'nosniff')
+    const claimed = request.headers[deploymentIdHeader]
+    const requested = request.params.deploymentId
+    // A missing header is fine (crawlers, curl); the id in the path must match whatever the header says.
+    if (requested !== deploymentId || (claimed !== undefined && claimed !== deploymentId)) {
+      throw new errors.DataDeploymentSkew(deploymentId, requested !== deploymentId ? requested : claimed)
+    }
+    const file = readDataFile(request.params['*'])
+    const match = file.isJson ? matchPage(file.pagePath) : undefined
+    if (!match) return sendAnswer(reply, noSuchPage, pageCacheControl.error)
+    span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
+    if (match.page.kind === 'dynamic') {
+      const load = () => answers.load(match.page, match.params, request.query)
+      const answer = await traceLoader(tracing, request, match.page, load, (result) => result)
+      return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
+    }
+    const entry = await traceLoader(tracing, request, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
+    const { data } = entry
+    if (data.statusCode !== 200) return sendAnswer(reply, data, pageCacheControl.error)
+    // Kept for the deployment, so compressed once per coding (the best each does), never per request.
+    const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), preferredCodings)
+    addVary(reply, 'accept-encoding')
+    reply.header('etag', encodedEtag(data.etag, coding))
+    if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {
+      return reply.code(304).header('cache-control', pageCacheControl.static).send()
+    }
+    if (coding === 'identity') return sendAnswer(reply, data, pageCacheControl.static)
+    let encoded = entry.encodedData.get(coding)
+    if (!encoded) {
+      encoded = compressBody(data.body, coding, 'once')
+      entry.encodedData.set(coding, encoded)
+    }
+    reply.header('content-encoding', coding)
+    return sendAnswer(reply, data, pageCacheControl.static, encoded)
+  }
 
   // Any other method: 405 with Allow, decided before any body is read.
   fastify.route(methodNotAllowedRoute(fastify, `${pageDataPrefix}*`, dataMethods))

@@ -7,6 +7,8 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { PageAnswers, type PageAnswer } from '../src/pages/answers.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
+import { traceLoader } from '../src/tracing/page-spans.ts'
+import { tracingOf } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
 
 export interface PagesOptions {
@@ -31,6 +33,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     throw new errors.OptionInvalid('staticPageCacheEntries', 'a whole number of entries, 0 or more')
   }
   const answers = new PageAnswers({ deploymentId: fastify.deploymentId, maxStaticEntries: staticPageCacheEntries })
+  const tracing = tracingOf(fastify)
+  const answerItself = (answer: PageAnswer) => answer
+  const entryAnswer = (entry: { answer: PageAnswer }) => entry.answer
 
   function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {
     if (answer.type === 'notFound') return reply.callNotFound()
@@ -47,16 +52,17 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         const params = (request.params ?? {}) as RouteParams
         if (page.kind === 'dynamic') {
           const query = request.query as Record<string, unknown>
-          return answerPage(request, reply, page, params, await answers.load(page, params, query))
+          const answer = await traceLoader(tracing, request, page, () => answers.load(page, params, query), answerItself)
+          return answerPage(request, reply, page, params, answer)
         }
-        const entry = await answers.staticEntry({ page, params })
+        const entry = await traceLoader(tracing, request, page, () => answers.staticEntry({ page, params }), entryAnswer)
         return answerPage(request, reply, page, params, entry.answer, entry.document)
       },
     })
     fastify.route(methodNotAllowedRoute(fastify, page.path, pageMethods))
   }
 
-  await fastify.register(pageData, { answers, matchPage: createPageMatcher(site.pages) })
+  await fastify.register(pageData, { answers, matchPage: createPageMatcher(site.pages), tracing })
   fastify.log.debug({ pages: site.pages.length }, 'pages ready')
 }
 

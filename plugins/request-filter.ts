@@ -12,6 +12,7 @@ import {
   type StepOutcome,
 } from '../src/site-policy.ts'
 import { compileExclusions, judgePath } from '../src/site-policy-path.ts'
+import { tracingOf } from '../src/tracing/tracing.ts'
 
 export interface RequestFilterOptions {
   /** Send Strict-Transport-Security (HSTS=true): only behind TLS. */
@@ -117,7 +118,20 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     protectRefusedRequest(request, reply)
   })
 
+  const tracing = tracingOf(fastify)
+
   fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
+    if (!tracing.enabled) return filterRequest(request, reply)
+    const span = tracing.startSpan(request, 'courier.request_filter')
+    try {
+      return await filterRequest(request, reply)
+    } finally {
+      span.setAttributes({ 'courier.filter.decision': request.filterDecision ?? 'refused', 'courier.filter.answered': reply.sent })
+      span.end()
+    }
+  })
+
+  function filterRequest(request: FastifyRequest, reply: FastifyReply) {
     const judgement = judgePath(request.url)
     if (judgement.kind === 'invalid') {
       // No site step sees it.
@@ -132,7 +146,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     request.filterDecision = 'applied'
     const target: PolicyTarget = { pathname: judgement.pathname, pageData: judgement.pageData }
     return runSteps(request, reply, target)
-  })
+  }
 }
 
 declare module 'fastify' {

@@ -31,6 +31,7 @@ import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
 import sharedState from '../plugins/shared-state.ts'
 import sitemap from '../plugins/sitemap.ts'
+import tracing from '../plugins/tracing.ts'
 
 export interface BuildOptions {
   /** A pino logger to log through (tests pass one writing to a captured stream). Default: JSON to stdout. */
@@ -99,6 +100,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     expected: config.deploymentId,
     builtFor: serverBuildStamp?.deploymentId,
   })
+  // Before every hook and route: each request gets its span first, and every route is traced.
+  await app.register(tracing, { config: config.tracing, trustProxy: config.trustProxy })
   await app.register(accessLog)
   await app.register(compression)
   await app.register(errors)

@@ -41,6 +41,9 @@ export function reportClientError(source: ClientErrorSource, error: unknown, dig
   if (described.stack) report.stack = truncate(described.stack, clientErrorLimits.stackMaxLength)
   const reportDigest = digest ?? described.digest
   if (reportDigest) report.digest = truncate(reportDigest, clientErrorLimits.digestMaxLength)
+  // With tracing on, the page names its request's trace: the report joins it (the server links the two).
+  const traceparent = document.querySelector('meta[name="traceparent"]')?.getAttribute('content')
+  if (traceparent) report.traceparent = traceparent
   const key = `${report.message}\n${report.stack ?? ''}`
   if (sent.has(key)) return
   sent.add(key)

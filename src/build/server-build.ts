@@ -29,7 +29,9 @@ export interface ServerManifest extends ServerBuildStamp {
  * - sharp: a native addon, loaded on the first image transform;
  * - undici: loaded on the first remote image only;
  * - pino, pino-pretty: pino's transports start a worker thread that loads its files by path;
- * - vite and its plugins: the dev server only (`COURIER_DEV`), never loaded by a production start.
+ * - vite and its plugins: the dev server only (`COURIER_DEV`), never loaded by a production start;
+ * - @opentelemetry/*, @fastify/otel: tracing (OTEL_* set) only, imported on start-up then and never otherwise; one
+ *   copy of @opentelemetry/api for Courier and the instrumentations, which find the SDK through its globals.
  * Every other package (fastify, its plugins, ajv, ...) is bundled: Node then resolves and reads a handful of files at
  * start-up instead of some 800, which was most of a cold start.
  */
@@ -42,7 +44,11 @@ export const externalPackages: readonly string[] = Object.freeze([
   'pino-pretty',
   'vite',
   '@vitejs/plugin-react',
+  '@fastify/otel',
 ])
+
+/** Scopes whose every package stays in node_modules, for the reasons above. */
+const externalScopes: readonly string[] = Object.freeze(['@opentelemetry'])
 
 /** The package a bare import names: `@scope/name` or `name`. */
 function packageOf(id: string): string {
@@ -53,7 +59,8 @@ function packageOf(id: string): string {
 function isExternal(id: string): boolean {
   if (isBuiltin(id)) return true
   if (id.startsWith('.') || path.isAbsolute(id) || id.startsWith('\0')) return false
-  return externalPackages.includes(packageOf(id))
+  const name = packageOf(id)
+  return externalPackages.includes(name) || externalScopes.includes(name.split('/')[0]!)
 }
 
 /** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/test-site.ts). */

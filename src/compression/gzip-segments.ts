@@ -60,21 +60,27 @@ function storedBlocks(bytes: Buffer): Buffer[] {
   return blocks
 }
 
-/** The gzip member of the parts with `between` inserted between each two of them. */
-export function gzipWithInsertions(segments: GzipSegments, between: Buffer): Buffer {
+/**
+ * The gzip member of the parts with `between` inserted between each two of them; `first`, when given, goes between
+ * the first two instead (a kept document's per-request head tags, before its nonces).
+ */
+export function gzipWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): Buffer {
   const { compressed, plain } = segments
   const inserted = between.length > 0 ? storedBlocks(between) : []
   const list: Buffer[] = [header]
   let crc = 0
+  let insertedLength = 0
   for (let index = 0; index < compressed.length; index++) {
-    if (index > 0 && inserted.length > 0) {
-      list.push(...inserted)
-      crc = crc32(between, crc)
+    const gap = index === 1 ? first : between
+    if (index > 0 && gap.length > 0) {
+      list.push(...(gap === between ? inserted : storedBlocks(gap)))
+      crc = crc32(gap, crc)
+      insertedLength += gap.length
     }
     list.push(compressed[index]!)
     // zlib.crc32 of no bytes answers 0 whatever the running value: an empty part must leave it alone.
     if (plain[index]!.length > 0) crc = crc32(plain[index]!, crc)
   }
-  list.push(gzipTrailer(crc, segments.plainLength + between.length * (plain.length - 1)))
+  list.push(gzipTrailer(crc, segments.plainLength + insertedLength))
   return Buffer.concat(list)
 }

@@ -13,6 +13,7 @@ import type { RemoteSource } from './source-remote.ts'
 import { transformImage } from './transform.ts'
 import type { TransformQueue } from './transform-queue.ts'
 import type { ImageSource } from './validate-url.ts'
+import { tracingOff, type Tracing } from '../tracing/tracing.ts'
 
 /** What `Accept` allows: the cache key holds this, not the source's format, so a hit needs no look at the source. */
 export type FormatPreference = 'avif' | 'webp' | 'source'
@@ -42,6 +43,8 @@ export interface ImageOptimizerOptions {
   now: () => number
   /** The cluster's shared tier (REDIS_URL): one transform per image across instances. */
   shared?: SharedImageCache | undefined
+  /** Spans of the remote fetch and the transform, children of the request's image span (plugins/tracing.ts). */
+  tracing?: Tracing | undefined
 }
 
 /** The cache key: a hash of (url, w, q, output type) and nothing else. */
@@ -86,10 +89,11 @@ export class ImageOptimizer {
   }
 
   async #readSource(source: ImageSource): Promise<SourceImage> {
-    const { publicRoot, limits, remote } = this.#options
-    return source.kind === 'local'
-      ? readLocalImage(publicRoot, source.path, limits.maxSourceBytes)
-      : remote.read(source.url)
+    const { publicRoot, limits, remote, tracing = tracingOff } = this.#options
+    if (source.kind === 'local') return readLocalImage(publicRoot, source.path, limits.maxSourceBytes)
+    // Its own span, active while undici fetches: the outgoing request carries its traceparent.
+    const attributes = { 'server.address': source.url.hostname, 'url.path': source.url.pathname }
+    return tracing.inSpan(undefined, 'courier.image.fetch', { attributes }, () => remote.read(source.url))
   }
 
   /**
@@ -126,7 +130,7 @@ export class ImageOptimizer {
   }
 
   async #make(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
-    const { cache, queue, limits, minimumCacheTTL, allowSvg, now } = this.#options
+    const { cache, queue, limits, minimumCacheTTL, allowSvg, now, tracing = tracingOff } = this.#options
     const source = await this.#readSource(job.source)
     const sourceFormat = sniffImageFormat(source.bytes)
     if (!sourceFormat) throw new errors.ImageNotAnImage('url does not point to an image (JPEG, PNG, GIF, WebP or AVIF)')
@@ -138,16 +142,12 @@ export class ImageOptimizer {
       format = 'svg'
     } else {
       const started = performance.now()
-      const result = await queue.run(() =>
-        transformImage(
-          {
-            bytes: source.bytes,
-            source: sourceFormat,
-            format: job.preference === 'source' ? sourceFormat : job.preference,
-            width: job.width,
-            quality: job.quality,
-          },
-          limits,
+      const wanted = job.preference === 'source' ? sourceFormat : job.preference
+      const attributes = { 'courier.image.source_format': sourceFormat, 'courier.image.format': wanted, 'courier.image.width': job.width }
+      // The span includes the wait in the transform queue: under load, that is where the time goes.
+      const result = await tracing.inSpan(undefined, 'courier.image.transform', { attributes }, () =>
+        queue.run(() =>
+          transformImage({ bytes: source.bytes, source: sourceFormat, format: wanted, width: job.width, quality: job.quality }, limits),
         ),
       )
       bytes = result.bytes

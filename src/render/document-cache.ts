@@ -12,6 +12,8 @@ export interface KeptDocument {
   parts: readonly Buffer[]
   /** Sum of the parts' lengths. */
   length: number
+  /** Where per-request head tags go (the `traceparent` meta), in bytes into the first part; undefined: none go in. */
+  headAt?: number | undefined
 }
 
 /**
@@ -41,30 +43,43 @@ function nonceAttributeBytes(nonce: string | undefined): Buffer {
 
 const gzipSegments = new WeakMap<KeptDocument, GzipSegments>()
 
-/**
- * The gzip bytes of one response: the parts compressed once (on first use, at the best level) with the request's
- * nonce attribute stored in between; per request only a CRC is computed (src/compression/gzip-segments.ts).
- */
-export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined): Buffer {
-  let segments = gzipSegments.get(document)
-  if (!segments) {
-    segments = compressSegments(document.parts, compression.gzipLevelOnce)
-    gzipSegments.set(document, segments)
-  }
-  return gzipWithInsertions(segments, nonceAttributeBytes(nonce))
+/** The parts with the first one cut where head tags go: the first gap is theirs, the others the nonce's. */
+function partsAroundHead(document: KeptDocument): readonly Buffer[] {
+  const { parts, headAt } = document
+  if (headAt === undefined) return parts
+  return [parts[0]!.subarray(0, headAt), parts[0]!.subarray(headAt), ...parts.slice(1)]
 }
 
-/** The bytes of one response: the parts with the request's nonce attribute in between. */
-export function documentBytes(document: KeptDocument, nonce: string | undefined): Buffer {
-  const { parts } = document
+/**
+ * The gzip bytes of one response: the parts compressed once (on first use, at the best level) with the request's
+ * nonce attribute stored in between, and its head tags where they go; per request only a CRC is computed
+ * (src/compression/gzip-segments.ts).
+ */
+export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
+  let segments = gzipSegments.get(document)
+  if (!segments) {
+    segments = compressSegments(partsAroundHead(document), compression.gzipLevelOnce)
+    gzipSegments.set(document, segments)
+  }
+  const attribute = nonceAttributeBytes(nonce)
+  return document.headAt === undefined
+    ? gzipWithInsertions(segments, attribute)
+    : gzipWithInsertions(segments, attribute, headTags)
+}
+
+/** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */
+export function documentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
+  const head = document.headAt === undefined ? noBytes : headTags
+  const parts = head.length > 0 ? partsAroundHead(document) : document.parts
   if (parts.length === 1) return parts[0]!
   const attribute = nonceAttributeBytes(nonce)
   const list: Buffer[] = new Array(parts.length * 2 - 1)
   for (let index = 0; index < parts.length; index++) {
-    if (index > 0) list[index * 2 - 1] = attribute
+    if (index > 0) list[index * 2 - 1] = index === 1 && head.length > 0 ? head : attribute
     list[index * 2] = parts[index]!
   }
-  return Buffer.concat(list, document.length + attribute.length * (parts.length - 1))
+  const gaps = parts.length - 1 - (head.length > 0 ? 1 : 0)
+  return Buffer.concat(list, document.length + head.length + attribute.length * gaps)
 }
 
 /**

@@ -21,6 +21,8 @@ import {
 import { renderOnce } from './render-once.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
+import { tracingOff, type Tracing } from '../tracing/tracing.ts'
+import { traceStreamedRender, renderSpanAttributes } from '../tracing/render-span.ts'
 
 export type RenderTarget =
   | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
@@ -45,6 +47,8 @@ export interface RendererOptions {
   preloadsFor?: ((pageId: string) => PagePreloads) | undefined
   /** Keep documents at all: off in development, where the template and the client change with every edit. */
   keepDocuments: boolean
+  /** The render's span and the document's `traceparent` meta (plugins/tracing.ts); off by default. */
+  tracing?: Tracing | undefined
 }
 
 
@@ -102,7 +106,7 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
  * error handler to answer.
  */
 export function createDocumentRenderer(options: RendererOptions): RenderDocument {
-  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments } = options
+  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments, tracing = tracingOff } = options
   const errorDocuments = new DocumentCache(keepDocuments ? errorStatuses : 0)
 
   /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
@@ -123,19 +127,22 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       return undefined
     }
     request.log.debug({ document, bytes: result.length }, 'document rendered once')
-    return result
+    return { ...result, headAt: template.headTagsAt }
   }
 
   function sendKept(request: FastifyRequest, reply: FastifyReply, target: RenderTarget, document: KeptDocument) {
     const [statusCode, cacheControl] = statusAndCacheControl(target)
     reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
     addVary(reply, 'accept-encoding')
+    // The request's traceparent, on pages only: an error page shows its digest and nothing else of the failure.
+    const meta = target.type === 'page' ? tracing.documentMeta(request) : ''
+    const headTags = meta ? Buffer.from(meta, 'latin1') : undefined
     // gzip first for a kept document: its parts are compressed once, so a request costs a CRC, not a compression.
     // Where only brotli will do, plugins/compression.ts compresses the bytes per request.
     if (negotiateCoding(request.headers['accept-encoding'], pieceCodings) === 'gzip') {
-      return reply.header('content-encoding', 'gzip').send(gzippedDocumentBytes(document, request.cspNonce))
+      return reply.header('content-encoding', 'gzip').send(gzippedDocumentBytes(document, request.cspNonce, headTags))
     }
-    return reply.send(documentBytes(document, request.cspNonce))
+    return reply.send(documentBytes(document, request.cspNonce, headTags))
   }
 
   /** The slot this document is kept in, if it is one to keep (an error page's has no request value without a digest). */
@@ -146,20 +153,27 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
   }
 
   return async function renderDocument(request, reply, target, kept) {
+    const span = tracing.startSpan(request, 'courier.render', { attributes: renderSpanAttributes(target) })
     const template = source.template()
     const slot = slotFor(target, kept)
     if (slot) {
       const document = await slot.get(() => renderKept(request, template, target))
-      if (document) return sendKept(request, reply, target, document)
+      if (document) {
+        span.setAttributes({ 'courier.render.kept': true })
+        span.end()
+        return sendKept(request, reply, target, document)
+      }
     }
+    span.setAttributes({ 'courier.render.kept': false })
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
     const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
+    const renderStarted = performance.now()
     const { stream, abort } = await renderStream({
       element,
-      opening: template.open(headFor(target, preloadsFor), nonce),
+      opening: template.open(headFor(target, preloadsFor), nonce, target.type === 'page' ? tracing.documentMeta(request) : ''),
       closing: () =>
         template.close(
           serializeForScript(state),
@@ -171,9 +185,15 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       onError(error) {
         const digest = reportRenderError(request, error)
         failedBoundaryDigest ??= digest
+        if (error instanceof ClientGoneError || error instanceof RenderTimeoutError) span.setAttributes({ 'courier.render.aborted': true })
+        if (!(error instanceof ClientGoneError)) span.fail(error, digest)
         return digest
       },
+    }).catch((error: unknown) => {
+      span.end()
+      throw error
     })
+    traceStreamedRender(span, stream, renderStarted)
     reply.raw.once('close', function abortWhenClientGone() {
       if (reply.raw.writableFinished) return
       request.log.debug('render aborted: the client closed the connection')

@@ -21,8 +21,16 @@ export interface DocumentHead {
 }
 
 export interface DocumentTemplate {
-  /** Everything before the app's markup: doctype, head with title and meta, the opening of #root. */
-  open(head: DocumentHead, nonce: string | undefined): string
+  /**
+   * Everything before the app's markup: doctype, head with title and meta, the opening of #root. `headTags` go first
+   * in the head, per request (the document's `traceparent` meta, src/tracing/).
+   */
+  open(head: DocumentHead, nonce: string | undefined, headTags?: string): string
+  /**
+   * Where `headTags` go in a document opened without them, in bytes from its start; undefined when the bytes before
+   * that place depend on the nonce (a document kept for the deployment then gets no per-request head tags).
+   */
+  readonly headTagsAt: number | undefined
   /**
    * Everything after it: the hydration state script and the end of the document. `afterApp` goes right after #root
    * (outside what React hydrates): the application error screen when a boundary failed after the shell.
@@ -77,7 +85,8 @@ export function compileTemplate(source: string, stateElementId: string, deployme
     text.includes(noncePlaceholderValue) ? text.replaceAll(noncePlaceholderAttribute, nonceAttribute(nonce)) : text
 
   return {
-    open(head, nonce) {
+    headTagsAt: beforeHead.includes(noncePlaceholderValue) ? undefined : Buffer.byteLength(beforeHead),
+    open(head, nonce, headTags = '') {
       const description = head.description
         ? `<meta name="description" content="${escapeHtml(head.description)}" />`
         : ''
@@ -92,6 +101,7 @@ export function compileTemplate(source: string, stateElementId: string, deployme
       // or font waits behind a script in the browser's queue.
       return (
         withNonce(beforeHead, nonce) +
+        headTags +
         `<title>${escapeHtml(head.title)}</title>${description}` +
         withNonce(stylesAndFonts, nonce) +
         preloads +

@@ -1,0 +1,104 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { TrustProxy } from '../config/env.ts'
+import { deploymentIdAttribute, tracingShutdownFlushMs, untracedPaths, type TracingConfig } from '../config/tracing.ts'
+import { tracingOff } from '../src/tracing/tracing.ts'
+
+export interface TracingOptions {
+  /** The OTEL_* configuration (config/tracing.ts); undefined: tracing off, and nothing of OpenTelemetry is loaded. */
+  config: TracingConfig | undefined
+  /** TRUST_PROXY: only a trusted peer's `traceparent` continues a trace. */
+  trustProxy: TrustProxy
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?')
+  return queryAt === -1 ? url : url.slice(0, queryAt)
+}
+
+/**
+ * Traces (README "Operations" -> "Traces"). Off, it only decorates `fastify.tracing` with calls that do nothing.
+ * On, it starts the OpenTelemetry SDK (imported here, lazily) and @fastify/otel, which makes each request's span:
+ * named `<method> <route>` after the HTTP semantic conventions, continuing the trace of an incoming `traceparent` only
+ * when the peer is a proxy TRUST_PROXY trusts, and binding `trace_id` and `span_id` to every log line of a sampled
+ * request. Registered before every other plugin, so its hooks run first and every route gets its span.
+ */
+async function tracing(fastify: FastifyInstance, options: TracingOptions) {
+  const { config, trustProxy } = options
+  if (!config) {
+    fastify.decorate('tracing', tracingOff)
+    return
+  }
+  const [{ context, propagation, ROOT_CONTEXT, trace, INVALID_SPAN_CONTEXT }, sdkModule, requestTracingModule, trustModule] =
+    await Promise.all([
+      import('@opentelemetry/api'),
+      import('../src/tracing/sdk.ts'),
+      import('../src/tracing/request-tracing.ts'),
+      import('../src/tracing/trusted-peer.ts'),
+    ])
+  const deploymentId = fastify.deploymentId
+  const isTrustedPeer = trustModule.compileTrustedPeer(trustProxy)
+  const untraced = new Set(untracedPaths)
+  // A span context that is no trace: set as the parent, @fastify/otel starts a new root instead of reading headers.
+  const newRoot = trace.setSpanContext(ROOT_CONTEXT, INVALID_SPAN_CONTEXT)
+
+  const sdk = await sdkModule.startTracingSdk(config, {
+    log: fastify.log,
+    ignorePath: (url) => untraced.has(pathOf(url)),
+    requestHook: function nameRequestSpan(span, request) {
+      request.traceSpan = span
+      // A request not sampled records nothing: nothing to name.
+      if (!span.isRecording()) return
+      const route = request.routeOptions.url
+      span.updateName(route ? `${request.method} ${route}` : request.method)
+      // url.path without the query: a query can hold secrets (the log redacts them; a span attribute would not).
+      span.setAttributes({ 'url.path': pathOf(request.url), 'url.scheme': request.protocol, [deploymentIdAttribute]: deploymentId })
+    },
+  })
+  fastify.addHook('onClose', async function flushSpans() {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(resolve, tracingShutdownFlushMs, 'late')
+    })
+    try {
+      if ((await Promise.race([sdk.shutdown(), late])) === 'late') {
+        fastify.log.warn({ waitedMs: tracingShutdownFlushMs }, 'tracing: spans not sent before closing')
+      }
+    } catch (error) {
+      fastify.log.warn({ err: error }, 'tracing: spans not sent before closing')
+    } finally {
+      clearTimeout(timer)
+    }
+  })
+
+  fastify.decorateRequest('traceSpan', undefined)
+  fastify.decorate('tracing', requestTracingModule.createRequestTracing(sdk.tracer))
+
+  // Before @fastify/otel's own hook: the parent it starts the request span under. An untrusted peer's traceparent
+  // (a visitor's, or anything in front of a proxy that is not trusted) is never read: it could pin trace ids, force
+  // sampling or fill a collector; the request starts a new trace.
+  fastify.addHook('onRequest', function chooseTraceParent(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+    if (!isTrustedPeer(request.socket.remoteAddress)) return context.with(newRoot, done)
+    const extracted = propagation.extract(ROOT_CONTEXT, request.headers)
+    return context.with(trace.getSpan(extracted) ? extracted : newRoot, done)
+  })
+  await fastify.register(sdk.fastifyOtel.plugin())
+
+  // After it: the request's log lines, the access line included, carry its trace and span ids.
+  fastify.addHook('onRequest', function bindTraceToLogs(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    const span = request.traceSpan
+    if (span?.isRecording()) {
+      const { traceId, spanId } = span.spanContext()
+      request.log = request.log.child({ trace_id: traceId, span_id: spanId })
+      reply.log = request.log
+    }
+    done()
+  })
+  // The endpoint as logged: no credentials a URL may carry.
+  const endpoint = new URL(config.url)
+  endpoint.username = ''
+  endpoint.password = ''
+  fastify.log.info({ url: endpoint.href, protocol: config.protocol, sampler: config.sampler, ratio: config.ratio }, 'tracing on')
+}
+
+export default fp(tracing, { name: 'courier-tracing', fastify: '5.x', dependencies: ['courier-deployment-id'] })

@@ -1,0 +1,33 @@
+import type { Readable } from 'node:stream'
+import type { RenderTarget } from '../render/renderer.ts'
+import type { SpanAttributes, TraceSpan } from './tracing.ts'
+
+/** What the render span says of its document. */
+export function renderSpanAttributes(target: RenderTarget): SpanAttributes {
+  return target.type === 'page'
+    ? { 'courier.render.target': 'page', 'courier.page.id': target.page.id, 'courier.page.kind': target.page.kind }
+    : { 'courier.render.target': 'error', 'http.response.status_code': target.statusCode }
+}
+
+function elapsedMs(since: number): number {
+  return Math.round((performance.now() - since) * 100) / 100
+}
+
+/**
+ * The streamed render's timings on its span: time to shell now (the shell is ready when the stream is handed over),
+ * time to all ready when React's output ends; aborted when the stream closes before its end (the client went away,
+ * or the time-out cut it). The span ends then.
+ */
+export function traceStreamedRender(span: TraceSpan, stream: Readable, startedAt: number): void {
+  span.setAttributes({ 'courier.render.time_to_shell_ms': elapsedMs(startedAt) })
+  span.addEvent('shell ready')
+  stream.once('end', function allReady() {
+    span.setAttributes({ 'courier.render.time_to_all_ready_ms': elapsedMs(startedAt) })
+    span.addEvent('all ready')
+  })
+  stream.once('close', function renderDone() {
+    // A time-out has said aborted already (renderer.ts); a stream cut before its end says it here.
+    if (!stream.readableEnded) span.setAttributes({ 'courier.render.aborted': true })
+    span.end()
+  })
+}

@@ -1,0 +1,138 @@
+import {
+  context,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Link,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api'
+import type { FastifyRequest } from 'fastify'
+import { escapeHtml } from '../render/template.ts'
+import { digestAttribute } from '../../config/tracing.ts'
+import type { SpanOptions, TraceSpan, Tracing } from './tracing.ts'
+
+/** A `traceparent` header value: version 00, trace id, parent id, flags (W3C Trace Context, section 3.2). */
+const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/** The `traceparent` of a span context. */
+export function traceparentOf(span: Span): string {
+  const { traceId, spanId, traceFlags } = span.spanContext()
+  return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`
+}
+
+/** A link to the span a `traceparent` names, if it is a well-formed one with valid ids. */
+function linkOf(traceparent: string | undefined): Link[] | undefined {
+  const match = traceparent === undefined ? null : traceparentPattern.exec(traceparent)
+  if (!match) return undefined
+  const spanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED, isRemote: true }
+  return isSpanContextValid(spanContext) ? [{ context: spanContext }] : undefined
+}
+
+/** Courier's span over an OpenTelemetry one. */
+class RecordingSpan implements TraceSpan {
+  readonly #span: Span
+
+  constructor(span: Span) {
+    this.#span = span
+  }
+
+  get span(): Span {
+    return this.#span
+  }
+
+  setAttributes(attributes: Record<string, string | number | boolean>): void {
+    this.#span.setAttributes(attributes)
+  }
+
+  addEvent(name: string, attributes?: Record<string, string | number | boolean>): void {
+    this.#span.addEvent(name, attributes)
+  }
+
+  fail(error: unknown, digest: string | undefined): void {
+    recordFailure(this.#span, error, digest)
+  }
+
+  end(): void {
+    this.#span.end()
+  }
+}
+
+const noSpan: TraceSpan = Object.freeze({ setAttributes() {}, addEvent() {}, fail() {}, end() {} })
+
+function recordFailure(span: Span, error: unknown, digest: string | undefined): void {
+  const exception = error instanceof Error ? error : new Error(String(error))
+  span.recordException(exception)
+  span.setStatus({ code: SpanStatusCode.ERROR, message: exception.message })
+  if (digest !== undefined) span.setAttribute(digestAttribute, digest)
+}
+
+/**
+ * Tracing on: Courier's spans as children of the request span @fastify/otel started (kept on the request by
+ * plugins/tracing.ts), or of the active span for work shared by requests. A request that is not sampled costs one
+ * check per call: its children would not be sampled either.
+ */
+export function createRequestTracing(tracer: Tracer): Tracing {
+  /**
+   * The active span when it is of the request's trace (a page-data span around its loader's), else the request's own
+   * span: a request body's events, for one, run outside the request's async context.
+   */
+  function parentOf(request: FastifyRequest | undefined): Span | undefined {
+    const active = trace.getSpan(context.active())
+    const own = request?.traceSpan
+    const span = own && active?.spanContext().traceId !== own.spanContext().traceId ? own : active
+    return span?.isRecording() ? span : undefined
+  }
+
+  function start(parent: Span, name: string, options: SpanOptions | undefined): RecordingSpan {
+    const links = linkOf(options?.linkedTraceparent)
+    const span = tracer.startSpan(
+      name,
+      { ...(options?.attributes ? { attributes: options.attributes } : {}), ...(links ? { links } : {}) },
+      trace.setSpan(ROOT_CONTEXT, parent),
+    )
+    return new RecordingSpan(span)
+  }
+
+  return Object.freeze({
+    enabled: true,
+    startSpan(request, name, options) {
+      const parent = parentOf(request)
+      return parent ? start(parent, name, options) : noSpan
+    },
+    inSpan(request, name, options, work) {
+      const parent = parentOf(request)
+      if (!parent) return work(noSpan)
+      const handle = start(parent, name, options)
+      return context.with(trace.setSpan(context.active(), handle.span), async function runInSpan() {
+        try {
+          return await work(handle)
+        } catch (error) {
+          // The digest comes later, from the error handler, onto the request span (requestFailed).
+          handle.fail(error, undefined)
+          throw error
+        } finally {
+          handle.end()
+        }
+      })
+    },
+    requestFailed(request, error, digest) {
+      const span = request.traceSpan
+      if (span?.isRecording()) recordFailure(span, error, digest)
+    },
+    documentMeta(request) {
+      const span = request.traceSpan
+      if (!span?.isRecording()) return ''
+      return `<meta name="traceparent" content="${escapeHtml(traceparentOf(span))}">`
+    },
+  } satisfies Tracing)
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's span (@fastify/otel's), set when tracing is on (plugins/tracing.ts). */
+    traceSpan: Span | undefined
+  }
+}

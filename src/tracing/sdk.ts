@@ -1,0 +1,119 @@
+import { FastifyOtelInstrumentation } from '@fastify/otel'
+import { context, diag, DiagLogLevel, propagation, trace, type DiagLogFunction, type Span } from '@opentelemetry/api'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-node'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type { TracingConfig } from '../../config/tracing.ts'
+
+/** The SDK as the tracing plugin uses it: loaded only when tracing is on (plugins/tracing.ts imports this lazily). */
+export interface TracingSdk {
+  /** @fastify/otel, bound to Courier's provider: the request span of every route. */
+  fastifyOtel: FastifyOtelInstrumentation
+  tracer: ReturnType<NodeTracerProvider['getTracer']>
+  /** Sends what is queued and stops: the last spans leave before the process exits. */
+  shutdown(): Promise<void>
+}
+
+export interface SdkOptions {
+  /** Called with each request span as it starts (names it, adds Courier's attributes). */
+  requestHook: (span: Span, request: FastifyRequest) => void
+  /** Routes traced by nobody (probes, polled every few seconds): true for their path. */
+  ignorePath: (url: string) => boolean
+  /** Where the SDK's own problems go (an export that failed: the collector is away or refuses). */
+  log: FastifyBaseLogger
+}
+
+/** The SDK's diagnostics at warn level and above as Courier's warn lines; the details are the SDK's, cut short. */
+function reportTo(log: FastifyBaseLogger): DiagLogFunction {
+  return function reportProblem(message, ...args) {
+    const detail = [message, ...args.map((arg) => (arg instanceof Error ? arg.message : String(arg)))].join(' ')
+    log.warn({ detail: detail.slice(0, 500) }, 'tracing: OpenTelemetry reported a problem')
+  }
+}
+
+function samplerOf(config: TracingConfig): Sampler {
+  switch (config.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler()
+    case 'always_off':
+      return new AlwaysOffSampler()
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(config.ratio)
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() })
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() })
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.ratio) })
+  }
+}
+
+/** The exporter of the protocol asked for: only that one package is loaded. */
+async function exporterOf(config: TracingConfig): Promise<SpanExporter> {
+  if (config.protocol === 'http/json') {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http')
+    return new OTLPTraceExporter({ url: config.url })
+  }
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto')
+  return new OTLPTraceExporter({ url: config.url })
+}
+
+/**
+ * Starts the OpenTelemetry SDK for this process: a tracer provider with the configured sampler and a batch processor
+ * (bounded queue: spans are dropped, never piled up, while the collector is away) exporting over OTLP/HTTP; the W3C
+ * trace-context propagator only (no baggage taken from anyone); the undici instrumentation, so outgoing requests
+ * (remote images) carry `traceparent`; and @fastify/otel for the request spans.
+ */
+export async function startTracingSdk(config: TracingConfig, options: SdkOptions): Promise<TracingSdk> {
+  const detected = detectResources({ detectors: [envDetector] })
+  const resource = detected.merge(resourceFromAttributes({ 'service.name': config.serviceName }))
+  const provider = new NodeTracerProvider({
+    resource,
+    sampler: samplerOf(config),
+    spanProcessors: [new BatchSpanProcessor(await exporterOf(config))],
+  })
+  provider.register({ propagator: new W3CTraceContextPropagator() })
+  const report = reportTo(options.log)
+  const ignore: DiagLogFunction = () => {}
+  diag.setLogger({ error: report, warn: report, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN)
+
+  const undici = new UndiciInstrumentation({ requireParentforSpans: true })
+  undici.setTracerProvider(provider)
+  undici.enable()
+
+  const fastifyOtel = new FastifyOtelInstrumentation({
+    // Courier's own spans say what each step did; a span per hook would only add noise and cost.
+    instrumentHooks: false,
+    instrumentHandler: false,
+    // The error handler records 5xx failures with their digest (plugins/errors.ts): one exception event, not two.
+    recordExceptions: false,
+    requestHook: options.requestHook,
+    ignorePaths: (route: { url: string }) => options.ignorePath(route.url),
+  })
+  fastifyOtel.setTracerProvider(provider)
+
+  return {
+    fastifyOtel,
+    tracer: provider.getTracer('courier'),
+    async shutdown() {
+      undici.disable()
+      fastifyOtel.disable()
+      await provider.shutdown()
+      trace.disable()
+      context.disable()
+      propagation.disable()
+      diag.disable()
+    },
+  }
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+
+/**
+ * What Courier's code asks of tracing (README "Operations" -> "Traces"). This module imports nothing of
+ * OpenTelemetry: with tracing off, `fastify.tracing` is `tracingOff` below, whose calls do nothing, and no
+ * @opentelemetry module is ever loaded. With tracing on, plugins/tracing.ts decorates the real one
+ * (src/tracing/request-tracing.ts).
+ */
+
+export type SpanAttributes = Readonly<Record<string, string | number | boolean>>
+
+/** A span as Courier's code uses it. */
+export interface TraceSpan {
+  setAttributes(attributes: SpanAttributes): void
+  addEvent(name: string, attributes?: SpanAttributes): void
+  /** Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`). */
+  fail(error: unknown, digest: string | undefined): void
+  end(): void
+}
+
+export interface SpanOptions {
+  attributes?: SpanAttributes
+  /** A `traceparent` the span links to without joining its trace (a client report's page). */
+  linkedTraceparent?: string | undefined
+}
+
+export interface Tracing {
+  readonly enabled: boolean
+  /**
+   * Starts a span, child of the request's span (or, without a request, of the active span: work shared by requests,
+   * such as an image transform). The caller ends it.
+   */
+  startSpan(request: FastifyRequest | undefined, name: string, options?: SpanOptions): TraceSpan
+  /**
+   * Runs `work` in a span that is active while it runs (spans and outgoing requests made inside are its children);
+   * the span ends when `work` settles, failed when it throws.
+   */
+  inSpan<T>(request: FastifyRequest | undefined, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
+  /** Records a failed request (a 5xx) on its request span, with the digest the user was shown. */
+  requestFailed(request: FastifyRequest, error: unknown, digest: string): void
+  /** The `<meta name="traceparent">` of the request's span for its document; '' when the request is not sampled. */
+  documentMeta(request: FastifyRequest): string
+}
+
+const noSpan: TraceSpan = Object.freeze({
+  setAttributes() {},
+  addEvent() {},
+  fail() {},
+  end() {},
+})
+
+/** Tracing off: every call does nothing. */
+export const tracingOff: Tracing = Object.freeze({
+  enabled: false,
+  startSpan: () => noSpan,
+  inSpan: <T>(_request: FastifyRequest | undefined, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
+    work(noSpan),
+  requestFailed() {},
+  documentMeta: () => '',
+})
+
+/** The instance's tracing; off on an instance without plugins/tracing.ts (a plugin registered alone in a test). */
+export function tracingOf(fastify: FastifyInstance): Tracing {
+  return fastify.hasDecorator('tracing') ? fastify.tracing : tracingOff
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Spans for Courier's own steps (plugins/tracing.ts); does nothing with tracing off. */
+    tracing: Tracing
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Traces end to end: the compiled test-build server (as `npm start` runs it) with the OTEL_* variables, exporting
+ * over OTLP/HTTP (http/protobuf, the default) to a real receiver on a loopback port. A page, its data, an image miss
+ * and a failing page: the span tree, the digest on the error, the log lines' trace ids, the document's traceparent;
+ * forged traceparent headers from an untrusted client neither break a request nor reach the trace.
+ */
+import t from 'tap'
+import { startServer, type ServerProcess } from '../reliability/server-process.ts'
+import { startOtlpReceiver, until, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts'
+
+/** The access line of a request, by its URL. */
+function accessLine(server: ServerProcess, url: string) {
+  return server.logs().find((line) => line.msg === 'request completed' && line.url === url)
+}
+
+function childrenOf(spans: ReceivedSpan[], parent: ReceivedSpan): ReceivedSpan[] {
+  return spans.filter((span) => span.parentSpanId === parent.spanId && span.traceId === parent.traceId)
+}
+
+/** The request span of the access line's trace, once it and its children have arrived. */
+async function requestSpan(receiver: OtlpReceiver, server: ServerProcess, url: string, childCount: number) {
+  const line = await until(`the access line of ${url}`, () => accessLine(server, url))
+  return until(`the spans of ${url}`, () => {
+    const spans = receiver.spans()
+    const root = spans.find((span) => span.traceId === line.trace_id && span.spanId === line.span_id)
+    return root && childrenOf(spans, root).length >= childCount ? { root, line } : undefined
+  })
+}
+
+const forgedTraceId = '4bf92f3577b34da6a3ce929d0e0e4736'
+
+t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTTP protobuf', async (t) => {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  const server = await startServer(t, {
+    env: {
+      COURIER_TEST_ROUTES: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_SERVICE_NAME: 'courier-test',
+      // Spans leave every 100 ms instead of every 5 s: the test waits less.
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+  })
+  t.ok(server.logs().some((line) => line.msg === 'tracing on' && line.protocol === 'http/protobuf'), 'tracing on, default protocol')
+
+  const page = await fetch(`${server.origin}/`)
+  const html = await page.text()
+  t.equal(page.status, 200)
+  const deploymentId = /data-dpl-id="([^"]+)"/.exec(html)?.[1] ?? ''
+  const data = await fetch(`${server.origin}/_next/data/${deploymentId}/index.json`)
+  t.equal(data.status, 200, 'page data')
+  const image = await fetch(`${server.origin}/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50`, { headers: { accept: 'image/webp' } })
+  t.equal(image.headers.get('x-image-cache'), 'MISS', 'an image miss')
+  await image.arrayBuffer()
+  const failing = await fetch(`${server.origin}/__test/server-error`)
+  const failingHtml = await failing.text()
+  t.equal(failing.status, 500)
+  // The visitor sees the digest only; the trace has it too.
+  const digest = /"digest":"([0-9a-f]+)"/.exec(failingHtml)?.[1]
+  t.ok(digest, 'the error page shows a digest')
+  t.notMatch(failingHtml, /trace_id|traceparent|failed on purpose/, 'and no trace id, traceparent or message')
+
+  // The page: request span, filter, loader, render.
+  const pageTrace = await requestSpan(receiver, server, '/', 3)
+  const { root } = pageTrace
+  t.equal(root.name, 'GET /')
+  t.equal(root.kind, 2, 'a server span')
+  t.equal(root.parentSpanId, '', 'a root: the client is not a trusted proxy')
+  t.match(root.attributes, { 'http.route': '/', 'http.request.method': 'GET', 'http.response.status_code': 200, 'url.path': '/', 'courier.deployment_id': deploymentId })
+  t.equal(root.resource['service.name'], 'courier-test')
+  const children = childrenOf(receiver.spans(), root)
+  const names = children.map((span) => span.name).sort()
+  t.same(names, ['courier.page_loader', 'courier.render', 'courier.request_filter'])
+  t.match(children.find((span) => span.name === 'courier.request_filter')!.attributes, { 'courier.filter.decision': 'applied' })
+  t.match(children.find((span) => span.name === 'courier.page_loader')!.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props' })
+  t.match(children.find((span) => span.name === 'courier.render')!.attributes, { 'courier.render.target': 'page', 'courier.page.id': 'home' })
+  t.match(html, `<meta name="traceparent" content="00-${root.traceId}-${root.spanId}-01">`, "the document carries its request's traceparent")
+
+  // The page data: its span, and the loader's under it.
+  const dataTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/index.json`, 2)
+  t.equal(dataTrace.root.name, 'GET /_next/data/:deploymentId/*')
+  const dataSpan = childrenOf(receiver.spans(), dataTrace.root).find((span) => span.name === 'courier.page_data')!
+  t.match(dataSpan.attributes, { 'courier.page.id': 'home' })
+  t.same(childrenOf(receiver.spans(), dataSpan).map((span) => span.name), ['courier.page_loader'])
+
+  // The image miss: the optimizer's span with its cache state, the transform under it.
+  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50', 2)
+  t.equal(imageTrace.root.name, 'GET /_next/image')
+  const imageSpan = childrenOf(receiver.spans(), imageTrace.root).find((span) => span.name === 'courier.image')!
+  t.match(imageSpan.attributes, { 'courier.image.cache': 'miss', 'courier.image.source': 'local', 'courier.image.width': 64 })
+  const transform = childrenOf(receiver.spans(), imageSpan).find((span) => span.name === 'courier.image.transform')
+  t.match(transform?.attributes, { 'courier.image.format': 'webp', 'courier.image.source_format': 'jpeg' }, 'the transform')
+
+  // The failing page: ERROR with the digest and the exception on the request span; the loader's span failed too.
+  const failTrace = await requestSpan(receiver, server, '/__test/server-error', 3)
+  t.equal(failTrace.root.name, 'GET /__test/server-error')
+  t.equal(failTrace.root.status.code, 2, 'status ERROR')
+  t.equal(failTrace.root.attributes['courier.digest'], digest, 'the digest the visitor saw')
+  t.equal(failTrace.root.attributes['http.response.status_code'], 500)
+  t.ok(failTrace.root.events.some((event) => event.name === 'exception' && String(event.attributes['exception.message']).includes('failed on purpose')), 'the exception')
+  const failChildren = childrenOf(receiver.spans(), failTrace.root)
+  t.equal(failChildren.find((span) => span.name === 'courier.page_loader')?.status.code, 2, 'the loader span failed')
+  t.match(failChildren.find((span) => span.name === 'courier.render')?.attributes, { 'courier.render.target': 'error', 'http.response.status_code': 500 })
+  const errorLine = server.logs().find((line) => line.msg === 'request failed' && line.digest === digest)
+  t.match(errorLine, { trace_id: failTrace.root.traceId, span_id: failTrace.root.spanId }, 'so has the error line, and the trace id')
+
+  for (const trace of [pageTrace, dataTrace, imageTrace, failTrace]) {
+    const lines = server.logs().filter((line) => line.reqId === trace.line.reqId)
+    t.ok(lines.length > 0 && lines.every((line) => line.trace_id === trace.root.traceId && line.span_id === trace.root.spanId),
+      `every line of ${String(trace.line.url)} carries its trace and span ids`)
+  }
+
+  // Forged traceparents from an untrusted client (TRUST_PROXY off): well-formed, malformed, huge. Each request is
+  // answered and starts a trace of its own; the forged trace id is nowhere.
+  const forged = [
+    `00-${forgedTraceId}-00f067aa0ba902b7-01`,
+    `00-${forgedTraceId}-00f067aa0ba902b7-01-extra`,
+    'ff-zz-not-a-trace',
+    `00-${forgedTraceId}-${'0'.repeat(8000)}-01`,
+    `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+  ]
+  for (const [index, traceparent] of forged.entries()) {
+    const response = await fetch(`${server.origin}/guides?forged=${index}`, { headers: { traceparent, tracestate: `x=${'y'.repeat(500)}` } })
+    t.equal(response.status, 200, `forged traceparent ${index}: answered`)
+    await response.text()
+    const trace = await requestSpan(receiver, server, `/guides?forged=${index}`, 1)
+    t.equal(trace.root.parentSpanId, '', `forged traceparent ${index}: a new root`)
+  }
+  t.notOk(receiver.spans().some((span) => span.traceId === forgedTraceId || span.links.some((link) => link.traceId === forgedTraceId)),
+    'the forged trace id reached no span')
+  t.ok(receiver.contentTypes().every((type) => type === 'application/x-protobuf'), 'sent as http/protobuf')
+})
+
+t.test('behind a trusted proxy, its traceparent continues the trace; http/json works too', async (t) => {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  const server = await startServer(t, {
+    env: {
+      TRUST_PROXY: '127.0.0.1',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+  })
+  const parentSpanId = '00f067aa0ba902b7'
+  const response = await fetch(`${server.origin}/faq`, { headers: { traceparent: `00-${forgedTraceId}-${parentSpanId}-01` } })
+  t.equal(response.status, 200)
+  await response.text()
+  const { root, line } = await requestSpan(receiver, server, '/faq', 1)
+  t.equal(root.traceId, forgedTraceId, "the proxy's trace continues")
+  t.equal(root.parentSpanId, parentSpanId, 'under its span')
+  t.equal(line.trace_id, forgedTraceId)
+  t.ok(receiver.contentTypes().every((type) => type.startsWith('application/json')), 'sent as http/json')
+})
