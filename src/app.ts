@@ -87,7 +87,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
       reply.header('x-request-id', request.id)
       app.judgeRefusedRequest(request, reply)
-      reply.raw.once('finish', () => accessLogController.requestCompleted(null, request, reply))
+      reply.raw.once('finish', () => {
+        accessLogController.requestCompleted(null, request, reply)
+        app.metrics?.responseFinished(request, reply)
+      })
       return app.errorHandler(error, request, reply)
     },
   })
@@ -99,6 +102,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     expected: config.deploymentId,
     builtFor: serverBuildStamp?.deploymentId,
   })
+  // Only with METRICS_PORT, and first: its onResponse hook times every route; without it prom-client is never loaded.
+  if (config.metricsPort !== undefined) {
+    const { default: metrics } = await import('../plugins/metrics.ts')
+    await app.register(metrics, { host: config.metricsHost, port: config.metricsPort, rootDir: config.rootDir })
+  }
   await app.register(accessLog)
   await app.register(compression)
   await app.register(errors)
