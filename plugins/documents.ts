@@ -51,7 +51,14 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
 
   fastify.decorate(
     'renderDocument',
-    createDocumentRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments: keepDocuments && !dev }),
+    createDocumentRenderer({
+      source,
+      deploymentId,
+      renderTimeoutMs,
+      preloadsFor,
+      keepDocuments: keepDocuments && !dev,
+      metrics: fastify.metrics,
+    }),
   )
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }

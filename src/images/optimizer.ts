@@ -13,6 +13,7 @@ import type { RemoteSource } from './source-remote.ts'
 import { transformImage } from './transform.ts'
 import type { TransformQueue } from './transform-queue.ts'
 import type { ImageSource } from './validate-url.ts'
+import type { MetricsRecorder } from '../metrics/recorder.ts'
 
 /** What `Accept` allows: the cache key holds this, not the source's format, so a hit needs no look at the source. */
 export type FormatPreference = 'avif' | 'webp' | 'source'
@@ -42,6 +43,8 @@ export interface ImageOptimizerOptions {
   now: () => number
   /** The cluster's shared tier (REDIS_URL): one transform per image across instances. */
   shared?: SharedImageCache | undefined
+  /** Told of every transform's duration (METRICS_PORT); none when metrics are off. */
+  metrics?: MetricsRecorder | undefined
 }
 
 /** The cache key: a hash of (url, w, q, output type) and nothing else. */
@@ -152,8 +155,10 @@ export class ImageOptimizer {
       )
       bytes = result.bytes
       format = result.format
+      const ms = performance.now() - started
+      this.#options.metrics?.imageTransformed(format, ms / 1000)
       log.debug(
-        { key, url: job.url, width: job.width, quality: job.quality, format, bytes: bytes.length, ms: Math.round(performance.now() - started) },
+        { key, url: job.url, width: job.width, quality: job.quality, format, bytes: bytes.length, ms: Math.round(ms) },
         'image transformed',
       )
     }

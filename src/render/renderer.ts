@@ -21,6 +21,7 @@ import {
 import { renderOnce } from './render-once.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
+import type { MetricsRecorder } from '../metrics/recorder.ts'
 
 export type RenderTarget =
   | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
@@ -45,6 +46,8 @@ export interface RendererOptions {
   preloadsFor?: ((pageId: string) => PagePreloads) | undefined
   /** Keep documents at all: off in development, where the template and the client change with every edit. */
   keepDocuments: boolean
+  /** Told of kept documents sent and of render times (METRICS_PORT); none when metrics are off. */
+  metrics?: MetricsRecorder | undefined
 }
 
 
@@ -102,7 +105,7 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
  * error handler to answer.
  */
 export function createDocumentRenderer(options: RendererOptions): RenderDocument {
-  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments } = options
+  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments, metrics } = options
   const errorDocuments = new DocumentCache(keepDocuments ? errorStatuses : 0)
 
   /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
@@ -150,8 +153,12 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const slot = slotFor(target, kept)
     if (slot) {
       const document = await slot.get(() => renderKept(request, template, target))
-      if (document) return sendKept(request, reply, target, document)
+      if (document) {
+        metrics?.keptDocumentSent(request, target.type)
+        return sendKept(request, reply, target, document)
+      }
     }
+    const renderStartedAt = performance.now()
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
     const element = await source.client().createElement(state)
@@ -173,6 +180,8 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
         failedBoundaryDigest ??= digest
         return digest
       },
+      onShellReady: metrics && (() => metrics.renderShellReady(request, target.type, (performance.now() - renderStartedAt) / 1000)),
+      onAllReady: metrics && (() => metrics.renderAllReady(request, target.type, (performance.now() - renderStartedAt) / 1000)),
     })
     reply.raw.once('close', function abortWhenClientGone() {
       if (reply.raw.writableFinished) return
