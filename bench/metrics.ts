@@ -1,0 +1,163 @@
+/**
+ * `npm run bench:metrics`: what Prometheus metrics cost (README "Metrics"). The compiled server as `npm start` runs it,
+ * with METRICS_PORT unset (off) and set (on), loaded on the static page `/` and the dynamic `/status`, both asked with
+ * `Accept-Encoding: br, gzip` as browsers ask. Interleaved A/B: each pass starts a fresh server per variant, the
+ * order of the variants alternating from pass to pass, and the goal (req/s on ÷ off >= 0.95) is read from the median
+ * of the per-pass ratios. autocannon with the bench's load shape (bench/config.ts; BENCH_DURATION and BENCH_PASSES
+ * shorten it), every response judged. Then the series count of one scrape after 10,000 random requests (the fuzz
+ * pass of test/metrics/fuzz.test.ts, fixed seed). Prints JSON lines as it goes and a summary, writes
+ * bench/results/metrics.json.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { readStartCommand } from '../src/build/start-command.ts'
+import { loadSite } from '../src/pages/site.ts'
+import { parseExposition } from '../test/metrics/exposition.ts'
+import { randomRequests, sendRandomRequests } from '../test/metrics/random-requests.ts'
+import { readDeploymentId, serverEntryFile } from './build-output.ts'
+import { benchRoot, load, projectRoot } from './config.ts'
+import { runTarget, type TargetResult } from './load.ts'
+import { ensureBuild, findFreePort, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
+import { median, ratio } from './stats.ts'
+import { compressedTwin, courierIdentity, pageTargets, type Target } from './targets.ts'
+
+type Variant = 'off' | 'on'
+
+/** The issue's goal: req/s with metrics on ÷ off, on each target. */
+const goalRatio = 0.95
+/** The fuzz pass: as many random requests as test/metrics/fuzz.test.ts sends, from one fixed seed. */
+const fuzzRequests = 10_000
+const fuzzSeed = 17
+const resultsFile = path.join(benchRoot, 'results', 'metrics.json')
+
+const progress = (message: string) => process.stderr.write(`bench:metrics: ${message}\n`)
+
+async function main(): Promise<void> {
+  await ensureBuild()
+  const { pages } = await loadSite(false)
+  const deploymentId = await readDeploymentId()
+  const targets = (await pageTargets(pages, courierIdentity(deploymentId)))
+    .filter((target) => target.kind === 'static-page' || target.kind === 'dynamic-page')
+    .map(compressedTwin)
+    .filter((target): target is Target => target !== undefined)
+
+  const startCommand = await readStartCommand(projectRoot)
+  const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-metrics-images-'))
+  async function spec(variant: Variant): Promise<ServerSpec & { metricsPort?: number }> {
+    const metricsPort = variant === 'on' ? await findFreePort() : undefined
+    return {
+      name: `courier, metrics ${variant}`,
+      args: [...startCommand.nodeArgs, path.relative(projectRoot, serverEntryFile)],
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'warn',
+        COURIER_DEV: 'false',
+        COURIER_TEST_ROUTES: 'false',
+        IMAGE_CACHE_DIR: imageCacheDir,
+        ...(metricsPort === undefined ? {} : { METRICS_PORT: String(metricsPort) }),
+      },
+      healthPath: '/api/health',
+      ...(metricsPort === undefined ? {} : { metricsPort }),
+    }
+  }
+
+  const runs: Array<{ pass: number; variant: Variant; target: string; result: TargetResult; counted?: number }> = []
+  try {
+    for (let pass = 1; pass <= load.passes; pass += 1) {
+      const order: Variant[] = pass % 2 === 1 ? ['off', 'on'] : ['on', 'off']
+      for (const variant of order) {
+        const serverSpec = await spec(variant)
+        const server = await startServer(serverSpec)
+        try {
+          for (const target of targets) {
+            progress(`pass ${pass} of ${load.passes}, metrics ${variant}, ${target.name}`)
+            const result = await runTarget(target, server.origin, [process.pid, server.pid])
+            let counted: number | undefined
+            if (serverSpec.metricsPort !== undefined) {
+              // The metrics saw the load: the request count of the target's route, from the metrics port.
+              const text = await (await fetch(`http://127.0.0.1:${serverSpec.metricsPort}/metrics`)).text()
+              counted = parseExposition(text)
+                .filter((sample) => sample.name === 'courier_http_request_duration_seconds_count' && sample.labels.route === target.path)
+                .reduce((sum, sample) => sum + sample.value, 0)
+            }
+            const run = { pass, variant, target: target.name, result, ...(counted === undefined ? {} : { counted }) }
+            runs.push(run)
+            process.stdout.write(
+              `${JSON.stringify({ pass, variant, target: target.name, requestsPerSecond: result.requestsPerSecond, p99Ms: result.latencyMs.p99, failed: result.failed, counted })}\n`,
+            )
+          }
+        } finally {
+          await server.stop()
+        }
+      }
+    }
+
+    progress(`fuzz pass: ${fuzzRequests} random requests (seed ${fuzzSeed}), then one scrape`)
+    const fuzzSpec = await spec('on')
+    const fuzzServer = await startServer(fuzzSpec)
+    let fuzz
+    try {
+      const before = parseExposition(await (await fetch(`http://127.0.0.1:${fuzzSpec.metricsPort}/metrics`)).text()).length
+      const sent = await sendRandomRequests(fuzzServer.origin, randomRequests(fuzzSeed), fuzzRequests)
+      const scrapeStarted = performance.now()
+      const text = await (await fetch(`http://127.0.0.1:${fuzzSpec.metricsPort}/metrics`)).text()
+      const scrapeMs = Number((performance.now() - scrapeStarted).toFixed(1))
+      const samples = parseExposition(text)
+      fuzz = {
+        requests: fuzzRequests,
+        seed: fuzzSeed,
+        statuses: Object.fromEntries(sent.statuses),
+        failed: sent.failed,
+        seriesBefore: before,
+        seriesAfter: samples.length,
+        requestDurationSeries: samples.filter((sample) => sample.name.startsWith('courier_http_request_duration_seconds')).length,
+        scrapeBytes: Buffer.byteLength(text),
+        scrapeMs,
+      }
+    } finally {
+      await fuzzServer.stop()
+    }
+
+    const summary = targets.map((target) => {
+      const of = (variant: Variant) => runs.filter((run) => run.target === target.name && run.variant === variant)
+      const perPass = []
+      for (let pass = 1; pass <= load.passes; pass += 1) {
+        const on = of('on').find((run) => run.pass === pass)?.result.requestsPerSecond
+        const off = of('off').find((run) => run.pass === pass)?.result.requestsPerSecond
+        perPass.push(ratio(on, off))
+      }
+      const medianRatio = median(perPass.filter((value): value is number => value !== null))
+      return {
+        target: target.name,
+        offRequestsPerSecond: median(of('off').map((run) => run.result.requestsPerSecond)),
+        onRequestsPerSecond: median(of('on').map((run) => run.result.requestsPerSecond)),
+        perPassRatios: perPass,
+        medianRatio,
+        goal: `>= ${goalRatio}`,
+        met: medianRatio === null ? null : medianRatio >= goalRatio,
+        failed: runs.filter((run) => run.target === target.name).reduce((sum, run) => sum + run.result.failed, 0),
+      }
+    })
+    const report = {
+      date: new Date().toISOString(),
+      node: process.version,
+      connections: load.connections,
+      durationS: load.durationS,
+      warmUpS: load.warmUpS,
+      passes: load.passes,
+      summary,
+      fuzz,
+      runs: runs.map(({ result, ...run }) => ({ ...run, requestsPerSecond: result.requestsPerSecond, latencyMs: result.latencyMs, failed: result.failed })),
+    }
+    await writeFile(resultsFile, `${JSON.stringify(report, null, 2)}\n`)
+    process.stdout.write(`${JSON.stringify({ summary, fuzz }, null, 2)}\n`)
+  } finally {
+    await stopAll()
+    await rm(imageCacheDir, { recursive: true, force: true })
+  }
+}
+
+process.on('exit', killAllNow)
+await main()
