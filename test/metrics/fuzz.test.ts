@@ -12,7 +12,7 @@ import { parseExposition } from './exposition.ts'
 import { randomRequests, sendRandomRequests } from './random-requests.ts'
 
 /** Series (sample lines) in one scrape after the fuzz pass, at most: README "Metrics" states this bound. */
-export const seriesBound = 1500
+const seriesBound = 1500
 const count = 10_000
 const seed = Number(process.env.METRICS_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 32))
 
