@@ -10,6 +10,8 @@ export interface MetricsEndpointOptions {
   collect: () => Promise<string>
   contentType: string
   logger: Pick<BaseLogger, 'info' | 'warn' | 'error'>
+  /** A scrape this soon after the last collection gets its text again (default config/metrics.ts). */
+  minCollectionIntervalMs?: number
 }
 
 export interface MetricsEndpoint {
@@ -23,17 +25,26 @@ export interface MetricsEndpoint {
  * The metrics port (METRICS_PORT on METRICS_HOST): `GET|HEAD /metrics` answers the exposition text, anything else 404
  * (405 for another method on /metrics). A plain node:http server of its own, never a route of the site: the site's port
  * answers 404 for /metrics, and nothing a scraper does reaches the site's hooks, limits or access log. Scrapes that
- * arrive together share one collection, so a scraper that hammers the port costs one collection at a time; a
- * collection that fails (a cluster worker that does not answer) is a 503 and a warn line, never a crash.
+ * arrive together share one collection, and a scrape within a second of the last collection gets its text, so a
+ * scraper that hammers the port costs one collection a second at most; a collection that fails (a cluster worker
+ * that does not answer) is a 503 and a warn line, never a crash.
  */
 export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsEndpoint> {
-  const { host, port, collect, contentType, logger } = options
+  const { host, port, collect, contentType, logger, minCollectionIntervalMs = metricsEndpointLimits.minCollectionIntervalMs } = options
   let collecting: Promise<string> | undefined
+  let last: { text: string; at: number } | undefined
 
+  /** The collection under way, a recent one, or a new one; a failed collection is never reused. */
   function collectOnce(): Promise<string> {
-    collecting ??= collect().finally(() => {
-      collecting = undefined
-    })
+    if (last && performance.now() - last.at < minCollectionIntervalMs) return Promise.resolve(last.text)
+    collecting ??= collect()
+      .then((text) => {
+        last = { text, at: performance.now() }
+        return text
+      })
+      .finally(() => {
+        collecting = undefined
+      })
     return collecting
   }
 

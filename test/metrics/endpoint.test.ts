@@ -112,6 +112,7 @@ t.test('listenMetrics: a failing collection is a 503 and a warn line; scrapes at
     port: 0,
     contentType: 'text/plain; version=0.0.4; charset=utf-8',
     logger,
+    minCollectionIntervalMs: 0,
     async collect() {
       calls += 1
       await gate
@@ -140,6 +141,27 @@ t.test('listenMetrics: a failing collection is a 503 and a warn line; scrapes at
   t.equal(calls, 1, 'five scrapes in flight, one collection')
   t.equal((await fetch(`${origin}/metrics`)).status, 200, 'the next scrape collects again')
   t.equal(calls, 2)
+})
+
+t.test('listenMetrics: a scraper in a loop gets the last collection until the interval has passed', async (t) => {
+  const { stream } = captureLogs()
+  let calls = 0
+  const endpoint = await listenMetrics({
+    host: '127.0.0.1',
+    port: 0,
+    contentType: 'text/plain',
+    logger: pino({ level: 'info' }, stream),
+    minCollectionIntervalMs: 60_000,
+    async collect() {
+      calls += 1
+      return `courier_test_total ${calls}\n`
+    },
+  })
+  t.teardown(() => endpoint.close())
+  const texts = new Set<string>()
+  for (let index = 0; index < 20; index++) texts.add(await (await fetch(`http://127.0.0.1:${endpoint.port}/metrics`)).text())
+  t.same([...texts], ['courier_test_total 1\n'], '20 scrapes, one answer')
+  t.equal(calls, 1, 'one collection')
 })
 
 t.test('listenMetrics: a scraper that hangs up mid-scrape or sends garbage costs only its socket', async (t) => {
