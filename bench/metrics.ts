@@ -4,7 +4,8 @@
  * `Accept-Encoding: br, gzip` as browsers ask. Interleaved A/B: each pass starts a fresh server per variant, the
  * order of the variants alternating from pass to pass, and the goal (req/s on ÷ off >= 0.95) is read from the median
  * of the per-pass ratios. autocannon with the bench's load shape (bench/config.ts; BENCH_DURATION and BENCH_PASSES
- * shorten it), every response judged. Then the series count of one scrape after 10,000 random requests (the fuzz
+ * change it), every response judged, and the server's CPU time per request beside req/s (the load generator shares
+ * the cores, so on a busy machine req/s swings more than the CPU a request costs). Then the series count of one scrape after 10,000 random requests (the fuzz
  * pass of test/metrics/fuzz.test.ts, fixed seed), and the CPU time one recording costs, in this process. Prints JSON
  * lines as it goes and a summary, writes bench/results/metrics.json.
  */
@@ -19,10 +20,11 @@ import { parseExposition } from '../test/metrics/exposition.ts'
 import { randomRequests, sendRandomRequests } from '../test/metrics/random-requests.ts'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { benchRoot, load, projectRoot } from './config.ts'
-import { runTarget, type TargetResult } from './load.ts'
+import autocannon from 'autocannon'
+import { sampleCpu } from './other-load.ts'
 import { ensureBuild, findFreePort, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
 import { median, ratio } from './stats.ts'
-import { compressedTwin, courierIdentity, pageTargets, type Target } from './targets.ts'
+import { compressedTwin, courierIdentity, judge, pageTargets, type Target } from './targets.ts'
 
 type Variant = 'off' | 'on'
 
@@ -66,6 +68,51 @@ function recordingCostNs(): { response: number; streamedPage: number; keptDocume
   }
 }
 
+interface Measured {
+  requestsPerSecond: number
+  p99Ms: number
+  requests: number
+  /** Responses without the target's status and body, plus connection errors and time-outs. */
+  failed: number
+  /** CPU time of the server process per measured request, in microseconds: less sensitive to the machine's other
+   * load than req/s (autocannon and the server share the cores). */
+  serverCpuUsPerRequest: number | null
+}
+
+/** One target on one server: a warm-up, then the measured run with every response judged and the server's CPU read. */
+async function measure(target: Target, origin: string, serverPid: number): Promise<Measured> {
+  const common = { url: origin + target.path, connections: load.connections, timeout: load.timeoutS, headers: target.headers ?? {} }
+  await autocannon({ ...common, duration: load.warmUpS })
+  let failed = 0
+  const lowerCase = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]))
+  const before = sampleCpu([serverPid])
+  const result = await autocannon({
+    ...common,
+    duration: load.durationS,
+    requests: [
+      {
+        method: 'GET',
+        path: target.path,
+        headers: target.headers ?? {},
+        onResponse(status, body, _context, headers) {
+          if (judge(target, status, body, lowerCase(headers)) !== 'ok') failed += 1
+        },
+      },
+    ],
+  })
+  const after = sampleCpu([serverPid])
+  const requests = result.requests.total
+  const cpuS = before && after ? after.oursS - before.oursS : null
+  return {
+    requestsPerSecond: Number(result.requests.average.toFixed(1)),
+    p99Ms: result.latency.p99,
+    requests,
+    failed: failed + result.errors + result.timeouts,
+    serverCpuUsPerRequest: cpuS === null || requests === 0 ? null : Number(((cpuS * 1e6) / requests).toFixed(1)),
+  }
+}
+
 async function main(): Promise<void> {
   await ensureBuild()
   const { pages } = await loadSite(false)
@@ -96,7 +143,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const runs: Array<{ pass: number; variant: Variant; target: string; result: TargetResult; counted?: number }> = []
+  const runs: Array<{ pass: number; variant: Variant; target: string; result: Measured; counted?: number }> = []
   try {
     for (let pass = 1; pass <= load.passes; pass += 1) {
       const order: Variant[] = pass % 2 === 1 ? ['off', 'on'] : ['on', 'off']
@@ -106,7 +153,7 @@ async function main(): Promise<void> {
         try {
           for (const target of targets) {
             progress(`pass ${pass} of ${load.passes}, metrics ${variant}, ${target.name}`)
-            const result = await runTarget(target, server.origin, [process.pid, server.pid])
+            const result = await measure(target, server.origin, server.pid)
             let counted: number | undefined
             if (serverSpec.metricsPort !== undefined) {
               // The metrics saw the load: the request count of the target's route, from the metrics port.
@@ -118,7 +165,7 @@ async function main(): Promise<void> {
             const run = { pass, variant, target: target.name, result, ...(counted === undefined ? {} : { counted }) }
             runs.push(run)
             process.stdout.write(
-              `${JSON.stringify({ pass, variant, target: target.name, requestsPerSecond: result.requestsPerSecond, p99Ms: result.latencyMs.p99, failed: result.failed, counted })}\n`,
+              `${JSON.stringify({ pass, variant, target: target.name, ...result, counted })}\n`,
             )
           }
         } finally {
@@ -165,12 +212,18 @@ async function main(): Promise<void> {
         perPass.push(ratio(on, off))
       }
       const medianRatio = median(perPass.filter((value): value is number => value !== null))
+      const cpu = (variant: Variant) =>
+        median(of(variant).map((run) => run.result.serverCpuUsPerRequest).filter((value): value is number => value !== null))
       return {
         target: target.name,
         offRequestsPerSecond: median(of('off').map((run) => run.result.requestsPerSecond)),
         onRequestsPerSecond: median(of('on').map((run) => run.result.requestsPerSecond)),
         perPassRatios: perPass,
         medianRatio,
+        offServerCpuUsPerRequest: cpu('off'),
+        onServerCpuUsPerRequest: cpu('on'),
+        /** CPU per request off ÷ on: the throughput the CPU cost alone allows, on ÷ off. */
+        cpuRatio: ratio(cpu('off'), cpu('on')),
         goal: `>= ${goalRatio}`,
         met: medianRatio === null ? null : medianRatio >= goalRatio,
         failed: runs.filter((run) => run.target === target.name).reduce((sum, run) => sum + run.result.failed, 0),
@@ -186,7 +239,7 @@ async function main(): Promise<void> {
       summary,
       fuzz,
       recordingNs,
-      runs: runs.map(({ result, ...run }) => ({ ...run, requestsPerSecond: result.requestsPerSecond, latencyMs: result.latencyMs, failed: result.failed })),
+      runs: runs.map(({ result, ...run }) => ({ ...run, ...result })),
     }
     await writeFile(resultsFile, `${JSON.stringify(report, null, 2)}\n`)
     process.stdout.write(`${JSON.stringify({ summary, fuzz, recordingNs }, null, 2)}\n`)
