@@ -38,7 +38,7 @@ const clientReportResults: Readonly<Record<number, string>> = Object.freeze({
   429: 'rate_limited',
 })
 
-const statusClasses = Object.freeze(['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'])
+const statusClasses = Object.freeze(['1xx', '2xx', '3xx', '4xx', '5xx'])
 const knownMethods = new Set(labelledMethods)
 
 /** The route template Fastify matched (`/guides/:slug`), or one fixed value: never the URL as asked. */
@@ -51,7 +51,8 @@ export function methodLabel(method: string): string {
 }
 
 export function statusClassLabel(statusCode: number): string {
-  return statusClasses[Math.floor(statusCode / 100)] ?? 'other'
+  // Node sends no status outside 100-599; `other` only keeps the label bounded whatever a reply is given.
+  return statusClasses[Math.floor(statusCode / 100) - 1] ?? 'other'
 }
 
 /**

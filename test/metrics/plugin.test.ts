@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { clientErrorsPath } from '../../config/client-errors.ts'
-import { CourierMetrics } from '../../src/metrics/courier-metrics.ts'
+import { CourierMetrics, methodLabel, statusClassLabel } from '../../src/metrics/courier-metrics.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { parseExposition, valueOf, type Sample } from './exposition.ts'
@@ -61,6 +61,11 @@ t.test('requests are timed by route template, method and status class; no label 
   for (const asked of ['streaming-ssr', 'utm_source', 'secret-query', 'no-such', '%zz', 'PROPFIND', '/metrics']) {
     t.notOk(labelValues.some((value) => value.includes(asked)), `no label value holds ${asked}`)
   }
+})
+
+t.test('method and status-class labels take fixed values whatever they are given', async (t) => {
+  t.same(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'get', 'M-SEARCH', ''].map(methodLabel), ['GET', 'HEAD', 'OPTIONS', 'OTHER', 'OTHER', 'OTHER', 'OTHER'])
+  t.same([100, 204, 308, 404, 503, 599, 99, 600, 0].map(statusClassLabel), ['1xx', '2xx', '3xx', '4xx', '5xx', '5xx', 'other', 'other', 'other'])
 })
 
 t.test('renders: time to shell and to all ready for streamed documents, kept documents counted', async (t) => {
