@@ -5,7 +5,8 @@
  * order of the variants alternating from pass to pass, and the goal (req/s on ÷ off >= 0.95) is read from the median
  * of the per-pass ratios. autocannon with the bench's load shape (bench/config.ts; BENCH_DURATION and BENCH_PASSES
  * change it), every response judged, and the server's CPU time per request beside req/s (the load generator shares
- * the cores, so on a busy machine req/s swings more than the CPU a request costs). Then the series count of one scrape after 10,000 random requests (the fuzz
+ * the cores, so on a busy machine req/s swings more than the CPU a request costs); then the same target at a fixed
+ * rate well below capacity, for the server's CPU per request alone. Then the series count of one scrape after 10,000 random requests (the fuzz
  * pass of test/metrics/fuzz.test.ts, fixed seed), and the CPU time one recording costs, in this process. Prints JSON
  * lines as it goes and a summary, writes bench/results/metrics.json.
  */
@@ -30,6 +31,12 @@ type Variant = 'off' | 'on'
 
 /** The issue's goal: req/s with metrics on ÷ off, on each target. */
 const goalRatio = 0.95
+/**
+ * A fixed load per target, far below what either variant serves even on a busy 2-core machine (`/` takes thousands a
+ * second, `/status` hundreds): both variants get the same requests, so their server CPU per request compares without
+ * the load generator's share of the cores in between. Ours.
+ */
+const fixedRate: Readonly<Record<string, number>> = { '/': 1000, '/status': 200 }
 /** The fuzz pass: as many random requests as test/metrics/fuzz.test.ts sends, from one fixed seed. */
 const fuzzRequests = 10_000
 const fuzzSeed = 17
@@ -77,6 +84,13 @@ interface Measured {
   /** CPU time of the server process per measured request, in microseconds: less sensitive to the machine's other
    * load than req/s (autocannon and the server share the cores). */
   serverCpuUsPerRequest: number | null
+  /** The same at the target's fixed rate (fixedRate). */
+  fixedRateCpuUsPerRequest: number | null
+}
+
+function cpuUsPerRequest(before: ReturnType<typeof sampleCpu>, after: ReturnType<typeof sampleCpu>, requests: number): number | null {
+  if (!before || !after || requests === 0) return null
+  return Number((((after.oursS - before.oursS) * 1e6) / requests).toFixed(1))
 }
 
 /** One target on one server: a warm-up, then the measured run with every response judged and the server's CPU read. */
@@ -102,14 +116,16 @@ async function measure(target: Target, origin: string, serverPid: number): Promi
     ],
   })
   const after = sampleCpu([serverPid])
-  const requests = result.requests.total
-  const cpuS = before && after ? after.oursS - before.oursS : null
+  const fixedBefore = sampleCpu([serverPid])
+  const fixed = await autocannon({ ...common, duration: load.durationS, overallRate: fixedRate[target.path] ?? 100 })
+  const fixedAfter = sampleCpu([serverPid])
   return {
     requestsPerSecond: Number(result.requests.average.toFixed(1)),
     p99Ms: result.latency.p99,
-    requests,
-    failed: failed + result.errors + result.timeouts,
-    serverCpuUsPerRequest: cpuS === null || requests === 0 ? null : Number(((cpuS * 1e6) / requests).toFixed(1)),
+    requests: result.requests.total,
+    failed: failed + result.errors + result.timeouts + fixed.errors + fixed.timeouts,
+    serverCpuUsPerRequest: cpuUsPerRequest(before, after, result.requests.total),
+    fixedRateCpuUsPerRequest: cpuUsPerRequest(fixedBefore, fixedAfter, fixed.requests.total),
   }
 }
 
@@ -212,8 +228,8 @@ async function main(): Promise<void> {
         perPass.push(ratio(on, off))
       }
       const medianRatio = median(perPass.filter((value): value is number => value !== null))
-      const cpu = (variant: Variant) =>
-        median(of(variant).map((run) => run.result.serverCpuUsPerRequest).filter((value): value is number => value !== null))
+      const cpu = (variant: Variant, field: 'serverCpuUsPerRequest' | 'fixedRateCpuUsPerRequest' = 'serverCpuUsPerRequest') =>
+        median(of(variant).map((run) => run.result[field]).filter((value): value is number => value !== null))
       return {
         target: target.name,
         offRequestsPerSecond: median(of('off').map((run) => run.result.requestsPerSecond)),
@@ -224,6 +240,10 @@ async function main(): Promise<void> {
         onServerCpuUsPerRequest: cpu('on'),
         /** CPU per request off ÷ on: the throughput the CPU cost alone allows, on ÷ off. */
         cpuRatio: ratio(cpu('off'), cpu('on')),
+        fixedRate: fixedRate[target.path] ?? 100,
+        offFixedRateCpuUsPerRequest: cpu('off', 'fixedRateCpuUsPerRequest'),
+        onFixedRateCpuUsPerRequest: cpu('on', 'fixedRateCpuUsPerRequest'),
+        fixedRateCpuRatio: ratio(cpu('off', 'fixedRateCpuUsPerRequest'), cpu('on', 'fixedRateCpuUsPerRequest')),
         goal: `>= ${goalRatio}`,
         met: medianRatio === null ? null : medianRatio >= goalRatio,
         failed: runs.filter((run) => run.target === target.name).reduce((sum, run) => sum + run.result.failed, 0),
