@@ -22,6 +22,8 @@ declare module 'autocannon' {
       /** Seconds before a request counts as a timeout (and an error). */
       timeout?: number
       pipelining?: number
+      /** Requests per second over all connections, at most (a fixed load instead of as many as the server takes). */
+      overallRate?: number
       title?: string
       requests?: Request[]
       headers?: Record<string, string>

@@ -36,6 +36,10 @@ const schema = {
     WEB_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
     /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
     REDIS_URL: { type: 'string', pattern: '^rediss?://[^\\s]+$' },
+    /** Prometheus metrics on a port of their own (README "Metrics"), never the site's. Unset: no metrics at all. */
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
+    /** Where the metrics port listens: loopback by default, so only the machine (or a sidecar) can scrape it. */
+    METRICS_HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
   },
 } as const
 
@@ -54,6 +58,8 @@ interface RawEnv {
   IMAGES_ALLOW_SVG: boolean
   WEB_CONCURRENCY: number
   REDIS_URL?: string
+  METRICS_PORT?: number
+  METRICS_HOST: string
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -83,6 +89,9 @@ export interface Config {
   readonly redisUrl: string | undefined
   /** OpenTelemetry traces (the OTEL_* variables, config/tracing.ts); undefined when off. */
   readonly tracing: TracingConfig | undefined
+  /** The Prometheus endpoint's port; undefined: metrics off, nothing of them loaded. */
+  readonly metricsPort: number | undefined
+  readonly metricsHost: string
 }
 
 export type TrustProxy = boolean | number | readonly string[]
@@ -152,6 +161,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const message = (error as Error).message.replace(/env\//g, '').replace(/^env /, '')
     throw new ConfigError(`invalid environment: ${message}`)
   }
+  // The site's port answers the public; the metrics port must never be it (port 0 asks the OS for a free one).
+  if (raw.METRICS_PORT !== undefined && raw.METRICS_PORT !== 0 && raw.METRICS_PORT === raw.PORT) {
+    throw new ConfigError(`invalid environment: METRICS_PORT must differ from PORT (both ${raw.PORT})`)
+  }
   return Object.freeze({
     port: raw.PORT,
     host: raw.HOST,
@@ -169,6 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webConcurrency: raw.WEB_CONCURRENCY,
     redisUrl: raw.REDIS_URL,
     tracing: loadTracingConfig(env),
+    metricsPort: raw.METRICS_PORT,
+    metricsHost: raw.METRICS_HOST,
     ...overrides,
   })
 }

@@ -59,6 +59,7 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
       preloadsFor,
       keepDocuments: keepDocuments && !dev,
       tracing: tracingOf(fastify),
+      metrics: fastify.metrics,
     }),
   )
   fastify.log.debug({ dev, assetBase }, 'documents ready')

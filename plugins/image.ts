@@ -14,6 +14,7 @@ import { configureSharp } from '../src/images/transform.ts'
 import { TransformQueue } from '../src/images/transform-queue.ts'
 import { compileRemoteOrigins, optimizerPath, parseImageUrl } from '../src/images/validate-url.ts'
 import { tracingOf, type TraceSpan } from '../src/tracing/tracing.ts'
+import type { ImageCacheState as MetricCacheState, ImageCacheTier } from '../src/metrics/recorder.ts'
 
 export interface ImageOptions {
   /** The public folder local `url`s are read from (client/public). */
@@ -38,6 +39,15 @@ export type ImageCacheState = 'MISS' | 'HIT' | 'STALE'
 
 /** Response header that tells whether the bytes came from the cache: MISS, HIT or STALE. */
 export const cacheStateHeader = 'x-image-cache'
+
+/** The cache state as the image metric labels it (METRICS_PORT). */
+const metricStates: Readonly<Record<ImageCacheState, MetricCacheState>> = { MISS: 'miss', HIT: 'hit', STALE: 'stale' }
+
+/** A cache entry found for a request, and which tier had it. */
+interface FoundEntry {
+  entry: CacheEntry
+  tier: Exclude<ImageCacheTier, 'none'>
+}
 
 const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
 
@@ -147,11 +157,15 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     ? new SharedImageCache({ redis, limits: { ...sharedState, ...options.sharedLimits }, now })
     : undefined
   const tracing = tracingOf(fastify)
+  const metrics = fastify.metrics
+  const queue = new TransformQueue(limits.maxConcurrentTransforms, limits.maxQueuedTransforms)
+  metrics?.watchTransformQueue(queue)
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),
     cache,
     remote,
-    queue: new TransformQueue(limits.maxConcurrentTransforms, limits.maxQueuedTransforms),
+    queue,
+    metrics,
     limits,
     minimumCacheTTL: images.minimumCacheTTL,
     allowSvg,
@@ -164,17 +178,20 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
    * The entry to answer from: the local one while fresh; else the shared one (REDIS_URL) when it is newer, kept
    * locally too. Undefined when neither has it.
    */
-  async function lookUp(key: string): Promise<CacheEntry | undefined> {
+  async function lookUp(key: string): Promise<FoundEntry | undefined> {
     const local = cache.get(key)
-    if (!shared || (local && local.expiresAt > now())) return local
+    const fromDisk = local && { entry: local, tier: 'disk' as const }
+    if (!shared || (local && local.expiresAt > now())) return fromDisk
     const found = await shared.get(key)
-    if (!found || (local && found.meta.expiresAt <= local.expiresAt)) return local
+    if (!found || (local && found.meta.expiresAt <= local.expiresAt)) return fromDisk
     // A disk that cannot take it (read-only, full) still lets this response be answered from memory.
-    return (await cache.put(found.meta, found.bytes)) ?? { ...found.meta, body: found.bytes, file: '', bodyOffset: 0 }
+    const entry = (await cache.put(found.meta, found.bytes)) ?? { ...found.meta, body: found.bytes, file: '', bodyOffset: 0 }
+    return { entry, tier: 'redis' }
   }
 
   /** Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). */
-  function send(reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, body: unknown) {
+  function send(reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, tier: ImageCacheTier, body: unknown) {
+    metrics?.imageServed(metricStates[state], tier)
     reply.headers(headers).header(cacheStateHeader, state)
     if (body === undefined) {
       reply.removeHeader('content-length')
@@ -206,8 +223,9 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
 
     const ifNoneMatch = request.headers['if-none-match']
 
-    const entry = await lookUp(key)
-    if (entry) {
+    const found = await lookUp(key)
+    if (found) {
+      const { entry } = found
       const stale = entry.expiresAt <= now()
       entry.headers ??= responseHeaders(entry)
       const notModified = matchesIfNoneMatch(ifNoneMatch, entry.etag)
@@ -216,13 +234,13 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       if (notModified || body) {
         if (stale) optimizer.refresh(key, job, request.log)
         span.setAttributes({ 'courier.image.cache': stale ? 'stale' : 'hit' })
-        return send(reply, entry.headers, stale ? 'STALE' : 'HIT', body)
+        return send(reply, entry.headers, stale ? 'STALE' : 'HIT', found.tier, body)
       }
     }
     span.setAttributes({ 'courier.image.cache': 'miss' })
     const produced = await optimizer.produce(key, job, request.log)
     const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
-    return send(reply, responseHeaders(produced.meta), 'MISS', notModified ? undefined : produced.bytes)
+    return send(reply, responseHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
   }
 }
 

@@ -48,9 +48,11 @@ async function loadShedding(fastify: FastifyInstance, options: LoadSheddingOptio
   checkPositive('retryAfterSeconds', retryAfterSeconds, 1)
   const retryAfter = String(Math.ceil(retryAfterSeconds))
   let episode: Episode | undefined
+  const metrics = fastify.metrics
 
   function shedRequest(request: FastifyRequest, reply: FastifyReply, type: string, value: number | undefined) {
     if (request.routeOptions.config.exemptFromShedding) return undefined
+    metrics?.requestShed('overload')
     if (episode) episode.shed += 1
     else {
       episode = { startedAt: Date.now(), shed: 1 }

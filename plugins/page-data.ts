@@ -7,7 +7,8 @@ import { codingForBody, compressBody, preferredCodings } from '../src/compressio
 import { addVary } from '../src/compression/vary.ts'
 import { encodedEtag, matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
-import { dataAnswerOf, type DataAnswer, type PageAnswers } from '../src/pages/answers.ts'
+import type { PageDataOutcome } from '../src/metrics/recorder.ts'
+import { dataAnswerOf, type DataAnswer, type PageAnswer, type PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import type { ServerPage } from '../src/pages/site.ts'
 import { traceLoader } from '../src/tracing/page-spans.ts'
@@ -34,6 +35,9 @@ interface DataRequest {
   Querystring: Record<string, unknown>
 }
 
+/** A loader's answer as the page-data metric counts it (METRICS_PORT). */
+const outcomes: Readonly<Record<PageAnswer['type'], PageDataOutcome>> = { props: 'props', redirect: 'redirect', notFound: 'not_found' }
+
 function sendAnswer(reply: FastifyReply, answer: DataAnswer, cacheControl: string, body: string | Buffer = answer.body) {
   return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(body)
 }
@@ -47,6 +51,7 @@ function sendAnswer(reply: FastifyReply, answer: DataAnswer, cacheControl: strin
 async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
   const { answers, matchPage, tracing = tracingOff } = options
   const deploymentId = fastify.deploymentId
+  const metrics = fastify.metrics
 
   fastify.route<DataRequest>({
     method: 'GET',
@@ -73,27 +78,37 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     const requested = request.params.deploymentId
     // A missing header is fine (crawlers, curl); the id in the path must match whatever the header says.
     if (requested !== deploymentId || (claimed !== undefined && claimed !== deploymentId)) {
+      metrics?.pageDataAnswered('none', 'deployment_skew')
       throw new errors.DataDeploymentSkew(deploymentId, requested !== deploymentId ? requested : claimed)
     }
     const file = readDataFile(request.params['*'])
     const match = file.isJson ? matchPage(file.pagePath) : undefined
-    if (!match) return sendAnswer(reply, noSuchPage, pageCacheControl.error)
+    if (!match) {
+      metrics?.pageDataAnswered('none', 'not_found')
+      return sendAnswer(reply, noSuchPage, pageCacheControl.error)
+    }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
     if (match.page.kind === 'dynamic') {
       const load = () => answers.load(match.page, match.params, request.query)
       const answer = await traceLoader(tracing, request, match.page, load, (result) => result)
+      metrics?.pageDataAnswered('dynamic', outcomes[answer.type])
       return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
     }
     const entry = await traceLoader(tracing, request, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
     const { data } = entry
-    if (data.statusCode !== 200) return sendAnswer(reply, data, pageCacheControl.error)
+    if (data.statusCode !== 200) {
+      metrics?.pageDataAnswered('static', 'not_found')
+      return sendAnswer(reply, data, pageCacheControl.error)
+    }
     // Kept for the deployment, so compressed once per coding (the best each does), never per request.
     const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), preferredCodings)
     addVary(reply, 'accept-encoding')
     reply.header('etag', encodedEtag(data.etag, coding))
     if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {
+      metrics?.pageDataAnswered('static', 'not_modified')
       return reply.code(304).header('cache-control', pageCacheControl.static).send()
     }
+    metrics?.pageDataAnswered('static', outcomes[entry.answer.type])
     if (coding === 'identity') return sendAnswer(reply, data, pageCacheControl.static)
     let encoded = entry.encodedData.get(coding)
     if (!encoded) {

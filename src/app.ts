@@ -88,7 +88,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
       reply.header('x-request-id', request.id)
       app.judgeRefusedRequest(request, reply)
-      reply.raw.once('finish', () => accessLogController.requestCompleted(null, request, reply))
+      reply.raw.once('finish', () => {
+        accessLogController.requestCompleted(null, request, reply)
+        app.metrics?.responseFinished(request, reply)
+      })
       return app.errorHandler(error, request, reply)
     },
   })
@@ -102,6 +105,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   // Before every hook and route: each request gets its span first, and every route is traced.
   await app.register(tracing, { config: config.tracing, trustProxy: config.trustProxy })
+  // Only with METRICS_PORT, and first: its onResponse hook times every route; without it prom-client is never loaded.
+  if (config.metricsPort !== undefined) {
+    const { default: metrics } = await import('../plugins/metrics.ts')
+    await app.register(metrics, { host: config.metricsHost, port: config.metricsPort, rootDir: config.rootDir })
+  }
   await app.register(accessLog)
   await app.register(compression)
   await app.register(errors)

@@ -31,7 +31,13 @@ async function main(): Promise<void> {
   // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
   // Not in development: one Vite dev server (and its HMR socket) per worker would fight over the same files.
   if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) {
+    // With METRICS_PORT the primary serves it, summing its workers' metrics; the workers bind no metrics port.
+    const metrics =
+      config.metricsPort === undefined
+        ? undefined
+        : await (await import('./metrics/cluster-primary.ts')).serveClusterMetrics({ host: config.metricsHost, port: config.metricsPort, logger })
     process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
+    await metrics?.close()
     return
   }
 

@@ -14,6 +14,7 @@ import { transformImage } from './transform.ts'
 import type { TransformQueue } from './transform-queue.ts'
 import type { ImageSource } from './validate-url.ts'
 import { tracingOff, type Tracing } from '../tracing/tracing.ts'
+import type { MetricsRecorder } from '../metrics/recorder.ts'
 
 /** What `Accept` allows: the cache key holds this, not the source's format, so a hit needs no look at the source. */
 export type FormatPreference = 'avif' | 'webp' | 'source'
@@ -45,6 +46,8 @@ export interface ImageOptimizerOptions {
   shared?: SharedImageCache | undefined
   /** Spans of the remote fetch and the transform, children of the request's image span (plugins/tracing.ts). */
   tracing?: Tracing | undefined
+  /** Told of every transform's duration (METRICS_PORT); none when metrics are off. */
+  metrics?: MetricsRecorder | undefined
 }
 
 /** The cache key: a hash of (url, w, q, output type) and nothing else. */
@@ -152,8 +155,10 @@ export class ImageOptimizer {
       )
       bytes = result.bytes
       format = result.format
+      const ms = performance.now() - started
+      this.#options.metrics?.imageTransformed(format, ms / 1000)
       log.debug(
-        { key, url: job.url, width: job.width, quality: job.quality, format, bytes: bytes.length, ms: Math.round(performance.now() - started) },
+        { key, url: job.url, width: job.width, quality: job.quality, format, bytes: bytes.length, ms: Math.round(ms) },
         'image transformed',
       )
     }

@@ -23,6 +23,7 @@ import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
 import { tracingOff, type Tracing } from '../tracing/tracing.ts'
 import { traceStreamedRender, renderSpanAttributes } from '../tracing/render-span.ts'
+import type { MetricsRecorder } from '../metrics/recorder.ts'
 
 export type RenderTarget =
   | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
@@ -49,6 +50,8 @@ export interface RendererOptions {
   keepDocuments: boolean
   /** The render's span and the document's `traceparent` meta (plugins/tracing.ts); off by default. */
   tracing?: Tracing | undefined
+  /** Told of kept documents sent and of render times (METRICS_PORT); none when metrics are off. */
+  metrics?: MetricsRecorder | undefined
 }
 
 
@@ -106,7 +109,7 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
  * error handler to answer.
  */
 export function createDocumentRenderer(options: RendererOptions): RenderDocument {
-  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments, tracing = tracingOff } = options
+  const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments, tracing = tracingOff, metrics } = options
   const errorDocuments = new DocumentCache(keepDocuments ? errorStatuses : 0)
 
   /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
@@ -161,16 +164,17 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       if (document) {
         span.setAttributes({ 'courier.render.kept': true })
         span.end()
+        metrics?.keptDocumentSent(request, target.type)
         return sendKept(request, reply, target, document)
       }
     }
     span.setAttributes({ 'courier.render.kept': false })
+    const renderStarted = performance.now()
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
     const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
-    const renderStarted = performance.now()
     const { stream, abort } = await renderStream({
       element,
       opening: template.open(headFor(target, preloadsFor), nonce, target.type === 'page' ? tracing.documentMeta(request) : ''),
@@ -189,6 +193,8 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
         if (!(error instanceof ClientGoneError)) span.fail(error, digest)
         return digest
       },
+      onShellReady: metrics && (() => metrics.renderShellReady(request, target.type, (performance.now() - renderStarted) / 1000)),
+      onAllReady: metrics && (() => metrics.renderAllReady(request, target.type, (performance.now() - renderStarted) / 1000)),
     }).catch((error: unknown) => {
       span.end()
       throw error

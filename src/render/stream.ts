@@ -33,6 +33,10 @@ export interface StreamRenderOptions {
   timeoutMs: number
   /** Called for every error React reports; returns the digest React hands to the client for that boundary. */
   onError: (error: unknown) => string | undefined
+  /** Called when the shell is ready, before the document starts to flow. */
+  onShellReady?: (() => void) | undefined
+  /** Called once every boundary has rendered, unless the render was aborted (time-out, client gone). */
+  onAllReady?: (() => void) | undefined
 }
 
 export interface StreamRender {
@@ -57,6 +61,7 @@ export class ClientGoneError extends Error {
 export function renderStream(options: StreamRenderOptions): Promise<StreamRender> {
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined
+    let aborted = false
     const stream = new DocumentStream(options.opening, options.closing)
     const clearTimer = () => clearTimeout(timer)
     stream.once('close', clearTimer).once('end', clearTimer)
@@ -64,8 +69,18 @@ export function renderStream(options: StreamRenderOptions): Promise<StreamRender
     const render = renderToPipeableStream(options.element, {
       nonce: options.nonce,
       onShellReady() {
+        options.onShellReady?.()
         render.pipe(stream)
-        resolve({ stream, abort: (reason) => render.abort(reason) })
+        resolve({
+          stream,
+          abort: (reason) => {
+            aborted = true
+            render.abort(reason)
+          },
+        })
+      },
+      onAllReady() {
+        if (!aborted) options.onAllReady?.()
       },
       onShellError(error) {
         clearTimer()
@@ -76,6 +91,7 @@ export function renderStream(options: StreamRenderOptions): Promise<StreamRender
       },
     })
     timer = setTimeout(() => {
+      aborted = true
       render.abort(new RenderTimeoutError(`render did not finish within ${options.timeoutMs} ms`))
     }, options.timeoutMs)
     timer.unref()

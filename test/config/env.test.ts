@@ -61,3 +61,19 @@ t.test('WEB_CONCURRENCY and REDIS_URL', async (t) => {
     t.throws(() => loadConfig(bad), { name: 'ConfigError', message: new RegExp(name) }, JSON.stringify(bad))
   }
 })
+
+t.test('METRICS_PORT and METRICS_HOST: off unless a port is given, loopback by default, never the site port', async (t) => {
+  const defaults = loadConfig({})
+  t.equal(defaults.metricsPort, undefined, 'no metrics unless asked')
+  t.equal(defaults.metricsHost, '127.0.0.1', 'loopback only by default')
+  const set = loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' })
+  t.equal(set.metricsPort, 9464)
+  t.equal(set.metricsHost, '0.0.0.0')
+  t.equal(loadConfig({ METRICS_PORT: '0', PORT: '0' }).metricsPort, 0, 'port 0: one the OS picks, like PORT')
+  for (const bad of [{ METRICS_PORT: '70000' }, { METRICS_PORT: 'on' }, { METRICS_PORT: '' }, { METRICS_PORT: '-1' }, { METRICS_HOST: '' }]) {
+    const name = Object.keys(bad)[0]!
+    t.throws(() => loadConfig(bad), { name: 'ConfigError', message: new RegExp(name) }, JSON.stringify(bad))
+  }
+  t.throws(() => loadConfig({ PORT: '8080', METRICS_PORT: '8080' }), { name: 'ConfigError', message: /METRICS_PORT must differ from PORT/ })
+  t.throws(() => loadConfig({ METRICS_PORT: '3000' }), { name: 'ConfigError', message: /METRICS_PORT/ }, 'PORT defaults to 3000')
+})

@@ -1,0 +1,207 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { clientErrorsPath } from '../../config/client-errors.ts'
+import type { OutputFormat } from '../images/negotiate.ts'
+import {
+  eventLoopMonitoringPrecisionMs,
+  labelledMethods,
+  metricBuckets,
+  otherMethod,
+  unmatchedRoute,
+} from '../../config/metrics.ts'
+import type {
+  DocumentKind,
+  ImageCacheState,
+  ImageCacheTier,
+  MetricsRecorder,
+  PageDataKind,
+  PageDataOutcome,
+  ShedReason,
+  TransformQueueState,
+} from './recorder.ts'
+
+export interface BuildInfo {
+  deploymentId: string
+  /** package.json's version. */
+  version: string
+  /** `process.version`, e.g. `v20.20.2`. */
+  nodeVersion: string
+}
+
+/** What a client report's answer says, by its status (plugins/client-errors.ts answers these and no other). */
+const clientReportResults: Readonly<Record<number, string>> = Object.freeze({
+  204: 'accepted',
+  400: 'invalid',
+  405: 'method_not_allowed',
+  413: 'too_large',
+  415: 'unsupported_type',
+  429: 'rate_limited',
+})
+
+const statusClasses = Object.freeze(['1xx', '2xx', '3xx', '4xx', '5xx'])
+const knownMethods = new Set(labelledMethods)
+
+/** The route template Fastify matched (`/guides/:slug`), or one fixed value: never the URL as asked. */
+export function routeLabel(request: FastifyRequest): string {
+  return request.routeOptions.url ?? unmatchedRoute
+}
+
+export function methodLabel(method: string): string {
+  return knownMethods.has(method) ? method : otherMethod
+}
+
+export function statusClassLabel(statusCode: number): string {
+  // Node sends no status outside 100-599; `other` only keeps the label bounded whatever a reply is given.
+  return statusClasses[Math.floor(statusCode / 100) - 1] ?? 'other'
+}
+
+/**
+ * Courier's metrics in one registry of their own (never prom-client's global one): the process's default metrics, the
+ * build-info gauge, and what the recorder is told. Label values are route templates, fixed words and the build's
+ * own values, so the number of series is bounded by the route table (README "Metrics").
+ */
+export class CourierMetrics implements MetricsRecorder {
+  readonly registry = new Registry()
+  readonly #requestDuration: Histogram<'route' | 'method' | 'status_class'>
+  readonly #renderShell: Histogram<'route' | 'document'>
+  readonly #renderAllReady: Histogram<'route' | 'document'>
+  readonly #keptDocuments: Counter<'route' | 'document'>
+  readonly #pageData: Counter<'kind' | 'answer'>
+  readonly #images: Counter<'cache_state' | 'tier'>
+  readonly #transforms: Histogram<'format'>
+  readonly #shed: Counter<'reason'>
+  readonly #clientReports: Counter<'result'>
+  readonly #transformQueues: TransformQueueState[] = []
+
+  constructor(build: BuildInfo) {
+    const registers = [this.registry]
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopMonitoringPrecisionMs })
+    const buildInfo = new Gauge({
+      name: 'courier_build_info',
+      help: 'Always 1: the deployment id, package version and Node.js version this process runs.',
+      labelNames: ['deployment_id', 'version', 'node_version'] as const,
+      // A cluster's workers run one build: its value is 1 for the whole process, not the number of workers.
+      aggregator: 'first',
+      registers,
+    })
+    buildInfo.set({ deployment_id: build.deploymentId, version: build.version, node_version: build.nodeVersion }, 1)
+    this.#requestDuration = new Histogram({
+      name: 'courier_http_request_duration_seconds',
+      help: 'Time from the request to the end of its response, by route template, method and status class.',
+      labelNames: ['route', 'method', 'status_class'] as const,
+      buckets: [...metricBuckets.requestSeconds],
+      registers,
+    })
+    this.#renderShell = new Histogram({
+      name: 'courier_render_shell_seconds',
+      help: 'Streamed renders: time from the start of the render to its shell (status and headers sent).',
+      labelNames: ['route', 'document'] as const,
+      buckets: [...metricBuckets.requestSeconds],
+      registers,
+    })
+    this.#renderAllReady = new Histogram({
+      name: 'courier_render_all_ready_seconds',
+      help: 'Streamed renders that finished: time from the start of the render to its last Suspense boundary.',
+      labelNames: ['route', 'document'] as const,
+      buckets: [...metricBuckets.requestSeconds],
+      registers,
+    })
+    this.#keptDocuments = new Counter({
+      name: 'courier_kept_documents_sent_total',
+      help: 'Documents sent from their bytes rendered once (static pages, error pages without digest): no render.',
+      labelNames: ['route', 'document'] as const,
+      registers,
+    })
+    this.#pageData = new Counter({
+      name: 'courier_page_data_answers_total',
+      help: 'Answers of the page-data route, by the page kind and what the answer says.',
+      labelNames: ['kind', 'answer'] as const,
+      registers,
+    })
+    this.#images = new Counter({
+      name: 'courier_image_responses_total',
+      help: 'Image optimizer responses, by cache state (as in x-image-cache) and the cache tier the bytes came from.',
+      labelNames: ['cache_state', 'tier'] as const,
+      registers,
+    })
+    this.#transforms = new Histogram({
+      name: 'courier_image_transform_seconds',
+      help: 'Image transforms by sharp, by output format: from asking the transform queue to the encoded bytes.',
+      labelNames: ['format'] as const,
+      buckets: [...metricBuckets.transformSeconds],
+      registers,
+    })
+    const queues = this.#transformQueues
+    new Gauge({
+      name: 'courier_image_transform_queue_length',
+      help: 'Image transforms waiting for a slot, read at scrape time.',
+      registers,
+      collect() {
+        this.set(queues.reduce((sum, queue) => sum + queue.queued, 0))
+      },
+    })
+    new Gauge({
+      name: 'courier_image_transforms_running',
+      help: 'Image transforms running, read at scrape time.',
+      registers,
+      collect() {
+        this.set(queues.reduce((sum, queue) => sum + queue.running, 0))
+      },
+    })
+    this.#shed = new Counter({
+      name: 'courier_requests_shed_total',
+      help: 'Requests refused with 503 before any work: under overload, or while draining for shutdown.',
+      labelNames: ['reason'] as const,
+      registers,
+    })
+    this.#clientReports = new Counter({
+      name: 'courier_client_reports_total',
+      help: 'Client error reports (POST /api/client-errors): accepted (logged), or refused and why.',
+      labelNames: ['result'] as const,
+      registers,
+    })
+  }
+
+  /** One finished response: its duration, and a client report's fate. */
+  responseFinished(request: FastifyRequest, reply: FastifyReply): void {
+    const route = routeLabel(request)
+    const statusCode = reply.statusCode
+    this.#requestDuration.observe(
+      { route, method: methodLabel(request.method), status_class: statusClassLabel(statusCode) },
+      reply.elapsedTime / 1000,
+    )
+    if (route === clientErrorsPath) this.#clientReports.inc({ result: clientReportResults[statusCode] ?? 'failed' })
+  }
+
+  keptDocumentSent(request: FastifyRequest, document: DocumentKind): void {
+    this.#keptDocuments.inc({ route: routeLabel(request), document })
+  }
+
+  renderShellReady(request: FastifyRequest, document: DocumentKind, seconds: number): void {
+    this.#renderShell.observe({ route: routeLabel(request), document }, seconds)
+  }
+
+  renderAllReady(request: FastifyRequest, document: DocumentKind, seconds: number): void {
+    this.#renderAllReady.observe({ route: routeLabel(request), document }, seconds)
+  }
+
+  pageDataAnswered(kind: PageDataKind, answer: PageDataOutcome): void {
+    this.#pageData.inc({ kind, answer })
+  }
+
+  imageServed(state: ImageCacheState, tier: ImageCacheTier): void {
+    this.#images.inc({ cache_state: state, tier })
+  }
+
+  imageTransformed(format: OutputFormat, seconds: number): void {
+    this.#transforms.observe({ format }, seconds)
+  }
+
+  watchTransformQueue(queue: TransformQueueState): void {
+    this.#transformQueues.push(queue)
+  }
+
+  requestShed(reason: ShedReason): void {
+    this.#shed.inc({ reason })
+  }
+}
