@@ -105,7 +105,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   // Before every hook and route: each request gets its span first, and every route is traced.
   await app.register(tracing, { config: config.tracing, trustProxy: config.trustProxy })
-  // Only with METRICS_PORT, and first: its onResponse hook times every route; without it prom-client is never loaded.
+  // Only with METRICS_PORT, and before every route: its onResponse hook times them all; without it prom-client is
+  // never loaded.
   if (config.metricsPort !== undefined) {
     const { default: metrics } = await import('../plugins/metrics.ts')
     await app.register(metrics, { host: config.metricsHost, port: config.metricsPort, rootDir: config.rootDir })
