@@ -6,15 +6,15 @@
  * (spawn to the first 200 of `/`) and each run's peak RSS read. The medians go to bench/results/build-compare.json and
  * the README's `bench:build` block. BENCH_DURATION (default 5 s) and BENCH_PASSES (default 3) set the length.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { readFile } from 'node:fs/promises'
-import { constants, tmpdir } from 'node:os'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { projectRoot, readmeFile } from './config.ts'
-import { runTarget, stopLoad } from './load.ts'
+import { runBench } from './lifecycle.ts'
+import { runTarget } from './load.ts'
 import { treePeakRssMiB } from './process-tree.ts'
-import { ensureBuild, killAllNow, stopAll, timeStart, type ServerSpec } from './processes.ts'
+import { ensureBuild, timeStart, type ServerSpec } from './processes.ts'
 import { rewriteBlock } from './readme-block.ts'
 import { median, ratio } from './stats.ts'
 import { compressedTwin, courierIdentity, pageTargets, type Target } from './targets.ts'
@@ -126,19 +126,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${table}\n`)
 }
 
-process.once('exit', killAllNow)
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    stopLoad()
-    stopAll().finally(() => process.exit(128 + constants.signals[signal]))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  progress(`failed: ${(error as Error)?.stack ?? String(error)}`)
-  stopLoad()
-  await stopAll()
-  process.exitCode = 1
-}
+await runBench(main, progress)

@@ -7,7 +7,7 @@
  * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
-import { constants, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
@@ -17,10 +17,11 @@ import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { measureFirstVisit } from './wire-bytes.ts'
 import { imageTarget, measureColdTransform, prepareStaticImage, primeImage } from './images.ts'
-import { runTarget, stopLoad } from './load.ts'
+import { runBench } from './lifecycle.ts'
+import { runTarget } from './load.ts'
 import { buildPeer, installPeer, measurePeerFirstLoadJs, peerBuildId, peerServerSpec, peerVersion, writePeerSite } from './peer-next.ts'
 import { treePeakRssMiB } from './process-tree.ts'
-import { ensureBuild, killAllNow, startServer, stopAll, timeStart, type ServerOutput, type ServerProcess, type ServerSpec } from './processes.ts'
+import { ensureBuild, startServer, stopAll, timeStart, type ServerOutput, type ServerProcess, type ServerSpec } from './processes.ts'
 import {
   describeMachine,
   formatReport,
@@ -313,21 +314,4 @@ async function main(): Promise<void> {
   progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of README.md`)
 }
 
-// However the bench ends, its servers end with it: signals stop them gracefully, the exit event kills stragglers.
-process.once('exit', killAllNow)
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.once(signal, function stopOnSignal() {
-    progress(`${signal}: stopping`)
-    stopLoad()
-    stopAll().finally(() => process.exit(128 + constants.signals[signal]))
-  })
-}
-
-try {
-  await main()
-} catch (error) {
-  progress(`failed: ${(error as Error)?.stack ?? String(error)}`)
-  stopLoad()
-  await stopAll()
-  process.exitCode = 1
-}
+await runBench(main, progress)
