@@ -4,13 +4,13 @@
  * page target, identity and `Accept-Encoding: br, gzip`. Each pass starts a fresh server per target and variant, in
  * alternating order (compiled first on odd passes), so a slow minute of the machine falls on both; each start is timed
  * (spawn to the first 200 of `/`) and each run's peak RSS read. The medians go to bench/results/build-compare.json and
- * the README's `bench:build` block. BENCH_DURATION (default 5 s) and BENCH_PASSES (default 3) set the length.
+ * the README's `bench:build` block. The load is the bench's (bench/config.ts): BENCH_DURATION and BENCH_PASSES set it.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
-import { projectRoot, readmeFile } from './config.ts'
+import { load, projectRoot, readmeFile } from './config.ts'
 import { runBench } from './lifecycle.ts'
 import { runTarget } from './load.ts'
 import { treePeakRssMiB } from './process-tree.ts'
@@ -33,13 +33,6 @@ type Variant = 'compiled' | 'source'
 
 const progress = (message: string) => process.stderr.write(`bench:build: ${message}\n`)
 
-function passCount(): number {
-  const raw = process.env.BENCH_PASSES
-  const value = raw ? Number(raw) : 3
-  if (!Number.isInteger(value) || value < 1 || value > 9) throw new Error(`BENCH_PASSES must be 1 to 9, got ${raw}`)
-  return value
-}
-
 interface Sample {
   rps: number
   peakRssMiB: number | null
@@ -48,9 +41,8 @@ interface Sample {
 }
 
 async function main(): Promise<void> {
-  process.env.BENCH_DURATION ??= '5'
   await ensureBuild()
-  const passes = passCount()
+  const { passes } = load
   const { pages } = await loadSite(false)
   const deploymentId = await readDeploymentId()
   const plain = await pageTargets(pages, courierIdentity(deploymentId))
@@ -69,7 +61,7 @@ async function main(): Promise<void> {
     for (const target of targets) {
       for (const variant of order) {
         progress(`pass ${pass} of ${passes}, ${target.name}, ${variant}`)
-        const { server, ms } = await timeStart({ ...specs[variant], probeIntervalMs: 10 })
+        const { server, ms } = await timeStart({ ...specs[variant], probeIntervalMs: load.coldProbeIntervalMs })
         try {
           const result = await runTarget(target, server.origin, [process.pid, server.pid])
           const key = `${target.name}\t${variant}`
@@ -103,7 +95,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     node: process.version,
     passes,
-    durationS: Number(process.env.BENCH_DURATION),
+    durationS: load.durationS,
     coldStartMs: { compiled: cold('compiled'), source: cold('source') },
     rows,
     lowestRatio: Math.min(...rows.map((row) => row.ratio ?? 0)),
