@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { Plugin } from 'vite'
@@ -37,7 +37,7 @@ export function fontSubset(options: FontSubsetOptions): Plugin {
     const key = createHash('sha256').update(bytes).update(text).digest('hex').slice(0, 16)
     const file = path.join(cacheDir, key, path.posix.basename(id))
     try {
-      await readFile(file)
+      await access(file)
       return file
     } catch {
       // Not cut yet: cut it below.

@@ -12,7 +12,7 @@ import {
 import type { FastifyRequest } from 'fastify'
 import { escapeHtml } from '../render/template.ts'
 import { digestAttribute } from '../../config/tracing.ts'
-import type { SpanOptions, TraceSpan, Tracing } from './tracing.ts'
+import { noSpan, type SpanOptions, type TraceSpan, type Tracing } from './tracing.ts'
 
 /** A `traceparent` header value: version 00, trace id, parent id, flags (W3C Trace Context, section 3.2). */
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
@@ -59,8 +59,6 @@ class RecordingSpan implements TraceSpan {
     this.#span.end()
   }
 }
-
-const noSpan: TraceSpan = Object.freeze({ setAttributes() {}, addEvent() {}, fail() {}, end() {} })
 
 function recordFailure(span: Span, error: unknown, digest: string | undefined): void {
   const exception = error instanceof Error ? error : new Error(String(error))

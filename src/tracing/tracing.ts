@@ -42,7 +42,8 @@ export interface Tracing {
   documentMeta(request: FastifyRequest): string
 }
 
-const noSpan: TraceSpan = Object.freeze({
+/** The span of work that is not traced: every call does nothing. */
+export const noSpan: TraceSpan = Object.freeze({
   setAttributes() {},
   addEvent() {},
   fail() {},
