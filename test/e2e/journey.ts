@@ -74,7 +74,7 @@ function openSession(t: Test, engine: Engine, proxy: LoopbackProxy, open: OpenTa
   return (async () => {
     const closeTab = (tab: Tab) => bounded(tab.close(), 4 * timeouts.closeMs, `closing the ${engine.name} tab`).catch(() => undefined)
     if (open.current) await closeTab(open.current)
-    proxy.reset()
+    await proxy.reset()
     const tab = await engine.newTab()
     open.current = tab
     if (!open.versionShown) {

@@ -50,14 +50,21 @@ export interface LoopbackProxy {
   route(rule: Rule): void
   /** Script source put first in the `<head>` of every HTML document, with the document's CSP nonce. */
   injectIntoDocuments(source: string): void
-  /** Forgets the requests, rules and scripts of the last session. */
-  reset(): void
+  /**
+   * Starts a new session: waits (bounded) until the last session's traffic has ended, closes its connections, and
+   * forgets its requests, rules and scripts. A request still sent on one of those connections is passed on but not
+   * recorded, so a closed tab's late prefetch never shows up in the next session's record.
+   */
+  reset(): Promise<void>
   close(): Promise<void>
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
+
+/** How long no request must arrive before a session's traffic counts as ended. */
+const quietMs = 250
 
 function nonceOf(headers: IncomingHttpHeaders): string | undefined {
   return /'nonce-([^']+)'/.exec(String(headers['content-security-policy'] ?? ''))?.[1]
@@ -70,6 +77,11 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
   let rules: Array<{ rule: Rule; attempts: number }> = []
   let injected: string[] = []
   const sockets = new Set<Socket>()
+  /** Bumped by every reset; a connection belongs to the session it was opened in. */
+  let session = 0
+  const sessionOf = new WeakMap<Socket, number>()
+  let inFlight = 0
+  let lastArrival = 0
 
   function scriptTags(scripts: string[], nonce: string | undefined): string {
     return scripts.map((source) => `<script${nonce ? ` nonce="${nonce}"` : ''}>${source}</script>`).join('')
@@ -107,8 +119,11 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
       userAgent: String(request.headers['user-agent'] ?? ''),
       headers: request.headers,
     }
-    requests.push(entry)
+    lastArrival = Date.now()
+    inFlight += 1
+    if (sessionOf.get(request.socket) === session) requests.push(entry)
     reply.on('close', () => {
+      inFlight -= 1
       if (!reply.writableFinished) entry.aborted = true
     })
     const matched = rules.find(({ rule }) => rule.matches(pathAndQuery))
@@ -179,6 +194,7 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
   })
   server.on('connection', (socket) => {
     sockets.add(socket)
+    sessionOf.set(socket, session)
     socket.on('close', () => sockets.delete(socket))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -195,7 +211,11 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     injectIntoDocuments(source) {
       injected = [...injected, source]
     },
-    reset() {
+    async reset() {
+      const end = Date.now() + 3_000
+      while (Date.now() < end && (inFlight > 0 || Date.now() - lastArrival < quietMs)) await sleep(25)
+      session += 1
+      for (const socket of sockets) socket.destroy()
       requests = []
       rules = []
       injected = []

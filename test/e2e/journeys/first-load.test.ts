@@ -87,7 +87,14 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
     `every script, style and font carries ?dpl=${page.dplId}`,
   )
   const paths = assets.map((request) => new URL(request.url).pathname)
-  t.same(paths.filter((pathname, index) => paths.indexOf(pathname) !== index), [], 'no asset fetched twice')
+  const twice = paths.filter((pathname, index) => paths.indexOf(pathname) !== index)
+  t.same(twice, [], 'no asset fetched twice')
+  if (twice.length > 0) {
+    // What the reader needs to tell a page that loaded twice from two fetches of one chunk: every request in order.
+    for (const request of session.requests()) {
+      t.comment(`${request.dest} ${request.url} ${request.status ?? '-'}${request.aborted ? ' aborted' : ''}`)
+    }
+  }
   t.same(await unexpectedErrors(t, session, expected.status), [], 'no console error, no uncaught error')
   const offOrigin = session.requests().filter((request) => !request.url.startsWith(suite.origin))
   t.same(offOrigin, [], 'nothing fetched from another origin')
