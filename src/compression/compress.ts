@@ -1,13 +1,13 @@
-import { Transform, type Readable, type TransformCallback } from 'node:stream'
-import { brotliCompressSync, constants, crc32, createBrotliCompress, deflateRawSync, gzipSync } from 'node:zlib'
+import type { Readable } from 'node:stream'
+import { brotliCompressSync, constants, createBrotliCompress, gzipSync } from 'node:zlib'
 import { compression } from '../../config/compression.ts'
-import { gzipHeader, gzipTrailer } from './gzip-segments.ts'
+import { gzipPieces, PieceStream } from './pieces.ts'
 import { identityAcceptable, negotiateCoding, type Coding, type ContentCoding } from './negotiate.ts'
 
 /** The server's preference between codings a client weighs alike: brotli is smaller for the same text. */
 export const preferredCodings: readonly ContentCoding[] = ['br', 'gzip']
 
-/** For what is compressed per response in pieces (kept documents, streamed ones): gzip first, see GzipPieces. */
+/** For what is compressed per response in pieces (kept documents, streamed ones): gzip first, see pieces.ts. */
 export const pieceCodings: readonly ContentCoding[] = ['gzip', 'br']
 
 /** A body compressed in one go: per request (`perRequest`) or once, to keep (the best ratio). */
@@ -26,59 +26,15 @@ export function compressBody(body: Buffer | string, coding: ContentCoding, effor
 }
 
 /**
- * A streamed document in gzip, as it streams: whatever React wrote in one turn of the event loop goes out at once as
- * a piece of raw deflate of its own, ending on a byte boundary (a sync flush of a fresh compressor), so the shell and
- * each resolved boundary reach the browser when they are rendered. Each piece is compressed synchronously on the
- * request's own turn, with no compressor kept per request: no thread-pool hop and no large state per stream (an
- * asynchronous zlib stream per response cost seven times the throughput of `/status` under 50 concurrent renders).
- * Pieces do not refer back to earlier ones; React writes a small page in one or two turns, so little is lost.
- */
-class GzipPieces extends Transform {
-  #pending: Buffer[] = []
-  #scheduled = false
-  #crc = 0
-  #length = 0
-
-  constructor() {
-    super()
-    this.push(gzipHeader)
-  }
-
-  override _transform(chunk: Buffer | string, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.#pending.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
-    if (!this.#scheduled) {
-      this.#scheduled = true
-      setImmediate(() => this.#emitPiece())
-    }
-    callback()
-  }
-
-  #emitPiece(): void {
-    this.#scheduled = false
-    if (this.#pending.length === 0 || this.destroyed) return
-    const piece = this.#pending.length === 1 ? this.#pending[0]! : Buffer.concat(this.#pending)
-    this.#pending = []
-    if (piece.length === 0) return
-    this.#crc = crc32(piece, this.#crc)
-    this.#length += piece.length
-    this.push(deflateRawSync(piece, { level: compression.gzipLevelPerRequest, finishFlush: constants.Z_SYNC_FLUSH }))
-  }
-
-  override _flush(callback: TransformCallback): void {
-    this.#emitPiece()
-    callback(null, gzipTrailer(this.#crc, this.#length))
-  }
-}
-
-/**
- * A streamed document compressed as it streams (see GzipPieces). Brotli streams cannot be joined from independent
- * pieces: a client that takes brotli only gets an asynchronous brotli stream with a small window, flushed per turn.
+ * A streamed document compressed as it streams: in gzip, one piece per turn of the event loop (src/compression/
+ * pieces.ts; the renderer codes its own documents so). Brotli streams cannot be joined from independent pieces: a
+ * client that takes brotli only gets an asynchronous brotli stream with a small window, flushed per turn.
  * If the client goes, the source is destroyed too (the renderer aborts the render on the connection's close).
  */
 export function compressStream(source: Readable, coding: ContentCoding): Readable {
   const compressor =
     coding === 'gzip'
-      ? new GzipPieces()
+      ? new PieceStream({ coding: gzipPieces() })
       : createBrotliCompress({
           params: {
             [constants.BROTLI_PARAM_QUALITY]: compression.brotliQualityPerRequest,

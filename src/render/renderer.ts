@@ -9,6 +9,7 @@ import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
 import { pieceCodings } from '../compression/compress.ts'
+import { gzipPieces, identityPieces } from '../compression/pieces.ts'
 import { negotiateCoding } from '../compression/negotiate.ts'
 import { addVary } from '../compression/vary.ts'
 import {
@@ -175,8 +176,11 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
+    // gzip, where the client takes it, in pieces as React writes them; brotli only, plugins/compression.ts does.
+    const gzip = negotiateCoding(request.headers['accept-encoding'], pieceCodings) === 'gzip'
     const { stream, abort } = await renderStream({
       element,
+      coding: gzip ? gzipPieces() : identityPieces,
       opening: template.open(headFor(target, preloadsFor), nonce, target.type === 'page' ? tracing.documentMeta(request) : ''),
       closing: () =>
         template.close(
@@ -206,6 +210,9 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       abort(new ClientGoneError('the client closed the connection'))
     })
     const [statusCode, cacheControl] = statusAndCacheControl(target)
-    return reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl).send(stream)
+    reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
+    addVary(reply, 'accept-encoding')
+    if (gzip) reply.header('content-encoding', 'gzip')
+    return reply.send(stream)
   }
 }

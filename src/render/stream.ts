@@ -1,33 +1,15 @@
-import { Transform, type TransformCallback } from 'node:stream'
+import type { Transform } from 'node:stream'
 import type { ReactNode } from 'react'
 import { renderToPipeableStream } from 'react-dom/server'
-
-/**
- * The document as one stream: the opening HTML first, then React's output as it arrives, then the closing HTML once
- * React ends. React pipes into it like into any writable.
- */
-class DocumentStream extends Transform {
-  readonly #closing: () => string
-
-  constructor(opening: string, closing: () => string) {
-    super()
-    this.#closing = closing
-    this.push(opening)
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    callback(null, chunk)
-  }
-
-  override _flush(callback: TransformCallback): void {
-    callback(null, this.#closing())
-  }
-}
+import { identityPieces, PieceStream, type PieceCoding } from '../compression/pieces.ts'
 
 export interface StreamRenderOptions {
   element: ReactNode
+  /** The HTML before React's output, and after it (asked for when React ends). */
   opening: string
   closing: () => string
+  /** How the document goes on the wire (gzip pieces, or as it is); React's output of one turn is one piece. */
+  coding?: PieceCoding | undefined
   nonce: string | undefined
   /** Abort the render after this long: the client keeps what was flushed, pending boundaries render on the client. */
   timeoutMs: number
@@ -62,7 +44,7 @@ export function renderStream(options: StreamRenderOptions): Promise<StreamRender
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined
     let aborted = false
-    const stream = new DocumentStream(options.opening, options.closing)
+    const stream = new PieceStream({ coding: options.coding ?? identityPieces, opening: options.opening, closing: options.closing })
     const clearTimer = () => clearTimeout(timer)
     stream.once('close', clearTimer).once('end', clearTimer)
 
