@@ -36,6 +36,10 @@ export default defineConfig((): UserConfig => {
       assetsDir: 'chunks',
       emptyOutDir: true,
       target: [...browserTargets],
+      // No modulepreload polyfill in the entry: every browser since Firefox 115 and Safari 17 (2023) follows
+      // `<link rel=modulepreload>` itself; in older ones a page chunk loads when the entry imports it, one round trip
+      // later, and nothing breaks (README "Client bundle").
+      modulePreload: { polyfill: false },
       rolldownOptions: {
         // config/ files freeze their plain data: a frozen object the client never reads (server-only limits in the
         // same file) is dropped from the client bundle like any unused value.
