@@ -78,7 +78,8 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   const homeData = propsOf(home, {}, deploymentId)
   const faqData = propsOf(faq, {}, deploymentId)
   const slugs = guide.staticParams?.() ?? []
-  const { head: cspHead, tail: cspTail } = cspTemplate()
+  // Next links its stylesheets: its policy has the nonce in script-src only.
+  const [cspHead, cspTail] = cspTemplate(undefined, { styleNonce: false }).parts as [string, string]
   const otherDirectives = cspTail.slice(cspTail.indexOf(';') + 1).trim()
   const site = {
     home: { data: homeData, head: home.head(homeData as never, {}) },

@@ -35,7 +35,10 @@ export const contentSecurityPolicy = Object.freeze({
   /** Scripts: only those carrying the nonce, and what they load ('strict-dynamic': Vite's chunks, React's). */
   scriptSrc: Object.freeze(["'strict-dynamic'"]),
   defaultSrc: Object.freeze(["'self'"]),
-  /** Vite's stylesheets are <link>s from the origin; Vite's dev server injects <style> with the nonce. */
+  /**
+   * Stylesheets from the origin; the header adds the request's nonce (src/site-policy.ts) for the stylesheet inlined
+   * into each document (src/render/template.ts) and the <style> Vite's dev server injects.
+   */
   styleSrc: Object.freeze(["'self'"]),
   /** Style attributes cannot run script; React's `style` prop writes them. */
   styleSrcAttr: Object.freeze(["'unsafe-inline'"]),

@@ -3,7 +3,7 @@ import path from 'node:path'
 import fastifyVite from '@fastify/vite'
 import type { FastifyInstance } from 'fastify'
 import { errors } from '../src/errors.ts'
-import { builtAssetOptions } from '../src/render/built-assets.ts'
+import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-assets.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer, type RenderDocument } from '../src/render/renderer.ts'
 import { assetBase } from '../src/render/template.ts'
@@ -38,7 +38,10 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   const deploymentId = fastify.deploymentId
   const clientDir = path.join(distDir, 'client')
   const preloadsFor = dev ? undefined : await readPagePreloads(clientDir, pageIds, deploymentId)
-  const { renderer, source } = viteDocumentSource(deploymentId)
+  // The build's stylesheet goes into each document; the dev server's CSS comes through its own modules.
+  const { renderer, source } = viteDocumentSource(deploymentId, {
+    inlineStylesheet: dev ? undefined : builtStylesheetReader(clientDir),
+  })
 
   await fastify.register(fastifyVite, {
     root,

@@ -50,13 +50,22 @@ function directiveName(key: string): string {
 }
 
 /**
- * The Content-Security-Policy value split around the nonce: `script-src 'nonce-` + nonce + `' 'strict-dynamic'; ...`.
- * script-src goes first so the nonce sits at a fixed place.
+ * The Content-Security-Policy value split around the nonce: the header is `parts` joined with the request's nonce.
+ * script-src goes first, with the nonce; style-src ends with it too, for the document's inline stylesheet
+ * (src/render/template.ts), unless `styleNonce` is false.
  */
-export function cspTemplate(policy: typeof contentSecurityPolicy = contentSecurityPolicy): { head: string; tail: string } {
+export function cspTemplate(
+  policy: typeof contentSecurityPolicy = contentSecurityPolicy,
+  { styleNonce = true }: { styleNonce?: boolean } = {},
+): { parts: readonly string[] } {
+  const nonceAt = '\u0000'
   const { scriptSrc, ...others } = policy
-  const rest = Object.entries(others).map(([key, sources]) => `${directiveName(key)} ${sources.join(' ')}`)
-  return { head: "script-src 'nonce-", tail: `' ${scriptSrc.join(' ')}; ${rest.join('; ')}` }
+  const rest = Object.entries(others).map(([key, sources]) => {
+    const withNonce = key === 'styleSrc' && styleNonce ? [...sources, `'nonce-${nonceAt}'`] : sources
+    return `${directiveName(key)} ${withNonce.join(' ')}`
+  })
+  const value = `script-src 'nonce-${nonceAt}' ${scriptSrc.join(' ')}; ${rest.join('; ')}`
+  return { parts: Object.freeze(value.split(nonceAt)) }
 }
 
 /** Nonces drawn from the CSPRNG per refill: one call for 256 requests instead of one each (a measurable share). */
@@ -64,7 +73,7 @@ const noncesPerRefill = 256
 
 /** Step 1: a fresh nonce (128 bits, base64) for the renderer, and the CSP that trusts it. */
 export function createNonceStep(): SyncPolicyStep {
-  const { head, tail } = cspTemplate()
+  const { parts } = cspTemplate()
   // Each nonce is its own 16 bytes of the pool, used once; the pool is refilled from the CSPRNG when spent.
   const pool = Buffer.alloc(cspNonceBytes * noncesPerRefill)
   let offset = pool.length
@@ -76,7 +85,7 @@ export function createNonceStep(): SyncPolicyStep {
     const nonce = pool.toString('base64', offset, offset + cspNonceBytes)
     offset += cspNonceBytes
     request.cspNonce = nonce
-    return { action: 'continue', headers: { 'content-security-policy': head + nonce + tail } }
+    return { action: 'continue', headers: { 'content-security-policy': parts.join(nonce) } }
   }
 }
 

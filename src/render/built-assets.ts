@@ -1,5 +1,8 @@
+import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { FastifyStaticOptions } from '@fastify/static'
+import { clientBundle } from '../../config/client-bundle.ts'
+import { assetBase } from './template.ts'
 
 /** Built assets have content-hashed names: cache them for a year, never revalidate (README "Architecture"). */
 export const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
@@ -27,5 +30,26 @@ export function builtAssetOptions(distDir: string): Partial<FastifyStaticOptions
     dotfiles: 'deny',
     // `<file>.br` and `<file>.gz` written at build time (src/build/precompress.ts), sent as the client accepts.
     preCompressed: true,
+  }
+}
+
+/**
+ * The text of a built stylesheet the template links (`/_next/static/...css?dpl=...`), for the document to carry it
+ * inline (README "Loading order"): read once, when the template is compiled. Undefined for anything else, and for a
+ * stylesheet above `clientBundle.inlineStylesheetMaxBytes`, which keeps its link and its own cache entry.
+ */
+export function builtStylesheetReader(clientDir: string): (href: string) => string | undefined {
+  const root = path.resolve(clientDir) + path.sep
+  return function readBuiltStylesheet(href) {
+    const { pathname } = new URL(href, 'http://courier.invalid')
+    if (!pathname.startsWith(assetBase) || !pathname.endsWith('.css')) return undefined
+    const file = path.resolve(root, decodeURIComponent(pathname.slice(assetBase.length)))
+    if (!file.startsWith(root)) return undefined
+    try {
+      if (statSync(file).size > clientBundle.inlineStylesheetMaxBytes) return undefined
+      return readFileSync(file, 'utf8')
+    } catch {
+      return undefined
+    }
   }
 }

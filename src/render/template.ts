@@ -55,8 +55,33 @@ function nonceAttribute(nonce: string | undefined): string {
 /** Where index.html wants the deployment id (`<html data-dpl-id>`); filled in once, when the template is compiled. */
 export const deploymentIdPlaceholder = '%COURIER_DEPLOYMENT_ID%'
 
+export interface TemplateOptions {
+  /**
+   * The text of a stylesheet the template links (its `href`), to put into the document instead of the link; undefined
+   * keeps the link. An inlined stylesheet costs no request before the first paint.
+   */
+  inlineStylesheet?: ((href: string) => string | undefined) | undefined
+}
+
+/** Vite's `<link rel="stylesheet">`s as `<style>`s with the text `inlineStylesheet` gives, where it gives one. */
+function inlineStylesheets(tags: string, inlineStylesheet: TemplateOptions['inlineStylesheet']): string {
+  if (!inlineStylesheet) return tags
+  return tags.replace(/<link\b[^>]*\brel="stylesheet"[^>]*>/g, (tag) => {
+    const href = /\bhref="([^"]+)"/.exec(tag)?.[1]
+    const text = href === undefined ? undefined : inlineStylesheet(href.replaceAll('&amp;', '&'))
+    // Text that could end the element early stays behind its link.
+    if (text === undefined || /<\/style/i.test(text)) return tag
+    return `<style${noncePlaceholderAttribute}>${text}</style>`
+  })
+}
+
 /** Splits at the markers once; per response only the nonce and the head are filled in. */
-export function compileTemplate(source: string, stateElementId: string, deploymentId: string): DocumentTemplate {
+export function compileTemplate(
+  source: string,
+  stateElementId: string,
+  deploymentId: string,
+  options: TemplateOptions = {},
+): DocumentTemplate {
   const html = source.replaceAll(deploymentIdPlaceholder, escapeHtml(deploymentId))
   const headAt = html.indexOf(markers.head)
   const appAt = html.indexOf(markers.app)
@@ -71,7 +96,11 @@ export function compileTemplate(source: string, stateElementId: string, deployme
   const headTags = headClose === -1 ? headToApp : headToApp.slice(0, headClose)
   const headEnd = headClose === -1 ? '' : headToApp.slice(headClose)
   const styleOrFont = /<link\b[^>]*\brel="(?:stylesheet|preload)"[^>]*>\s*/g
-  const stylesAndFonts = (headTags.match(styleOrFont) ?? []).map((tag) => tag.trim()).join('')
+  const styleAndFontTags = (headTags.match(styleOrFont) ?? []).map((tag) => tag.trim())
+  // The font's preload before an inlined stylesheet's text: the browser asks for the font as early as it can.
+  const stylesAndFonts =
+    styleAndFontTags.filter((tag) => !/\brel="stylesheet"/.test(tag)).join('') +
+    inlineStylesheets(styleAndFontTags.filter((tag) => /\brel="stylesheet"/.test(tag)).join(''), options.inlineStylesheet)
   // The app's scripts load at low priority, as deferred scripts do: the document is already rendered, so the
   // stylesheet, the font and the image of the first view go first on a slow link, and hydration follows.
   const headRest = headTags.replace(styleOrFont, '').replace(/<script type="module"(?![^>]*fetchpriority)/g, '<script type="module" fetchpriority="low"')

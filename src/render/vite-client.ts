@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify'
 import type { RendererOption } from '@fastify/vite'
 import { documentStateElementId, type DocumentState } from '../../site/document-state.ts'
 import { errors } from '../errors.ts'
-import { compileTemplate, type DocumentTemplate } from './template.ts'
+import { compileTemplate, type DocumentTemplate, type TemplateOptions } from './template.ts'
 
 /** What the SSR entry (client/entry-server.tsx) gives the server. */
 export interface SsrModule {
@@ -26,7 +26,10 @@ function isSsrModule(value: unknown): value is SsrModule {
  * development, where the newest code then serves. Courier registers its own page routes (plugins/pages.ts), so the SSR
  * module lists none for @fastify/vite, and renders through `fastify.renderDocument`, not reply decorations.
  */
-export function viteDocumentSource(deploymentId: string): {
+export function viteDocumentSource(
+  deploymentId: string,
+  templateOptions: TemplateOptions = {},
+): {
   renderer: Partial<RendererOption>
   source: DocumentSource
 } {
@@ -42,7 +45,7 @@ export function viteDocumentSource(deploymentId: string): {
         return {}
       },
       createHtmlFunction(source) {
-        template = compileTemplate(source, documentStateElementId, deploymentId)
+        template = compileTemplate(source, documentStateElementId, deploymentId, templateOptions)
         // @fastify/vite decorates replies with this; Courier renders through fastify.renderDocument instead.
         return function unusedReplyHtml(this: FastifyReply) {
           return this

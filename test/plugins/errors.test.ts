@@ -261,7 +261,8 @@ t.test('an error after the shell was flushed: the status stays, the document end
     /<\/div><section id="__COURIER_LATE_ERROR__" class="error-screen application-error" role="alert" data-digest="[0-9a-f]{10}"><h1 class="application-error-message">Application error: a server-side exception has occurred while loading 127\.0\.0\.1:\d+ \(see the browser console for more information\)\.<\/h1>/,
     'right after #root, outside what React hydrates',
   )
-  const screenAt = whole.indexOf('__COURIER_LATE_ERROR__')
+  // The element, not the stylesheet's rule for it in the head.
+  const screenAt = whole.indexOf('<section id="__COURIER_LATE_ERROR__"')
   t.ok(screenAt > whole.lastIndexOf('$RX('), 'after the last of React output')
   t.match(whole.slice(screenAt), /^[^]*<\/section>\s*<script id="__COURIER_DATA__"[^]*<\/html>\s*$/, 'then only the tail')
   t.notMatch(whole, 'failed after the shell', 'the message stays on the server')
@@ -274,7 +275,7 @@ t.test('a page that renders fine ends without an error screen', async (t) => {
   const { app } = await build(t, { COURIER_TEST_ROUTES: 'true' })
   const response = await app.inject('/__test/slow?delay=10')
   t.equal(response.statusCode, 200)
-  t.notMatch(response.body, '__COURIER_LATE_ERROR__')
+  t.notMatch(response.body, 'id="__COURIER_LATE_ERROR__"')
 })
 
 t.test('the error test routes are absent unless COURIER_TEST_ROUTES is on', async (t) => {

@@ -62,9 +62,10 @@ t.test('router patterns match whole paths, literal parts literally', async (t) =
 })
 
 t.test('the CSP header is built once around the nonce', async (t) => {
-  const { head, tail } = cspTemplate()
-  t.equal(head, "script-src 'nonce-")
-  t.match(tail, /^' 'strict-dynamic'; default-src 'self'; /)
+  const { parts } = cspTemplate()
+  t.equal(parts.length, 3, 'the nonce in two places: script-src and style-src')
+  t.equal(parts[0], "script-src 'nonce-")
+  t.match(parts[1], /^' 'strict-dynamic'; default-src 'self'; style-src 'self' 'nonce-$/)
   const step = createNonceStep()
   const request = {} as FastifyRequest
   const seen = new Set<string>()
@@ -72,7 +73,7 @@ t.test('the CSP header is built once around the nonce', async (t) => {
     const outcome = step(request, { pathname: '/', pageData: false })
     t.equal(outcome.action, 'continue')
     seen.add(request.cspNonce!)
-    if (outcome.action === 'continue') t.equal(outcome.headers?.['content-security-policy'], head + request.cspNonce + tail)
+    if (outcome.action === 'continue') t.equal(outcome.headers?.['content-security-policy'], parts.join(request.cspNonce!))
   }
   t.equal(seen.size, 600, 'no nonce twice, across pool refills')
 })
