@@ -16,6 +16,7 @@ import { loadSite } from '../src/pages/site.ts'
 import { serializeForScript } from '../src/render/serialize.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { renderStream } from '../src/render/stream.ts'
+import { builtStylesheetReader } from '../src/render/built-assets.ts'
 import { compileTemplate } from '../src/render/template.ts'
 import { serverLimits } from '../config/server.ts'
 import { clientDir, documentFile, loadBuiltClient, readDeploymentId } from './build-output.ts'
@@ -39,7 +40,9 @@ async function main(): Promise<void> {
   if (!page) throw new Error('the page table has no page at /status')
   const deploymentId = await readDeploymentId()
   // Courier's own template and stream helpers: the floor differs from Courier only by what Fastify runs around them.
-  const template = compileTemplate(await readFile(documentFile, 'utf8'), documentStateElementId, deploymentId)
+  const template = compileTemplate(await readFile(documentFile, 'utf8'), documentStateElementId, deploymentId, {
+    inlineStylesheet: builtStylesheetReader(clientDir),
+  })
   // The status page's head does not depend on its data: the opening HTML is the same for every request.
   const preloads = (await readPagePreloads(clientDir, [page.id], deploymentId))(page.id)
   const opening = template.open(
