@@ -26,7 +26,7 @@ t.test('the first load of / arrives compressed, and the page works', async (t) =
   t.equal(entry?.[1], 'br', 'the entry script: brotli, compressed at build time')
   t.notOk(entries.some(([key]) => key.startsWith('stylesheet ')), 'no stylesheet request: it came inside the document')
   t.equal(
-    await session.page.evaluate(() => getComputedStyle(document.querySelector('.site-header')!).display),
+    await session.page.evaluate(() => getComputedStyle(globalThis.document.querySelector('.site-header')!).display),
     'flex',
     'the inline stylesheet applies',
   )
