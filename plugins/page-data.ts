@@ -90,11 +90,11 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
     if (match.page.kind === 'dynamic') {
       const load = () => answers.load(match.page, match.params, request.query)
-      const answer = await traceLoader(tracing, request, match.page, load, (result) => result)
+      const answer = await traceLoader(tracing, span, match.page, load, (result) => result)
       metrics?.pageDataAnswered('dynamic', outcomes[answer.type])
       return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
     }
-    const entry = await traceLoader(tracing, request, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
+    const entry = await traceLoader(tracing, span, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
     const { data } = entry
     if (data.statusCode !== 200) {
       metrics?.pageDataAnswered('static', 'not_found')

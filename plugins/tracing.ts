@@ -29,18 +29,14 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
     fastify.decorate('tracing', tracingOff)
     return
   }
-  const [{ context, propagation, ROOT_CONTEXT, trace, INVALID_SPAN_CONTEXT }, sdkModule, requestTracingModule, trustModule] =
-    await Promise.all([
-      import('@opentelemetry/api'),
-      import('../src/tracing/sdk.ts'),
-      import('../src/tracing/request-tracing.ts'),
-      import('../src/tracing/trusted-peer.ts'),
-    ])
+  const [sdkModule, requestTracingModule, trustModule] = await Promise.all([
+    import('../src/tracing/sdk.ts'),
+    import('../src/tracing/request-tracing.ts'),
+    import('../src/tracing/trusted-peer.ts'),
+  ])
   const deploymentId = fastify.deploymentId
   const isTrustedPeer = trustModule.compileTrustedPeer(trustProxy)
   const untraced = new Set(untracedPaths)
-  // A span context that is no trace: set as the parent, @fastify/otel starts a new root instead of reading headers.
-  const newRoot = trace.setSpanContext(ROOT_CONTEXT, INVALID_SPAN_CONTEXT)
 
   const sdk = await sdkModule.startTracingSdk(config, {
     log: fastify.log,
@@ -74,13 +70,19 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   fastify.decorateRequest('traceSpan', undefined)
   fastify.decorate('tracing', requestTracingModule.createRequestTracing(sdk.tracer))
 
-  // Before @fastify/otel's own hook: the parent it starts the request span under. An untrusted peer's traceparent
-  // (a visitor's, or anything in front of a proxy that is not trusted) is never read: it could pin trace ids, force
-  // sampling or fill a collector; the request starts a new trace.
-  fastify.addHook('onRequest', function chooseTraceParent(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
-    if (!isTrustedPeer(request.socket.remoteAddress)) return context.with(newRoot, done)
-    const extracted = propagation.extract(ROOT_CONTEXT, request.headers)
-    return context.with(trace.getSpan(extracted) ? extracted : newRoot, done)
+  // Before @fastify/otel's own hook, which continues the trace of the request's `traceparent` header (there is no
+  // active span for it to prefer: src/tracing/sdk.ts registers no context manager). An untrusted peer's traceparent
+  // (a visitor's, or anything in front of a proxy that is not trusted) is removed from the request's headers before
+  // that hook reads them: it could pin trace ids, force sampling or fill a collector; the request starts a new trace.
+  fastify.addHook('onRequest', function dropUntrustedTraceContext(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+    // The raw headers: `request.headers` is the same object, or a copy of them made at each read.
+    const headers = request.raw.headers
+    // Most requests carry neither: two reads, and the peer is judged only for those that do.
+    if ((headers.traceparent !== undefined || headers.tracestate !== undefined) && !isTrustedPeer(request.socket.remoteAddress)) {
+      delete headers.traceparent
+      delete headers.tracestate
+    }
+    done()
   })
   await fastify.register(sdk.fastifyOtel.plugin())
 
