@@ -123,6 +123,13 @@ export function createRequestTracing(tracer: Tracer): Tracing {
       const span = parentOf(parent)
       return span ? runInSpan(start(span, name, options), work) : work(noSpan)
     },
+    isRecording(request) {
+      return request.traceSpan?.isRecording() === true
+    },
+    setRequestAttributes(request, attributes) {
+      const span = request.traceSpan
+      if (span?.isRecording()) span.setAttributes(attributes)
+    },
     requestFailed(request, error, digest) {
       const span = request.traceSpan
       if (span?.isRecording()) recordFailure(span, error, digest)

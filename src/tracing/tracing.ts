@@ -50,6 +50,13 @@ export interface Tracing {
    * span ends when `work` settles, failed when it throws.
    */
   inSpan<T>(parent: SpanParent, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
+  /**
+   * Whether the request's own span is recorded (the request is sampled): the one check a step makes before it does
+   * any work for tracing (timing itself, say). False with tracing off.
+   */
+  isRecording(request: FastifyRequest): boolean
+  /** Adds attributes to the request's own span (a step's outcome, told where it is queried); nothing when not recorded. */
+  setRequestAttributes(request: FastifyRequest, attributes: SpanAttributes): void
   /** Records a failed request (a 5xx) on its request span, with the digest the user was shown. */
   requestFailed(request: FastifyRequest, error: unknown, digest: string): void
   /** The `<meta name="traceparent">` of the request's span for its document; '' when the request is not sampled. */
@@ -71,6 +78,8 @@ export const tracingOff: Tracing = Object.freeze({
   startSpan: () => noSpan,
   inSpan: <T>(_parent: SpanParent, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
     work(noSpan),
+  isRecording: () => false,
+  setRequestAttributes() {},
   requestFailed() {},
   documentMeta: () => '',
 })

@@ -60,31 +60,31 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.ok(digest, 'the error page shows a digest')
   t.notMatch(failingHtml, /trace_id|traceparent|failed on purpose/, 'and no trace id, traceparent or message')
 
-  // The page: request span, filter, loader, render.
-  const pageTrace = await requestSpan(receiver, server, '/', 3)
+  // The page: request span (the filter's decision on it), loader, render.
+  const pageTrace = await requestSpan(receiver, server, '/', 2)
   const { root } = pageTrace
   t.equal(root.name, 'GET /')
   t.equal(root.kind, 2, 'a server span')
   t.equal(root.parentSpanId, '', 'a root: the client is not a trusted proxy')
   t.match(root.attributes, { 'http.route': '/', 'http.request.method': 'GET', 'http.response.status_code': 200, 'url.path': '/', 'courier.deployment_id': deploymentId })
+  t.match(root.attributes, { 'courier.filter.decision': 'applied', 'courier.filter.answered': false, 'courier.filter.duration_ms': Number }, "the filter's outcome")
   t.equal(root.resource['service.name'], 'courier-test')
   const children = childrenOf(receiver.spans(), root)
   const names = children.map((span) => span.name).sort()
-  t.same(names, ['courier.page_loader', 'courier.render', 'courier.request_filter'])
-  t.match(children.find((span) => span.name === 'courier.request_filter')!.attributes, { 'courier.filter.decision': 'applied' })
+  t.same(names, ['courier.page_loader', 'courier.render'])
   t.match(children.find((span) => span.name === 'courier.page_loader')!.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props' })
   t.match(children.find((span) => span.name === 'courier.render')!.attributes, { 'courier.render.target': 'page', 'courier.page.id': 'home' })
   t.match(html, `<meta name="traceparent" content="00-${root.traceId}-${root.spanId}-01">`, "the document carries its request's traceparent")
 
   // The page data: its span, and the loader's under it.
-  const dataTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/index.json`, 2)
+  const dataTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/index.json`, 1)
   t.equal(dataTrace.root.name, 'GET /_next/data/:deploymentId/*')
   const dataSpan = childrenOf(receiver.spans(), dataTrace.root).find((span) => span.name === 'courier.page_data')!
   t.match(dataSpan.attributes, { 'courier.page.id': 'home' })
   t.same(childrenOf(receiver.spans(), dataSpan).map((span) => span.name), ['courier.page_loader'])
 
   // The image miss: the optimizer's span with its cache state, the transform under it.
-  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50', 2)
+  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50', 1)
   t.equal(imageTrace.root.name, 'GET /_next/image')
   const imageSpan = childrenOf(receiver.spans(), imageTrace.root).find((span) => span.name === 'courier.image')!
   t.match(imageSpan.attributes, { 'courier.image.cache': 'miss', 'courier.image.source': 'local', 'courier.image.width': 64 })
@@ -92,7 +92,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.match(transform?.attributes, { 'courier.image.format': 'webp', 'courier.image.source_format': 'jpeg' }, 'the transform')
 
   // The failing page: ERROR with the digest and the exception on the request span; the loader's span failed too.
-  const failTrace = await requestSpan(receiver, server, '/__test/server-error', 3)
+  const failTrace = await requestSpan(receiver, server, '/__test/server-error', 2)
   t.equal(failTrace.root.name, 'GET /__test/server-error')
   t.equal(failTrace.root.status.code, 2, 'status ERROR')
   t.equal(failTrace.root.attributes['courier.digest'], digest, 'the digest the visitor saw')
