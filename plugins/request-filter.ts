@@ -128,7 +128,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     try {
       return await filterRequest(request, reply)
     } finally {
-      tracing.setRequestAttributes(request, {
+      tracing.setAttributes(request, {
         'courier.filter.decision': request.filterDecision ?? 'refused',
         'courier.filter.answered': reply.sent,
         'courier.filter.duration_ms': Math.round((performance.now() - started) * 1000) / 1000,

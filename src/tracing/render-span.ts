@@ -1,12 +1,22 @@
 import type { Readable } from 'node:stream'
 import type { RenderTarget } from '../render/renderer.ts'
-import type { SpanAttributes, TraceSpan } from './tracing.ts'
+import type { FastifyRequest } from 'fastify'
+import type { SpanAttributes, TraceSpan, Tracing } from './tracing.ts'
 
 /** What the render span says of its document. */
 export function renderSpanAttributes(target: RenderTarget): SpanAttributes {
   return target.type === 'page'
     ? { 'courier.render.target': 'page', 'courier.page.id': target.page.id, 'courier.page.kind': target.page.kind }
     : { 'courier.render.target': 'error', 'http.response.status_code': target.statusCode }
+}
+
+/**
+ * A document kept for the deployment, sent with this request's nonce: nothing renders, so no render span; what it
+ * would have said goes on the request span. Nothing when the request is not sampled.
+ */
+export function traceKeptDocument(tracing: Tracing, request: FastifyRequest, target: RenderTarget): void {
+  if (!tracing.isRecording(request)) return
+  tracing.setAttributes(request, { ...renderSpanAttributes(target), 'courier.render.kept': true })
 }
 
 function elapsedMs(since: number): number {

@@ -80,7 +80,7 @@ function recordFailure(span: Span, error: unknown, digest: string | undefined): 
  * sampled either.
  */
 export function createRequestTracing(tracer: Tracer): Tracing {
-  /** The OpenTelemetry span to start a child under, when it is recorded. */
+  /** The OpenTelemetry span of a request or of a span of Courier's, when it is recorded (a child can go under it). */
   function parentOf(parent: SpanParent): Span | undefined {
     if (parent === undefined || parent === noSpan) return undefined
     const span = parent instanceof RecordingSpan ? parent.span : (parent as FastifyRequest).traceSpan
@@ -123,12 +123,11 @@ export function createRequestTracing(tracer: Tracer): Tracing {
       const span = parentOf(parent)
       return span ? runInSpan(start(span, name, options), work) : work(noSpan)
     },
-    isRecording(request) {
-      return request.traceSpan?.isRecording() === true
+    isRecording(on) {
+      return parentOf(on) !== undefined
     },
-    setRequestAttributes(request, attributes) {
-      const span = request.traceSpan
-      if (span?.isRecording()) span.setAttributes(attributes)
+    setAttributes(on, attributes) {
+      parentOf(on)?.setAttributes(attributes)
     },
     requestFailed(request, error, digest) {
       const span = request.traceSpan

@@ -51,12 +51,15 @@ export interface Tracing {
    */
   inSpan<T>(parent: SpanParent, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
   /**
-   * Whether the request's own span is recorded (the request is sampled): the one check a step makes before it does
-   * any work for tracing (timing itself, say). False with tracing off.
+   * Whether `on` (a request's own span, or a span of Courier's) is recorded: the one check a step makes before it
+   * does any work for tracing (timing itself, building attributes). False with tracing off or a request not sampled.
    */
-  isRecording(request: FastifyRequest): boolean
-  /** Adds attributes to the request's own span (a step's outcome, told where it is queried); nothing when not recorded. */
-  setRequestAttributes(request: FastifyRequest, attributes: SpanAttributes): void
+  isRecording(on: SpanParent): boolean
+  /**
+   * Adds attributes to a request's own span or to a span of Courier's: what a step did, where no span of its own is
+   * worth its cost (README "Traces"). Nothing when it is not recorded.
+   */
+  setAttributes(on: SpanParent, attributes: SpanAttributes): void
   /** Records a failed request (a 5xx) on its request span, with the digest the user was shown. */
   requestFailed(request: FastifyRequest, error: unknown, digest: string): void
   /** The `<meta name="traceparent">` of the request's span for its document; '' when the request is not sampled. */
@@ -79,7 +82,7 @@ export const tracingOff: Tracing = Object.freeze({
   inSpan: <T>(_parent: SpanParent, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
     work(noSpan),
   isRecording: () => false,
-  setRequestAttributes() {},
+  setAttributes() {},
   requestFailed() {},
   documentMeta: () => '',
 })
