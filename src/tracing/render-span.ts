@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { RenderTarget } from '../render/renderer.ts'
 import type { FastifyRequest } from 'fastify'
-import type { SpanAttributes, TraceSpan, Tracing } from './tracing.ts'
+import { noSpan, type SpanAttributes, type TraceSpan, type Tracing } from './tracing.ts'
 
 /** What the render span says of its document. */
 export function renderSpanAttributes(target: RenderTarget): SpanAttributes {
@@ -29,6 +29,8 @@ function elapsedMs(since: number): number {
  * or the time-out cut it). The span ends then.
  */
 export function traceStreamedRender(span: TraceSpan, stream: Readable, startedAt: number): void {
+  // Not traced (tracing off, or a request not sampled): no listeners on the stream, nothing timed.
+  if (span === noSpan) return
   span.setAttributes({ 'courier.render.time_to_shell_ms': elapsedMs(startedAt) })
   span.addEvent('shell ready')
   stream.once('end', function allReady() {
