@@ -238,7 +238,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       }
     }
     span.setAttributes({ 'courier.image.cache': 'miss' })
-    const produced = await optimizer.produce(key, job, request.log)
+    const produced = await optimizer.produce(key, job, request.log, span)
     const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
     return send(reply, responseHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
   }

@@ -11,7 +11,7 @@ import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import { dataAnswerOf, type DataAnswer, type PageAnswer, type PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import type { ServerPage } from '../src/pages/site.ts'
-import { traceLoader } from '../src/tracing/page-spans.ts'
+import { traceKeptAnswer, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
 
 export interface PageDataOptions {
@@ -90,11 +90,13 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
     if (match.page.kind === 'dynamic') {
       const load = () => answers.load(match.page, match.params, request.query)
-      const answer = await traceLoader(tracing, request, match.page, load, (result) => result)
+      const answer = await traceLoader(tracing, span, match.page, load, (result) => result)
       metrics?.pageDataAnswered('dynamic', outcomes[answer.type])
       return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
     }
-    const entry = await traceLoader(tracing, request, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
+    let entry = answers.keptEntry(match)
+    if (entry) traceKeptAnswer(tracing, span, match.page, entry.answer)
+    else entry = await traceLoader(tracing, span, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
     const { data } = entry
     if (data.statusCode !== 200) {
       metrics?.pageDataAnswered('static', 'not_found')

@@ -7,7 +7,7 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { PageAnswers, type PageAnswer } from '../src/pages/answers.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
-import { traceLoader } from '../src/tracing/page-spans.ts'
+import { traceKeptAnswer, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
 
@@ -55,7 +55,10 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
           const answer = await traceLoader(tracing, request, page, () => answers.load(page, params, query), answerItself)
           return answerPage(request, reply, page, params, answer)
         }
-        const entry = await traceLoader(tracing, request, page, () => answers.staticEntry({ page, params }), entryAnswer)
+        const match = { page, params }
+        let entry = answers.keptEntry(match)
+        if (entry) traceKeptAnswer(tracing, request, page, entry.answer)
+        else entry = await traceLoader(tracing, request, page, () => answers.staticEntry(match), entryAnswer)
         return answerPage(request, reply, page, params, entry.answer, entry.document)
       },
     })

@@ -31,7 +31,7 @@ export interface ServerManifest extends ServerBuildStamp {
  * - pino, pino-pretty: pino's transports start a worker thread that loads its files by path;
  * - vite and its plugins: the dev server only (`COURIER_DEV`), never loaded by a production start;
  * - @opentelemetry/*, @fastify/otel: tracing (OTEL_* set) only, imported on start-up then and never otherwise; one
- *   copy of @opentelemetry/api for Courier and the instrumentations, which find the SDK through its globals.
+ *   copy of @opentelemetry/api for Courier and @fastify/otel, which finds the SDK through its globals.
  * Every other package (fastify, its plugins, ajv, ...) is bundled: Node then resolves and reads a handful of files at
  * start-up instead of some 800, which was most of a cold start.
  */

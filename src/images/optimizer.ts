@@ -13,7 +13,8 @@ import type { RemoteSource } from './source-remote.ts'
 import { transformImage } from './transform.ts'
 import type { TransformQueue } from './transform-queue.ts'
 import type { ImageSource } from './validate-url.ts'
-import { tracingOff, type Tracing } from '../tracing/tracing.ts'
+import { httpClientAttributes, spanUrlOf } from '../tracing/client-span.ts'
+import { tracingOff, type TraceSpan, type Tracing } from '../tracing/tracing.ts'
 import type { MetricsRecorder } from '../metrics/recorder.ts'
 
 /** What `Accept` allows: the cache key holds this, not the source's format, so a hit needs no look at the source. */
@@ -44,7 +45,7 @@ export interface ImageOptimizerOptions {
   now: () => number
   /** The cluster's shared tier (REDIS_URL): one transform per image across instances. */
   shared?: SharedImageCache | undefined
-  /** Spans of the remote fetch and the transform, children of the request's image span (plugins/tracing.ts). */
+  /** Spans of the remote fetch and the transform, children of the span `produce` is given (plugins/tracing.ts). */
   tracing?: Tracing | undefined
   /** Told of every transform's duration (METRICS_PORT); none when metrics are off. */
   metrics?: MetricsRecorder | undefined
@@ -74,16 +75,23 @@ export class ImageOptimizer {
     this.#options = options
   }
 
-  /** The image for `key`: the production already under way for it, or a new one. */
-  produce(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
+  /**
+   * The image for `key`: the production already under way for it, or a new one. Its fetch and transform spans go
+   * under `parent` (the image span of the request that started it; the requests that join it wait in their own
+   * spans); none without a parent.
+   */
+  produce(key: string, job: ImageJob, log: FastifyBaseLogger, parent?: TraceSpan): Promise<ProducedImage> {
     const running = this.#inFlight.get(key)
     if (running) return running
-    const production = this.#produce(key, job, log).finally(() => this.#inFlight.delete(key))
+    const production = this.#produce(key, job, log, parent).finally(() => this.#inFlight.delete(key))
     this.#inFlight.set(key, production)
     return production
   }
 
-  /** Starts a background refresh of a stale entry; a failure keeps the stale entry and is logged. */
+  /**
+   * Starts a background refresh of a stale entry; a failure keeps the stale entry and is logged. No request waits
+   * for it, so it has no span: the request that found the entry stale has answered already.
+   */
   refresh(key: string, job: ImageJob, log: FastifyBaseLogger): void {
     if (this.#inFlight.has(key)) return
     this.produce(key, job, log).catch((error: unknown) => {
@@ -91,21 +99,40 @@ export class ImageOptimizer {
     })
   }
 
-  async #readSource(source: ImageSource): Promise<SourceImage> {
+  async #readSource(source: ImageSource, parent: TraceSpan | undefined): Promise<SourceImage> {
     const { publicRoot, limits, remote, tracing = tracingOff } = this.#options
     if (source.kind === 'local') return readLocalImage(publicRoot, source.path, limits.maxSourceBytes)
-    // Its own span, active while undici fetches: the outgoing request carries its traceparent.
-    const attributes = { 'server.address': source.url.hostname, 'url.path': source.url.pathname }
-    return tracing.inSpan(undefined, 'courier.image.fetch', { attributes }, () => remote.read(source.url))
+    const { url } = source
+    // A CLIENT span: the remote host's own spans, if it traces, go under it through the traceparent it is sent.
+    return tracing.inSpan(parent, 'courier.image.fetch', { kind: 'client', attributes: httpClientAttributes('GET', url) }, (span) => {
+      const headers: Record<string, string> = {}
+      span.injectInto(headers)
+      let statusCode = 0
+      return remote
+        .read(url, {
+          headers,
+          onResponse(status) {
+            statusCode = status
+            span.setAttributes({ 'http.response.status_code': status })
+          },
+          onRedirect: (target) => span.addEvent('redirect', { 'url.full': spanUrlOf(target) }),
+        })
+        .catch((error: unknown) => {
+          // The semantic conventions' error.type: the status when the host answered with an error, else what failed.
+          const code = (error as { code?: unknown }).code
+          span.setAttributes({ 'error.type': statusCode >= 400 ? String(statusCode) : typeof code === 'string' ? code : 'Error' })
+          throw error
+        })
+    })
   }
 
   /**
    * With a shared tier: the image another instance made (fresh), or this one's own, made while holding the cluster's
    * lock for it. Without one (or with Redis down): made here.
    */
-  async #produce(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
+  async #produce(key: string, job: ImageJob, log: FastifyBaseLogger, parent: TraceSpan | undefined): Promise<ProducedImage> {
     const { shared, cache, now } = this.#options
-    if (!shared) return this.#make(key, job, log)
+    if (!shared) return this.#make(key, job, log, parent)
     const claim = await shared.claim(key)
     if (claim.kind === 'theirs') {
       const theirs = await shared.waitFor(key, log)
@@ -124,7 +151,7 @@ export class ImageOptimizer {
           return found
         }
       }
-      const made = await this.#make(key, job, log)
+      const made = await this.#make(key, job, log, parent)
       await shared.put(made.meta, made.bytes)
       return made
     } finally {
@@ -132,9 +159,9 @@ export class ImageOptimizer {
     }
   }
 
-  async #make(key: string, job: ImageJob, log: FastifyBaseLogger): Promise<ProducedImage> {
+  async #make(key: string, job: ImageJob, log: FastifyBaseLogger, parent: TraceSpan | undefined): Promise<ProducedImage> {
     const { cache, queue, limits, minimumCacheTTL, allowSvg, now, tracing = tracingOff } = this.#options
-    const source = await this.#readSource(job.source)
+    const source = await this.#readSource(job.source, parent)
     const sourceFormat = sniffImageFormat(source.bytes)
     if (!sourceFormat) throw new errors.ImageNotAnImage('url does not point to an image (JPEG, PNG, GIF, WebP or AVIF)')
     let bytes: Buffer
@@ -148,7 +175,7 @@ export class ImageOptimizer {
       const wanted = job.preference === 'source' ? sourceFormat : job.preference
       const attributes = { 'courier.image.source_format': sourceFormat, 'courier.image.format': wanted, 'courier.image.width': job.width }
       // The span includes the wait in the transform queue: under load, that is where the time goes.
-      const result = await tracing.inSpan(undefined, 'courier.image.transform', { attributes }, () =>
+      const result = await tracing.inSpan(parent, 'courier.image.transform', { attributes }, () =>
         queue.run(() =>
           transformImage({ bytes: source.bytes, source: sourceFormat, format: wanted, width: job.width, quality: job.quality }, limits),
         ),

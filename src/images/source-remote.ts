@@ -22,8 +22,18 @@ export interface RemoteSourceOptions {
   isAddressRefused?: (address: string) => boolean
 }
 
+/** What a caller adds to a fetch and learns of it: its trace headers in, each response's status out. */
+export interface RemoteRead {
+  /** Sent with every request of the fetch, redirects included, beside `Accept`: `traceparent` (src/images/optimizer.ts). */
+  headers?: Readonly<Record<string, string>>
+  /** Told of each response's status, a redirect's included, before it is judged. */
+  onResponse?: (statusCode: number) => void
+  /** Told of each redirect's target, before it is checked and fetched. */
+  onRedirect?: (target: URL) => void
+}
+
 export interface RemoteSource {
-  read(url: URL): Promise<SourceImage>
+  read(url: URL, options?: RemoteRead): Promise<SourceImage>
   close(): Promise<void>
 }
 
@@ -77,8 +87,8 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 /**
  * Fetches remote sources with undici: only from the allow-list, only to public addresses (checked on the resolved
  * address at connect time, so a name cannot change its answer between check and use), redirects followed by hand and
- * each one checked again, the body capped, the whole fetch bounded in time. Only `Accept` is sent: no cookie, no
- * authorization, nothing of the visitor's request.
+ * each one checked again, the body capped, the whole fetch bounded in time. Only `Accept` is sent, and the fetch
+ * span's `traceparent` when the caller gives it: no cookie, no authorization, nothing of the visitor's request.
  */
 export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
   const { origins, limits, lookup = dnsLookup as unknown as LookupFunction, isAddressRefused = isPrivateAddress } = options
@@ -114,8 +124,9 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     }
   }
 
-  async function read(initial: URL): Promise<SourceImage> {
+  async function read(initial: URL, options: RemoteRead = {}): Promise<SourceImage> {
     const signal = AbortSignal.timeout(limits.fetchTimeoutMs)
+    const headers = { ...options.headers, accept: 'image/avif,image/webp,image/*;q=0.8' }
     let url = initial
     try {
       const { agent, fetch } = await undiciClient()
@@ -124,15 +135,17 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
         const response = await fetch(url, {
           dispatcher: agent,
           redirect: 'manual',
-          headers: { accept: 'image/avif,image/webp,image/*;q=0.8' },
+          headers,
           signal,
         })
+        options.onResponse?.(response.status)
         if (redirectStatuses.has(response.status)) {
           await response.body?.cancel()
           const location = response.headers.get('location')
           if (!location) throw new errors.ImageUpstreamFailed(`status ${response.status} without a Location`)
           if (redirects >= limits.maxRedirects) throw new errors.ImageUpstreamFailed(`more than ${limits.maxRedirects} redirects`)
           url = new URL(location, url)
+          options.onRedirect?.(url)
           continue
         }
         if (!response.ok) {

@@ -45,6 +45,11 @@ export interface PageAnswersOptions {
   maxStaticEntries: number
 }
 
+/** One key per page instance, whatever spelling of its path was asked (`/guides/x/`, `/guides//x`). */
+function entryKey(match: PageMatch<ServerPage>): string {
+  return `${match.page.id}:${JSON.stringify(match.params)}`
+}
+
 /**
  * Runs page loaders, at most once per request, and once per deployment for a `static` page instance: the HTML route
  * and the data route ask here, so a page's document and its data come from one loader run and one cache. A `static`
@@ -56,6 +61,8 @@ export class PageAnswers {
   readonly #deploymentId: string
   readonly #maxStaticEntries: number
   readonly #staticEntries = new Map<string, Promise<StaticPageEntry>>()
+  /** The entries of #staticEntries whose loader run has ended with a page kept: no request waits for them. */
+  readonly #keptEntries = new Map<string, StaticPageEntry>()
 
   constructor(options: PageAnswersOptions) {
     this.#deploymentId = options.deploymentId
@@ -75,10 +82,17 @@ export class PageAnswers {
     return { type: 'props', data: result.props }
   }
 
+  /**
+   * The entry of a `static` page instance when it is kept and ready: no loader runs and nothing is awaited.
+   * Undefined before its first loader run has ended (then `staticEntry`).
+   */
+  keptEntry(match: PageMatch<ServerPage>): StaticPageEntry | undefined {
+    return this.#keptEntries.size === 0 ? undefined : this.#keptEntries.get(entryKey(match))
+  }
+
   /** The kept entry of a `static` page instance, made on first use. */
   staticEntry(match: PageMatch<ServerPage>): Promise<StaticPageEntry> {
-    // One key per page instance, whatever spelling of its path was asked (`/guides/x/`, `/guides//x`).
-    const key = `${match.page.id}:${JSON.stringify(match.params)}`
+    const key = entryKey(match)
     const kept = this.#staticEntries.get(key)
     if (kept) return kept
     const keep = this.#staticEntries.size < this.#maxStaticEntries
@@ -92,6 +106,7 @@ export class PageAnswers {
     pending.then(
       (entry) => {
         if (entry.answer.type === 'notFound') this.#staticEntries.delete(key)
+        else this.#keptEntries.set(key, entry)
       },
       // The request that ran the loader reports the failure; the next request runs it again.
       () => this.#staticEntries.delete(key),

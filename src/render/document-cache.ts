@@ -88,10 +88,16 @@ export function documentBytes(document: KeptDocument, nonce: string | undefined,
  */
 export class KeptDocumentSlot {
   #pending: Promise<KeptDocument | undefined> | undefined
+  #ready: KeptDocument | undefined
 
   /** Whether a document is kept here, or being rendered for keeping. */
   get holds(): boolean {
     return this.#pending !== undefined
+  }
+
+  /** The kept document once its render has ended: nothing to wait for. Undefined before (then `get`). */
+  get ready(): KeptDocument | undefined {
+    return this.#ready
   }
 
   /** The kept document, rendering it with `render` on first use; undefined: stream this request instead. */
@@ -100,6 +106,7 @@ export class KeptDocumentSlot {
     const pending = render().then(
       (document) => {
         if (!document) this.#pending = undefined
+        this.#ready = document
         return document
       },
       () => {

@@ -23,7 +23,7 @@ import { renderOnce } from './render-once.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
 import { tracingOff, type Tracing } from '../tracing/tracing.ts'
-import { traceStreamedRender, renderSpanAttributes } from '../tracing/render-span.ts'
+import { traceKeptDocument, traceStreamedRender, renderSpanAttributes } from '../tracing/render-span.ts'
 import type { MetricsRecorder } from '../metrics/recorder.ts'
 
 export type RenderTarget =
@@ -157,9 +157,16 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
   }
 
   return async function renderDocument(request, reply, target, kept) {
+    const slot = slotFor(target, kept)
+    const ready = slot?.ready
+    if (ready) {
+      // Nothing renders: no render span; the request span says the kept document was sent (README "Traces").
+      traceKeptDocument(tracing, request, target)
+      metrics?.keptDocumentSent(request, target.type)
+      return sendKept(request, reply, target, ready)
+    }
     const span = tracing.startSpan(request, 'courier.render', { attributes: renderSpanAttributes(target) })
     const template = source.template()
-    const slot = slotFor(target, kept)
     if (slot) {
       const document = await slot.get(() => renderKept(request, template, target))
       if (document) {

@@ -1,23 +1,32 @@
-import type { FastifyRequest } from 'fastify'
 import type { PageAnswer } from '../pages/answers.ts'
 import type { ServerPage } from '../pages/site.ts'
-import type { Tracing } from './tracing.ts'
+import type { SpanParent, Tracing } from './tracing.ts'
 
 /**
- * The page loader's span: which page, and what its loader answered (props, notFound, redirect). For a `static` page
- * the answer kept for the deployment is reused (no loader runs): the span then takes next to no time.
+ * The page loader's span, under `parent` (the request for a page's document, the `courier.page_data` span for its
+ * data): which page, and what its loader answered (props, notFound, redirect). A `static` page's first requests
+ * wait here for the run whose answer is kept for the deployment; later ones take `traceKeptAnswer` below.
  */
 export function traceLoader<T>(
   tracing: Tracing,
-  request: FastifyRequest,
+  parent: SpanParent,
   page: ServerPage,
   load: () => Promise<T>,
   answerOf: (result: T) => PageAnswer,
 ): Promise<T> {
   const attributes = { 'courier.page.id': page.id, 'courier.page.kind': page.kind }
-  return tracing.inSpan(request, 'courier.page_loader', { attributes }, async function runLoader(span) {
+  return tracing.inSpan(parent, 'courier.page_loader', { attributes }, async function runLoader(span) {
     const result = await load()
     span.setAttributes({ 'courier.loader.answer': answerOf(result).type })
     return result
   })
+}
+
+/**
+ * A `static` page answered from the entry kept for the deployment: no loader runs, so no loader span; the page and
+ * its kept answer go on `parent` (the request span, or `courier.page_data`) instead. Nothing when it is not recorded.
+ */
+export function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
+  if (!tracing.isRecording(parent)) return
+  tracing.setAttributes(parent, { 'courier.page.id': page.id, 'courier.page.kind': page.kind, 'courier.loader.answer': answer.type, 'courier.loader.kept': true })
 }

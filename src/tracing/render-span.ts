@@ -1,12 +1,22 @@
 import type { Readable } from 'node:stream'
 import type { RenderTarget } from '../render/renderer.ts'
-import type { SpanAttributes, TraceSpan } from './tracing.ts'
+import type { FastifyRequest } from 'fastify'
+import { noSpan, type SpanAttributes, type TraceSpan, type Tracing } from './tracing.ts'
 
 /** What the render span says of its document. */
 export function renderSpanAttributes(target: RenderTarget): SpanAttributes {
   return target.type === 'page'
     ? { 'courier.render.target': 'page', 'courier.page.id': target.page.id, 'courier.page.kind': target.page.kind }
     : { 'courier.render.target': 'error', 'http.response.status_code': target.statusCode }
+}
+
+/**
+ * A document kept for the deployment, sent with this request's nonce: nothing renders, so no render span; what it
+ * would have said goes on the request span. Nothing when the request is not sampled.
+ */
+export function traceKeptDocument(tracing: Tracing, request: FastifyRequest, target: RenderTarget): void {
+  if (!tracing.isRecording(request)) return
+  tracing.setAttributes(request, { ...renderSpanAttributes(target), 'courier.render.kept': true })
 }
 
 function elapsedMs(since: number): number {
@@ -19,6 +29,8 @@ function elapsedMs(since: number): number {
  * or the time-out cut it). The span ends then.
  */
 export function traceStreamedRender(span: TraceSpan, stream: Readable, startedAt: number): void {
+  // Not traced (tracing off, or a request not sampled): no listeners on the stream, nothing timed.
+  if (span === noSpan) return
   span.setAttributes({ 'courier.render.time_to_shell_ms': elapsedMs(startedAt) })
   span.addEvent('shell ready')
   stream.once('end', function allReady() {

@@ -1,7 +1,8 @@
 import {
-  context,
   isSpanContextValid,
+  propagation,
   ROOT_CONTEXT,
+  SpanKind,
   SpanStatusCode,
   trace,
   TraceFlags,
@@ -12,7 +13,7 @@ import {
 import type { FastifyRequest } from 'fastify'
 import { escapeHtml } from '../render/template.ts'
 import { digestAttribute } from '../../config/tracing.ts'
-import { noSpan, type SpanOptions, type TraceSpan, type Tracing } from './tracing.ts'
+import { noSpan, type SpanOptions, type SpanParent, type TraceSpan, type Tracing } from './tracing.ts'
 
 /** A `traceparent` header value: version 00, trace id, parent id, flags (W3C Trace Context, section 3.2). */
 const traceparentPattern = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
@@ -51,6 +52,11 @@ class RecordingSpan implements TraceSpan {
     this.#span.addEvent(name, attributes)
   }
 
+  injectInto(headers: Record<string, string>): void {
+    // The registered propagator: W3C trace context only (src/tracing/sdk.ts).
+    propagation.inject(trace.setSpan(ROOT_CONTEXT, this.#span), headers)
+  }
+
   fail(error: unknown, digest: string | undefined): void {
     recordFailure(this.#span, error, digest)
   }
@@ -68,19 +74,16 @@ function recordFailure(span: Span, error: unknown, digest: string | undefined): 
 }
 
 /**
- * Tracing on: Courier's spans as children of the request span @fastify/otel started (kept on the request by
- * plugins/tracing.ts), or of the active span for work shared by requests. A request that is not sampled costs one
- * check per call: its children would not be sampled either.
+ * Tracing on: Courier's spans as children of the parent each caller names, a request (the request span @fastify/otel
+ * started, kept on the request by plugins/tracing.ts) or one of Courier's spans. There is no async context: nothing
+ * is "active", a parent is passed. A request that is not sampled costs one check per call: its children would not be
+ * sampled either.
  */
 export function createRequestTracing(tracer: Tracer): Tracing {
-  /**
-   * The active span when it is of the request's trace (a page-data span around its loader's), else the request's own
-   * span: a request body's events, for one, run outside the request's async context.
-   */
-  function parentOf(request: FastifyRequest | undefined): Span | undefined {
-    const active = trace.getSpan(context.active())
-    const own = request?.traceSpan
-    const span = own && active?.spanContext().traceId !== own.spanContext().traceId ? own : active
+  /** The OpenTelemetry span of a request or of a span of Courier's, when it is recorded (a child can go under it). */
+  function parentOf(parent: SpanParent): Span | undefined {
+    if (parent === undefined || parent === noSpan) return undefined
+    const span = parent instanceof RecordingSpan ? parent.span : (parent as FastifyRequest).traceSpan
     return span?.isRecording() ? span : undefined
   }
 
@@ -88,33 +91,43 @@ export function createRequestTracing(tracer: Tracer): Tracing {
     const links = linkOf(options?.linkedTraceparent)
     const span = tracer.startSpan(
       name,
-      { ...(options?.attributes ? { attributes: options.attributes } : {}), ...(links ? { links } : {}) },
+      {
+        kind: options?.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+        ...(options?.attributes ? { attributes: options.attributes } : {}),
+        ...(links ? { links } : {}),
+      },
       trace.setSpan(ROOT_CONTEXT, parent),
     )
     return new RecordingSpan(span)
   }
 
+  async function runInSpan<T>(handle: RecordingSpan, work: (span: TraceSpan) => Promise<T>): Promise<T> {
+    try {
+      return await work(handle)
+    } catch (error) {
+      // The digest comes later, from the error handler, onto the request span (requestFailed).
+      handle.fail(error, undefined)
+      throw error
+    } finally {
+      handle.end()
+    }
+  }
+
   return Object.freeze({
     enabled: true,
-    startSpan(request, name, options) {
-      const parent = parentOf(request)
-      return parent ? start(parent, name, options) : noSpan
+    startSpan(parent, name, options) {
+      const span = parentOf(parent)
+      return span ? start(span, name, options) : noSpan
     },
-    inSpan(request, name, options, work) {
-      const parent = parentOf(request)
-      if (!parent) return work(noSpan)
-      const handle = start(parent, name, options)
-      return context.with(trace.setSpan(context.active(), handle.span), async function runInSpan() {
-        try {
-          return await work(handle)
-        } catch (error) {
-          // The digest comes later, from the error handler, onto the request span (requestFailed).
-          handle.fail(error, undefined)
-          throw error
-        } finally {
-          handle.end()
-        }
-      })
+    inSpan(parent, name, options, work) {
+      const span = parentOf(parent)
+      return span ? runInSpan(start(span, name, options), work) : work(noSpan)
+    },
+    isRecording(on) {
+      return parentOf(on) !== undefined
+    },
+    setAttributes(on, attributes) {
+      parentOf(on)?.setAttributes(attributes)
     },
     requestFailed(request, error, digest) {
       const span = request.traceSpan

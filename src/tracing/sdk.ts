@@ -1,7 +1,6 @@
 import { FastifyOtelInstrumentation } from '@fastify/otel'
 import { context, diag, DiagLogLevel, propagation, trace, type DiagLogFunction, type Span } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
 import {
   AlwaysOffSampler,
@@ -72,8 +71,13 @@ async function exporterOf(config: TracingConfig): Promise<SpanExporter> {
 /**
  * Starts the OpenTelemetry SDK for this process: a tracer provider with the configured sampler and a batch processor
  * (bounded queue: spans are dropped, never piled up, while the collector is away) exporting over OTLP/HTTP; the W3C
- * trace-context propagator only (no baggage taken from anyone); the undici instrumentation, so outgoing requests
- * (remote images) carry `traceparent`; and @fastify/otel for the request spans.
+ * trace-context propagator only (no baggage taken from anyone); and @fastify/otel for the request spans.
+ *
+ * No context manager: every span of Courier's names its parent (src/tracing/request-tracing.ts), so nothing needs an
+ * "active" span carried across awaits. `context.with` is then a plain call and `context.active()` the root context;
+ * the AsyncLocalStorage context manager would enter a context for every request, sampled or not, which Node 20's
+ * async hooks carry into every promise the request makes (README "Tracing cost"). Outgoing requests (remote images)
+ * carry `traceparent` because src/images/optimizer.ts injects their span's, not because an instrumentation finds it.
  */
 export async function startTracingSdk(config: TracingConfig, options: SdkOptions): Promise<TracingSdk> {
   const detected = detectResources({ detectors: [envDetector] })
@@ -83,14 +87,11 @@ export async function startTracingSdk(config: TracingConfig, options: SdkOptions
     sampler: samplerOf(config),
     spanProcessors: [new BatchSpanProcessor(await exporterOf(config))],
   })
-  provider.register({ propagator: new W3CTraceContextPropagator() })
+  // null: no context manager at all (undefined would install the AsyncLocalStorage one).
+  provider.register({ contextManager: null, propagator: new W3CTraceContextPropagator() })
   const report = reportTo(options.log)
   const ignore: DiagLogFunction = () => {}
   diag.setLogger({ error: report, warn: report, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN)
-
-  const undici = new UndiciInstrumentation({ requireParentforSpans: true })
-  undici.setTracerProvider(provider)
-  undici.enable()
 
   const fastifyOtel = new FastifyOtelInstrumentation({
     // Courier's own spans say what each step did; a span per hook would only add noise and cost.
@@ -107,7 +108,6 @@ export async function startTracingSdk(config: TracingConfig, options: SdkOptions
     fastifyOtel,
     tracer: provider.getTracer('courier'),
     async shutdown() {
-      undici.disable()
       fastifyOtel.disable()
       await provider.shutdown()
       trace.disable()

@@ -13,12 +13,26 @@ export type SpanAttributes = Readonly<Record<string, string | number | boolean>>
 export interface TraceSpan {
   setAttributes(attributes: SpanAttributes): void
   addEvent(name: string, attributes?: SpanAttributes): void
+  /**
+   * Adds the span's W3C `traceparent` (and `tracestate`) to the headers of a request to another service, so its
+   * spans join the trace under this one. A span that is not recorded adds nothing.
+   */
+  injectInto(headers: Record<string, string>): void
   /** Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`). */
   fail(error: unknown, digest: string | undefined): void
   end(): void
 }
 
+/**
+ * What a span is started under: a request (its request span), or a span of Courier's own (work a step does inside
+ * its span: the page loader in page data, an image's fetch and transform). There is no implicit "active" span: a
+ * caller names the parent. Undefined (work of no request, such as a background refresh): no span.
+ */
+export type SpanParent = FastifyRequest | TraceSpan | undefined
+
 export interface SpanOptions {
+  /** `client` for a request to another service (an image fetch); `internal` otherwise. */
+  kind?: 'internal' | 'client'
   attributes?: SpanAttributes
   /** A `traceparent` the span links to without joining its trace (a client report's page). */
   linkedTraceparent?: string | undefined
@@ -27,15 +41,25 @@ export interface SpanOptions {
 export interface Tracing {
   readonly enabled: boolean
   /**
-   * Starts a span, child of the request's span (or, without a request, of the active span: work shared by requests,
-   * such as an image transform). The caller ends it.
+   * Starts a span, child of `parent` (a request's span, or a span of Courier's); `noSpan` when the parent is not
+   * recorded (tracing off, a request not sampled, no parent at all). The caller ends it.
    */
-  startSpan(request: FastifyRequest | undefined, name: string, options?: SpanOptions): TraceSpan
+  startSpan(parent: SpanParent, name: string, options?: SpanOptions): TraceSpan
   /**
-   * Runs `work` in a span that is active while it runs (spans and outgoing requests made inside are its children);
-   * the span ends when `work` settles, failed when it throws.
+   * Runs `work` with a span child of `parent`, handed to it (spans of work done inside name it as their parent); the
+   * span ends when `work` settles, failed when it throws.
    */
-  inSpan<T>(request: FastifyRequest | undefined, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
+  inSpan<T>(parent: SpanParent, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
+  /**
+   * Whether `on` (a request's own span, or a span of Courier's) is recorded: the one check a step makes before it
+   * does any work for tracing (timing itself, building attributes). False with tracing off or a request not sampled.
+   */
+  isRecording(on: SpanParent): boolean
+  /**
+   * Adds attributes to a request's own span or to a span of Courier's: what a step did, where no span of its own is
+   * worth its cost (README "Traces"). Nothing when it is not recorded.
+   */
+  setAttributes(on: SpanParent, attributes: SpanAttributes): void
   /** Records a failed request (a 5xx) on its request span, with the digest the user was shown. */
   requestFailed(request: FastifyRequest, error: unknown, digest: string): void
   /** The `<meta name="traceparent">` of the request's span for its document; '' when the request is not sampled. */
@@ -46,6 +70,7 @@ export interface Tracing {
 export const noSpan: TraceSpan = Object.freeze({
   setAttributes() {},
   addEvent() {},
+  injectInto() {},
   fail() {},
   end() {},
 })
@@ -54,8 +79,10 @@ export const noSpan: TraceSpan = Object.freeze({
 export const tracingOff: Tracing = Object.freeze({
   enabled: false,
   startSpan: () => noSpan,
-  inSpan: <T>(_request: FastifyRequest | undefined, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
+  inSpan: <T>(_parent: SpanParent, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
     work(noSpan),
+  isRecording: () => false,
+  setAttributes() {},
   requestFailed() {},
   documentMeta: () => '',
 })

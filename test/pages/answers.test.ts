@@ -82,3 +82,26 @@ t.test('a redirect is kept and sent as data', async (t) => {
   t.same(JSON.parse(entry.data.body), { redirect: { destination: '/elsewhere', permanent: true } })
   t.equal(answers.staticEntries, 1)
 })
+
+t.test('keptEntry: the entry once its loader run has ended, with a page kept; never a pending, failed or not-found one', async (t) => {
+  let answer: () => ReturnType<NonNullable<ServerPage['load']>> = () => ({ props: { value: 1 } })
+  const page = countingPage('static', () => answer())
+  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 1 })
+  t.equal(answers.keptEntry(match(page, 'a')), undefined, 'nothing before the first request')
+  const pending = answers.staticEntry(match(page, 'a'))
+  t.equal(answers.keptEntry(match(page, 'a')), undefined, 'nor while its loader runs')
+  const entry = await pending
+  t.equal(answers.keptEntry(match(page, 'a')), entry, 'the same entry once it has run')
+  t.equal(page.runs, 1)
+  await answers.staticEntry(match(page, 'b'))
+  t.equal(answers.keptEntry(match(page, 'b')), undefined, 'an instance past the bound is not kept')
+  answer = () => ({ notFound: true })
+  const other = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  await other.staticEntry(match(page, 'c'))
+  t.equal(other.keptEntry(match(page, 'c')), undefined, 'a not-found answer is not kept')
+  answer = () => {
+    throw new Error('loader failed')
+  }
+  await t.rejects(other.staticEntry(match(page, 'd')), /loader failed/)
+  t.equal(other.keptEntry(match(page, 'd')), undefined, 'a failed run is not kept')
+})

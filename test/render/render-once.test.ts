@@ -143,3 +143,18 @@ t.test('the cache: once full, new keys are not rendered for keeping', async (t) 
   t.ok(await cache.get('a', render), 'kept keys still answer')
   t.equal(await new DocumentCache(0).get('a', render), undefined, '0 keeps nothing')
 })
+
+t.test('a slot is ready once its render has given a document: never while it renders, nor after one that gave nothing', async (t) => {
+  const cache = new DocumentCache(10)
+  const slot = cache.slot('a')!
+  t.equal(slot.ready, undefined, 'nothing before the first use')
+  t.equal(await slot.get(async () => undefined), undefined)
+  t.equal(slot.ready, undefined, 'a render that gave nothing')
+  let finish: (document: KeptDocument) => void = () => {}
+  const pending = slot.get(() => new Promise<KeptDocument>((resolve) => (finish = resolve)))
+  t.equal(slot.ready, undefined, 'nor while it renders')
+  const document = keptOf('<p>a</p>')
+  finish(document)
+  t.equal(await pending, document)
+  t.equal(slot.ready, document, 'the kept document once rendered')
+})

@@ -1,6 +1,7 @@
 /**
  * Tracing in one process through inject: the traceparent meta of documents kept for the deployment (plain and gzip,
- * one per request), the client report's link to its page, remote image fetches carrying traceparent.
+ * one per request), the client report's link to its page, remote image fetches carrying the traceparent of their
+ * CLIENT span (sampled requests only).
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import http from 'node:http'
@@ -79,12 +80,14 @@ const loopbackLookup: LookupFunction = (_hostname, options, callback) => {
   else callback(null, '127.0.0.1', 4)
 }
 
-t.test("a remote image fetch carries the trace's traceparent, under the fetch span", async (t) => {
-  const receiver = await receiverFor(t)
+/** An upstream for remote images: `/old.jpg` redirects to `/photo.jpg`, `/missing.jpg` is a 404; every request's headers are kept. */
+async function upstreamFor(t: Test) {
   const photo = await jpegOf(300, 200)
-  const received: http.IncomingHttpHeaders[] = []
+  const received: Array<{ url: string; headers: http.IncomingHttpHeaders }> = []
   const upstream = http.createServer((request, response) => {
-    received.push(request.headers)
+    received.push({ url: request.url ?? '', headers: request.headers })
+    if (request.url?.startsWith('/old.jpg')) return response.writeHead(301, { location: '/photo.jpg' }).end()
+    if (request.url?.startsWith('/missing.jpg')) return response.writeHead(404).end()
     response.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo)
   })
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
@@ -92,12 +95,14 @@ t.test("a remote image fetch carries the trace's traceparent, under the fetch sp
     upstream.closeAllConnections()
     upstream.close(() => resolve())
   }))
-  const origin = `http://images.test:${(upstream.address() as AddressInfo).port}`
+  return { port: (upstream.address() as AddressInfo).port, received }
+}
 
+async function imageApp(t: Test, env: Record<string, string>, origin: string): Promise<FastifyInstance> {
   const { stream } = captureLogs()
   const app = Fastify({ loggerInstance: pino({ level: 'info' }, stream) }) as unknown as FastifyInstance
   await app.register(deploymentId, { distDir: path.resolve('dist'), dev: false, expected: undefined })
-  await app.register(tracing, { config: loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }), trustProxy: false })
+  await app.register(tracing, { config: loadTracingConfig(env), trustProxy: false })
   await app.register(errors)
   await app.register(image, {
     publicRoot: temporaryFolder(t, 'public'),
@@ -107,17 +112,66 @@ t.test("a remote image fetch carries the trace's traceparent, under the fetch sp
     isAddressRefused: () => false,
   })
   t.teardown(() => app.close())
+  return app
+}
 
-  const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/photo.jpg`)}&w=128`)
+t.test('a remote image fetch is a CLIENT span under the image span, and its traceparent goes to the remote host', async (t) => {
+  const receiver = await receiverFor(t)
+  const { port, received } = await upstreamFor(t)
+  const origin = `http://images.test:${port}`
+  const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
+
+  // A redirect on the way, and a query: the span's url.full leaves it out.
+  const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/old.jpg?v=2`)}&w=128`)
   t.equal(response.statusCode, 200)
   t.equal(response.headers['x-image-cache'], 'MISS')
-  const traceparent = String(received[0]?.traceparent ?? '')
+  t.same(received.map((request) => request.url), ['/old.jpg?v=2', '/photo.jpg'], 'the redirect followed')
+  const traceparent = String(received[0]?.headers.traceparent ?? '')
   t.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'the upstream got a traceparent')
+  t.equal(received[1]?.headers.traceparent, traceparent, 'the same on the redirected request')
+  t.notOk(received[0]?.headers.tracestate, 'no tracestate: none was given')
+
   const fetchSpan = await until('the fetch span', () => receiver.spans().find((span) => span.name === 'courier.image.fetch'))
-  const client = await until('the client span', () => receiver.spans().find((span) => span.parentSpanId === fetchSpan.spanId))
-  t.equal(client.kind, 3, "undici's client span, under the fetch span")
-  t.equal(traceparent, `00-${client.traceId}-${client.spanId}-01`, 'naming that span')
+  t.equal(fetchSpan.kind, 3, 'a CLIENT span')
+  t.equal(traceparent, `00-${fetchSpan.traceId}-${fetchSpan.spanId}-01`, 'the traceparent names the fetch span')
+  t.same(fetchSpan.attributes, {
+    'http.request.method': 'GET',
+    'server.address': 'images.test',
+    'server.port': port,
+    'url.full': `${origin}/old.jpg`,
+    'http.response.status_code': 200,
+  }, 'the HTTP client attributes, the final status')
+  t.same(fetchSpan.events, [{ name: 'redirect', attributes: { 'url.full': `${origin}/photo.jpg` } }], 'the redirect as an event')
   // The image span ends after the fetch span: it may come in a later batch.
   const imageSpan = await until('the image span', () => receiver.spans().find((span) => span.spanId === fetchSpan.parentSpanId))
-  t.match(imageSpan, { name: 'courier.image', attributes: { 'courier.image.cache': 'miss', 'courier.image.source': 'remote' } })
+  t.match(imageSpan, { name: 'courier.image', traceId: fetchSpan.traceId, attributes: { 'courier.image.cache': 'miss', 'courier.image.source': 'remote' } })
+  const transform = receiver.spans().find((span) => span.name === 'courier.image.transform')
+  t.match(transform, { parentSpanId: imageSpan.spanId, traceId: imageSpan.traceId, kind: 1 }, 'the transform under the image span too')
+  const requestSpan = await until('the request span', () => receiver.spans().find((span) => span.spanId === imageSpan.parentSpanId))
+  t.equal(requestSpan.kind, 2, 'under the request span')
+})
+
+t.test('a failed remote fetch: its span has the status, error.type and status ERROR', async (t) => {
+  const receiver = await receiverFor(t)
+  const { port } = await upstreamFor(t)
+  const origin = `http://images.test:${port}`
+  const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
+  const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/missing.jpg`)}&w=128`)
+  t.equal(response.statusCode, 502)
+  const fetchSpan = await until('the fetch span', () => receiver.spans().find((span) => span.name === 'courier.image.fetch'))
+  t.match(fetchSpan, { kind: 3, status: { code: 2 }, attributes: { 'http.response.status_code': 404, 'error.type': '404', 'url.full': `${origin}/missing.jpg` } })
+  t.ok(fetchSpan.events.some((event) => event.name === 'exception'), 'the exception')
+})
+
+t.test('a request not sampled: the remote fetch makes no span and sends no traceparent', async (t) => {
+  const receiver = await receiverFor(t)
+  const { port, received } = await upstreamFor(t)
+  const origin = `http://images.test:${port}`
+  const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_SAMPLER: 'always_off' }, origin)
+  const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/photo.jpg`)}&w=128`)
+  t.equal(response.statusCode, 200)
+  t.equal(received.length, 1)
+  t.notOk(received[0]?.headers.traceparent, 'no traceparent')
+  await app.close()
+  t.same(receiver.spans(), [], 'no span exported')
 })

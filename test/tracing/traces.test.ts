@@ -49,6 +49,13 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const deploymentId = /data-dpl-id="([^"]+)"/.exec(html)?.[1] ?? ''
   const data = await fetch(`${server.origin}/_next/data/${deploymentId}/index.json`)
   t.equal(data.status, 200, 'page data')
+  await data.text()
+  const dynamicData = await fetch(`${server.origin}/_next/data/${deploymentId}/status.json`)
+  t.equal(dynamicData.status, 200, 'page data of a dynamic page')
+  await dynamicData.text()
+  const again = await fetch(`${server.origin}/?again=1`)
+  t.equal(again.status, 200, 'the page again')
+  await again.text()
   const image = await fetch(`${server.origin}/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50`, { headers: { accept: 'image/webp' } })
   t.equal(image.headers.get('x-image-cache'), 'MISS', 'an image miss')
   await image.arrayBuffer()
@@ -60,31 +67,53 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.ok(digest, 'the error page shows a digest')
   t.notMatch(failingHtml, /trace_id|traceparent|failed on purpose/, 'and no trace id, traceparent or message')
 
-  // The page: request span, filter, loader, render.
-  const pageTrace = await requestSpan(receiver, server, '/', 3)
+  // The page: request span (the filter's decision on it), loader, render.
+  const pageTrace = await requestSpan(receiver, server, '/', 2)
   const { root } = pageTrace
   t.equal(root.name, 'GET /')
   t.equal(root.kind, 2, 'a server span')
   t.equal(root.parentSpanId, '', 'a root: the client is not a trusted proxy')
   t.match(root.attributes, { 'http.route': '/', 'http.request.method': 'GET', 'http.response.status_code': 200, 'url.path': '/', 'courier.deployment_id': deploymentId })
+  t.match(root.attributes, { 'courier.filter.decision': 'applied', 'courier.filter.answered': false, 'courier.filter.duration_ms': Number }, "the filter's outcome")
   t.equal(root.resource['service.name'], 'courier-test')
   const children = childrenOf(receiver.spans(), root)
   const names = children.map((span) => span.name).sort()
-  t.same(names, ['courier.page_loader', 'courier.render', 'courier.request_filter'])
-  t.match(children.find((span) => span.name === 'courier.request_filter')!.attributes, { 'courier.filter.decision': 'applied' })
+  t.same(names, ['courier.page_loader', 'courier.render'])
   t.match(children.find((span) => span.name === 'courier.page_loader')!.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props' })
   t.match(children.find((span) => span.name === 'courier.render')!.attributes, { 'courier.render.target': 'page', 'courier.page.id': 'home' })
   t.match(html, `<meta name="traceparent" content="00-${root.traceId}-${root.spanId}-01">`, "the document carries its request's traceparent")
 
-  // The page data: its span, and the loader's under it.
-  const dataTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/index.json`, 2)
+  // The same page again: its answer and its document are kept, nothing loads or renders. No child span; the request
+  // span says what was sent.
+  const keptTrace = await requestSpan(receiver, server, '/?again=1', 0)
+  t.same(childrenOf(receiver.spans(), keptTrace.root), [], 'no child span')
+  t.match(keptTrace.root.attributes, {
+    'courier.page.id': 'home',
+    'courier.page.kind': 'static',
+    'courier.loader.answer': 'props',
+    'courier.loader.kept': true,
+    'courier.render.target': 'page',
+    'courier.render.kept': true,
+  }, 'the kept answer and document, on the request span')
+
+  // The page data: its span. The page's answer is kept by now (the page was served first): no loader span under it.
+  const dataTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/index.json`, 1)
   t.equal(dataTrace.root.name, 'GET /_next/data/:deploymentId/*')
   const dataSpan = childrenOf(receiver.spans(), dataTrace.root).find((span) => span.name === 'courier.page_data')!
-  t.match(dataSpan.attributes, { 'courier.page.id': 'home' })
-  t.same(childrenOf(receiver.spans(), dataSpan).map((span) => span.name), ['courier.page_loader'])
+  t.match(dataSpan.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props', 'courier.loader.kept': true })
+  t.same(childrenOf(receiver.spans(), dataSpan), [], 'the kept answer: no loader span')
+  // A dynamic page's data: its loader runs, in a span under the page-data span.
+  const dynamicTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/status.json`, 1)
+  const dynamicSpan = childrenOf(receiver.spans(), dynamicTrace.root).find((span) => span.name === 'courier.page_data')!
+  const loaderSpans = await until('the loader span under page data', () => {
+    const found = childrenOf(receiver.spans(), dynamicSpan)
+    return found.length > 0 ? found : undefined
+  })
+  t.same(loaderSpans.map((span) => span.name), ['courier.page_loader'])
+  t.match(loaderSpans[0]!.attributes, { 'courier.page.id': 'status', 'courier.page.kind': 'dynamic', 'courier.loader.answer': 'props' })
 
   // The image miss: the optimizer's span with its cache state, the transform under it.
-  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50', 2)
+  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50', 1)
   t.equal(imageTrace.root.name, 'GET /_next/image')
   const imageSpan = childrenOf(receiver.spans(), imageTrace.root).find((span) => span.name === 'courier.image')!
   t.match(imageSpan.attributes, { 'courier.image.cache': 'miss', 'courier.image.source': 'local', 'courier.image.width': 64 })
@@ -92,7 +121,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.match(transform?.attributes, { 'courier.image.format': 'webp', 'courier.image.source_format': 'jpeg' }, 'the transform')
 
   // The failing page: ERROR with the digest and the exception on the request span; the loader's span failed too.
-  const failTrace = await requestSpan(receiver, server, '/__test/server-error', 3)
+  const failTrace = await requestSpan(receiver, server, '/__test/server-error', 2)
   t.equal(failTrace.root.name, 'GET /__test/server-error')
   t.equal(failTrace.root.status.code, 2, 'status ERROR')
   t.equal(failTrace.root.attributes['courier.digest'], digest, 'the digest the visitor saw')
@@ -104,7 +133,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const errorLine = server.logs().find((line) => line.msg === 'request failed' && line.digest === digest)
   t.match(errorLine, { trace_id: failTrace.root.traceId, span_id: failTrace.root.spanId }, 'so has the error line, and the trace id')
 
-  for (const trace of [pageTrace, dataTrace, imageTrace, failTrace]) {
+  for (const trace of [pageTrace, keptTrace, dataTrace, imageTrace, failTrace]) {
     const lines = server.logs().filter((line) => line.reqId === trace.line.reqId)
     t.ok(lines.length > 0 && lines.every((line) => line.trace_id === trace.root.traceId && line.span_id === trace.root.spanId),
       `every line of ${String(trace.line.url)} carries its trace and span ids`)
@@ -123,7 +152,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
     const response = await fetch(`${server.origin}/guides?forged=${index}`, { headers: { traceparent, tracestate: `x=${'y'.repeat(500)}` } })
     t.equal(response.status, 200, `forged traceparent ${index}: answered`)
     await response.text()
-    const trace = await requestSpan(receiver, server, `/guides?forged=${index}`, 1)
+    const trace = await requestSpan(receiver, server, `/guides?forged=${index}`, 0)
     t.equal(trace.root.parentSpanId, '', `forged traceparent ${index}: a new root`)
   }
   t.notOk(receiver.spans().some((span) => span.traceId === forgedTraceId || span.links.some((link) => link.traceId === forgedTraceId)),
