@@ -11,7 +11,7 @@ import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import { dataAnswerOf, type DataAnswer, type PageAnswer, type PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import type { ServerPage } from '../src/pages/site.ts'
-import { traceKeptAnswer, traceLoader } from '../src/tracing/page-spans.ts'
+import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
 
 export interface PageDataOptions {
@@ -94,9 +94,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       metrics?.pageDataAnswered('dynamic', outcomes[answer.type])
       return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
     }
-    let entry = answers.keptEntry(match)
-    if (entry) traceKeptAnswer(tracing, span, match.page, entry.answer)
-    else entry = await traceLoader(tracing, span, match.page, () => answers.staticEntry(match), (kept) => kept.answer)
+    const entry = await tracedStaticEntry(tracing, span, answers, match)
     const { data } = entry
     if (data.statusCode !== 200) {
       metrics?.pageDataAnswered('static', 'not_found')

@@ -7,7 +7,7 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { PageAnswers, type PageAnswer } from '../src/pages/answers.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
-import { traceKeptAnswer, traceLoader } from '../src/tracing/page-spans.ts'
+import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
 
@@ -35,7 +35,6 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const answers = new PageAnswers({ deploymentId: fastify.deploymentId, maxStaticEntries: staticPageCacheEntries })
   const tracing = tracingOf(fastify)
   const answerItself = (answer: PageAnswer) => answer
-  const entryAnswer = (entry: { answer: PageAnswer }) => entry.answer
 
   function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {
     if (answer.type === 'notFound') return reply.callNotFound()
@@ -55,10 +54,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
           const answer = await traceLoader(tracing, request, page, () => answers.load(page, params, query), answerItself)
           return answerPage(request, reply, page, params, answer)
         }
-        const match = { page, params }
-        let entry = answers.keptEntry(match)
-        if (entry) traceKeptAnswer(tracing, request, page, entry.answer)
-        else entry = await traceLoader(tracing, request, page, () => answers.staticEntry(match), entryAnswer)
+        const entry = await tracedStaticEntry(tracing, request, answers, { page, params })
         return answerPage(request, reply, page, params, entry.answer, entry.document)
       },
     })

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream'
 import { brotliCompressSync, constants, createBrotliCompress, gzipSync } from 'node:zlib'
 import { compression } from '../../config/compression.ts'
-import { gzipPieces, PieceStream } from './pieces.ts'
 import { identityAcceptable, negotiateCoding, type Coding, type ContentCoding } from './negotiate.ts'
 
 /** The server's preference between codings a client weighs alike: brotli is smaller for the same text. */
@@ -26,45 +25,37 @@ export function compressBody(body: Buffer | string, coding: ContentCoding, effor
 }
 
 /**
- * A streamed document compressed as it streams: in gzip, one piece per turn of the event loop (src/compression/
- * pieces.ts; the renderer codes its own documents so). Brotli streams cannot be joined from independent pieces: a
- * client that takes brotli only gets an asynchronous brotli stream with a small window, flushed per turn.
- * If the client goes, the source is destroyed too (the renderer aborts the render on the connection's close).
+ * A streamed document in brotli, for a client that takes brotli and not gzip (the renderer sends gzip in pieces,
+ * src/compression/pieces.ts). Brotli streams cannot be joined from independent pieces: this is an asynchronous brotli
+ * stream with a small window, flushed once per turn of the event loop. If the client goes, the source is destroyed
+ * too (the renderer aborts the render on the connection's close).
  */
-export function compressStream(source: Readable, coding: ContentCoding): Readable {
-  const compressor =
-    coding === 'gzip'
-      ? new PieceStream({ coding: gzipPieces() })
-      : createBrotliCompress({
-          params: {
-            [constants.BROTLI_PARAM_QUALITY]: compression.brotliQualityPerRequest,
-            [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-            // 64 KiB: a document's reach; the default 4 MiB window cost megabytes per concurrent response.
-            [constants.BROTLI_PARAM_LGWIN]: 16,
-          },
-        })
-  if (coding === 'br') {
-    let flushScheduled = false
-    const brotli = compressor as ReturnType<typeof createBrotliCompress>
-    source.on('data', function compressChunk(chunk: Buffer | string) {
-      if (!brotli.write(chunk)) source.pause()
-      if (flushScheduled) return
-      flushScheduled = true
-      setImmediate(() => {
-        flushScheduled = false
-        if (!brotli.destroyed && !brotli.writableEnded) brotli.flush(constants.BROTLI_OPERATION_FLUSH)
-      })
+export function brotliStream(source: Readable): Readable {
+  const brotli = createBrotliCompress({
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: compression.brotliQualityPerRequest,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      // 64 KiB: a document's reach; the default 4 MiB window cost megabytes per concurrent response.
+      [constants.BROTLI_PARAM_LGWIN]: 16,
+    },
+  })
+  let flushScheduled = false
+  source.on('data', function compressChunk(chunk: Buffer | string) {
+    if (!brotli.write(chunk)) source.pause()
+    if (flushScheduled) return
+    flushScheduled = true
+    setImmediate(() => {
+      flushScheduled = false
+      if (!brotli.destroyed && !brotli.writableEnded) brotli.flush(constants.BROTLI_OPERATION_FLUSH)
     })
-    brotli.on('drain', () => source.resume())
-    source.once('end', () => brotli.end())
-  } else {
-    source.pipe(compressor)
-  }
-  source.once('error', (error) => compressor.destroy(error))
-  compressor.once('close', () => {
+  })
+  brotli.on('drain', () => source.resume())
+  source.once('end', () => brotli.end())
+  source.once('error', (error) => brotli.destroy(error))
+  brotli.once('close', () => {
     if (!source.destroyed) source.destroy()
   })
-  return compressor
+  return brotli
 }
 
 /**

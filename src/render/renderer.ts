@@ -8,7 +8,7 @@ import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
-import { pieceCodings } from '../compression/compress.ts'
+import { brotliStream, pieceCodings } from '../compression/compress.ts'
 import { gzipPieces, identityPieces } from '../compression/pieces.ts'
 import { negotiateCoding } from '../compression/negotiate.ts'
 import { addVary } from '../compression/vary.ts'
@@ -183,11 +183,11 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
-    // gzip, where the client takes it, in pieces as React writes them; brotli only, plugins/compression.ts does.
-    const gzip = negotiateCoding(request.headers['accept-encoding'], pieceCodings) === 'gzip'
+    // gzip, where the client takes it, in pieces as React writes them; for a client that takes brotli only, brotli.
+    const coding = negotiateCoding(request.headers['accept-encoding'], pieceCodings)
     const { stream, abort } = await renderStream({
       element,
-      coding: gzip ? gzipPieces() : identityPieces,
+      coding: coding === 'gzip' ? gzipPieces() : identityPieces,
       opening: template.open(headFor(target, preloadsFor), nonce, target.type === 'page' ? tracing.documentMeta(request) : ''),
       closing: () =>
         template.close(
@@ -219,7 +219,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const [statusCode, cacheControl] = statusAndCacheControl(target)
     reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
     addVary(reply, 'accept-encoding')
-    if (gzip) reply.header('content-encoding', 'gzip')
-    return reply.send(stream)
+    if (coding === 'identity') return reply.send(stream)
+    return reply.header('content-encoding', coding).send(coding === 'br' ? brotliStream(stream) : stream)
   }
 }

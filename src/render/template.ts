@@ -96,11 +96,14 @@ export function compileTemplate(
   const headTags = headClose === -1 ? headToApp : headToApp.slice(0, headClose)
   const headEnd = headClose === -1 ? '' : headToApp.slice(headClose)
   const styleOrFont = /<link\b[^>]*\brel="(?:stylesheet|preload)"[^>]*>\s*/g
-  const styleAndFontTags = (headTags.match(styleOrFont) ?? []).map((tag) => tag.trim())
+  let preloadTags = ''
+  let stylesheetTags = ''
+  for (const tag of headTags.match(styleOrFont) ?? []) {
+    if (/\brel="stylesheet"/.test(tag)) stylesheetTags += tag.trim()
+    else preloadTags += tag.trim()
+  }
   // The font's preload before an inlined stylesheet's text: the browser asks for the font as early as it can.
-  const stylesAndFonts =
-    styleAndFontTags.filter((tag) => !/\brel="stylesheet"/.test(tag)).join('') +
-    inlineStylesheets(styleAndFontTags.filter((tag) => /\brel="stylesheet"/.test(tag)).join(''), options.inlineStylesheet)
+  const stylesAndFonts = preloadTags + inlineStylesheets(stylesheetTags, options.inlineStylesheet)
   // The app's scripts load at low priority, as deferred scripts do: the document is already rendered, so the
   // stylesheet, the font and the image of the first view go first on a slow link, and hydration follows.
   const headRest = headTags.replace(styleOrFont, '').replace(/<script type="module"(?![^>]*fetchpriority)/g, '<script type="module" fetchpriority="low"')

@@ -1,5 +1,6 @@
-import type { PageAnswer } from '../pages/answers.ts'
+import type { PageAnswer, PageAnswers, StaticPageEntry } from '../pages/answers.ts'
 import type { ServerPage } from '../pages/site.ts'
+import type { PageMatch } from '../../site/match.ts'
 import type { SpanParent, Tracing } from './tracing.ts'
 
 /**
@@ -26,7 +27,25 @@ export function traceLoader<T>(
  * A `static` page answered from the entry kept for the deployment: no loader runs, so no loader span; the page and
  * its kept answer go on `parent` (the request span, or `courier.page_data`) instead. Nothing when it is not recorded.
  */
-export function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
+function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
   if (!tracing.isRecording(parent)) return
   tracing.setAttributes(parent, { 'courier.page.id': page.id, 'courier.page.kind': page.kind, 'courier.loader.answer': answer.type, 'courier.loader.kept': true })
+}
+
+/**
+ * A `static` page instance's entry, traced: the one kept for the deployment as it is (its answer on `parent`), or,
+ * before its first loader run has ended, that run's (or the wait for it) under a loader span.
+ */
+export function tracedStaticEntry(
+  tracing: Tracing,
+  parent: SpanParent,
+  answers: PageAnswers,
+  match: PageMatch<ServerPage>,
+): StaticPageEntry | Promise<StaticPageEntry> {
+  const kept = answers.keptEntry(match)
+  if (kept) {
+    traceKeptAnswer(tracing, parent, match.page, kept.answer)
+    return kept
+  }
+  return traceLoader(tracing, parent, match.page, () => answers.staticEntry(match), (entry) => entry.answer)
 }
