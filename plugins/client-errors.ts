@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import rateLimit from '@fastify/rate-limit'
+import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   clientErrorLimits,
@@ -71,6 +71,16 @@ async function logClientError(request: FastifyRequest<{ Body: ClientErrorReport 
 }
 
 /**
+ * The rate limiter's key: the sender's address, as @fastify/rate-limit keys it by default (an IPv6 /64 as one client).
+ * Node forgets the address once the connection is gone, which can happen before this hook runs (a body that breaks
+ * right after the head); such requests share one budget of their own, so hanging up never skips the limit.
+ */
+function clientKey(request: FastifyRequest): string {
+  const address: string | undefined = request.ip
+  return address === undefined ? 'connection-gone' : normalizeIP(address)
+}
+
+/**
  * POST /api/client-errors: exceptions the browser reports (error boundary, window.onerror, unhandledrejection),
  * validated by schema, size-capped, rate-limited per client and written to the log. 204 when logged; 400 for a bad
  * body, 413 for a big one, 415 for anything but JSON, 429 for a flood; all JSON, by the status-title table.
@@ -81,6 +91,7 @@ async function clientErrors(fastify: FastifyInstance) {
   await fastify.register(async function clientErrorRoute(scope) {
     await scope.register(rateLimit, {
       global: false,
+      keyGenerator: clientKey,
       // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
       ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis ? { store: sharedRateLimitStore(fastify.sharedRedis) } : {}),
       errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),

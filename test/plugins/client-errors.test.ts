@@ -1,4 +1,6 @@
 import t from 'tap'
+import net from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { clientErrorLimits } from '../../config/client-errors.ts'
 import { build } from '../helpers/app.ts'
 
@@ -138,4 +140,25 @@ t.test('a flood from one client gets 429; another client is still heard', async 
   t.equal(logs().filter((line) => line.msg === 'client error reported').length, clientErrorLimits.maxPerWindow + 1)
   const page = await app.inject({ url: '/', remoteAddress: '203.0.113.7' })
   t.equal(page.statusCode, 200, 'the limit is scoped to the reports')
+})
+
+t.test('a report whose connection is gone before the rate limiter runs is dropped quietly, never a server failure', async (t) => {
+  const { app, logs } = await build(t)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  // A chunked body that breaks right after the head: Node answers 400 and destroys the socket while the route's hooks
+  // still run, and the sender's address is then unknown (`request.ip` undefined) when the rate limiter asks for it.
+  const request = `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`
+  for (let index = 0; index < 20; index += 1) {
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(request))
+      socket.resume()
+      socket.on('close', () => resolve())
+      socket.on('error', () => resolve())
+    })
+  }
+  const served = await app.inject({ method: 'POST', url: path, payload: report, remoteAddress: '203.0.113.20' })
+  t.equal(served.statusCode, 204, 'reports still go through')
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  t.same(logs().filter((line) => line.level >= 50), [], 'nothing logged at error level')
 })
