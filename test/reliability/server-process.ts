@@ -68,6 +68,11 @@ export interface ServerProcess {
   child: ChildProcess
   /** Parsed JSON lines so far: everything but access lines, plus those too when `keepAccessLines`. */
   logs(): LogLine[]
+  /**
+   * The first line that `matches`, waiting up to `timeoutMs` for it: the process's stdout is read through a pipe, so
+   * a line logged before a response can still be on its way when the response has arrived. Undefined if none came.
+   */
+  logLine(matches: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine | undefined>
   /** Access lines so far, counted without parsing. */
   accessCounts(): AccessCounts
   /** What the process wrote that was not a JSON line (stderr included). */
@@ -249,6 +254,14 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     imageCacheDir,
     child,
     logs: () => lines,
+    async logLine(matches, timeoutMs = 5_000) {
+      const end = performance.now() + timeoutMs
+      for (;;) {
+        const line = lines.find(matches)
+        if (line || performance.now() >= end) return line
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    },
     accessCounts: () => ({ ...access }),
     otherOutput: () => other,
     command<T>(message: Record<string, unknown>, timeoutMs = processTimeouts.commandMs): Promise<T> {

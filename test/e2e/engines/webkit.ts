@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { By, Capabilities, WebDriver } from 'selenium-webdriver'
-import { bounded, timeouts } from '../harness.ts'
+import { bounded, timeouts, TimeoutError } from '../harness.ts'
 import { readRecordingSource, recorderSource, type Recorded } from './page-recorder.ts'
 import type { Engine, EngineLaunchOptions, PageFunction, Tab } from './types.ts'
 
@@ -50,9 +50,14 @@ async function waitForDriver(url: string, child: ChildProcess, output: () => str
   throw new Error(`WebKitWebDriver did not answer within ${timeouts.launchMs} ms: ${output()}`)
 }
 
-export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine> {
+interface Driver {
+  url: string
+  stop: () => void
+}
+
+async function startDriver(): Promise<Driver> {
   const port = await freePort()
-  // Its own process group: closing ends xvfb-run, Xvfb, the driver and the browsers it started, and nothing else.
+  // Its own process group: stopping ends xvfb-run, Xvfb, the driver and the browsers it started, and nothing else.
   const child = spawn(xvfbRunPath, ['-a', '-s', '-screen 0 1600x1200x24', webkitDriverPath, `--port=${port}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -74,10 +79,36 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
     stop()
     throw error
   }
+  return { url, stop }
+}
+
+export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine> {
+  let driverProcess = await startDriver()
   const capabilities = new Capabilities({
     // No browserName: the driver's default ("epiphany") would not match MiniBrowser.
     'webkitgtk:browserOptions': { binary: miniBrowserPath, args: ['--automation'] },
   })
+
+  /**
+   * A new session is a new MiniBrowser. Rarely, the driver never answers the request for one; no page of the site is
+   * loaded yet. Then the driver and its display are replaced, once, and the replacement is said on stderr; a second
+   * hang fails the test.
+   */
+  async function openSession(): Promise<WebDriver> {
+    for (let attempt = 1; ; attempt += 1) {
+      const driver = WebDriver.createSession(new Executor(new HttpClient(driverProcess.url)), capabilities)
+      try {
+        // On a loaded machine a MiniBrowser's start can take a good part of a minute.
+        await bounded(driver.getSession(), 2 * timeouts.launchMs, 'opening a WebKit session')
+        return driver
+      } catch (error) {
+        if (attempt > 1 || !(error instanceof TimeoutError)) throw error
+        process.stderr.write(`webkit: ${error.message}; starting a new WebKitWebDriver and trying once more\n`)
+        driverProcess.stop()
+        driverProcess = await startDriver()
+      }
+    }
+  }
   let version = 'WebKitGTK'
 
   return {
@@ -86,9 +117,7 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
       return version
     },
     async newTab(): Promise<Tab> {
-      const driver = WebDriver.createSession(new Executor(new HttpClient(url)), capabilities)
-      // A session is a new MiniBrowser: on a loaded machine its start can take a good part of a minute.
-      await bounded(driver.getSession(), 2 * timeouts.launchMs, 'opening a WebKit session')
+      const driver = await openSession()
       version = `WebKitGTK ${(await driver.getCapabilities()).getBrowserVersion()}`
       await driver.manage().setTimeouts({ pageLoad: timeouts.navigationMs, script: timeouts.navigationMs })
       await driver.manage().window().setRect({ width: 1280, height: 800 })
@@ -142,7 +171,7 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
       }
     },
     async close() {
-      stop()
+      driverProcess.stop()
     },
   }
 }
