@@ -1,68 +1,48 @@
-import { envSchema } from 'env-schema'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
+import { EnvValueError, flag, integer, oneOf, readEnv, text } from './env-variables.ts'
 import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
-/** Every environment variable Courier reads, with its default. README's configuration table mirrors this. */
-const schema = {
-  type: 'object',
-  properties: {
-    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
-    HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    /** Build time: the deployment id baked into the client. At run time it must match the build, or start-up stops. */
-    DEPLOYMENT_ID: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
-    /** Honour X-Forwarded-* from a proxy in front, as Fastify's trustProxy takes it: `true`/`false`, a hop count, or a
-     * comma-separated list of the proxies' IP addresses and CIDR ranges. Off by default, so clients cannot spoof host,
-     * protocol or address. */
-    TRUST_PROXY: { type: 'string', minLength: 1, default: 'false' },
-    /** Send Strict-Transport-Security on every response (the request filter sets it): only behind TLS. */
-    HSTS: { type: 'boolean', default: false },
-    /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
-    SITE_URL: { type: 'string', pattern: '^https?://[^/?#\\s]+$', default: 'http://localhost:3000' },
-    /** Where the build lives: `dist` (`npm run build`), or `dist-test` with COURIER_TEST_ROUTES (`npm run build:test`). */
-    DIST_DIR: { type: 'string', minLength: 1 },
-    /** Serve through Vite's dev server with HMR instead of the build. `npm run dev` sets it. */
-    COURIER_DEV: { type: 'boolean', default: false },
-    /** Serve the test build's /__test/* pages (test/site/) that exercise streaming and error paths. Never in production. */
-    COURIER_TEST_ROUTES: { type: 'boolean', default: false },
-    /** Where the image optimizer caches its output (relative paths from the project root). */
-    IMAGE_CACHE_DIR: { type: 'string', minLength: 1, default: '.image-cache' },
-    /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
-    IMAGES_ALLOW_SVG: { type: 'boolean', default: false },
-    /** Worker processes through node:cluster, one per core at most is useful (README "Running at scale"). */
-    WEB_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 256, default: 1 },
-    /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
-    REDIS_URL: { type: 'string', pattern: '^rediss?://[^\\s]+$' },
-    /** Prometheus metrics on a port of their own (README "Metrics"), never the site's. Unset: no metrics at all. */
-    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
-    /** Where the metrics port listens: loopback by default, so only the machine (or a sidecar) can scrape it. */
-    METRICS_HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
-  },
-} as const
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
-interface RawEnv {
-  PORT: number
-  HOST: string
-  LOG_LEVEL: LogLevel
-  DEPLOYMENT_ID?: string
-  TRUST_PROXY: string
-  HSTS: boolean
-  SITE_URL: string
-  DIST_DIR?: string
-  COURIER_DEV: boolean
-  COURIER_TEST_ROUTES: boolean
-  IMAGE_CACHE_DIR: string
-  IMAGES_ALLOW_SVG: boolean
-  WEB_CONCURRENCY: number
-  REDIS_URL?: string
-  METRICS_PORT?: number
-  METRICS_HOST: string
+/** Every environment variable Courier reads, with its default. README's configuration table mirrors this. */
+const variables = {
+  PORT: integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: text({ default: '0.0.0.0' }),
+  LOG_LEVEL: oneOf(logLevels, 'info'),
+  /** Build time: the deployment id baked into the client. At run time it must match the build, or start-up stops. */
+  DEPLOYMENT_ID: text({ pattern: { test: /^[A-Za-z0-9._-]{1,64}$/, says: '1 to 64 of A-Z a-z 0-9 . _ -' } }),
+  /** Honour X-Forwarded-* from a proxy in front, as Fastify's trustProxy takes it: `true`/`false`, a hop count, or a
+   * comma-separated list of the proxies' IP addresses and CIDR ranges. Off by default, so clients cannot spoof host,
+   * protocol or address. */
+  TRUST_PROXY: text({ default: 'false' }),
+  /** Send Strict-Transport-Security on every response (the request filter sets it): only behind TLS. */
+  HSTS: flag(false),
+  /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
+  SITE_URL: text({ pattern: { test: /^https?:\/\/[^/?#\s]+$/, says: 'an http(s) origin without a path' }, default: 'http://localhost:3000' }),
+  /** Where the build lives: `dist` (`npm run build`), or `dist-test` with COURIER_TEST_ROUTES (`npm run build:test`). */
+  DIST_DIR: text({}),
+  /** Serve through Vite's dev server with HMR instead of the build. `npm run dev` sets it. */
+  COURIER_DEV: flag(false),
+  /** Serve the test build's /__test/* pages (test/site/) that exercise streaming and error paths. Never in production. */
+  COURIER_TEST_ROUTES: flag(false),
+  /** Where the image optimizer caches its output (relative paths from the project root). */
+  IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
+  /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
+  IMAGES_ALLOW_SVG: flag(false),
+  /** Worker processes through node:cluster, one per core at most is useful (README "Running at scale"). */
+  WEB_CONCURRENCY: integer({ minimum: 1, maximum: 256, default: 1 }),
+  /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
+  REDIS_URL: text({ pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' } }),
+  /** Prometheus metrics on a port of their own (README "Metrics"), never the site's. Unset: no metrics at all. */
+  METRICS_PORT: integer({ minimum: 0, maximum: 65535 }),
+  /** Where the metrics port listens: loopback by default, so only the machine (or a sidecar) can scrape it. */
+  METRICS_HOST: text({ default: '127.0.0.1' }),
 }
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+export type LogLevel = (typeof logLevels)[number]
 
 export interface Config {
   readonly port: number
@@ -151,15 +131,15 @@ export function parseTrustProxy(value: string): TrustProxy {
 
 /**
  * Reads and validates the environment once. A bad value throws a ConfigError whose message names the variable,
- * e.g. `invalid environment: PORT must be <= 65535`.
+ * e.g. `invalid environment: PORT must be an integer from 0 to 65535 (got "70000")`.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
-  let raw: RawEnv
+  let raw
   try {
-    raw = envSchema<RawEnv>({ schema, data: { ...env } })
+    raw = readEnv(variables, env)
   } catch (error) {
-    const message = (error as Error).message.replace(/env\//g, '').replace(/^env /, '')
-    throw new ConfigError(`invalid environment: ${message}`)
+    if (error instanceof EnvValueError) throw new ConfigError(`invalid environment: ${error.message}`)
+    throw error
   }
   // The site's port answers the public; the metrics port must never be it (port 0 asks the OS for a free one).
   if (raw.METRICS_PORT !== undefined && raw.METRICS_PORT !== 0 && raw.METRICS_PORT === raw.PORT) {

@@ -156,7 +156,7 @@ t.test('a bad environment stops start-up with a message naming the variable', as
   const { entry } = await startCommand()
   const { code, output } = await failedStart(entry, { PORT: 'eighty' })
   t.equal(code, 78)
-  t.match(output, 'courier: invalid environment: PORT must be integer')
+  t.match(output, 'courier: invalid environment: PORT must be an integer from 0 to 65535 (got "eighty")')
 })
 
 t.test("the production build's server holds no test page: COURIER_TEST_ROUTES stops it with a coded error", async (t) => {

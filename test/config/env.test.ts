@@ -38,6 +38,26 @@ t.test('a bad value stops start-up with a message naming the variable', async (t
   t.type(new ConfigError('x'), Error)
 })
 
+t.test('each kind of variable takes only its own spelling, and the message says what it must be', async (t) => {
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ PORT: '0x10' }, 'PORT must be an integer from 0 to 65535 (got "0x10")'],
+    [{ PORT: ' 80' }, 'PORT must be an integer from 0 to 65535 (got " 80")'],
+    [{ PORT: '1e3' }, 'PORT must be an integer from 0 to 65535 (got "1e3")'],
+    [{ WEB_CONCURRENCY: '1.5' }, 'WEB_CONCURRENCY must be an integer from 1 to 256 (got "1.5")'],
+    [{ HSTS: 'yes' }, 'HSTS must be true or false (got "yes")'],
+    [{ HSTS: '' }, 'HSTS must be true or false (got "")'],
+    [{ LOG_LEVEL: 'INFO' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "INFO")'],
+    [{ HOST: '' }, 'HOST must be set to something, or unset (got "")'],
+    [{ SITE_URL: 'https://example.com/' }, 'SITE_URL must be an http(s) origin without a path (got "https://example.com/")'],
+  ]
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig(env), { name: 'ConfigError', message: `invalid environment: ${message}` }, JSON.stringify(env))
+  }
+  const set = loadConfig({ HSTS: 'true', COURIER_TEST_ROUTES: 'false', PORT: '0', IMAGES_ALLOW_SVG: 'true' })
+  t.same([set.hsts, set.testRoutes, set.port, set.imagesAllowSvg], [true, false, 0, true])
+  t.equal(loadConfig({ PORT: undefined }).port, 3000, 'unset is the default')
+})
+
 t.test('TRUST_PROXY takes what Fastify trustProxy takes: a boolean, a hop count, addresses and CIDR ranges', async (t) => {
   t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
   t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1, 'a hop count')

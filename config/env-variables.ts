@@ -1,0 +1,91 @@
+/**
+ * The kinds of environment variable Courier reads (config/env.ts): how each turns the text of `process.env` into a
+ * value, with a default when unset, and a message naming the variable when the text is not one. Plain code rather
+ * than a JSON Schema validator: start-up then compiles no schema (README "Configuration").
+ */
+
+/** How one variable is read; `undefined` text means unset. Throws an EnvValueError naming the variable. */
+export interface EnvVariable<T> {
+  read(name: string, text: string | undefined): T
+}
+
+/** The values a table of variables reads to, by name. */
+export type EnvValues<Table> = { [Name in keyof Table]: Table[Name] extends EnvVariable<infer T> ? T : never }
+
+export class EnvValueError extends Error {
+  override name = 'EnvValueError'
+}
+
+function invalid(name: string, text: string, must: string): EnvValueError {
+  return new EnvValueError(`${name} must be ${must} (got ${JSON.stringify(text)})`)
+}
+
+const decimalInteger = /^-?\d{1,16}$/
+
+/** A whole number in decimal, from `minimum` to `maximum`. */
+export function integer(range: { minimum: number; maximum: number }): EnvVariable<number | undefined>
+export function integer(range: { minimum: number; maximum: number; default: number }): EnvVariable<number>
+export function integer(range: { minimum: number; maximum: number; default?: number }): EnvVariable<number | undefined> {
+  return {
+    read(name, text) {
+      if (text === undefined) return range.default
+      const value = Number(text)
+      if (!decimalInteger.test(text) || value < range.minimum || value > range.maximum) {
+        throw invalid(name, text, `an integer from ${range.minimum} to ${range.maximum}`)
+      }
+      return value
+    },
+  }
+}
+
+interface TextRule {
+  /** What the text must match, said in the message when it does not (e.g. "an http(s) origin"). */
+  pattern?: { test: RegExp; says: string }
+}
+
+/** Text that is not empty, matching a pattern when one is given. */
+export function text(rule: TextRule): EnvVariable<string | undefined>
+export function text(rule: TextRule & { default: string }): EnvVariable<string>
+export function text(rule: TextRule & { default?: string }): EnvVariable<string | undefined> {
+  return {
+    read(name, value) {
+      if (value === undefined) return rule.default
+      if (value === '') throw invalid(name, value, 'set to something, or unset')
+      if (rule.pattern && !rule.pattern.test.test(value)) throw invalid(name, value, rule.pattern.says)
+      return value
+    },
+  }
+}
+
+/** One of a fixed set of words. */
+export function oneOf<const Word extends string>(words: readonly Word[], fallback: Word): EnvVariable<Word> {
+  return {
+    read(name, value) {
+      if (value === undefined) return fallback
+      if (!(words as readonly string[]).includes(value)) throw invalid(name, value, `one of ${words.join(', ')}`)
+      return value as Word
+    },
+  }
+}
+
+/** `true` or `false`. */
+export function flag(fallback: boolean): EnvVariable<boolean> {
+  return {
+    read(name, value) {
+      if (value === undefined) return fallback
+      if (value === 'true') return true
+      if (value === 'false') return false
+      throw invalid(name, value, 'true or false')
+    },
+  }
+}
+
+/** Reads every variable of `table` from `env`; the first bad one throws its EnvValueError. */
+export function readEnv<Table extends Record<string, EnvVariable<unknown>>>(
+  table: Table,
+  env: Readonly<Record<string, string | undefined>>,
+): EnvValues<Table> {
+  const values: Record<string, unknown> = {}
+  for (const [name, variable] of Object.entries(table)) values[name] = variable.read(name, env[name])
+  return values as EnvValues<Table>
+}
