@@ -45,4 +45,7 @@ export const serverLimits = Object.freeze({
   /** While draining for shutdown, a kept-alive connection idle this long is closed (instead of keepAliveTimeoutMs):
    * the window in which a client that reuses it gets 503 with `Connection: close` rather than a reset. */
   drainKeepAliveTimeoutMs: 1_000,
+  /** After listening, the route schemas no request has needed yet are compiled this much later (src/lazy-schema-
+   * compilers.ts): the first requests of a fresh instance do not queue behind a compiler building Ajv (~30 ms). */
+  schemaWarmUpDelayMs: 1_000,
 })
