@@ -30,14 +30,18 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
     fastify.decorate('tracing', tracingOff)
     return
   }
-  const [sdkModule, requestTracingModule, trustModule] = await Promise.all([
+  const [sdkModule, requestTracingModule, trustModule, doorModule] = await Promise.all([
     import('../src/tracing/sdk.ts'),
     import('../src/tracing/request-tracing.ts'),
     import('../src/tracing/trusted-peer.ts'),
+    import('../src/tracing/door-sampler.ts'),
   ])
   const deploymentId = fastify.deploymentId
   const isTrustedPeer = trustModule.compileTrustedPeer(trustProxy)
   const untraced = new Set(untracedPaths)
+  const isUntraced = (url: string) => untraced.has(pathOf(url))
+  const sampleRoot = doorModule.rootSampler(config)
+  const door = new doorModule.DoorDecision()
 
   /**
    * A sampled request's log lines, the access line included, carry its trace and span ids. Its logger is its own
@@ -56,7 +60,7 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
 
   const sdk = await sdkModule.startTracingSdk(config, {
     log: fastify.log,
-    ignorePath: (url) => untraced.has(pathOf(url)),
+    ignores: (call) => door.ignores(call, isUntraced),
     requestHook: function nameRequestSpan(span, request) {
       request.traceSpan = span
       // A request not sampled records nothing: nothing to name, no ids to log.
@@ -91,7 +95,9 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   // active span for it to prefer: src/tracing/sdk.ts registers no context manager). An untrusted peer's traceparent
   // (a visitor's, or anything in front of a proxy that is not trusted) is removed from the request's headers before
   // that hook reads them: it could pin trace ids, force sampling or fill a collector; the request starts a new trace.
-  fastify.addHook('onRequest', function dropUntrustedTraceContext(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+  // A new trace is sampled or not here, at the door (src/tracing/door-sampler.ts); one that continues a trusted
+  // peer's is left to the SDK's sampler.
+  fastify.addHook('onRequest', function sampleAtTheDoor(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
     // The raw headers: `request.headers` is the same object, or a copy of them made at each read.
     const headers = request.raw.headers
     // Most requests carry neither: two reads, and the peer is judged only for those that do.
@@ -99,9 +105,14 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
       delete headers.traceparent
       delete headers.tracestate
     }
+    door.admit(request.url, headers.traceparent !== undefined || sampleRoot())
     done()
   })
   await fastify.register(sdk.fastifyOtel.plugin())
+  fastify.addHook('onRequest', function forgetTheDoorDecision(_request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+    door.clear()
+    done()
+  })
 
   // The endpoint as logged: no credentials a URL may carry.
   const endpoint = new URL(config.url)

@@ -14,6 +14,7 @@ import {
 } from '@opentelemetry/sdk-trace-node'
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { TracingConfig } from '../../config/tracing.ts'
+import type { IgnoreCall } from './door-sampler.ts'
 
 /** The SDK as the tracing plugin uses it: loaded only when tracing is on (plugins/tracing.ts imports this lazily). */
 export interface TracingSdk {
@@ -27,8 +28,8 @@ export interface TracingSdk {
 export interface SdkOptions {
   /** Called with each request span as it starts (names it, adds Courier's attributes). */
   requestHook: (span: Span, request: FastifyRequest) => void
-  /** Routes traced by nobody (probes, polled every few seconds): true for their path. */
-  ignorePath: (url: string) => boolean
+  /** @fastify/otel's `ignorePaths`: true for a route or request it must leave alone (src/tracing/door-sampler.ts). */
+  ignores: (call: IgnoreCall) => boolean
   /** Where the SDK's own problems go (an export that failed: the collector is away or refuses). */
   log: FastifyBaseLogger
 }
@@ -41,20 +42,27 @@ function reportTo(log: FastifyBaseLogger): DiagLogFunction {
   }
 }
 
+/**
+ * The SDK's sampler. Roots reach it only when the door sampled them (src/tracing/door-sampler.ts), so it samples every
+ * root; a request continuing a trusted peer's trace, and Courier's spans under a request's, are decided as
+ * OTEL_TRACES_SAMPLER says: the parent's flag for the parent-based samplers, the trace id for `traceidratio`, all or
+ * nothing for `always_on` and `always_off`.
+ */
 function samplerOf(config: TracingConfig): Sampler {
+  const root = new AlwaysOnSampler()
   switch (config.sampler) {
     case 'always_on':
       return new AlwaysOnSampler()
     case 'always_off':
       return new AlwaysOffSampler()
-    case 'traceidratio':
-      return new TraceIdRatioBasedSampler(config.ratio)
+    case 'traceidratio': {
+      const byTraceId = new TraceIdRatioBasedSampler(config.ratio)
+      return new ParentBasedSampler({ root, remoteParentSampled: byTraceId, remoteParentNotSampled: byTraceId })
+    }
     case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() })
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() })
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.ratio) })
+      return new ParentBasedSampler({ root })
   }
 }
 
@@ -100,7 +108,7 @@ export async function startTracingSdk(config: TracingConfig, options: SdkOptions
     // The error handler records 5xx failures with their digest (plugins/errors.ts): one exception event, not two.
     recordExceptions: false,
     requestHook: options.requestHook,
-    ignorePaths: (route: { url: string }) => options.ignorePath(route.url),
+    ignorePaths: options.ignores,
   })
   fastifyOtel.setTracerProvider(provider)
 
