@@ -38,22 +38,28 @@ export interface LazySchemaCompilers {
  * this counts as. No route of Courier's validates headers by schema.
  */
 export function lazySchemaCompilers(): LazySchemaCompilers {
-  const pending = new Set<() => void>()
+  const pending = new Set<() => unknown>()
   const buildAjvValidator = AjvCompiler() as unknown as BuildValidator
   const buildFastJsonSerializer = SerializerSelector() as unknown as BuildSerializer
+
+  /** `compileNow` run once, on the first call of what this returns; counted as pending until then. */
+  function onFirstUse<T>(compileNow: () => T): () => T {
+    let compiled: T | undefined
+    const compile = (): T => {
+      if (compiled === undefined) {
+        compiled = compileNow()
+        pending.delete(compile)
+      }
+      return compiled
+    }
+    pending.add(compile)
+    return compile
+  }
 
   const buildValidator: BuildValidator = (externalSchemas, options) => {
     let compiler: ReturnType<BuildValidator> | undefined
     return (route) => {
-      let validate: Validate | undefined
-      const compile = (): Validate => {
-        if (validate) return validate
-        compiler ??= buildAjvValidator(externalSchemas, options)
-        validate = compiler(route)
-        pending.delete(compile)
-        return validate
-      }
-      pending.add(compile)
+      const compile = onFirstUse(() => (compiler ??= buildAjvValidator(externalSchemas, options))(route))
       const lazy: Validate = function validateWhenFirstUsed(data, context) {
         const compiled = compile()
         const result = compiled(data, context)
@@ -69,15 +75,7 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
   const buildSerializer: BuildSerializer = (externalSchemas, options) => {
     let compiler: ReturnType<BuildSerializer> | undefined
     return (route) => {
-      let serialize: Serialize | undefined
-      const compile = () => {
-        if (serialize) return serialize
-        compiler ??= buildFastJsonSerializer(externalSchemas, options)
-        serialize = compiler(route)
-        pending.delete(compile)
-        return serialize
-      }
-      pending.add(compile)
+      const compile = onFirstUse(() => (compiler ??= buildFastJsonSerializer(externalSchemas, options))(route))
       return function serializeWhenFirstUsed(data: unknown) {
         return compile()(data)
       }

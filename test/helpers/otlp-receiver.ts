@@ -4,6 +4,7 @@
  * (https://protobuf.dev/programming-guides/encoding/) over the field numbers of opentelemetry-proto's
  * collector/trace/v1 and trace/v1 messages; http/json is OTLP's JSON mapping of the same messages.
  */
+import type { Test } from 'tap'
 import { once } from 'node:events'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -273,3 +274,14 @@ export async function until<T>(what: string, probe: () => T | undefined, waitMs 
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+/** A receiver that closes when the test ends. */
+export async function otlpReceiverFor(t: Test): Promise<OtlpReceiver> {
+  const receiver = await startOtlpReceiver()
+  t.teardown(() => receiver.close())
+  return receiver
+}
+
+/** The `<meta name="traceparent">` a sampled request's document carries: trace id and span id captured. */
+export const sampledTraceparentMeta = /<meta name="traceparent" content="00-([0-9a-f]{32})-([0-9a-f]{16})-01">/
+

@@ -3,22 +3,15 @@
  * rule of OTEL_TRACES_SAMPLER; a request turned away gets no span at all; a trusted peer's trace is decided by the
  * SDK as before. Through inject, exporting to a real OTLP receiver, and the decision's parts on their own.
  */
-import t, { type Test } from 'tap'
+import t from 'tap'
 import type { TracingConfig } from '../../config/tracing.ts'
 import { DoorDecision, rootSampler } from '../../src/tracing/door-sampler.ts'
 import { build } from '../helpers/app.ts'
-import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.ts'
+import { otlpReceiverFor, sampledTraceparentMeta } from '../helpers/otlp-receiver.ts'
 
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 
-const traceparentMeta = /<meta name="traceparent" content="00-([0-9a-f]{32})-([0-9a-f]{16})-01">/
-
-async function receiverFor(t: Test): Promise<OtlpReceiver> {
-  const receiver = await startOtlpReceiver()
-  t.teardown(() => receiver.close())
-  return receiver
-}
 
 t.test('the root rule of each sampler', async (t) => {
   const config = (sampler: TracingConfig['sampler'], ratio = 1) => ({ sampler, ratio }) as TracingConfig
@@ -57,7 +50,7 @@ t.test("the door's decision is read once, by the request hook that follows it", 
 })
 
 t.test('at 20 %: about a fifth of the pages traced, each with its meta and log ids; the rest without a trace', async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { app, logs } = await build(t, {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
@@ -68,7 +61,7 @@ t.test('at 20 %: about a fifth of the pages traced, each with its meta and log i
   for (let index = 0; index < count; index += 1) {
     const response = await app.inject({ url: '/guides', headers: { 'accept-encoding': 'identity' } })
     t.equal(response.statusCode, 200)
-    const match = traceparentMeta.exec(response.body)
+    const match = sampledTraceparentMeta.exec(response.body)
     if (match) traced.add(match[1]!)
   }
   await app.close()
@@ -83,7 +76,7 @@ t.test('at 20 %: about a fifth of the pages traced, each with its meta and log i
 })
 
 t.test("a trusted peer's trace: its sampled flag decides, whatever the ratio; a 404 is one span", async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { app } = await build(t, {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',

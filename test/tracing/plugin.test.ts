@@ -18,29 +18,22 @@ import tracing from '../../plugins/tracing.ts'
 import type { LookupFunction } from '../../src/images/source-remote.ts'
 import { build, captureLogs } from '../helpers/app.ts'
 import { jpegOf, temporaryFolder } from '../helpers/images.ts'
-import { startOtlpReceiver, until, type OtlpReceiver } from '../helpers/otlp-receiver.ts'
+import { otlpReceiverFor, sampledTraceparentMeta, until } from '../helpers/otlp-receiver.ts'
 
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 
-const traceparentMeta = /<meta name="traceparent" content="00-([0-9a-f]{32})-([0-9a-f]{16})-01">/
-
-async function receiverFor(t: Test): Promise<OtlpReceiver> {
-  const receiver = await startOtlpReceiver()
-  t.teardown(() => receiver.close())
-  return receiver
-}
 
 t.test('a kept document carries each request its own traceparent, plain and gzip', async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { app, logs } = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
   const plain = await app.inject({ url: '/guides', headers: { 'accept-encoding': 'identity' } })
   const gzip = await app.inject({ url: '/guides', headers: { 'accept-encoding': 'gzip' } })
   t.equal(gzip.headers['content-encoding'], 'gzip')
   const plainHtml = plain.body
   const gzipHtml = gunzipSync(gzip.rawPayload).toString('utf8')
-  const [, plainTrace, plainSpan] = traceparentMeta.exec(plainHtml) ?? []
-  const [, gzipTrace, gzipSpan] = traceparentMeta.exec(gzipHtml) ?? []
+  const [, plainTrace, plainSpan] = sampledTraceparentMeta.exec(plainHtml) ?? []
+  const [, gzipTrace, gzipSpan] = sampledTraceparentMeta.exec(gzipHtml) ?? []
   t.ok(plainTrace && gzipTrace && plainTrace !== gzipTrace, 'each response its own trace')
   t.equal(logs().filter((line) => line.msg === 'document rendered once').length, 1, 'from one kept document')
   t.equal(Number(plain.headers['content-length']), Buffer.byteLength(plainHtml), 'content-length counts the meta')
@@ -48,15 +41,15 @@ t.test('a kept document carries each request its own traceparent, plain and gzip
   const access = logs().filter((line) => line.msg === 'request completed')
   t.same(access.map((line) => [line.trace_id, line.span_id]), [[plainTrace, plainSpan], [gzipTrace, gzipSpan]], 'the access lines name the same spans')
   // Without the meta and the nonces, the two are the same document.
-  const strip = (html: string) => html.replace(traceparentMeta, '').replace(/ nonce="[^"]*"/g, '')
+  const strip = (html: string) => html.replace(sampledTraceparentMeta, '').replace(/ nonce="[^"]*"/g, '')
   t.equal(strip(gzipHtml), strip(plainHtml))
 })
 
 t.test("a client report links to its page's trace, never joins it", async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { app, logs } = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
   const page = await app.inject('/faq')
-  const [, pageTrace, pageSpan] = traceparentMeta.exec(page.body) ?? []
+  const [, pageTrace, pageSpan] = sampledTraceparentMeta.exec(page.body) ?? []
   const report = { source: 'onerror', message: 'TypeError: x is undefined', url: 'http://localhost/faq', traceparent: `00-${pageTrace}-${pageSpan}-01` }
   const sent = await app.inject({ method: 'POST', url: '/api/client-errors', payload: report })
   t.equal(sent.statusCode, 204)
@@ -116,7 +109,7 @@ async function imageApp(t: Test, env: Record<string, string>, origin: string): P
 }
 
 t.test('a remote image fetch is a CLIENT span under the image span, and its traceparent goes to the remote host', async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { port, received } = await upstreamFor(t)
   const origin = `http://images.test:${port}`
   const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
@@ -152,7 +145,7 @@ t.test('a remote image fetch is a CLIENT span under the image span, and its trac
 })
 
 t.test('a failed remote fetch: its span has the status, error.type and status ERROR', async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { port } = await upstreamFor(t)
   const origin = `http://images.test:${port}`
   const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
@@ -164,7 +157,7 @@ t.test('a failed remote fetch: its span has the status, error.type and status ER
 })
 
 t.test('a request not sampled: the remote fetch makes no span and sends no traceparent', async (t) => {
-  const receiver = await receiverFor(t)
+  const receiver = await otlpReceiverFor(t)
   const { port, received } = await upstreamFor(t)
   const origin = `http://images.test:${port}`
   const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_SAMPLER: 'always_off' }, origin)
