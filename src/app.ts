@@ -13,7 +13,7 @@ import { AccessLogController } from './access-log.ts'
 import { serverBuildStamp } from './build/build-stamp.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
-import { lazySchemaCompilers } from './lazy-schema-compilers.ts'
+import { compileSchemasAfterListening, lazySchemaCompilers } from './lazy-schema-compilers.ts'
 import { loadSite, type Site } from './pages/site.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
@@ -99,24 +99,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   })
   app.server.on('connect', refuseConnect.bind(app))
-  // Listening first, then (a moment later, between requests) the route schemas no request has needed yet
-  // (src/lazy-schema-compilers.ts).
-  let warmUp: NodeJS.Timeout | undefined
-  app.addHook('onListen', function scheduleSchemaWarmUp(done) {
-    warmUp = setTimeout(function compileRouteSchemas() {
-      const startedAt = performance.now()
-      const schemas = schemaCompilers.uncompiled()
-      schemaCompilers.compileRemaining().then(
-        () => app.log.debug({ schemas, ms: Math.round(performance.now() - startedAt) }, 'route schemas compiled'),
-        (error: unknown) => app.log.error({ err: error }, 'a route schema does not compile'),
-      )
-    }, limits.schemaWarmUpDelayMs).unref()
-    done()
-  })
-  app.addHook('onClose', function cancelSchemaWarmUp(_instance, done) {
-    clearTimeout(warmUp)
-    done()
-  })
+  // Listening first, then (a moment later, between requests) the route schemas no request has needed yet.
+  compileSchemasAfterListening(app, schemaCompilers, limits.schemaWarmUpDelayMs)
 
   await app.register(deploymentId, {
     distDir: config.distDir,

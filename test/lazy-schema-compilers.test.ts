@@ -2,6 +2,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { lazySchemaCompilers } from '../src/lazy-schema-compilers.ts'
 import { build } from './helpers/app.ts'
+import { until } from './helpers/until.ts'
 
 const reportBody = {
   type: 'object',
@@ -76,11 +77,7 @@ t.test('a schema that does not compile fails its route (500) and is logged once 
 t.test('Courier warms its route schemas once it listens, and logs no error doing so', async (t) => {
   const { app, logs } = await build(t, {}, { limits: { schemaWarmUpDelayMs: 50 } })
   await app.listen({ host: '127.0.0.1', port: 0 })
-  let compiledLine
-  for (let waited = 0; waited < 5_000 && !compiledLine; waited += 20) {
-    compiledLine = logs().find((line) => line.msg === 'route schemas compiled')
-    if (!compiledLine) await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  const compiledLine = await until('the warm-up line', () => logs().find((line) => line.msg === 'route schemas compiled'), 5_000).catch(() => undefined)
   t.ok(compiledLine, 'the warm-up says when it is done')
   t.ok(Number(compiledLine?.schemas) >= 3, `it compiled the schemas no request had needed (${compiledLine?.schemas})`)
   t.same(logs().filter((line) => line.level >= 50), [], 'no error line')

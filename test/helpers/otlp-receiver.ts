@@ -5,6 +5,7 @@
  * collector/trace/v1 and trace/v1 messages; http/json is OTLP's JSON mapping of the same messages.
  */
 import type { Test } from 'tap'
+export { until } from './until.ts'
 import { once } from 'node:events'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -261,17 +262,6 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       server.close()
       await once(server, 'close')
     },
-  }
-}
-
-/** Polls `probe` until it gives a value (spans leave in batches, log lines arrive when written); fails after `waitMs`. */
-export async function until<T>(what: string, probe: () => T | undefined, waitMs = 60_000): Promise<T> {
-  const deadline = Date.now() + waitMs
-  for (;;) {
-    const found = probe()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`waited ${waitMs} ms for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 

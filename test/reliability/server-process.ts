@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import { readStartCommand } from '../../src/build/start-command.ts'
 import type { LogLine } from '../helpers/app.ts'
+import { until } from '../helpers/until.ts'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const projectRoot = path.resolve(here, '..', '..')
@@ -254,14 +255,8 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     imageCacheDir,
     child,
     logs: () => lines,
-    async logLine(matches, timeoutMs = 5_000) {
-      const end = performance.now() + timeoutMs
-      for (;;) {
-        const line = lines.find(matches)
-        if (line || performance.now() >= end) return line
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    },
+    logLine: (matches, timeoutMs = 5_000) =>
+      until('a log line', () => lines.find(matches), timeoutMs).catch(() => undefined),
     accessCounts: () => ({ ...access }),
     otherOutput: () => other,
     command<T>(message: Record<string, unknown>, timeoutMs = processTimeouts.commandMs): Promise<T> {
