@@ -3,14 +3,16 @@
  * server run from its TypeScript sources through tsx (`npm run dev`'s loader, production settings), on every Courier
  * page target, identity and `Accept-Encoding: br, gzip`. Each pass starts a fresh server per target and variant, in
  * alternating order (compiled first on odd passes), so a slow minute of the machine falls on both; each start is timed
- * (spawn to the first 200 of `/`) and each run's peak RSS read. The medians go to bench/results/build-compare.json and
- * the README's `bench:build` block. The load is the bench's (bench/config.ts): BENCH_DURATION and BENCH_PASSES set it.
+ * (spawn to the first 200 of `/`) and each run's peak RSS read. The server runs on one CPU and the load on another
+ * (bench/cpu-pinning.ts), so both builds meet the same scheduling. The medians go to bench/results/build-compare.json
+ * and the README's `bench:build` block. The load is the bench's (bench/config.ts): BENCH_DURATION and BENCH_PASSES set it.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { load, projectRoot, readmeFile } from './config.ts'
+import { cpuPinning, pinThisProcess } from './cpu-pinning.ts'
 import { runBench } from './lifecycle.ts'
 import { runTarget } from './load.ts'
 import { treePeakRssMiB } from './process-tree.ts'
@@ -48,12 +50,16 @@ async function main(): Promise<void> {
   const plain = await pageTargets(pages, courierIdentity(deploymentId))
   const targets: Target[] = plain.flatMap((target) => [target, compressedTwin(target)].filter((t): t is Target => t !== undefined))
   const start = await readStartCommand(projectRoot)
+  const pinning = cpuPinning()
+  if (pinning) pinThisProcess(pinning.load)
+  else progress('one CPU or no taskset: the servers and the load share the CPUs as the scheduler places them')
+  const cpus = pinning?.server
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-build-'))
   const env = { ...process.env, ...start.env, LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false', IMAGE_CACHE_DIR: imageCacheDir }
   const specs: Record<Variant, ServerSpec> = {
-    compiled: { name: 'compiled', args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)], env, healthPath: '/' },
+    compiled: { name: 'compiled', args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)], env, healthPath: '/', cpus },
     // The sources as `npm run dev` loads them, with the production settings and Node flags of `npm start`.
-    source: { name: 'source', args: [...start.nodeArgs, '--import', 'tsx', 'src/server.ts'], env, healthPath: '/' },
+    source: { name: 'source', args: [...start.nodeArgs, '--import', 'tsx', 'src/server.ts'], env, healthPath: '/', cpus },
   }
   const samples = new Map<string, Sample[]>()
   for (let pass = 1; pass <= passes; pass += 1) {
@@ -96,6 +102,7 @@ async function main(): Promise<void> {
     node: process.version,
     passes,
     durationS: load.durationS,
+    pinning: pinning ?? null,
     coldStartMs: { compiled: cold('compiled'), source: cold('source') },
     rows,
     lowestRatio: Math.min(...rows.map((row) => row.ratio ?? 0)),
@@ -104,6 +111,9 @@ async function main(): Promise<void> {
   const fmt = (value: number | null, digits = 0) => (value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits }))
   const table = [
     `Measured ${report.date.slice(0, 10)}, Node ${report.node}, ${passes} passes of ${report.durationS} s per target and variant (median pass), autocannon -c 50.`,
+    pinning
+      ? `Every thread of the server on CPU ${pinning.server}, the load (autocannon, in the bench's process) on CPU ${pinning.load}.`
+      : 'Servers and load unpinned (one CPU, or no taskset).',
     `Cold start (spawn to first 200 of \`/\`, median of every start): compiled ${fmt(report.coldStartMs.compiled)} ms, sources through tsx ${fmt(report.coldStartMs.source)} ms.`,
     `Lowest compiled ÷ sources: **${report.lowestRatio.toFixed(2)}** (goal ≥ ${goalRatio}).`,
     '',

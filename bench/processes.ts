@@ -9,6 +9,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { hasBuild } from './build-output.ts'
+import { pinnedCommand } from './cpu-pinning.ts'
 import { benchRoot, distDir, host, keptLogLines, processLimits, projectRoot } from './config.ts'
 
 export class ChildProcessError extends Error {
@@ -153,6 +154,8 @@ export interface ServerSpec {
   healthPath: string
   /** Between two probes of the health path (default processLimits.probeIntervalMs). */
   probeIntervalMs?: number
+  /** The CPUs every thread of the server runs on (taskset's list, bench/cpu-pinning.ts); default: any. */
+  cpus?: string
 }
 
 function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput, label: string): void {
@@ -221,7 +224,9 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const port = await findFreePort()
   const origin = `http://${host}:${port}`
   const guard = pathToFileURL(path.join(benchRoot, 'exit-with-parent.mjs')).href
-  const child = spawn(process.execPath, ['--import', guard, ...spec.args], {
+  // taskset execs Node in its own place: the child's pid is the server's.
+  const [command, args] = pinnedCommand(spec.cpus, process.execPath, ['--import', guard, ...spec.args])
+  const child = spawn(command, args, {
     cwd: spec.cwd ?? projectRoot,
     env: { ...spec.env, HOST: host, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
