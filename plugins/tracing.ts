@@ -108,11 +108,8 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
     door.admit(request.url, headers.traceparent !== undefined || sampleRoot())
     done()
   })
+  // Right after the door: @fastify/otel's request hook reads the door's decision (and forgets it) in the same turn.
   await fastify.register(sdk.fastifyOtel.plugin())
-  fastify.addHook('onRequest', function forgetTheDoorDecision(_request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
-    door.clear()
-    done()
-  })
 
   // The endpoint as logged: no credentials a URL may carry.
   const endpoint = new URL(config.url)

@@ -38,9 +38,10 @@ export interface IgnoreCall {
 /**
  * The door's decision, handed to @fastify/otel's `ignorePaths`. Fastify runs a request's `onRequest` hooks one after
  * the other in the same turn when each calls `done()` at once, so the door hook's decision (`admit`) is the one read
- * by @fastify/otel's request hook, registered right after it (`ignores`), and read once. Any later call for a
- * request (the not-found handler's wrapper) finds no decision and is ignored: Courier's spans say what each step did,
- * a span per hook or handler would only add noise.
+ * by @fastify/otel's request hook, registered right after it (`ignores`), and read once, whatever the answer. Any
+ * later call for a request (the not-found handler's wrapper) finds no decision and is ignored: Courier's spans say
+ * what each step did, a span per hook or handler would only add noise. A decision nobody reads (@fastify/otel reads
+ * none while the SDK is shut down, at close) is replaced by the next request's at its door.
  */
 export class DoorDecision {
   #pending: { url: string; traced: boolean } | undefined
@@ -49,18 +50,12 @@ export class DoorDecision {
     this.#pending = { url, traced }
   }
 
-  /** Forgets a decision nobody read (tracing disabled at shutdown skips @fastify/otel's hook). */
-  clear(): void {
-    this.#pending = undefined
-  }
-
   /** `ignorePaths` for @fastify/otel: a route is wired unless `untraced` says so; a request goes as the door said. */
   ignores(call: IgnoreCall, untraced: (url: string) => boolean): boolean {
-    if (untraced(call.url)) return true
-    // A route as registered: wire it (its span's end and error hooks), whatever its requests will be.
-    if (call.handler !== undefined) return false
+    // A route as registered: wire it (its span's end and error hooks) unless untraced, whatever its requests will be.
+    if (call.handler !== undefined) return untraced(call.url)
     const pending = this.#pending
     this.#pending = undefined
-    return pending === undefined || pending.url !== call.url || !pending.traced
+    return pending === undefined || pending.url !== call.url || !pending.traced || untraced(call.url)
   }
 }

@@ -42,11 +42,12 @@ t.test("the door's decision is read once, by the request hook that follows it", 
   t.equal(door.ignores({ url: '/faq', method: 'GET' }, untraced), true, 'turned away')
   door.admit('/faq', true)
   t.equal(door.ignores({ url: '/status', method: 'GET' }, untraced), true, 'not the request the decision was for')
-  door.admit('/faq', true)
-  door.clear()
-  t.equal(door.ignores({ url: '/faq', method: 'GET' }, untraced), true, 'a decision nobody read is forgotten')
   door.admit('/api/health', true)
   t.equal(door.ignores({ url: '/api/health', method: 'GET' }, untraced), true, 'untraced paths stay untraced')
+  t.equal(door.ignores({ url: '/api/health', method: 'GET' }, () => false), true, "and their request's decision is read too")
+  door.admit('/faq', true)
+  door.admit('/status', false)
+  t.equal(door.ignores({ url: '/faq', method: 'GET' }, untraced), true, "a decision nobody read gives way to the next request's")
 })
 
 t.test('at 20 %: about a fifth of the pages traced, each with its meta and log ids; the rest without a trace', async (t) => {
