@@ -7,7 +7,6 @@
  * in it) on another. Linux's `taskset` (util-linux) does the pinning; without it, or with one CPU, nothing is pinned.
  */
 import { spawnSync } from 'node:child_process'
-import { availableParallelism } from 'node:os'
 
 export interface CpuPinning {
   /** The CPU list (taskset's syntax) every server thread runs on. */
@@ -16,11 +15,27 @@ export interface CpuPinning {
   load: string
 }
 
-/** The pinning this machine allows: undefined with a single CPU or without taskset. */
+/** The CPUs of a taskset list (`0,2-3`), in order. */
+export function expandCpuList(list: string): number[] {
+  return list.split(',').flatMap((range) => {
+    const bounds = /^(\d+)(?:-(\d+))?$/.exec(range.trim())
+    if (!bounds) return []
+    const first = Number(bounds[1])
+    const last = bounds[2] === undefined ? first : Number(bounds[2])
+    return last < first ? [] : Array.from({ length: last - first + 1 }, (_, index) => first + index)
+  })
+}
+
+/**
+ * The pinning this process allows: its first two CPUs (a container or cgroup may give it others than 0 and 1);
+ * undefined with a single CPU or without taskset.
+ */
 export function cpuPinning(): CpuPinning | undefined {
-  if (availableParallelism() < 2) return undefined
-  if (spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status !== 0) return undefined
-  return { server: '0', load: '1' }
+  const result = spawnSync('taskset', ['--cpu-list', '--pid', String(process.pid)], { encoding: 'utf8' })
+  if (result.status !== 0) return undefined
+  const cpus = expandCpuList(/:\s*(\S+)\s*$/.exec(result.stdout)?.[1] ?? '')
+  if (cpus.length < 2) return undefined
+  return { server: String(cpus[0]), load: String(cpus[1]) }
 }
 
 export class PinningError extends Error {
