@@ -1,3 +1,5 @@
+// First: see the module's comment (V8 keeps the classes of nextTick's records only while one is alive).
+import './keep-next-tick-shape.ts'
 import closeWithGrace from 'close-with-grace'
 import cluster from 'node:cluster'
 import { pino } from 'pino'
