@@ -20,5 +20,6 @@ export const nextTickRecordKey = Symbol.for('courier.nextTickRecord')
 process.nextTick(function keepNextTickRecord() {
   // The resource of a nextTick callback is its own record. Held by `process`, not by a variable of this module: the
   // server bundle drops a variable nothing reads (src/build/server-build.ts), and the record with it.
-  Object.defineProperty(process, nextTickRecordKey, { value: executionAsyncResource() })
+  // A second copy of this module in one process (the sources beside the build, in a test) keeps the first record.
+  if (!Object.hasOwn(process, nextTickRecordKey)) Object.defineProperty(process, nextTickRecordKey, { value: executionAsyncResource() })
 })
