@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import { clientErrorsPath } from '../../config/client-errors.ts'
 import type { OutputFormat } from '../images/negotiate.ts'
 import {
@@ -19,6 +19,7 @@ import type {
   ShedReason,
   TransformQueueState,
 } from './recorder.ts'
+import { LabelledCounter, LabelledHistogram } from './labelled-series.ts'
 
 export interface BuildInfo {
   deploymentId: string
@@ -62,15 +63,15 @@ export function statusClassLabel(statusCode: number): string {
  */
 export class CourierMetrics implements MetricsRecorder {
   readonly registry = new Registry()
-  readonly #requestDuration: Histogram<'route' | 'method' | 'status_class'>
-  readonly #renderShell: Histogram<'route' | 'document'>
-  readonly #renderAllReady: Histogram<'route' | 'document'>
-  readonly #keptDocuments: Counter<'route' | 'document'>
-  readonly #pageData: Counter<'kind' | 'answer'>
-  readonly #images: Counter<'cache_state' | 'tier'>
-  readonly #transforms: Histogram<'format'>
-  readonly #shed: Counter<'reason'>
-  readonly #clientReports: Counter<'result'>
+  readonly #requestDuration: LabelledHistogram
+  readonly #renderShell: LabelledHistogram
+  readonly #renderAllReady: LabelledHistogram
+  readonly #keptDocuments: LabelledCounter
+  readonly #pageData: LabelledCounter
+  readonly #images: LabelledCounter
+  readonly #transforms: LabelledHistogram
+  readonly #shed: LabelledCounter
+  readonly #clientReports: LabelledCounter
   readonly #transformQueues: TransformQueueState[] = []
 
   constructor(build: BuildInfo) {
@@ -85,49 +86,49 @@ export class CourierMetrics implements MetricsRecorder {
       registers,
     })
     buildInfo.set({ deployment_id: build.deploymentId, version: build.version, node_version: build.nodeVersion }, 1)
-    this.#requestDuration = new Histogram({
+    this.#requestDuration = new LabelledHistogram({
       name: 'courier_http_request_duration_seconds',
       help: 'Time from the request to the end of its response, by route template, method and status class.',
-      labelNames: ['route', 'method', 'status_class'] as const,
+      labelNames: ['route', 'method', 'status_class'],
       buckets: [...metricBuckets.requestSeconds],
       registers,
     })
-    this.#renderShell = new Histogram({
+    this.#renderShell = new LabelledHistogram({
       name: 'courier_render_shell_seconds',
       help: 'Streamed renders: time from the start of the render to its shell (status and headers sent).',
-      labelNames: ['route', 'document'] as const,
+      labelNames: ['route', 'document'],
       buckets: [...metricBuckets.requestSeconds],
       registers,
     })
-    this.#renderAllReady = new Histogram({
+    this.#renderAllReady = new LabelledHistogram({
       name: 'courier_render_all_ready_seconds',
       help: 'Streamed renders that finished: time from the start of the render to its last Suspense boundary.',
-      labelNames: ['route', 'document'] as const,
+      labelNames: ['route', 'document'],
       buckets: [...metricBuckets.requestSeconds],
       registers,
     })
-    this.#keptDocuments = new Counter({
+    this.#keptDocuments = new LabelledCounter({
       name: 'courier_kept_documents_sent_total',
       help: 'Documents sent from their bytes rendered once (static pages, error pages without digest): no render.',
-      labelNames: ['route', 'document'] as const,
+      labelNames: ['route', 'document'],
       registers,
     })
-    this.#pageData = new Counter({
+    this.#pageData = new LabelledCounter({
       name: 'courier_page_data_answers_total',
       help: 'Answers of the page-data route, by the page kind and what the answer says.',
-      labelNames: ['kind', 'answer'] as const,
+      labelNames: ['kind', 'answer'],
       registers,
     })
-    this.#images = new Counter({
+    this.#images = new LabelledCounter({
       name: 'courier_image_responses_total',
       help: 'Image optimizer responses, by cache state (as in x-image-cache) and the cache tier the bytes came from.',
-      labelNames: ['cache_state', 'tier'] as const,
+      labelNames: ['cache_state', 'tier'],
       registers,
     })
-    this.#transforms = new Histogram({
+    this.#transforms = new LabelledHistogram({
       name: 'courier_image_transform_seconds',
       help: 'Image transforms by sharp, by output format: from asking the transform queue to the encoded bytes.',
-      labelNames: ['format'] as const,
+      labelNames: ['format'],
       buckets: [...metricBuckets.transformSeconds],
       registers,
     })
@@ -148,16 +149,16 @@ export class CourierMetrics implements MetricsRecorder {
         this.set(queues.reduce((sum, queue) => sum + queue.running, 0))
       },
     })
-    this.#shed = new Counter({
+    this.#shed = new LabelledCounter({
       name: 'courier_requests_shed_total',
       help: 'Requests refused with 503 before any work: under overload, or while draining for shutdown.',
-      labelNames: ['reason'] as const,
+      labelNames: ['reason'],
       registers,
     })
-    this.#clientReports = new Counter({
+    this.#clientReports = new LabelledCounter({
       name: 'courier_client_reports_total',
       help: 'Client error reports (POST /api/client-errors): accepted (logged), or refused and why.',
-      labelNames: ['result'] as const,
+      labelNames: ['result'],
       registers,
     })
   }
@@ -166,35 +167,32 @@ export class CourierMetrics implements MetricsRecorder {
   responseFinished(request: FastifyRequest, reply: FastifyReply): void {
     const route = routeLabel(request)
     const statusCode = reply.statusCode
-    this.#requestDuration.observe(
-      { route, method: methodLabel(request.method), status_class: statusClassLabel(statusCode) },
-      reply.elapsedTime / 1000,
-    )
-    if (route === clientErrorsPath) this.#clientReports.inc({ result: clientReportResults[statusCode] ?? 'failed' })
+    this.#requestDuration.observe(reply.elapsedTime / 1000, route, methodLabel(request.method), statusClassLabel(statusCode))
+    if (route === clientErrorsPath) this.#clientReports.inc(clientReportResults[statusCode] ?? 'failed')
   }
 
   keptDocumentSent(request: FastifyRequest, document: DocumentKind): void {
-    this.#keptDocuments.inc({ route: routeLabel(request), document })
+    this.#keptDocuments.inc(routeLabel(request), document)
   }
 
   renderShellReady(request: FastifyRequest, document: DocumentKind, seconds: number): void {
-    this.#renderShell.observe({ route: routeLabel(request), document }, seconds)
+    this.#renderShell.observe(seconds, routeLabel(request), document)
   }
 
   renderAllReady(request: FastifyRequest, document: DocumentKind, seconds: number): void {
-    this.#renderAllReady.observe({ route: routeLabel(request), document }, seconds)
+    this.#renderAllReady.observe(seconds, routeLabel(request), document)
   }
 
   pageDataAnswered(kind: PageDataKind, answer: PageDataOutcome): void {
-    this.#pageData.inc({ kind, answer })
+    this.#pageData.inc(kind, answer)
   }
 
   imageServed(state: ImageCacheState, tier: ImageCacheTier): void {
-    this.#images.inc({ cache_state: state, tier })
+    this.#images.inc(state, tier)
   }
 
   imageTransformed(format: OutputFormat, seconds: number): void {
-    this.#transforms.observe({ format }, seconds)
+    this.#transforms.observe(seconds, format)
   }
 
   watchTransformQueue(queue: TransformQueueState): void {
@@ -202,6 +200,6 @@ export class CourierMetrics implements MetricsRecorder {
   }
 
   requestShed(reason: ShedReason): void {
-    this.#shed.inc({ reason })
+    this.#shed.inc(reason)
   }
 }
