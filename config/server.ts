@@ -49,3 +49,13 @@ export const serverLimits = Object.freeze({
    * compilers.ts): the first requests of a fresh instance do not queue behind a compiler building Ajv (~30 ms). */
   schemaWarmUpDelayMs: 1_000,
 })
+
+/**
+ * The status page's memory figures (src/pages/process-memory.ts). The heap figures are read per request (V8 answers
+ * in well under a microsecond); the resident set size comes from the kernel (`/proc/self/stat` on Linux), which
+ * took some 60 µs a call in a loaded server, a sixth of a `/status` response (README "Benchmarks"), so it is read at
+ * most this often and shown as read. A person reloading the page, or a probe, never sees a figure older than this.
+ */
+export const processMemory = Object.freeze({
+  rssMaxAgeMs: 100,
+})

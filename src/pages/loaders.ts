@@ -5,6 +5,7 @@
 import { guides } from '../content/guides.ts'
 import { faq } from '../content/faq.ts'
 import { siteImages } from '../content/images.ts'
+import { readProcessMemory } from './process-memory.ts'
 import type { RouteParams } from '../../site/pages.ts'
 import type {
   FaqData,
@@ -67,14 +68,13 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
   },
   status: {
     load: ({ deploymentId }): LoaderResult<StatusData> => {
-      const memory = process.memoryUsage()
       return {
         props: {
           deploymentId,
           serverTime: new Date().toISOString(),
           uptimeS: process.uptime(),
           nodeVersion: process.version,
-          memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal },
+          memory: readProcessMemory(),
         },
       }
     },

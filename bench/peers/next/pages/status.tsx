@@ -1,5 +1,6 @@
 import type { GetServerSideProps } from 'next'
 import { readFileSync } from 'node:fs'
+import { getHeapStatistics } from 'node:v8'
 import path from 'node:path'
 import { PageHeadTags } from '../components/page-head'
 import site, { type PageHead, type StatusData } from '../site'
@@ -12,10 +13,23 @@ interface Props {
 /** The peer's deployment id is its build id (Courier shows its own deployment id here). Read once. */
 let buildId: string | undefined
 
+/** Courier's src/pages/process-memory.ts, the same way: heap figures per request, the resident set size read from
+ * the kernel at most every 100 ms (config/server.ts `processMemory`). */
+let rss = 0
+let rssReadAt = Number.NEGATIVE_INFINITY
+function readProcessMemory() {
+  const now = performance.now()
+  if (now - rssReadAt >= 100) {
+    rss = process.memoryUsage.rss()
+    rssReadAt = now
+  }
+  const heap = getHeapStatistics()
+  return { rss, heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size }
+}
+
 /** Courier's status loader (src/pages/loaders.ts), the same fields computed the same way, per request. */
 export const getServerSideProps: GetServerSideProps<Props> = async () => {
   buildId ??= readFileSync(path.join(process.cwd(), '.next', 'BUILD_ID'), 'utf8').trim()
-  const memory = process.memoryUsage()
   return {
     props: {
       head: site.status.head,
@@ -24,7 +38,7 @@ export const getServerSideProps: GetServerSideProps<Props> = async () => {
         serverTime: new Date().toISOString(),
         uptimeS: process.uptime(),
         nodeVersion: process.version,
-        memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal },
+        memory: readProcessMemory(),
       },
     },
   }
