@@ -7,6 +7,8 @@ import { constants, crc32, deflateRawSync } from 'node:zlib'
  * an empty window, so parts can be joined in any order); the per-request bytes go in between as stored blocks; the
  * member ends with an empty final block and the gzip trailer (RFC 1952: CRC-32 and length of the whole content).
  * Valid gzip for any decoder: the only cost per request is the CRC over the content (a few microseconds for 10 kB).
+ * Parts compressed knowing the lengths of the insertions also refer back to the parts before them, as a compression of
+ * the whole document would (`compressSegments`).
  */
 export interface GzipSegments {
   /** Each kept part, compressed. */
@@ -17,6 +19,8 @@ export interface GzipSegments {
   plainLength: number
   /** Sum of the compressed parts' lengths. */
   compressedLength: number
+  /** The length of what goes before each part (none before the first) that the parts were compressed for, if any. */
+  gapLengths: readonly number[] | undefined
 }
 
 /** The gzip header: magic, deflate, no flags, no time, no extra flags, unknown OS (RFC 1952 section 2.3). */
@@ -36,13 +40,35 @@ export function gzipTrailer(crc: number, length: number): Buffer {
 /** A stored block holds at most 65,535 bytes. */
 const maxStoredBlock = 0xffff
 
-export function compressSegments(parts: readonly Buffer[], level: number): GzipSegments {
-  const compressed = parts.map((part) => deflateRawSync(part, { level, finishFlush: constants.Z_FULL_FLUSH }))
+/** Deflate refers back at most this far (RFC 1951 section 2). */
+const deflateWindowBytes = 32 * 1024
+const nul = 0
+
+/**
+ * The parts compressed, each ending on a byte boundary. With `gapLengths` (how many bytes go before part i, for
+ * i >= 1), each part is compressed with everything before it as its dictionary, the gaps as NUL bytes: the decoder
+ * holds the same bytes, the gaps' real ones in place of the NULs, so references into earlier parts decode right, and
+ * none can reach into a gap, because a part that could match a NUL (holds one) is compressed alone, as every part is
+ * without `gapLengths`. `gzipStartWithInsertions` then takes insertions of exactly those lengths.
+ */
+export function compressSegments(parts: readonly Buffer[], level: number, gapLengths?: readonly number[]): GzipSegments {
+  const chained = gapLengths !== undefined && parts.every((part) => !part.includes(nul))
+  let before = Buffer.alloc(0)
+  const compressed = parts.map((part, index) => {
+    if (!chained) return deflateRawSync(part, { level, finishFlush: constants.Z_FULL_FLUSH })
+    if (index > 0) before = Buffer.concat([before, Buffer.alloc(gapLengths[index] ?? 0, nul)])
+    const dictionary = before.subarray(Math.max(0, before.length - deflateWindowBytes))
+    before = Buffer.concat([dictionary, part])
+    return dictionary.length === 0
+      ? deflateRawSync(part, { level, finishFlush: constants.Z_FULL_FLUSH })
+      : deflateRawSync(part, { level, finishFlush: constants.Z_FULL_FLUSH, dictionary })
+  })
   return {
     compressed,
     plain: parts,
     plainLength: parts.reduce((total, part) => total + part.length, 0),
     compressedLength: compressed.reduce((total, part) => total + part.length, 0),
+    gapLengths: chained ? gapLengths : undefined,
   }
 }
 
@@ -60,11 +86,19 @@ function storedBlocks(bytes: Buffer): Buffer[] {
   return blocks
 }
 
+/** The start of a gzip member: its bytes so far (header and blocks, no end), and the CRC-32 and length of its content. */
+export interface GzipStart {
+  bytes: Buffer
+  crc: number
+  length: number
+}
+
 /**
- * The gzip member of the parts with `between` inserted between each two of them; `first`, when given, goes between
- * the first two instead (a kept document's per-request head tags, before its nonces).
+ * The start of a gzip member of the parts with `between` inserted between each two of them; `first`, when given, goes
+ * between the first two instead (a kept document's per-request head tags, before its nonces). More deflate blocks may
+ * follow it (src/compression/pieces.ts); `gzipTrailer` ends it.
  */
-export function gzipWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): Buffer {
+export function gzipStartWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): GzipStart {
   const { compressed, plain } = segments
   const inserted = between.length > 0 ? storedBlocks(between) : []
   const list: Buffer[] = [header]
@@ -72,6 +106,9 @@ export function gzipWithInsertions(segments: GzipSegments, between: Buffer, firs
   let insertedLength = 0
   for (let index = 0; index < compressed.length; index++) {
     const gap = index === 1 ? first : between
+    if (index > 0 && segments.gapLengths && gap.length !== segments.gapLengths[index]) {
+      throw new RangeError(`part ${index} was compressed for ${segments.gapLengths[index]} bytes before it, not ${gap.length}`)
+    }
     if (index > 0 && gap.length > 0) {
       list.push(...(gap === between ? inserted : storedBlocks(gap)))
       crc = crc32(gap, crc)
@@ -81,6 +118,11 @@ export function gzipWithInsertions(segments: GzipSegments, between: Buffer, firs
     // zlib.crc32 of no bytes answers 0 whatever the running value: an empty part must leave it alone.
     if (plain[index]!.length > 0) crc = crc32(plain[index]!, crc)
   }
-  list.push(gzipTrailer(crc, segments.plainLength + insertedLength))
-  return Buffer.concat(list)
+  return { bytes: Buffer.concat(list), crc, length: segments.plainLength + insertedLength }
+}
+
+/** The whole gzip member of the parts with the insertions of `gzipStartWithInsertions`. */
+export function gzipWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): Buffer {
+  const start = gzipStartWithInsertions(segments, between, first)
+  return Buffer.concat([start.bytes, gzipTrailer(start.crc, start.length)])
 }

@@ -1,7 +1,7 @@
 import { Transform, type TransformCallback } from 'node:stream'
 import { constants, crc32, deflateRawSync } from 'node:zlib'
 import { compression } from '../../config/compression.ts'
-import { gzipHeader, gzipTrailer } from './gzip-segments.ts'
+import { gzipHeader, gzipTrailer, type GzipStart } from './gzip-segments.ts'
 
 /** How the pieces of a stream go on the wire: as they are, or in a coding whose pieces can be flushed one by one. */
 export interface PieceCoding {
@@ -23,20 +23,31 @@ export const identityPieces: PieceCoding = Object.freeze({
  * compressor), so it can be sent at once and the browser decodes it at once. Compressed synchronously on the
  * request's own turn, with no compressor kept per response: no thread-pool hop and no large state per stream (an
  * asynchronous zlib stream per response cost seven times the throughput of `/status` under 50 concurrent renders).
- * Pieces do not refer back to earlier ones; React writes a small page in one or two turns, so little is lost.
+ * Each piece takes the last bytes sent before it (`compression.pieceDictionaryBytes`) as its dictionary, so it refers
+ * back to them as the decoder holds them. With `start`, the member begins with those bytes (a kept opening,
+ * src/render/kept-openings.ts), `sent` being what they decode to.
  */
-export function gzipPieces(): PieceCoding {
-  let crc = 0
-  let length = 0
+export function gzipPieces(start?: GzipStart, sent?: Buffer): PieceCoding {
+  let crc = start?.crc ?? 0
+  let length = start?.length ?? 0
+  let behind = lastBytes(sent ?? Buffer.alloc(0))
   return {
-    start: gzipHeader,
+    start: start?.bytes ?? gzipHeader,
     encode(piece) {
       crc = crc32(piece, crc)
       length += piece.length
-      return deflateRawSync(piece, { level: compression.gzipLevelPerRequest, finishFlush: constants.Z_SYNC_FLUSH })
+      const options = { level: compression.gzipLevelPerRequest, finishFlush: constants.Z_SYNC_FLUSH }
+      const encoded = behind.length === 0 ? deflateRawSync(piece, options) : deflateRawSync(piece, { ...options, dictionary: behind })
+      behind = lastBytes(behind.length === 0 ? piece : Buffer.concat([behind, piece]))
+      return encoded
     },
     end: () => gzipTrailer(crc, length),
   }
+}
+
+function lastBytes(bytes: Buffer): Buffer {
+  const { pieceDictionaryBytes } = compression
+  return bytes.length <= pieceDictionaryBytes ? bytes : bytes.subarray(bytes.length - pieceDictionaryBytes)
 }
 
 export interface PieceStreamOptions {

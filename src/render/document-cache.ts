@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { compression } from '../../config/compression.ts'
-import { compressSegments, gzipWithInsertions, type GzipSegments } from '../compression/gzip-segments.ts'
+import { compressSegments, gzipStartWithInsertions, gzipTrailer, type GzipSegments, type GzipStart } from '../compression/gzip-segments.ts'
 import { escapeHtml } from './template.ts'
 
 /**
@@ -41,7 +41,35 @@ function nonceAttributeBytes(nonce: string | undefined): Buffer {
   return nonce ? Buffer.from(` nonce="${escapeHtml(nonce)}"`, 'latin1') : noBytes
 }
 
-const gzipSegments = new WeakMap<KeptDocument, GzipSegments>()
+/**
+ * Each kept document's compressed parts, by the lengths of what goes between them (a nonce attribute has one length,
+ * or none; the head tags another): parts compressed for those lengths refer back across them (src/compression/
+ * gzip-segments.ts). A few variants per document at most; past them, parts compressed alone serve any lengths.
+ */
+const gzipSegments = new WeakMap<KeptDocument, Map<string, GzipSegments>>()
+const maxSegmentVariants = 4
+const anyGapLengths = 'any'
+
+function segmentsFor(document: KeptDocument, attribute: Buffer, headTags: Buffer): GzipSegments {
+  let variants = gzipSegments.get(document)
+  if (!variants) {
+    variants = new Map()
+    gzipSegments.set(document, variants)
+  }
+  const key = `${headTags.length}:${attribute.length}`
+  let segments = variants.get(key)
+  if (!segments) {
+    const variant = variants.size < maxSegmentVariants ? key : anyGapLengths
+    segments = variants.get(variant)
+    if (!segments) {
+      const parts = partsAroundHead(document)
+      const gapLengths = parts.map((_part, index) => (index === 1 && document.headAt !== undefined ? headTags.length : attribute.length))
+      segments = compressSegments(parts, compression.gzipLevelOnce, variant === anyGapLengths ? undefined : gapLengths)
+      variants.set(variant, segments)
+    }
+  }
+  return segments
+}
 
 /** The parts with the first one cut where head tags go: the first gap is theirs, the others the nonce's. */
 function partsAroundHead(document: KeptDocument): readonly Buffer[] {
@@ -51,20 +79,22 @@ function partsAroundHead(document: KeptDocument): readonly Buffer[] {
 }
 
 /**
- * The gzip bytes of one response: the parts compressed once (on first use, at the best level) with the request's
- * nonce attribute stored in between, and its head tags where they go; per request only a CRC is computed
- * (src/compression/gzip-segments.ts).
+ * The start of the gzip bytes of one response: the parts compressed once (on first use, at the best level) with the
+ * request's nonce attribute stored in between, and its head tags where they go; per request only a CRC is computed
+ * (src/compression/gzip-segments.ts). A streamed document's kept opening continues with the render's pieces.
  */
-export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
-  let segments = gzipSegments.get(document)
-  if (!segments) {
-    segments = compressSegments(partsAroundHead(document), compression.gzipLevelOnce)
-    gzipSegments.set(document, segments)
-  }
+export function gzipStartOf(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): GzipStart {
   const attribute = nonceAttributeBytes(nonce)
+  const segments = segmentsFor(document, attribute, document.headAt === undefined ? noBytes : headTags)
   return document.headAt === undefined
-    ? gzipWithInsertions(segments, attribute)
-    : gzipWithInsertions(segments, attribute, headTags)
+    ? gzipStartWithInsertions(segments, attribute)
+    : gzipStartWithInsertions(segments, attribute, headTags)
+}
+
+/** The whole gzip bytes of one response of a kept document (`gzipStartOf`, then the end of the member). */
+export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
+  const start = gzipStartOf(document, nonce, headTags)
+  return Buffer.concat([start.bytes, gzipTrailer(start.crc, start.length)])
 }
 
 /** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */

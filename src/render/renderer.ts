@@ -19,6 +19,7 @@ import {
   type KeptDocument,
   type KeptDocumentSlot,
 } from './document-cache.ts'
+import { KeptOpenings } from './kept-openings.ts'
 import { renderOnce } from './render-once.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
@@ -112,6 +113,7 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
 export function createDocumentRenderer(options: RendererOptions): RenderDocument {
   const { source, deploymentId, renderTimeoutMs, preloadsFor, keepDocuments, tracing = tracingOff, metrics } = options
   const errorDocuments = new DocumentCache(keepDocuments ? errorStatuses : 0)
+  const keptOpenings = new KeptOpenings()
 
   /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
   async function renderKept(request: FastifyRequest, template: DocumentTemplate, target: RenderTarget) {
@@ -185,10 +187,14 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     let failedBoundaryDigest: string | undefined
     // gzip, where the client takes it, in pieces as React writes them; for a client that takes brotli only, brotli.
     const coding = negotiateCoding(request.headers['accept-encoding'], pieceCodings)
+    const head = headFor(target, preloadsFor)
+    const headTags = target.type === 'page' ? tracing.documentMeta(request) : ''
+    // gzip: the opening compressed once and kept, where it can be (src/render/kept-openings.ts).
+    const keptOpening = coding === 'gzip' ? keptOpenings.gzipStart(template, head, nonce, headTags) : undefined
     const { stream, abort } = await renderStream({
       element,
-      coding: coding === 'gzip' ? gzipPieces() : identityPieces,
-      opening: template.open(headFor(target, preloadsFor), nonce, target.type === 'page' ? tracing.documentMeta(request) : ''),
+      coding: coding === 'gzip' ? gzipPieces(keptOpening?.start, keptOpening?.sent) : identityPieces,
+      opening: keptOpening ? '' : template.open(head, nonce, headTags),
       closing: () =>
         template.close(
           serializeForScript(state),

@@ -1,0 +1,66 @@
+import { compression } from '../../config/compression.ts'
+import type { GzipStart } from '../compression/gzip-segments.ts'
+import { documentBytes, documentNoncePlaceholder, gzipStartOf, splitAtNonce, type KeptDocument } from './document-cache.ts'
+import type { DocumentHead, DocumentTemplate } from './template.ts'
+
+/**
+ * The openings of streamed documents, kept as the bytes between their nonce attributes and compressed once (the way
+ * a kept document is, src/render/document-cache.ts): per gzip response only the nonce and head tags go in, as stored
+ * blocks, and only React's output is compressed. The opening is the larger part of a small dynamic page (4.5 of the
+ * 5.9 kB of `/status`, most of it the inlined stylesheet), and compressing it took a sixth of that page's CPU.
+ */
+export class KeptOpenings {
+  readonly #byTemplate = new WeakMap<DocumentTemplate, Map<string, KeptDocument | null>>()
+  readonly #maxEntries: number
+
+  constructor(maxEntries = compression.keptOpenings) {
+    this.#maxEntries = maxEntries
+  }
+
+  /**
+   * The gzip start of the document `template.open(head, nonce, headTags)` begins with, and the bytes it decodes to;
+   * undefined where it cannot be kept (head tags but no place kept for them, or an opening that spells the
+   * placeholder): compress it per request.
+   */
+  gzipStart(
+    template: DocumentTemplate,
+    head: DocumentHead,
+    nonce: string | undefined,
+    headTags: string,
+  ): { start: GzipStart; sent: Buffer } | undefined {
+    if (headTags !== '' && template.headTagsAt === undefined) return undefined
+    const opening = this.#opening(template, head)
+    if (!opening) return undefined
+    const tags = Buffer.from(headTags)
+    return { start: gzipStartOf(opening, nonce, tags), sent: documentBytes(opening, nonce, tags) }
+  }
+
+  #opening(template: DocumentTemplate, head: DocumentHead): KeptDocument | undefined {
+    let openings = this.#byTemplate.get(template)
+    if (!openings) {
+      openings = new Map()
+      this.#byTemplate.set(template, openings)
+    }
+    const key = headKey(head)
+    let opening = openings.get(key)
+    if (opening === undefined) {
+      const split = splitAtNonce(template.open(head, documentNoncePlaceholder))
+      opening = split ? { ...split, headAt: template.headTagsAt } : null
+      if (openings.size >= this.#maxEntries) openings.delete(openings.keys().next().value!)
+    } else {
+      openings.delete(key) // re-inserted below: the Map's order is the order of last use
+    }
+    openings.set(key, opening)
+    return opening ?? undefined
+  }
+
+  /** Openings kept for `template`. */
+  size(template: DocumentTemplate): number {
+    return this.#byTemplate.get(template)?.size ?? 0
+  }
+}
+
+/** Everything of a head the opening is made of, as one string. */
+function headKey(head: DocumentHead): string {
+  return JSON.stringify([head.title, head.description, head.preloadModules, head.preloadStyles])
+}
