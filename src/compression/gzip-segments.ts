@@ -99,6 +99,16 @@ export interface GzipStart {
  * follow it (src/compression/pieces.ts); `gzipTrailer` ends it.
  */
 export function gzipStartWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): GzipStart {
+  return joinWithInsertions(segments, between, first, false)
+}
+
+/** The whole gzip member of the parts with the insertions of `gzipStartWithInsertions`. */
+export function gzipWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): Buffer {
+  return joinWithInsertions(segments, between, first, true).bytes
+}
+
+/** The member's bytes in one copy: its start, and with `ended` its trailer too. */
+function joinWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer, ended: boolean): GzipStart {
   const { compressed, plain } = segments
   const inserted = between.length > 0 ? storedBlocks(between) : []
   const list: Buffer[] = [header]
@@ -118,11 +128,7 @@ export function gzipStartWithInsertions(segments: GzipSegments, between: Buffer,
     // zlib.crc32 of no bytes answers 0 whatever the running value: an empty part must leave it alone.
     if (plain[index]!.length > 0) crc = crc32(plain[index]!, crc)
   }
-  return { bytes: Buffer.concat(list), crc, length: segments.plainLength + insertedLength }
-}
-
-/** The whole gzip member of the parts with the insertions of `gzipStartWithInsertions`. */
-export function gzipWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): Buffer {
-  const start = gzipStartWithInsertions(segments, between, first)
-  return Buffer.concat([start.bytes, gzipTrailer(start.crc, start.length)])
+  const length = segments.plainLength + insertedLength
+  if (ended) list.push(gzipTrailer(crc, length))
+  return { bytes: Buffer.concat(list), crc, length }
 }

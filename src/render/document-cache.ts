@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { compression } from '../../config/compression.ts'
-import { compressSegments, gzipStartWithInsertions, gzipTrailer, type GzipSegments, type GzipStart } from '../compression/gzip-segments.ts'
+import { compressSegments, gzipStartWithInsertions, gzipWithInsertions, type GzipSegments, type GzipStart } from '../compression/gzip-segments.ts'
 import { escapeHtml } from './template.ts'
 
 /**
@@ -46,9 +46,9 @@ function nonceAttributeBytes(nonce: string | undefined): Buffer {
  * or none; the head tags another): parts compressed for those lengths refer back across them (src/compression/
  * gzip-segments.ts). A few variants per document at most; past them, parts compressed alone serve any lengths.
  */
-const gzipSegments = new WeakMap<KeptDocument, Map<string, GzipSegments>>()
+const gzipSegments = new WeakMap<KeptDocument, Map<number, GzipSegments>>()
 const maxSegmentVariants = 4
-const anyGapLengths = 'any'
+const anyGapLengths = -1
 
 function segmentsFor(document: KeptDocument, attribute: Buffer, headTags: Buffer): GzipSegments {
   let variants = gzipSegments.get(document)
@@ -56,7 +56,8 @@ function segmentsFor(document: KeptDocument, attribute: Buffer, headTags: Buffer
     variants = new Map()
     gzipSegments.set(document, variants)
   }
-  const key = `${headTags.length}:${attribute.length}`
+  // Both lengths in one number (a nonce attribute and head tags are far shorter than 2^20 bytes): no string per request.
+  const key = headTags.length * 2 ** 20 + attribute.length
   let segments = variants.get(key)
   if (!segments) {
     const variant = variants.size < maxSegmentVariants ? key : anyGapLengths
@@ -91,10 +92,11 @@ export function gzipStartOf(document: KeptDocument, nonce: string | undefined, h
     : gzipStartWithInsertions(segments, attribute, headTags)
 }
 
-/** The whole gzip bytes of one response of a kept document (`gzipStartOf`, then the end of the member). */
+/** The whole gzip bytes of one response of a kept document: `gzipStartOf` and the end of the member, in one copy. */
 export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
-  const start = gzipStartOf(document, nonce, headTags)
-  return Buffer.concat([start.bytes, gzipTrailer(start.crc, start.length)])
+  const attribute = nonceAttributeBytes(nonce)
+  const segments = segmentsFor(document, attribute, document.headAt === undefined ? noBytes : headTags)
+  return document.headAt === undefined ? gzipWithInsertions(segments, attribute) : gzipWithInsertions(segments, attribute, headTags)
 }
 
 /** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */

@@ -13,7 +13,7 @@ export class KeptOpenings {
   readonly #byTemplate = new WeakMap<DocumentTemplate, Map<string, KeptDocument | null>>()
   readonly #maxEntries: number
 
-  constructor(maxEntries = compression.keptOpenings) {
+  constructor(maxEntries: number = compression.keptOpenings) {
     this.#maxEntries = maxEntries
   }
 
