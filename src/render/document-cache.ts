@@ -50,26 +50,37 @@ const gzipSegments = new WeakMap<KeptDocument, Map<number, GzipSegments>>()
 const maxSegmentVariants = 4
 const anyGapLengths = -1
 
-function segmentsFor(document: KeptDocument, attribute: Buffer, headTags: Buffer): GzipSegments {
+/** The compressed parts for these insertions: `between` (the nonce attribute) and `first` (what the first gap takes). */
+function segmentsFor(document: KeptDocument, between: Buffer, first: Buffer): GzipSegments {
   let variants = gzipSegments.get(document)
   if (!variants) {
     variants = new Map()
     gzipSegments.set(document, variants)
   }
   // Both lengths in one number (a nonce attribute and head tags are far shorter than 2^20 bytes): no string per request.
-  const key = headTags.length * 2 ** 20 + attribute.length
+  const key = first.length * 2 ** 20 + between.length
   let segments = variants.get(key)
   if (!segments) {
     const variant = variants.size < maxSegmentVariants ? key : anyGapLengths
     segments = variants.get(variant)
     if (!segments) {
       const parts = partsAroundHead(document)
-      const gapLengths = parts.map((_part, index) => (index === 1 && document.headAt !== undefined ? headTags.length : attribute.length))
+      const gapLengths = parts.map((_part, index) => (index === 1 ? first.length : between.length))
       segments = compressSegments(parts, compression.gzipLevelOnce, variant === anyGapLengths ? undefined : gapLengths)
       variants.set(variant, segments)
     }
   }
   return segments
+}
+
+/**
+ * What goes into one response's gzip member: the parts, the nonce attribute between them, and what the first gap
+ * takes (the head tags where the document keeps a place for them, else the nonce attribute too).
+ */
+function insertionsFor(document: KeptDocument, nonce: string | undefined, headTags: Buffer) {
+  const between = nonceAttributeBytes(nonce)
+  const first = document.headAt === undefined ? between : headTags
+  return { segments: segmentsFor(document, between, first), between, first }
 }
 
 /** The parts with the first one cut where head tags go: the first gap is theirs, the others the nonce's. */
@@ -85,18 +96,14 @@ function partsAroundHead(document: KeptDocument): readonly Buffer[] {
  * (src/compression/gzip-segments.ts). A streamed document's kept opening continues with the render's pieces.
  */
 export function gzipStartOf(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): GzipStart {
-  const attribute = nonceAttributeBytes(nonce)
-  const segments = segmentsFor(document, attribute, document.headAt === undefined ? noBytes : headTags)
-  return document.headAt === undefined
-    ? gzipStartWithInsertions(segments, attribute)
-    : gzipStartWithInsertions(segments, attribute, headTags)
+  const { segments, between, first } = insertionsFor(document, nonce, headTags)
+  return gzipStartWithInsertions(segments, between, first)
 }
 
 /** The whole gzip bytes of one response of a kept document: `gzipStartOf` and the end of the member, in one copy. */
 export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
-  const attribute = nonceAttributeBytes(nonce)
-  const segments = segmentsFor(document, attribute, document.headAt === undefined ? noBytes : headTags)
-  return document.headAt === undefined ? gzipWithInsertions(segments, attribute) : gzipWithInsertions(segments, attribute, headTags)
+  const { segments, between, first } = insertionsFor(document, nonce, headTags)
+  return gzipWithInsertions(segments, between, first)
 }
 
 /** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */
