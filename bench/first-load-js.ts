@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { entryLoaderUrls } from '../src/render/entry-loader.ts'
 import { assetBase } from '../src/render/template.ts'
 import { clientDir, manifestFile } from './build-output.ts'
 
@@ -40,9 +41,13 @@ export interface FirstLoadJs {
   totalSentBytes: number
 }
 
-/** The script URLs the HTML makes the browser fetch at once: module scripts and module preloads. */
+/**
+ * The script URLs the HTML makes the browser fetch: module scripts and module preloads, named in the head or started
+ * by the entry loader after the first paint (src/render/entry-loader.ts).
+ */
 function scriptUrls(html: string): string[] {
-  const urls: string[] = []
+  const { entries, preloads } = entryLoaderUrls(html)
+  const urls: string[] = [...entries, ...preloads]
   for (const tag of html.match(/<script\b[^>]*>/g) ?? []) {
     const src = /\bsrc="([^"]+)"/.exec(tag)?.[1]
     if (src && /\btype="module"/.test(tag)) urls.push(src)

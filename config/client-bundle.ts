@@ -13,4 +13,10 @@ export const clientBundle = Object.freeze({
    * link, where a cached copy serves every later page.
    */
   inlineStylesheetMaxBytes: 16_384,
+  /**
+   * The entry script starts after the document's first paint (src/render/entry-loader.ts); if the browser has not
+   * reported that paint by then, it starts anyway. Far above a first paint on a slow phone's link (about 0.7 s in
+   * Lighthouse's mobile model), so it only bounds the wait when something went wrong.
+   */
+  entryStartFallbackMs: 3_000,
 })

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import path from 'node:path'
 import fastifyVite from '@fastify/vite'
 import type { FastifyInstance } from 'fastify'
+import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
 import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-assets.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
@@ -38,9 +39,11 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   const deploymentId = fastify.deploymentId
   const clientDir = path.join(distDir, 'client')
   const preloadsFor = dev ? undefined : await readPagePreloads(clientDir, pageIds, deploymentId)
-  // The build's stylesheet goes into each document; the dev server's CSS comes through its own modules.
+  // The build's stylesheet goes into each document, and its entry starts after the first paint; the dev server's CSS
+  // comes through its own modules, and its client must run at once.
   const { renderer, source } = viteDocumentSource(deploymentId, {
     inlineStylesheet: dev ? undefined : builtStylesheetReader(clientDir),
+    startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
 
   await fastify.register(fastifyVite, {

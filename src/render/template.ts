@@ -2,6 +2,7 @@
  * The HTML document around the streamed app, compiled once from Vite's index.html (the build's, or the dev server's
  * transformed one). Kept free of heavy imports: vite.config.ts reads the constants below.
  */
+import { entryLoaderSource, type EntryLoaderOptions } from './entry-loader.ts'
 
 /** URL prefix of built client assets (README "Architecture"). */
 export const assetBase = '/_next/static/'
@@ -61,7 +62,15 @@ export interface TemplateOptions {
    * keeps the link. An inlined stylesheet costs no request before the first paint.
    */
   inlineStylesheet?: ((href: string) => string | undefined) | undefined
+  /**
+   * Starts the entry script and the page's chunks after the first paint, through an inline loader
+   * (src/render/entry-loader.ts), instead of naming them in the head; undefined keeps Vite's module script (the dev
+   * server, whose client must run at once).
+   */
+  startEntryAfterFirstPaint?: EntryLoaderOptions | undefined
 }
+
+const entryModuleScript = /<script type="module"[^>]*\bsrc="([^"]+)"[^>]*><\/script>\s*/g
 
 /** Vite's `<link rel="stylesheet">`s as `<style>`s with the text `inlineStylesheet` gives, where it gives one. */
 function inlineStylesheets(tags: string, inlineStylesheet: TemplateOptions['inlineStylesheet']): string {
@@ -105,8 +114,16 @@ export function compileTemplate(
   // The font's preload before an inlined stylesheet's text: the browser asks for the font as early as it can.
   const stylesAndFonts = preloadTags + inlineStylesheets(stylesheetTags, options.inlineStylesheet)
   // The app's scripts load at low priority, as deferred scripts do: the document is already rendered, so the
-  // stylesheet, the font and the image of the first view go first on a slow link, and hydration follows.
-  const headRest = headTags.replace(styleOrFont, '').replace(/<script type="module"(?![^>]*fetchpriority)/g, '<script type="module" fetchpriority="low"')
+  // stylesheet, the font and the image of the first view go first on a slow link, and hydration follows. With
+  // `startEntryAfterFirstPaint` the entry's module script gives way to the loader, which starts it after that paint.
+  const deferred = options.startEntryAfterFirstPaint
+  const entries = deferred ? [...headTags.matchAll(entryModuleScript)].map((match) => match[1]!.replaceAll('&amp;', '&')) : []
+  const loader = entries.length && deferred ? entryLoaderSource(deferred.fallbackMs) : undefined
+  const otherHeadTags = headTags.replace(styleOrFont, '')
+  const headRest = (loader ? otherHeadTags.replace(entryModuleScript, '') : otherHeadTags).replace(
+    /<script type="module"(?![^>]*fetchpriority)/g,
+    '<script type="module" fetchpriority="low"',
+  )
   const appToState = html.slice(appAt + markers.app.length, stateAt)
   const afterState = html.slice(stateAt + markers.state.length)
   // The end of #root, where the app's markup stops: anything placed after it is left alone by hydration.
@@ -126,11 +143,16 @@ export function compileTemplate(
       let preloads = ''
       for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
       let modulePreloads = ''
-      for (const href of head.preloadModules ?? []) {
-        modulePreloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
+      if (loader) {
+        const preloadAttribute = head.preloadModules?.length ? ` data-preload="${escapeHtml(head.preloadModules.join(' '))}"` : ''
+        modulePreloads = `<script${nonceAttr} data-entry="${escapeHtml(entries.join(' '))}"${preloadAttribute}>${loader}</script>`
+      } else {
+        for (const href of head.preloadModules ?? []) {
+          modulePreloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
+        }
       }
-      // Render-blocking first (stylesheets, the font), then the entry script, then the page's own chunks: no style
-      // or font waits behind a script in the browser's queue.
+      // Render-blocking first (stylesheets, the font), then the entry script (or its loader), then the page's own
+      // chunks: no style or font waits behind a script in the browser's queue.
       return (
         withNonce(beforeHead, nonce) +
         headTags +

@@ -1,6 +1,7 @@
 import t from 'tap'
 import http from 'node:http'
 import { guides } from '../../src/content/guides.ts'
+import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
 import { build } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 
@@ -57,20 +58,23 @@ t.test('static and dynamic pages are cached differently', async (t) => {
 t.test('every asset in the page carries ?dpl=<id>', async (t) => {
   const { app } = await build(t)
   const response = await app.inject('/')
-  const assets = [...response.body.matchAll(/(?:src|href)="(\/_next\/static\/[^"]+)"/g)].map((match) => match[1]!)
-  t.ok(assets.length >= 3, 'script, stylesheet and font preload')
+  const { entries, preloads } = entryLoaderUrls(response.body)
+  const named = [...response.body.matchAll(/(?:src|href)="(\/_next\/static\/[^"]+)"/g)].map((match) => match[1]!)
+  const assets = [...named, ...entries, ...preloads]
+  t.ok(assets.length >= 3, 'font, entry script and page chunk')
   for (const asset of assets) t.match(asset, new RegExp(`\\?dpl=${app.deploymentId}$`), asset)
   t.match(response.body, /<link rel="preload" href="\/_next\/static\/chunks\/inter-core-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/)
 })
 
-t.test("the page's own chunk is preloaded with the document, under the same URL the client imports", async (t) => {
+t.test("the page's own chunk is preloaded with the entry, under the same URL the client imports", async (t) => {
   const { app } = await build(t)
   const response = await app.inject('/faq')
-  const preload = /<link rel="modulepreload" crossorigin href="(\/_next\/static\/chunks\/faq-[\w-]+\.js\?dpl=[^"]+)"[^>]*>/.exec(
-    response.body,
-  )?.[1]
+  const { entries, preloads } = entryLoaderUrls(response.body)
+  t.equal(entries.length, 1, 'the loader starts one entry')
+  const preload = preloads.find((url) => /^\/_next\/static\/chunks\/faq-[\w-]+\.js\?dpl=/.test(url))
   t.ok(preload, 'a modulepreload for the faq chunk')
-  const entry = /<script type="module"[^>]* src="([^"]+)"/.exec(response.body)![1]!
+  t.notMatch(response.body, /<script type="module"|<link rel="modulepreload"/, 'neither is named in the head: the loader starts them')
+  const entry = entries[0]!
   const entryCode = (await app.inject(entry)).body
   const chunkName = preload!.split('/').pop()!
   t.match(entryCode, chunkName, 'the entry imports the very same URL')

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
 import { compileTemplate, noncePlaceholderValue } from '../../src/render/template.ts'
 
 const html = `<!doctype html><html data-dpl-id="%COURIER_DEPLOYMENT_ID%"><head><!--courier-head--><script type="module" src="/a.js" nonce="${noncePlaceholderValue}"></script></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>`
@@ -46,4 +47,32 @@ t.test('stylesheets and the font come before the entry script, page chunks after
   t.ok(at('/e.js') < at('/p.js'), 'the page chunk after the entry')
   t.match(open, '<link rel="stylesheet" href="/s.css" nonce="n1">', 'the nonce still goes on each tag')
   t.match(open, /<\/head><body><div id="root">$/)
+})
+
+t.test('with startEntryAfterFirstPaint, a loader with the nonce starts the entry and the page chunks', async (t) => {
+  const source =
+    '<html><head><!--courier-head--><script type="module" crossorigin src="/e.js?dpl=a&amp;b" nonce="__COURIER_NONCE__"></script>' +
+    '<link rel="stylesheet" href="/s.css" nonce="__COURIER_NONCE__"><link rel="preload" href="/f.woff2" as="font">' +
+    '</head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>'
+  const template = compileTemplate(source, '__DATA__', 'dpl-1', { startEntryAfterFirstPaint: { fallbackMs: 1234 } })
+  const open = template.open({ title: 'x', preloadModules: ['/p.js', '/q.js'] }, 'n1')
+  t.notMatch(open, '<script type="module"', 'the entry is not named by a module script')
+  t.notMatch(open, '<link rel="modulepreload"', 'nor are the page chunks preloaded in the head')
+  t.match(open, '<script nonce="n1" data-entry="/e.js?dpl=a&amp;b" data-preload="/p.js /q.js">(function(s){')
+  t.match(open, 'setTimeout(start,1234)', 'the configured bound')
+  t.same(entryLoaderUrls(open), { entries: ['/e.js?dpl=a&b'], preloads: ['/p.js', '/q.js'] })
+  const at = (text: string) => open.indexOf(text)
+  t.ok(at('/s.css') < at('data-entry') && at('/f.woff2') < at('data-entry'), 'style and font before the loader')
+  t.match(open, /<\/script><\/head><body><div id="root">$/)
+
+  const other = template.open({ title: 'y' }, undefined)
+  t.match(other, '<script data-entry="/e.js?dpl=a&amp;b">(function(s){', 'no nonce, no attribute; no chunks, no data-preload')
+  const loaderText = (html: string) => /data-entry="[^"]*"[^>]*>([^]*?)<\/script>/.exec(html)![1]
+  t.equal(loaderText(other), loaderText(open), 'the loader text is the same on every page')
+})
+
+t.test('startEntryAfterFirstPaint leaves a template without a module script as it is', async (t) => {
+  const source = '<html><head><!--courier-head--></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>'
+  const template = compileTemplate(source, '__DATA__', 'dpl-1', { startEntryAfterFirstPaint: { fallbackMs: 1 } })
+  t.notMatch(template.open({ title: 'x', preloadModules: ['/p.js'] }, 'n1'), 'data-entry')
 })

@@ -53,6 +53,12 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
       nonces: [...document.scripts].map((script) => script.nonce ?? ''),
       preloadNonces: [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map((link) => link.nonce ?? ''),
       dplId: document.documentElement.dataset.dplId ?? '',
+      paintTiming: (PerformanceObserver.supportedEntryTypes ?? []).includes('paint'),
+      paintAt: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      scriptsAt: performance
+        .getEntriesByType('resource')
+        .filter((entry) => new URL(entry.name).pathname.endsWith('.js'))
+        .map((entry) => entry.startTime),
       violations: (window as unknown as { __cspViolations?: Violation[] }).__cspViolations ?? null,
     }
   }, null)
@@ -65,6 +71,15 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
     'every font is a woff2 of this server, answered 200',
   )
   t.same(page.violations, [], 'no securitypolicyviolation event')
+  // The app's code starts after the first paint (src/render/entry-loader.ts): nothing competes with the font before.
+  t.ok(page.scriptsAt.length >= 2, `the entry and the page's chunk were fetched (${page.scriptsAt.length} scripts)`)
+  if (page.paintTiming) {
+    const firstScriptAt = Math.min(...page.scriptsAt)
+    t.ok(page.paintAt !== undefined, 'the engine reported its first contentful paint')
+    t.ok(firstScriptAt >= (page.paintAt ?? Infinity), `no script asked for before the first paint (${firstScriptAt.toFixed(1)} >= ${page.paintAt?.toFixed(1)} ms)`)
+  } else {
+    t.comment(`${suite.engine} has no paint timing: the loader started the code at once`)
+  }
   const nonce = /'nonce-([^']+)'/.exec(String(response.responseHeaders?.['content-security-policy'] ?? ''))?.[1]
   if (expected.csp) {
     t.ok(nonce, 'a CSP with a nonce')
