@@ -1,10 +1,22 @@
 import { statusTitle } from '../../config/status-titles.ts'
 import { applicationErrorMessage, digestLine, lateErrorElementId } from '../../site/error-messages.ts'
-import { escapeHtml } from './template.ts'
+import { siteName } from '../../site/pages.ts'
+import { escapeHtml, type DocumentHead } from './template.ts'
+
+/**
+ * The head of an error page: `404: This page could not be found`, and a description that says the same in a sentence
+ * (what a search result or a shared link shows), never anything of the error itself.
+ */
+export function errorDocumentHead(statusCode: number): DocumentHead {
+  return {
+    title: `${statusCode}: ${statusTitle(statusCode)}`,
+    description: `${siteName} answered ${statusCode}: ${statusTitle(statusCode)}.`,
+  }
+}
 
 /** Last resort when the error page itself cannot render: plain HTML, same title, nothing from the error. */
 export function plainErrorDocument(statusCode: number, digest?: string): string {
-  const title = `${statusCode}: ${statusTitle(statusCode)}`
+  const { title } = errorDocumentHead(statusCode)
   const digestParagraph = digest ? `<p>${escapeHtml(digestLine(digest))}</p>` : ''
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${digestParagraph}</body></html>`
 }

@@ -4,7 +4,7 @@ import type { PageDefinition, RouteParams } from '../../site/pages.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { assignDigest } from '../digest.ts'
 import { pageCacheControl } from '../pages/cache-control.ts'
-import { lateErrorScreen } from './error-documents.ts'
+import { errorDocumentHead, lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
@@ -81,7 +81,7 @@ function stateFor(target: RenderTarget, deploymentId: string, host: string): Doc
 }
 
 function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor']): DocumentHead {
-  if (target.type === 'error') return { title: `${target.statusCode}: ${statusTitle(target.statusCode)}` }
+  if (target.type === 'error') return errorDocumentHead(target.statusCode)
   const preloads = preloadsFor?.(target.page.id)
   return {
     ...target.page.head(target.data as never, target.params),
