@@ -15,6 +15,7 @@ import { statusTitle } from '../config/status-titles.ts'
 import { loadConfig } from '../config/env.ts'
 import { contentColumn } from '../site/image-sources.ts'
 import { cspTemplate } from '../src/site-policy.ts'
+import { errorDocumentHead } from '../src/render/error-documents.ts'
 import type { FirstLoadJs, ScriptSize } from './first-load-js.ts'
 import { peerDir, processLimits, projectRoot } from './config.ts'
 import { runToEnd, type ServerSpec } from './processes.ts'
@@ -73,10 +74,14 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   }
   const home = page('/')
   const guide = page('/guides/:slug')
+  const guideIndex = page('/guides')
   const faq = page('/faq')
+  const gallery = page('/gallery')
   const status = page('/status')
   const homeData = propsOf(home, {}, deploymentId)
+  const guideIndexData = propsOf(guideIndex, {}, deploymentId)
   const faqData = propsOf(faq, {}, deploymentId)
+  const galleryData = propsOf(gallery, {}, deploymentId)
   const slugs = guide.staticParams?.() ?? []
   // Next links its stylesheets: its policy has the nonce in script-src only.
   const [cspHead, cspTail] = cspTemplate(undefined, { styleNonce: false }).parts as [string, string]
@@ -87,9 +92,11 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
       const data = propsOf(guide, params, deploymentId)
       return { slug: params.slug, data, head: guide.head(data as never, params) }
     }),
+    guideIndex: { data: guideIndexData, head: guideIndex.head(guideIndexData as never, {}) },
     faq: { data: faqData, head: faq.head(faqData as never, {}) },
+    gallery: { data: galleryData, head: gallery.head(galleryData as never, {}) },
     status: { head: status.head({} as never, {}) },
-    notFound: { head: { title: `404: ${statusTitle(404)}` }, statusCode: 404, statusTitle: statusTitle(404) },
+    notFound: { head: errorDocumentHead(404), statusCode: 404, statusTitle: statusTitle(404) },
     columnSizes: contentColumn.sizes,
     images: { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, minimumCacheTTL: images.minimumCacheTTL },
     policy: {

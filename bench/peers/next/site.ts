@@ -33,6 +33,14 @@ export interface HomeData {
   hero: PageImage
 }
 
+export interface GuidesData {
+  guides: Array<GuideSummary & { sections: string[] }>
+}
+
+export interface GalleryData {
+  images: PageImage[]
+}
+
 export interface FaqData {
   entries: Array<{ question: string; answer: string }>
 }
@@ -48,7 +56,9 @@ export interface StatusData {
 export interface Site {
   home: { data: HomeData; head: PageHead }
   guides: Array<{ slug: string; data: GuideData; head: PageHead }>
+  guideIndex: { data: GuidesData; head: PageHead }
   faq: { data: FaqData; head: PageHead }
+  gallery: { data: GalleryData; head: PageHead }
   status: { head: PageHead }
   notFound: { head: PageHead; statusCode: number; statusTitle: string }
   columnSizes: string

@@ -1,0 +1,33 @@
+import type { GetStaticProps } from 'next'
+import Link from 'next/link'
+import { PageHeadTags } from '../../components/page-head'
+import site, { type GuidesData, type PageHead } from '../../site'
+
+interface Props {
+  data: GuidesData
+  head: PageHead
+}
+
+export const getStaticProps: GetStaticProps<Props> = async () => ({ props: site.guideIndex })
+
+/** Courier's guide index (client/pages/guides.tsx with client/components/guide-list.tsx), the same markup. */
+export default function GuidesPage({ data, head }: Props) {
+  return (
+    <article className="guides">
+      <PageHeadTags head={head} />
+      <h1>Guides</h1>
+      <p className="lead">One guide for each mechanic Courier uses to deliver this site.</p>
+      <ol className="guide-list">
+        {data.guides.map((guide) => (
+          <li key={guide.slug}>
+            <Link href={`/guides/${guide.slug}`} prefetch={false}>
+              {guide.title}
+            </Link>
+            <p>{guide.summary}</p>
+            <p className="guide-sections">In this guide: {guide.sections.join(' · ')}</p>
+          </li>
+        ))}
+      </ol>
+    </article>
+  )
+}
