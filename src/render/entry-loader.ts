@@ -2,7 +2,7 @@
  * Starts the app's code after the document's first paint (README, "Loading order"). The document is complete without
  * script: its text, styles and font paint first, on their own, and the entry script and the page's chunks are asked
  * for once the browser reports that paint (the `first-contentful-paint` entry of the Paint Timing API, delivered after
- * the frame is on screen). On a slow link the 60 kB of the entry then never shares the wire with the font or the
+ * the frame is on screen). On a slow link the 61 kB of the entry then never shares the wire with the font or the
  * hero image before the first paint; hydration follows it.
  *
  * The script starts the code at once where waiting would gain nothing or never end:
@@ -15,6 +15,7 @@
  * It is a classic inline script: it carries the response's nonce, and hands it to the elements it inserts (the
  * policy's `strict-dynamic` would trust them anyway; the nonce keeps them allowed without it).
  */
+
 export interface EntryLoaderOptions {
   /** The longest the loader waits for the first paint before it starts the code anyway. */
   fallbackMs: number

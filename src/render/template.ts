@@ -142,13 +142,13 @@ export function compileTemplate(
       const nonceAttr = nonceAttribute(nonce)
       let preloads = ''
       for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
-      let modulePreloads = ''
+      let code = ''
       if (loader) {
         const preloadAttribute = head.preloadModules?.length ? ` data-preload="${escapeHtml(head.preloadModules.join(' '))}"` : ''
-        modulePreloads = `<script${nonceAttr} data-entry="${escapeHtml(entries.join(' '))}"${preloadAttribute}>${loader}</script>`
+        code = `<script${nonceAttr} data-entry="${escapeHtml(entries.join(' '))}"${preloadAttribute}>${loader}</script>`
       } else {
         for (const href of head.preloadModules ?? []) {
-          modulePreloads += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
+          code += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
         }
       }
       // Render-blocking first (stylesheets, the font), then the entry script (or its loader), then the page's own
@@ -160,7 +160,7 @@ export function compileTemplate(
         withNonce(stylesAndFonts, nonce) +
         preloads +
         withNonce(headRest, nonce) +
-        modulePreloads +
+        code +
         withNonce(headEnd, nonce)
       )
     },
