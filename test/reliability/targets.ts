@@ -9,6 +9,7 @@ import type { RouteParams } from '../../site/pages.ts'
 import { images } from '../../config/images.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { loadSite, type ServerPage } from '../../src/pages/site.ts'
+import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
 import { escapeHtml } from '../../src/render/template.ts'
 import { projectRoot } from './server-process.ts'
 
@@ -74,12 +75,12 @@ export async function readMixSources(origin: string, distDir = path.join(project
   const home = await (await fetch(`${origin}/`)).text()
   const deploymentId = /data-dpl-id="([^"]+)"/.exec(home)?.[1]
   if (!deploymentId) throw new Error('`/` names no deployment id')
-  // The smallest script `/` preloads: the mix is about the server, not about copying a large file.
-  const scripts = [...home.matchAll(/"(\/_next\/static\/chunks\/([^"?]+\.js)\?dpl=[^"]+)"/g)]
+  // The smallest script `/` starts: the mix is about the server, not about copying a large file.
+  const { entries, preloads } = entryLoaderUrls(home)
   const sized = await Promise.all(
-    scripts.map(async ([, url, file]) => ({
-      url: url!,
-      bytes: (await stat(path.join(distDir, 'client', 'chunks', file!))).size,
+    [...entries, ...preloads].map(async (url) => ({
+      url,
+      bytes: (await stat(path.join(distDir, 'client', 'chunks', path.basename(new URL(url, origin).pathname)))).size,
     })),
   )
   const asset = sized.sort((a, b) => a.bytes - b.bytes)[0]

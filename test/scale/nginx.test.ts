@@ -12,6 +12,7 @@ import path from 'node:path'
 import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
 import { publishAssets, writePrefix, writeRouting } from '../../deploy/nginx-prefix.ts'
+import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
 import { getChunks } from '../helpers/http.ts'
 import type { LogLine } from '../helpers/app.ts'
 import { runMixedLoad } from './load.ts'
@@ -157,8 +158,9 @@ t.test('4. Redis stopped mid-run and started again: no 5xx, the warn and info li
 
 t.test('asset routes: the shared folder first, then the named deployment, cached; a 404 of a hashed asset never cached', async (t) => {
   const home = await (await fetch(`${origin}/`)).text()
-  const script = /"(\/_next\/static\/chunks\/[^"?]+\.js)\?dpl=/.exec(home)?.[1]
-  if (!script) throw new Error('`/` links no script')
+  const entry = entryLoaderUrls(home).entries[0]
+  if (!entry) throw new Error('`/` starts no script')
+  const script = new URL(entry, origin).pathname
   const fromFolder = await fetch(`${origin}${script}?dpl=${deploymentId}`)
   t.equal(fromFolder.status, 200)
   t.equal(fromFolder.headers.get('x-courier-asset'), 'shared-folder', 'served by nginx from the published folder')
