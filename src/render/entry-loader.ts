@@ -12,6 +12,10 @@
  *
  * A timer bounds the wait in any other case.
  *
+ * The code is fetched from then on (module preloads), but the entry runs only once the document is parsed, as the
+ * deferred module script it replaces did: a streamed page's state and its late boundaries come after the head, and
+ * hydration must see the whole document.
+ *
  * It is a classic inline script: it carries the response's nonce, and hands it to the elements it inserts (the
  * policy's `strict-dynamic` would trust them anyway; the nonce keeps them allowed without it).
  */
@@ -32,9 +36,10 @@ export function entryLoaderSource(fallbackMs: number): string {
   return (
     '(function(s){var d=document,started=false;' +
     'function add(tag,set){var e=d.createElement(tag);e.crossOrigin="";e.nonce=s.nonce;e.fetchPriority="low";set(e);d.head.appendChild(e)}' +
-    'function start(){if(started)return;started=true;' +
-    's.dataset.entry.split(" ").forEach(function(src){add("script",function(e){e.type="module";e.src=src})});' +
-    '(s.dataset.preload||"").split(" ").forEach(function(href){if(href)add("link",function(e){e.rel="modulepreload";e.href=href})})}' +
+    'function start(){if(started)return;started=true;var entries=s.dataset.entry.split(" ");' +
+    '(s.dataset.entry+" "+(s.dataset.preload||"")).split(" ").forEach(function(href){if(href)add("link",function(e){e.rel="modulepreload";e.href=href})});' +
+    'function run(){entries.forEach(function(src){add("script",function(e){e.type="module";e.src=src})})}' +
+    'if(d.readyState==="loading")d.addEventListener("DOMContentLoaded",run);else run()}' +
     'var types=window.PerformanceObserver&&PerformanceObserver.supportedEntryTypes;' +
     'if(d.visibilityState!=="visible"||!types||types.indexOf("paint")<0)return start();' +
     'try{new PerformanceObserver(function(list){if(list.getEntriesByName("first-contentful-paint").length)start()})' +

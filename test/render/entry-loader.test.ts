@@ -15,6 +15,7 @@ function runLoader(
     noObserver?: boolean
     observeThrows?: boolean
     preload?: string
+    readyState?: 'loading' | 'interactive' | 'complete'
   } = {},
 ) {
   const inserted: Inserted[] = []
@@ -35,6 +36,7 @@ function runLoader(
   const currentScript = { nonce: 'n1', dataset: { entry: '/e.js?dpl=1', ...(options.preload === undefined ? {} : { preload: options.preload }) } }
   const document = {
     visibilityState: options.visibility ?? 'visible',
+    readyState: options.readyState ?? 'complete',
     currentScript,
     head: { appendChild: (element: Inserted) => inserted.push(element) },
     createElement: (tag: string) => ({ tag }),
@@ -51,6 +53,9 @@ function runLoader(
   return { inserted, listeners, timers, paint, observed: () => observed }
 }
 
+const preloadOf = (href: string) => ({ tag: 'link', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', rel: 'modulepreload', href })
+const entryScript = { tag: 'script', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', type: 'module', src: '/e.js?dpl=1' }
+
 t.test('waits for the first contentful paint, then starts the entry and the page chunks once', async (t) => {
   const loader = runLoader({ paintTypes: ['paint', 'largest-contentful-paint'], preload: '/p.js /q.js' })
   t.same(loader.inserted, [], 'nothing starts before the paint')
@@ -58,15 +63,20 @@ t.test('waits for the first contentful paint, then starts the entry and the page
   loader.paint('first-paint')
   t.same(loader.inserted, [], 'a paint without content is not enough')
   loader.paint('first-paint', 'first-contentful-paint')
-  t.same(loader.inserted, [
-    { tag: 'script', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', type: 'module', src: '/e.js?dpl=1' },
-    { tag: 'link', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', rel: 'modulepreload', href: '/p.js' },
-    { tag: 'link', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', rel: 'modulepreload', href: '/q.js' },
-  ])
+  t.same(loader.inserted, [preloadOf('/e.js?dpl=1'), preloadOf('/p.js'), preloadOf('/q.js'), entryScript])
   loader.paint('first-contentful-paint')
   loader.timers[0]!.callback()
   loader.listeners.get('visibilitychange')!()
-  t.equal(loader.inserted.length, 3, 'later signals start nothing more')
+  t.equal(loader.inserted.length, 4, 'later signals start nothing more')
+})
+
+t.test('a document still streaming gets its code fetched at the paint, and run once it is parsed', async (t) => {
+  const loader = runLoader({ paintTypes: ['paint'], preload: '/p.js', readyState: 'loading' })
+  loader.paint('first-contentful-paint')
+  t.same(loader.inserted, [preloadOf('/e.js?dpl=1'), preloadOf('/p.js')], 'fetched, not run: the state and late boundaries are still to come')
+  loader.listeners.get('DOMContentLoaded')!()
+  t.same(loader.inserted.at(-1), entryScript, 'the entry runs when the document is parsed, as a deferred script would')
+  t.equal(loader.inserted.length, 3)
 })
 
 t.test('a timer bounds the wait', async (t) => {
@@ -74,13 +84,13 @@ t.test('a timer bounds the wait', async (t) => {
   t.equal(loader.timers.length, 1)
   t.equal(loader.timers[0]!.ms, 2_500, 'the configured bound')
   loader.timers[0]!.callback()
-  t.same(loader.inserted.map((element) => element.src), ['/e.js?dpl=1'], 'the entry, and no preload when the page names none')
+  t.same(loader.inserted, [preloadOf('/e.js?dpl=1'), entryScript], 'the entry, and no chunk when the page names none')
 })
 
 t.test('a tab hidden before its first paint starts the code when it hides', async (t) => {
   const loader = runLoader({ paintTypes: ['paint'] })
   loader.listeners.get('visibilitychange')!()
-  t.equal(loader.inserted.length, 1)
+  t.equal(loader.inserted.length, 2)
 })
 
 t.test('starts at once where waiting would gain nothing or never end', async (t) => {
@@ -92,7 +102,7 @@ t.test('starts at once where waiting would gain nothing or never end', async (t)
     ['a browser that refuses the observer', { paintTypes: ['paint'], observeThrows: true }],
   ] as const) {
     const loader = runLoader(options)
-    t.equal(loader.inserted.length, 1, name)
+    t.same(loader.inserted.at(-1), entryScript, name)
     t.equal(loader.timers.length, 0, `${name}: no timer left behind`)
   }
 })
