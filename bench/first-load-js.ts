@@ -7,8 +7,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { entryLoaderUrls } from '../src/render/entry-loader.ts'
-import { assetBase } from '../src/render/template.ts'
+import { assetBase, entryLoaderUrls } from '../src/render/template.ts'
 import { clientDir, manifestFile } from './build-output.ts'
 
 interface ManifestChunk {

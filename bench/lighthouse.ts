@@ -2,8 +2,8 @@
  * `npm run lighthouse`: Lighthouse (mobile preset, simulated throttling, as Lighthouse runs by default) against
  * Courier and the Next.js peer side by side, with Debian's Chromium, on the pages a visitor meets first: 3 runs per
  * page and server, the median run kept as Lighthouse itself picks it (`computeMedianRun`: the run nearest the median
- * FCP and time to interactive). The 404 page is audited as the 404 it is (`ignoreStatusCode`). Writes bench/results/lighthouse.json and the
- * README block between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
+ * FCP and time to interactive). The 404 page is audited as the 404 it is (`ignoreStatusCode`). Writes
+ * bench/results/lighthouse.json and the README block between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
  * (bench/processes.ts), on loopback ports.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'

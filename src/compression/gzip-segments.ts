@@ -99,16 +99,19 @@ export interface GzipStart {
  * follow it (src/compression/pieces.ts); `gzipTrailer` ends it.
  */
 export function gzipStartWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): GzipStart {
-  return joinWithInsertions(segments, between, first, false)
+  const { list, crc, length } = memberWithInsertions(segments, between, first)
+  return { bytes: Buffer.concat(list), crc, length }
 }
 
-/** The whole gzip member of the parts with the insertions of `gzipStartWithInsertions`. */
+/** The whole gzip member of the parts with the insertions of `gzipStartWithInsertions`, joined in one copy. */
 export function gzipWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer = between): Buffer {
-  return joinWithInsertions(segments, between, first, true).bytes
+  const { list, crc, length } = memberWithInsertions(segments, between, first)
+  list.push(gzipTrailer(crc, length))
+  return Buffer.concat(list)
 }
 
-/** The member's bytes in one copy: its start, and with `ended` its trailer too. */
-function joinWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer, ended: boolean): GzipStart {
+/** The buffers of a member's start (header, parts and stored insertions), with the CRC and length of its content. */
+function memberWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer): { list: Buffer[]; crc: number; length: number } {
   const { compressed, plain } = segments
   const inserted = between.length > 0 ? storedBlocks(between) : []
   const list: Buffer[] = [header]
@@ -128,7 +131,5 @@ function joinWithInsertions(segments: GzipSegments, between: Buffer, first: Buff
     // zlib.crc32 of no bytes answers 0 whatever the running value: an empty part must leave it alone.
     if (plain[index]!.length > 0) crc = crc32(plain[index]!, crc)
   }
-  const length = segments.plainLength + insertedLength
-  if (ended) list.push(gzipTrailer(crc, length))
-  return { bytes: Buffer.concat(list), crc, length }
+  return { list, crc, length: segments.plainLength + insertedLength }
 }

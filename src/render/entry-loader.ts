@@ -49,15 +49,3 @@ export function entryLoaderSource(fallbackMs: number): string {
     '})(document.currentScript)'
   )
 }
-
-/** The URLs a loader tag starts (for tools that read a served document: the bench, the build test). */
-export function entryLoaderUrls(html: string): { entries: string[]; preloads: string[] } {
-  const entries: string[] = []
-  const preloads: string[] = []
-  const unescape = (text: string) => text.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&')
-  for (const tag of html.match(/<script\b[^>]*\bdata-entry="[^"]*"[^>]*>/g) ?? []) {
-    entries.push(...unescape(/\bdata-entry="([^"]*)"/.exec(tag)![1]!).split(' ').filter(Boolean))
-    preloads.push(...unescape(/\bdata-preload="([^"]*)"/.exec(tag)?.[1] ?? '').split(' ').filter(Boolean))
-  }
-  return { entries, preloads }
-}

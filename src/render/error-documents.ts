@@ -8,10 +8,8 @@ import { escapeHtml, type DocumentHead } from './template.ts'
  * (what a search result or a shared link shows), never anything of the error itself.
  */
 export function errorDocumentHead(statusCode: number): DocumentHead {
-  return {
-    title: `${statusCode}: ${statusTitle(statusCode)}`,
-    description: `${siteName} answered ${statusCode}: ${statusTitle(statusCode)}.`,
-  }
+  const title = `${statusCode}: ${statusTitle(statusCode)}`
+  return { title, description: `${siteName} answered ${title}.` }
 }
 
 /** Last resort when the error page itself cannot render: plain HTML, same title, nothing from the error. */

@@ -49,6 +49,13 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => htmlEscapes[character]!)
 }
 
+const htmlUnescapes: Record<string, string> = Object.fromEntries(Object.entries(htmlEscapes).map(([plain, escaped]) => [escaped, plain]))
+
+/** The text of an attribute value `escapeHtml` (or Vite) wrote. */
+function unescapeHtml(text: string): string {
+  return text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => htmlUnescapes[entity]!)
+}
+
 function nonceAttribute(nonce: string | undefined): string {
   return nonce ? ` nonce="${escapeHtml(nonce)}"` : ''
 }
@@ -77,7 +84,7 @@ function inlineStylesheets(tags: string, inlineStylesheet: TemplateOptions['inli
   if (!inlineStylesheet) return tags
   return tags.replace(/<link\b[^>]*\brel="stylesheet"[^>]*>/g, (tag) => {
     const href = /\bhref="([^"]+)"/.exec(tag)?.[1]
-    const text = href === undefined ? undefined : inlineStylesheet(href.replaceAll('&amp;', '&'))
+    const text = href === undefined ? undefined : inlineStylesheet(unescapeHtml(href))
     // Text that could end the element early stays behind its link.
     if (text === undefined || /<\/style/i.test(text)) return tag
     return `<style${noncePlaceholderAttribute}>${text}</style>`
@@ -117,8 +124,9 @@ export function compileTemplate(
   // stylesheet, the font and the image of the first view go first on a slow link, and hydration follows. With
   // `startEntryAfterFirstPaint` the entry's module script gives way to the loader, which starts it after that paint.
   const deferred = options.startEntryAfterFirstPaint
-  const entries = deferred ? [...headTags.matchAll(entryModuleScript)].map((match) => match[1]!.replaceAll('&amp;', '&')) : []
+  const entries = deferred ? [...headTags.matchAll(entryModuleScript)].map((match) => unescapeHtml(match[1]!)) : []
   const loader = entries.length && deferred ? entryLoaderSource(deferred.fallbackMs) : undefined
+  const entryAttribute = ` data-entry="${escapeHtml(entries.join(' '))}"`
   const otherHeadTags = headTags.replace(styleOrFont, '')
   const headRest = (loader ? otherHeadTags.replace(entryModuleScript, '') : otherHeadTags).replace(
     /<script type="module"(?![^>]*fetchpriority)/g,
@@ -145,7 +153,7 @@ export function compileTemplate(
       let code = ''
       if (loader) {
         const preloadAttribute = head.preloadModules?.length ? ` data-preload="${escapeHtml(head.preloadModules.join(' '))}"` : ''
-        code = `<script${nonceAttr} data-entry="${escapeHtml(entries.join(' '))}"${preloadAttribute}>${loader}</script>`
+        code = `<script${nonceAttr}${entryAttribute}${preloadAttribute}>${loader}</script>`
       } else {
         for (const href of head.preloadModules ?? []) {
           code += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
@@ -174,4 +182,19 @@ export function compileTemplate(
       )
     },
   }
+}
+
+/**
+ * The URLs the entry loader's tag starts, as `open` writes them (`data-entry`, `data-preload`): for tools that read a
+ * served document, the bench and the suites.
+ */
+export function entryLoaderUrls(html: string): { entries: string[]; preloads: string[] } {
+  const entries: string[] = []
+  const preloads: string[] = []
+  const urls = (value: string | undefined) => unescapeHtml(value ?? '').split(' ').filter(Boolean)
+  for (const tag of html.match(/<script\b[^>]*\bdata-entry="[^"]*"[^>]*>/g) ?? []) {
+    entries.push(...urls(/\bdata-entry="([^"]*)"/.exec(tag)?.[1]))
+    preloads.push(...urls(/\bdata-preload="([^"]*)"/.exec(tag)?.[1]))
+  }
+  return { entries, preloads }
 }

@@ -4,7 +4,7 @@ import http from 'node:http'
 import path from 'node:path'
 import { brotliDecompressSync, createBrotliDecompress, createGunzip, gunzipSync } from 'node:zlib'
 import type { LightMyRequestResponse } from 'fastify'
-import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
+import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import http from 'node:http'
 import { guides } from '../../src/content/guides.ts'
-import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
+import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 

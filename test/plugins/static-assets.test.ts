@@ -1,5 +1,5 @@
 import t from 'tap'
-import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
+import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
 
 t.test('built assets are immutable for a year; unknown ones are 404 no-store, never HTML', async (t) => {

@@ -9,8 +9,7 @@ import type { RouteParams } from '../../site/pages.ts'
 import { images } from '../../config/images.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { loadSite, type ServerPage } from '../../src/pages/site.ts'
-import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
-import { escapeHtml } from '../../src/render/template.ts'
+import { entryLoaderUrls, escapeHtml } from '../../src/render/template.ts'
 import { projectRoot } from './server-process.ts'
 
 export interface Target {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import vm from 'node:vm'
-import { entryLoaderSource, entryLoaderUrls } from '../../src/render/entry-loader.ts'
+import { entryLoaderSource } from '../../src/render/entry-loader.ts'
 
 interface Inserted {
   tag: string
@@ -105,12 +105,4 @@ t.test('starts at once where waiting would gain nothing or never end', async (t)
     t.same(loader.inserted.at(-1), entryScript, name)
     t.equal(loader.timers.length, 0, `${name}: no timer left behind`)
   }
-})
-
-t.test('entryLoaderUrls reads what a served loader starts', async (t) => {
-  const html =
-    '<head><script nonce="x" data-entry="/e.js?a=1&amp;b=2" data-preload="/p.js /q.js">…</script>' +
-    '<script data-entry="/f.js">…</script><script type="module" src="/ignored.js"></script></head>'
-  t.same(entryLoaderUrls(html), { entries: ['/e.js?a=1&b=2', '/f.js'], preloads: ['/p.js', '/q.js'] })
-  t.same(entryLoaderUrls('<html></html>'), { entries: [], preloads: [] })
 })

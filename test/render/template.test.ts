@@ -1,6 +1,5 @@
 import t from 'tap'
-import { entryLoaderUrls } from '../../src/render/entry-loader.ts'
-import { compileTemplate, noncePlaceholderValue } from '../../src/render/template.ts'
+import { compileTemplate, entryLoaderUrls, noncePlaceholderValue } from '../../src/render/template.ts'
 
 const html = `<!doctype html><html data-dpl-id="%COURIER_DEPLOYMENT_ID%"><head><!--courier-head--><script type="module" src="/a.js" nonce="${noncePlaceholderValue}"></script></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>`
 
@@ -75,4 +74,12 @@ t.test('startEntryAfterFirstPaint leaves a template without a module script as i
   const source = '<html><head><!--courier-head--></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>'
   const template = compileTemplate(source, '__DATA__', 'dpl-1', { startEntryAfterFirstPaint: { fallbackMs: 1 } })
   t.notMatch(template.open({ title: 'x', preloadModules: ['/p.js'] }, 'n1'), 'data-entry')
+})
+
+t.test('entryLoaderUrls reads what a served loader starts', async (t) => {
+  const html =
+    '<head><script nonce="x" data-entry="/e.js?a=1&amp;b=2" data-preload="/p.js /q.js">…</script>' +
+    '<script data-entry="/f.js">…</script><script type="module" src="/ignored.js"></script></head>'
+  t.same(entryLoaderUrls(html), { entries: ['/e.js?a=1&b=2', '/f.js'], preloads: ['/p.js', '/q.js'] })
+  t.same(entryLoaderUrls('<html></html>'), { entries: [], preloads: [] })
 })
