@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   }
   const servers = { courier: await startServer(courierSpec), next: await startServer(peerServerSpec(env, '/robots.txt')) }
   const notFoundPath = '/no-such-page'
-  const paths = ['/', firstGuidePath(pages).path, '/guides', '/faq', '/gallery', '/status', notFoundPath]
+  const paths = ['/', (await firstGuidePath(pages)).path, '/guides', '/faq', '/gallery', '/status', notFoundPath]
   const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'] })
   const scores: PageScore[] = []
   const missing: PageMissing[] = []

@@ -9,6 +9,7 @@ import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import type { ServerPage } from '../src/pages/site.ts'
+import { benchContent } from './targets.ts'
 import { images } from '../config/images.ts'
 import { alwaysHeaders, documentHeaders } from '../config/request-filter.ts'
 import { statusTitle } from '../config/status-titles.ts'
@@ -56,9 +57,9 @@ export async function installPeer(): Promise<'installed' | 'present'> {
   return 'installed'
 }
 
-function propsOf(page: ServerPage, params: Record<string, string>, deploymentId: string): unknown {
-  const result = page.load?.({ params, query: {}, deploymentId })
-  if (!result || result instanceof Promise || !('props' in result)) throw new Error(`the loader of ${page.id} gives no props`)
+async function propsOf(page: ServerPage, params: Record<string, string>, deploymentId: string): Promise<unknown> {
+  const result = await page.load?.({ params, query: {}, deploymentId, content: benchContent })
+  if (!result || !('props' in result)) throw new Error(`the loader of ${page.id} gives no props`)
   return result.props
 }
 
@@ -78,20 +79,22 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   const faq = page('/faq')
   const gallery = page('/gallery')
   const status = page('/status')
-  const homeData = propsOf(home, {}, deploymentId)
-  const guideIndexData = propsOf(guideIndex, {}, deploymentId)
-  const faqData = propsOf(faq, {}, deploymentId)
-  const galleryData = propsOf(gallery, {}, deploymentId)
-  const slugs = guide.staticParams?.() ?? []
+  const homeData = await propsOf(home, {}, deploymentId)
+  const guideIndexData = await propsOf(guideIndex, {}, deploymentId)
+  const faqData = await propsOf(faq, {}, deploymentId)
+  const galleryData = await propsOf(gallery, {}, deploymentId)
+  const slugs = (await guide.staticParams?.({ content: benchContent })) ?? []
   // Next links its stylesheets: its policy has the nonce in script-src only.
   const [cspHead, cspTail] = cspTemplate(undefined, { styleNonce: false }).parts as [string, string]
   const otherDirectives = cspTail.slice(cspTail.indexOf(';') + 1).trim()
   const site = {
     home: { data: homeData, head: home.head(homeData as never, {}) },
-    guides: slugs.map((params) => {
-      const data = propsOf(guide, params, deploymentId)
-      return { slug: params.slug, data, head: guide.head(data as never, params) }
-    }),
+    guides: await Promise.all(
+      slugs.map(async (params) => {
+        const data = await propsOf(guide, params, deploymentId)
+        return { slug: params.slug, data, head: guide.head(data as never, params) }
+      }),
+    ),
     guideIndex: { data: guideIndexData, head: guideIndex.head(guideIndexData as never, {}) },
     faq: { data: faqData, head: faq.head(faqData as never, {}) },
     gallery: { data: galleryData, head: gallery.head(galleryData as never, {}) },

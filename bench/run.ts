@@ -206,7 +206,7 @@ async function main(): Promise<void> {
   progress('a first visit to / in Chromium, on each server')
   const firstVisit = { courier: await measureFirstVisit(courier.origin), next: await measureFirstVisit(next.origin) }
   const pageSizes = await comparePageSizes(
-    ['/', firstGuidePath(pages).path, '/status', '/faq', '/no-such-page'],
+    ['/', (await firstGuidePath(pages)).path, '/status', '/faq', '/no-such-page'],
     courier.origin,
     next.origin,
   )

@@ -6,6 +6,8 @@
 import type { PageDefinition, RouteParams } from '../site/pages.ts'
 import { statusTitle } from '../config/status-titles.ts'
 import type { ServerPage } from '../src/pages/site.ts'
+import { loadConfig } from '../config/env.ts'
+import { ContentSource } from '../src/content/content-source.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
 /** `bare`: Fastify + renderToPipeableStream of /status and @fastify/static (bench/bare-server.ts), the floors. */
@@ -98,9 +100,12 @@ function pageAt(pages: readonly ServerPage[], pattern: string): ServerPage {
  * The page's title as it ends the `<title>` element, computed from the data its loader gives for these params. Both
  * servers carry it: Courier writes `<title>…</title>`, Next `<title data-next-head="">…</title>`.
  */
+/** The content both servers serve: CONTENT_DIR's default, read as Courier's loaders read it. */
+export const benchContent = new ContentSource(loadConfig({}).contentDir)
+
 async function titleMarker(page: ServerPage, params: RouteParams, deploymentId: string): Promise<string> {
   const load = page.load
-  const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
+  const result = load ? await load({ params, query: {}, deploymentId, content: benchContent }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
   const head = page.head(result.props as never, params)
   return titleEnd(head.title)
@@ -133,9 +138,9 @@ export const nextIdentity = (buildId: string): ServerIdentity => ({
 })
 
 /** The first guide: the guide page the bench loads. */
-export function firstGuidePath(pages: readonly ServerPage[]): { path: string; params: RouteParams } {
+export async function firstGuidePath(pages: readonly ServerPage[]): Promise<{ path: string; params: RouteParams }> {
   const guide = pageAt(pages, '/guides/:slug')
-  const firstGuide = guide.staticParams?.()[0]
+  const firstGuide = (await guide.staticParams?.({ content: benchContent }))?.[0]
   if (!firstGuide?.slug) throw new Error('there is no guide to load: the guide loader lists no slugs')
   return { path: `/guides/${encodeURIComponent(firstGuide.slug)}`, params: firstGuide }
 }
@@ -145,11 +150,11 @@ export async function pageTargets(pages: readonly ServerPage[], who: ServerIdent
   const home = pageAt(pages, '/')
   const guide = pageAt(pages, '/guides/:slug')
   const status = pageAt(pages, '/status')
-  const { path: guidePath, params } = firstGuidePath(pages)
+  const { path: guidePath, params } = await firstGuidePath(pages)
   const homeMarkers = [await titleMarker(home, {}, who.deploymentId)]
   const statusMarkers = [await titleMarker(status, {}, who.deploymentId), `>${who.deploymentId}</dd>`]
   const firstGuideTitle = (guide.staticParams && (await titleMarker(guide, params, who.deploymentId))) || ''
-  const homeData = (await home.load!({ params: {}, query: {}, deploymentId: who.deploymentId })) as {
+  const homeData = (await home.load!({ params: {}, query: {}, deploymentId: who.deploymentId, content: benchContent })) as {
     props: { guides: Array<{ title: string }> }
   }
   const dataPrefix = `/_next/data/${who.deploymentId}`

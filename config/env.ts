@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
 import { EnvValueError, flag, integer, oneOf, readEnv, text } from './env-variables.ts'
+import { contentLayout } from './content.ts'
 import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -28,6 +29,8 @@ const variables = {
   COURIER_DEV: flag(false),
   /** Serve the test build's /__test/* pages (test/site/) that exercise streaming and error paths. Never in production. */
   COURIER_TEST_ROUTES: flag(false),
+  /** Where the site's content lives (docs/content.md), read at run time: relative paths from the project root. */
+  CONTENT_DIR: text({ default: contentLayout.defaultDir }),
   /** Where the image optimizer caches its output (relative paths from the project root). */
   IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
   /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
@@ -60,6 +63,8 @@ export interface Config {
   readonly distDir: string
   readonly dev: boolean
   readonly testRoutes: boolean
+  /** Absolute folder of the site's content (Markdown guides and FAQ), read by the loaders at run time. */
+  readonly contentDir: string
   /** Absolute folder of the image optimizer's disk cache. */
   readonly imageCacheDir: string
   readonly imagesAllowSvg: boolean
@@ -158,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dev: raw.COURIER_DEV,
     testRoutes: raw.COURIER_TEST_ROUTES,
     imageCacheDir: path.resolve(projectRoot, raw.IMAGE_CACHE_DIR),
+    contentDir: path.resolve(projectRoot, raw.CONTENT_DIR),
     imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
     webConcurrency: raw.WEB_CONCURRENCY,
     redisUrl: raw.REDIS_URL,

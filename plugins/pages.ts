@@ -6,6 +6,7 @@ import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { PageAnswers, type PageAnswer } from '../src/pages/answers.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
+import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
@@ -14,6 +15,8 @@ import pageData from './page-data.ts'
 export interface PagesOptions {
   /** The pages to serve, loaded once at start-up (src/pages/site.ts). */
   site: Site
+  /** The site's content, which loaders read at run time (CONTENT_DIR). */
+  content: ContentSource
   /** `static` page instances kept per deployment, at most this many (config/server.ts). */
   staticPageCacheEntries: number
 }
@@ -28,11 +31,11 @@ const pageMethods = ['GET', 'HEAD'] as const
  * a `dynamic` page is loaded once per request.
  */
 async function pages(fastify: FastifyInstance, options: PagesOptions) {
-  const { site, staticPageCacheEntries } = options
+  const { site, content, staticPageCacheEntries } = options
   if (!Number.isInteger(staticPageCacheEntries) || staticPageCacheEntries < 0) {
     throw new errors.OptionInvalid('staticPageCacheEntries', 'a whole number of entries, 0 or more')
   }
-  const answers = new PageAnswers({ deploymentId: fastify.deploymentId, maxStaticEntries: staticPageCacheEntries })
+  const answers = new PageAnswers({ deploymentId: fastify.deploymentId, content, maxStaticEntries: staticPageCacheEntries })
   const tracing = tracingOf(fastify)
   const answerItself = (answer: PageAnswer) => answer
 

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import type { ContentSource } from '../src/content/content-source.ts'
 import type { ServerPage } from '../src/pages/site.ts'
 import { errors } from '../src/errors.ts'
 import { escapeHtml } from '../src/render/template.ts'
@@ -9,17 +10,19 @@ export interface SitemapOptions {
   siteUrl: string
   /** The pages to list (src/pages/site.ts: the site's public pages). */
   pages: readonly ServerPage[]
+  /** The content parametrised pages list their instances from (their `staticParams`). */
+  content: ContentSource
 }
 
-/** Every page path: parametrised pages expanded through their server-side `staticParams`. */
-export function listPagePaths(pages: readonly ServerPage[]): string[] {
+/** Every page path: parametrised pages expanded through their server-side `staticParams`, read from the content now. */
+export async function listPagePaths(pages: readonly ServerPage[], content: ContentSource): Promise<string[]> {
   const paths: string[] = []
   for (const page of pages) {
     if (!page.path.includes(':')) {
       paths.push(page.path)
       continue
     }
-    for (const params of page.staticParams?.() ?? []) {
+    for (const params of (await page.staticParams?.({ content })) ?? []) {
       paths.push(page.path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(params[name] ?? '')))
     }
   }
@@ -39,33 +42,49 @@ function sitemapIndex(siteUrl: string, files: string[]): string {
 /** Sitemaps hold at most 50,000 URLs each (sitemaps.org protocol). */
 const urlsPerSitemap = 50_000
 
+interface SitemapFiles {
+  index: string
+  chunks: string[]
+}
+
 /**
- * /robots.txt, /sitemap.xml (an index) and /sitemap-<n>.xml, generated once at start-up from the page table.
+ * /robots.txt, /sitemap.xml (an index) and /sitemap-<n>.xml, from the page table and the content as it is when asked
+ * (a guide added to CONTENT_DIR is listed from then on): concurrent requests share one reading.
  */
 async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
   if (!URL.canParse(options.siteUrl) || !/^https?:$/.test(new URL(options.siteUrl).protocol)) {
     throw new errors.OptionInvalid('siteUrl', 'an absolute http(s) origin such as https://courier.example')
   }
+  const { pages, content } = options
   const siteUrl = options.siteUrl.replace(/\/+$/, '')
-  const paths = listPagePaths(options.pages)
-  const chunks: string[][] = []
-  for (let start = 0; start < paths.length; start += urlsPerSitemap) chunks.push(paths.slice(start, start + urlsPerSitemap))
-  const files = chunks.map((_chunk, index) => `sitemap-${index}.xml`)
-  const index = sitemapIndex(siteUrl, files)
   const robots = `User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: ${siteUrl}/sitemap.xml\n`
   const cacheControl = 'public, max-age=3600'
+  let reading: Promise<SitemapFiles> | undefined
+
+  async function readFiles(): Promise<SitemapFiles> {
+    const paths = await listPagePaths(pages, content)
+    const chunks: string[] = []
+    for (let start = 0; start < paths.length; start += urlsPerSitemap) chunks.push(urlset(siteUrl, paths.slice(start, start + urlsPerSitemap)))
+    return { index: sitemapIndex(siteUrl, chunks.map((_chunk, index) => `sitemap-${index}.xml`)), chunks }
+  }
+
+  function currentFiles(): Promise<SitemapFiles> {
+    if (!reading) reading = readFiles().finally(() => (reading = undefined))
+    return reading
+  }
 
   fastify.get('/robots.txt', async function serveRobots(_request, reply) {
     return reply.type('text/plain; charset=utf-8').header('cache-control', cacheControl).send(robots)
   })
   fastify.get('/sitemap.xml', async function serveSitemapIndex(_request, reply) {
+    const { index } = await currentFiles()
     return reply.type('application/xml; charset=utf-8').header('cache-control', cacheControl).send(index)
   })
-  chunks.forEach((chunk, chunkIndex) => {
-    const body = urlset(siteUrl, chunk)
-    fastify.get(`/sitemap-${chunkIndex}.xml`, async function serveSitemap(_request, reply) {
-      return reply.type('application/xml; charset=utf-8').header('cache-control', cacheControl).send(body)
-    })
+  fastify.get<{ Params: { chunk: string } }>('/sitemap-:chunk.xml', async function serveSitemap(request, reply) {
+    const { chunk } = request.params
+    const body = /^(0|[1-9]\d{0,5})$/.test(chunk) ? (await currentFiles()).chunks[Number(chunk)] : undefined
+    if (body === undefined) return reply.callNotFound()
+    return reply.type('application/xml; charset=utf-8').header('cache-control', cacheControl).send(body)
   })
 }
 

@@ -2,18 +2,30 @@
  * The data each page's loader returns (src/pages/loaders.ts) and its component receives (client/pages/): types only,
  * so the server's content never reaches the client bundle through them.
  */
+import type { Root } from 'hast'
 
-/** A guide: one per delivery mechanic of the example site. */
+/**
+ * Content written in Markdown (CONTENT_DIR, docs/content.md) as the server parsed it: an element tree (hast) without
+ * raw HTML, headings with their `id`. The client renders it (client/components/markdown.tsx); the parser stays on the
+ * server.
+ */
+export type MarkdownContent = Root
+
+/** A guide: one per delivery mechanic of the example site, from `content/guides/<slug>.md`. */
 export interface Guide {
   slug: string
   title: string
   summary: string
-  sections: Array<{ heading: string; paragraphs: string[] }>
+  /** One per `##` heading of the file: the heading, its anchor (`#id`) and what follows it up to the next one. */
+  sections: Array<{ heading: string; anchor: string; content: MarkdownContent }>
 }
 
+/** A question of the FAQ, from `content/faq/<anchor>.md`. */
 export interface FaqEntry {
   question: string
-  answer: string
+  /** The question's anchor on the page (`/faq#<anchor>`): its file name. */
+  anchor: string
+  answer: MarkdownContent
 }
 
 export interface GuideSummary {

@@ -15,6 +15,7 @@ import { handleConnectionError, refuseConnect } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import { compileSchemasAfterListening, lazySchemaCompilers } from './lazy-schema-compilers.ts'
 import { loadSite, type Site } from './pages/site.ts'
+import { ContentSource } from './content/content-source.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
@@ -58,6 +59,7 @@ function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: s
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const limits = { ...serverLimits, ...options.limits }
   const site = options.site ?? (await loadSite(config.testRoutes))
+  const content = new ContentSource(config.contentDir)
   const accessLogController = new AccessLogController()
   const logger: FastifyBaseLogger = options.logger ?? pino(loggerOptions(config.logLevel))
   const schemaCompilers = lazySchemaCompilers()
@@ -135,7 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(readiness)
   await app.register(sharedState, { redisUrl: config.redisUrl })
   await app.register(clientErrors)
-  await app.register(sitemap, { siteUrl: config.siteUrl, pages: site.publicPages })
+  await app.register(sitemap, { siteUrl: config.siteUrl, pages: site.publicPages, content })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
   await app.register(imageWidths)
   await app.register(image, {
@@ -152,6 +154,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // A server that keeps no static page (the bound at 0) keeps no document at all: every document streams.
     keepDocuments: limits.staticPageCacheEntries > 0,
   })
-  await app.register(pages, { site, staticPageCacheEntries: limits.staticPageCacheEntries })
+  await app.register(pages, { site, content, staticPageCacheEntries: limits.staticPageCacheEntries })
   return app
 }

@@ -73,6 +73,11 @@ export const errors = {
   ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
   ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
   ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),
+  /** A content file (CONTENT_DIR, docs/content.md) that cannot be used: front matter missing a field or not YAML, a
+   * file too large, text outside a section. The page that reads it fails; a kept version of it stays served. */
+  ContentInvalid: createError('COURIER_ERR_CONTENT_INVALID', 'Content file %s is invalid: %s', 500),
+  /** CONTENT_DIR or a file in it cannot be read (missing folder, permissions): not a missing page, which is a 404. */
+  ContentUnreadable: createError('COURIER_ERR_CONTENT_UNREADABLE', 'Content at %s cannot be read: %s', 500),
   /** Load shedding: the event loop is saturated; the request is refused before any work, with `Retry-After`. */
   ServerOverloaded: createError('COURIER_ERR_SERVER_OVERLOADED', 'The server is overloaded; retry shortly', 503),
 } as const

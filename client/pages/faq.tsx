@@ -1,13 +1,24 @@
 import { useId, useState } from 'react'
 import type { PageComponentProps } from '../page-modules.ts'
-import type { FaqData } from '../../site/data-types.ts'
+import type { FaqData, FaqEntry, MarkdownContent } from '../../site/data-types.ts'
+import { Markdown } from '../components/markdown.tsx'
+
+/** The text of an answer, as the filter searches it. */
+function textOf(node: MarkdownContent | MarkdownContent['children'][number]): string {
+  if (node.type === 'text') return node.value
+  return 'children' in node ? node.children.map(textOf).join('') : ''
+}
+
+function searchText(entry: FaqEntry): string {
+  return `${entry.question} ${textOf(entry.answer)}`.toLowerCase()
+}
 
 export default function FaqPage({ data }: PageComponentProps<FaqData>) {
   const [query, setQuery] = useState('')
   const inputId = useId()
   const needle = query.trim().toLowerCase()
   const shown = needle
-    ? data.entries.filter((entry) => `${entry.question} ${entry.answer}`.toLowerCase().includes(needle))
+    ? data.entries.filter((entry) => searchText(entry).includes(needle))
     : data.entries
   return (
     <article className="faq">
@@ -21,9 +32,11 @@ export default function FaqPage({ data }: PageComponentProps<FaqData>) {
       </p>
       <dl>
         {shown.map((entry) => (
-          <div key={entry.question} className="faq-entry">
-            <dt>{entry.question}</dt>
-            <dd>{entry.answer}</dd>
+          <div key={entry.anchor} className="faq-entry">
+            <dt id={entry.anchor}>{entry.question}</dt>
+            <dd>
+              <Markdown content={entry.answer} />
+            </dd>
           </div>
         ))}
       </dl>

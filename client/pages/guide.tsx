@@ -1,6 +1,7 @@
 import type { PageComponentProps } from '../page-modules.ts'
 import type { GuideData } from '../../site/data-types.ts'
 import { Link } from '../components/link.tsx'
+import { Markdown } from '../components/markdown.tsx'
 
 export default function GuidePage({ data }: PageComponentProps<GuideData>) {
   const { guide, previous, next } = data
@@ -12,11 +13,9 @@ export default function GuidePage({ data }: PageComponentProps<GuideData>) {
       <h1>{guide.title}</h1>
       <p className="lead">{guide.summary}</p>
       {guide.sections.map((section) => (
-        <section key={section.heading}>
-          <h2>{section.heading}</h2>
-          {section.paragraphs.map((paragraph, index) => (
-            <p key={index}>{paragraph}</p>
-          ))}
+        <section key={section.anchor}>
+          <h2 id={section.anchor}>{section.heading}</h2>
+          <Markdown content={section.content} />
         </section>
       ))}
       <nav className="pager" aria-label="More guides">

@@ -4,6 +4,7 @@ import type { RouteParams } from '../../site/pages.ts'
 import { KeptDocumentSlot } from '../render/document-cache.ts'
 import { strongEtag } from '../etag.ts'
 import type { ContentCoding } from '../compression/negotiate.ts'
+import type { ContentSource } from '../content/content-source.ts'
 import type { ServerPage } from './site.ts'
 
 /** What a page's loader said, for one request (a `dynamic` page) or for the deployment (a `static` one). */
@@ -41,6 +42,8 @@ export function dataAnswerOf(page: ServerPage, answer: PageAnswer): DataAnswer {
 
 export interface PageAnswersOptions {
   deploymentId: string
+  /** What loaders read the site's content from (CONTENT_DIR). */
+  content: ContentSource
   /** At most this many `static` page instances kept (config/server.ts). */
   maxStaticEntries: number
 }
@@ -59,6 +62,7 @@ function entryKey(match: PageMatch<ServerPage>): string {
  */
 export class PageAnswers {
   readonly #deploymentId: string
+  readonly #content: ContentSource
   readonly #maxStaticEntries: number
   readonly #staticEntries = new Map<string, Promise<StaticPageEntry>>()
   /** The entries of #staticEntries whose loader run has ended with a page kept: no request waits for them. */
@@ -66,6 +70,7 @@ export class PageAnswers {
 
   constructor(options: PageAnswersOptions) {
     this.#deploymentId = options.deploymentId
+    this.#content = options.content
     this.#maxStaticEntries = options.maxStaticEntries
   }
 
@@ -76,7 +81,7 @@ export class PageAnswers {
   /** The answer of a `dynamic` page for this request. */
   async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
     if (!page.load) return { type: 'props', data: {} }
-    const result = await page.load({ params, query, deploymentId: this.#deploymentId })
+    const result = await page.load({ params, query, deploymentId: this.#deploymentId, content: this.#content })
     if ('notFound' in result) return { type: 'notFound' }
     if ('redirect' in result) return { type: 'redirect', ...result.redirect }
     return { type: 'props', data: result.props }

@@ -2,8 +2,7 @@
  * Server-only page loaders, keyed by page id (site/pages.ts). Nothing here may reach the browser: the client
  * bundle never imports this file, and test/build/client-bundle.test.ts checks that its content is absent from the built client.
  */
-import { guides } from '../content/guides.ts'
-import { faq } from '../content/faq.ts'
+import type { ContentSource } from '../content/content-source.ts'
 import { siteImages } from '../content/images.ts'
 import { readProcessMemory } from './process-memory.ts'
 import type { RouteParams } from '../../site/pages.ts'
@@ -27,6 +26,8 @@ export interface LoaderContext {
   params: RouteParams
   query: Readonly<Record<string, unknown>>
   deploymentId: string
+  /** The site's content, read at run time from CONTENT_DIR (docs/content.md). */
+  content: ContentSource
 }
 
 export type Loader<Data = unknown> = (context: LoaderContext) => LoaderResult<Data> | Promise<LoaderResult<Data>>
@@ -34,37 +35,44 @@ export type Loader<Data = unknown> = (context: LoaderContext) => LoaderResult<Da
 export interface PageServerSide<Data = unknown> {
   load?: Loader<Data>
   /** Parameters of every instance of a parametrised page: feeds the sitemap. */
-  staticParams?: () => RouteParams[]
+  staticParams?: (context: { content: ContentSource }) => Promise<RouteParams[]>
 }
 
-function summarize(guide: GuideSummary): GuideSummary {
-  return { slug: guide.slug, title: guide.title, summary: guide.summary }
+function summaryOf(guide: GuideSummary | undefined): GuideSummary | null {
+  return guide ? { slug: guide.slug, title: guide.title, summary: guide.summary } : null
 }
-
-const guideSummaries = guides.map(summarize)
 
 const galleryImages: PageImage[] = siteImages.map(({ src, width, height, alt }) => ({ src, width, height, alt }))
 
 export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
   home: {
-    load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries, hero: galleryImages[0]! } }),
+    load: async ({ content }): Promise<LoaderResult<HomeData>> => ({
+      props: { guides: await content.guideSummaries(), hero: galleryImages[0]! },
+    }),
   },
   guides: {
-    load: (): LoaderResult<GuidesData> => ({
+    load: async ({ content }): Promise<LoaderResult<GuidesData>> => ({
       props: {
-        guides: guides.map((guide) => ({ ...summarize(guide), sections: guide.sections.map((section) => section.heading) })),
+        guides: (await content.guides()).map(({ slug, title, summary, sections }) => ({
+          slug,
+          title,
+          summary,
+          sections: sections.map((section) => section.heading),
+        })),
       },
     }),
   },
   guide: {
-    load: ({ params }): LoaderResult<GuideData> => {
+    load: async ({ params, content }): Promise<LoaderResult<GuideData>> => {
+      const guides = await content.guides()
       const index = guides.findIndex((guide) => guide.slug === params.slug)
       if (index === -1) return { notFound: true }
-      const previous = guideSummaries[index - 1] ?? null
-      const next = guideSummaries[index + 1] ?? null
-      return { props: { guide: guides[index]!, previous, next } }
+      const { slug, title, summary, sections } = guides[index]!
+      return {
+        props: { guide: { slug, title, summary, sections }, previous: summaryOf(guides[index - 1]), next: summaryOf(guides[index + 1]) },
+      }
     },
-    staticParams: () => guides.map((guide) => ({ slug: guide.slug })),
+    staticParams: async ({ content }) => (await content.guideSummaries()).map((guide) => ({ slug: guide.slug })),
   },
   status: {
     load: ({ deploymentId }): LoaderResult<StatusData> => {
@@ -83,6 +91,6 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
     load: (): LoaderResult<GalleryData> => ({ props: { images: galleryImages } }),
   },
   faq: {
-    load: (): LoaderResult<FaqData> => ({ props: { entries: [...faq] } }),
+    load: async ({ content }): Promise<LoaderResult<FaqData>> => ({ props: await content.faq() }),
   },
 }

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { parse } from 'acorn'
 import { full } from 'acorn-walk'
 import { loadConfig } from '../../config/env.ts'
-import { guides } from '../../src/content/guides.ts'
-import { faq } from '../../src/content/faq.ts'
+import { textOf } from '../../src/content/markdown.ts'
+import { faq, guides } from '../helpers/content.ts'
 
 /** The build under test: `npm test` builds first. */
 const distDir = loadConfig({}).distDir
@@ -26,12 +26,13 @@ const texts = clientFiles.filter((file) => /\.(js|css|html|json)$/.test(file))
 
 t.test('server-only code and content never reach the client build', async (t) => {
   const bundle = texts.map((file) => readFileSync(file, 'utf8')).join('\n')
-  const guideParagraph = guides[3]!.sections[0]!.paragraphs[0]!.slice(0, 60)
-  const faqAnswer = faq[2]!.answer.slice(0, 60)
+  const guideParagraph = textOf(guides[3]!.sections[0]!.content).slice(0, 60)
+  const faqAnswer = textOf(faq.entries[2]!.answer).slice(0, 60)
   t.notMatch(bundle, guideParagraph, 'guide text comes as data only')
   t.notMatch(bundle, faqAnswer, 'FAQ text comes as data only')
   t.notMatch(bundle, 'memoryUsage', "the status page's loader stays on the server")
   t.notMatch(bundle, 'staticParams', 'the server half of the page table stays on the server')
+  t.notMatch(bundle, 'micromark', 'the Markdown parser stays on the server: pages receive their content parsed')
 })
 
 t.test('the production build holds no test page: no chunk, no route, no text of one', async (t) => {

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { recordHeadings } from './page-probes.ts'
 import type { Page, Route } from 'playwright-core'
 import { router as timings } from '../../config/router.ts'
-import { guides } from '../../src/content/guides.ts'
+import { guides } from '../helpers/content.ts'
 import { startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })

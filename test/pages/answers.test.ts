@@ -1,4 +1,5 @@
 import t from 'tap'
+import { siteContent } from '../helpers/content.ts'
 import type { PageMatch } from '../../site/match.ts'
 import { PageAnswers } from '../../src/pages/answers.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
@@ -22,7 +23,7 @@ const match = (page: ServerPage, slug: string): PageMatch<ServerPage> => ({ page
 
 t.test('a static page instance is loaded once for its document and its data, by concurrent first requests too', async (t) => {
   const page = countingPage('static', () => ({ props: { value: 1 } }))
-  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 10 })
   const entries = await Promise.all([1, 2, 3].map(() => answers.staticEntry(match(page, 'a'))))
   t.equal(page.runs, 1)
   t.ok(entries.every((entry) => entry === entries[0]), 'one entry for HTML and data alike')
@@ -35,7 +36,7 @@ t.test('a static page instance is loaded once for its document and its data, by 
 
 t.test('the static cache is bounded: past it, instances are loaded per request and not kept', async (t) => {
   const page = countingPage('static', () => ({ props: {} }))
-  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 1 })
+  const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 1 })
   await answers.staticEntry(match(page, 'a'))
   const beyond = await answers.staticEntry(match(page, 'b'))
   await answers.staticEntry(match(page, 'b'))
@@ -52,7 +53,7 @@ t.test('not-found answers and failed loads are not kept', async (t) => {
     if (fail) throw new Error('loader failed')
     return { notFound: true }
   })
-  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 10 })
   await t.rejects(answers.staticEntry(match(page, 'a')), /loader failed/)
   fail = false
   const entry = await answers.staticEntry(match(page, 'a'))
@@ -66,7 +67,7 @@ t.test('not-found answers and failed loads are not kept', async (t) => {
 t.test('a dynamic page is loaded per request, with its query; a static one never sees the query', async (t) => {
   const queries: unknown[] = []
   const page = { ...countingPage('dynamic', () => ({ props: {} })), load: (context: { query: unknown }) => (queries.push(context.query), { props: {} }) }
-  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 10 })
   await answers.load(page, {}, { q: '1' })
   await answers.load(page, {}, { q: '2' })
   t.same(queries, [{ q: '1' }, { q: '2' }])
@@ -77,7 +78,7 @@ t.test('a dynamic page is loaded per request, with its query; a static one never
 
 t.test('a redirect is kept and sent as data', async (t) => {
   const page = countingPage('static', () => ({ redirect: { destination: '/elsewhere', permanent: true } }))
-  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 10 })
   const entry = await answers.staticEntry(match(page, 'a'))
   t.same(JSON.parse(entry.data.body), { redirect: { destination: '/elsewhere', permanent: true } })
   t.equal(answers.staticEntries, 1)
@@ -86,7 +87,7 @@ t.test('a redirect is kept and sent as data', async (t) => {
 t.test('keptEntry: the entry once its loader run has ended, with a page kept; never a pending, failed or not-found one', async (t) => {
   let answer: () => ReturnType<NonNullable<ServerPage['load']>> = () => ({ props: { value: 1 } })
   const page = countingPage('static', () => answer())
-  const answers = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 1 })
+  const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 1 })
   t.equal(answers.keptEntry(match(page, 'a')), undefined, 'nothing before the first request')
   const pending = answers.staticEntry(match(page, 'a'))
   t.equal(answers.keptEntry(match(page, 'a')), undefined, 'nor while its loader runs')
@@ -96,7 +97,7 @@ t.test('keptEntry: the entry once its loader run has ended, with a page kept; ne
   await answers.staticEntry(match(page, 'b'))
   t.equal(answers.keptEntry(match(page, 'b')), undefined, 'an instance past the bound is not kept')
   answer = () => ({ notFound: true })
-  const other = new PageAnswers({ deploymentId: 'd1', maxStaticEntries: 10 })
+  const other = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 10 })
   await other.staticEntry(match(page, 'c'))
   t.equal(other.keptEntry(match(page, 'c')), undefined, 'a not-found answer is not kept')
   answer = () => {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { guides } from '../../src/content/guides.ts'
+import { guides } from '../helpers/content.ts'
 import { build } from '../helpers/app.ts'
 
 /** `nonce-...` of the response's CSP header. */

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { guides } from '../../src/content/guides.ts'
+import { guides } from '../helpers/content.ts'
 import { pages as sitePages } from '../../site/pages.ts'
 import { pageLoaders, type Loader } from '../../src/pages/loaders.ts'
 import { joinPages, type Site } from '../../src/pages/site.ts'

@@ -1,6 +1,7 @@
 import t from 'tap'
 import http from 'node:http'
-import { guides } from '../../src/content/guides.ts'
+import { guides } from '../helpers/content.ts'
+import { textOf } from '../../src/content/markdown.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
@@ -99,7 +100,7 @@ t.test('HEAD answers like GET without a body', async (t) => {
 t.test('page data is embedded safely: </script> and U+2028 in data cannot break out', async (t) => {
   const { app } = await build(t)
   const hostile = guides.find((guide) =>
-    guide.sections.some((section) => section.paragraphs.some((paragraph) => paragraph.includes('</script>'))),
+    guide.sections.some((section) => textOf(section.content).includes('</script>')),
   )
   t.ok(hostile, 'a guide whose text holds </script>')
   const response = await app.inject(`/guides/${hostile!.slug}`)

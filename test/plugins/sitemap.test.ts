@@ -1,6 +1,6 @@
 import t from 'tap'
 import { loadSite } from '../../src/pages/site.ts'
-import { guides } from '../../src/content/guides.ts'
+import { guides, siteContent } from '../helpers/content.ts'
 import { build } from '../helpers/app.ts'
 
 t.test('the sitemap lists every page at the configured origin', async (t) => {
@@ -38,7 +38,7 @@ t.test('a site URL that is not an http(s) origin is refused at register time wit
   for (const siteUrl of ['courier.example', 'ftp://courier.example', '']) {
     const app = Fastify()
     t.teardown(() => app.close())
-    await t.rejects(async () => { await app.register(sitemap, { siteUrl, pages: [] }).ready() }, { code: 'COURIER_ERR_OPTION_INVALID' }, siteUrl)
+    await t.rejects(async () => { await app.register(sitemap, { siteUrl, pages: [], content: siteContent }).ready() }, { code: 'COURIER_ERR_OPTION_INVALID' }, siteUrl)
   }
 })
 
@@ -47,7 +47,7 @@ t.test('the sitemap plugin works on a bare instance', async (t) => {
   const sitemap = (await import('../../plugins/sitemap.ts')).default
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(sitemap, { siteUrl: 'https://courier.example/', pages: (await loadSite(false)).pages })
+  await app.register(sitemap, { siteUrl: 'https://courier.example/', pages: (await loadSite(false)).pages, content: siteContent })
   const response = await app.inject('/robots.txt')
   t.match(response.body, 'Sitemap: https://courier.example/sitemap.xml', 'a trailing slash is dropped')
 })

@@ -9,6 +9,7 @@ import type { RouteParams } from '../../site/pages.ts'
 import { images } from '../../config/images.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { loadSite, type ServerPage } from '../../src/pages/site.ts'
+import { siteContent } from '../helpers/content.ts'
 import { entryLoaderUrls, escapeHtml } from '../../src/render/template.ts'
 import { projectRoot } from './server-process.ts'
 
@@ -34,7 +35,7 @@ function pageAt(pattern: string): ServerPage {
 
 async function titleOf(page: ServerPage, params: RouteParams, deploymentId: string): Promise<string> {
   const load = page.load
-  const result = load ? await load({ params, query: {}, deploymentId }) : { props: {} }
+  const result = load ? await load({ params, query: {}, deploymentId, content: siteContent }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
   return `<title>${escapeHtml(page.head(result.props as never, params).title)}</title>`
 }
@@ -96,7 +97,7 @@ export async function readMixSources(origin: string, distDir = path.join(project
 export async function buildMix(sources: MixSources): Promise<Target[]> {
   const { deploymentId } = sources
   const guide = pageAt('/guides/:slug')
-  const slug = guide.staticParams?.()[0]?.slug
+  const slug = (await guide.staticParams?.({ content: siteContent }))?.[0]?.slug
   if (!slug) throw new Error('the guide loader lists no slugs')
   const dataHeaders = { 'x-deployment-id': deploymentId }
   const notFoundTitle = `<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`

@@ -1,7 +1,6 @@
 /**
  * Server-only loaders of the test build's pages (test/site/pages.ts), keyed by page id like src/pages/loaders.ts.
  */
-import { guides } from '../../src/content/guides.ts'
 import type { LoaderResult, PageServerSide } from '../../src/pages/loaders.ts'
 import type { SlowData } from './pages/test-slow.tsx'
 import type { LateErrorData } from './pages/test-late-error.tsx'
@@ -31,8 +30,8 @@ export const testPageLoaders: Readonly<Record<string, PageServerSide<unknown>>> 
   },
   'test-links': {
     // 20 distinct static pages to link to: every guide, then guides that do not exist (their data is a not-found).
-    load: ({ query }): LoaderResult<TestLinksData> => {
-      const slugs = guides.map((guide) => guide.slug)
+    load: async ({ query, content }): Promise<LoaderResult<TestLinksData>> => {
+      const slugs = (await content.guideSummaries()).map((guide) => guide.slug)
       for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
       return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs: slugs.map((slug) => `/guides/${slug}`) } }
     },

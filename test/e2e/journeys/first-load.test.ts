@@ -4,7 +4,7 @@
  * And the CSP holds: a script slipped into the document without the nonce does not run (where the filter applies).
  */
 import t, { type Test } from 'tap'
-import { guides } from '../../../src/content/guides.ts'
+import { guides } from '../../helpers/content.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
 
 const suite = await startJourneys(t)

@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap'
 import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
-import { guides } from '../../../src/content/guides.ts'
+import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })

@@ -1,0 +1,103 @@
+import t, { type Test } from 'tap'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { ContentSource } from '../../src/content/content-source.ts'
+import { parseMarkdown, textOf } from '../../src/content/markdown.ts'
+import { build } from '../helpers/app.ts'
+import { siteContent } from '../helpers/content.ts'
+
+/** A copy of the site's content the test may edit. */
+async function contentCopy(t: Test): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'courier-content-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await cp(siteContent.dir, dir, { recursive: true })
+  return dir
+}
+
+t.test('Markdown becomes an element tree: headings with ids, links kept, raw HTML dropped, no positions', async (t) => {
+  const { frontMatter, body } = parseMarkdown(
+    '---\ntitle: T\n---\n\n## A heading\n\nSee [the guide](/guides/x) and *this*.\n\n<script>alert(1)</script>\n\n## A heading\n\n<img src=x onerror="alert(1)">text\n',
+    'guides/x.md',
+  )
+  t.same(frontMatter, { title: 'T' })
+  const json = JSON.stringify(body)
+  t.notMatch(json, 'script', 'a raw <script> is dropped')
+  t.notMatch(json, 'onerror', 'raw attributes are dropped')
+  t.notMatch(json, 'position', 'no source positions travel as page data')
+  t.match(json, '"href":"/guides/x"')
+  const headings = body.children.filter((node) => node.type === 'element' && node.tagName === 'h2')
+  t.same(
+    headings.map((node) => (node.type === 'element' ? node.properties.id : undefined)),
+    ['a-heading', 'a-heading-1'],
+    'ids as GitHub spells them, unique in the file',
+  )
+  t.equal(textOf(body).includes('text'), true)
+})
+
+t.test('bad front matter is a coded error naming the file', async (t) => {
+  const cases: Array<[string, RegExp]> = [
+    ['no front matter\n\n## A\n\ntext\n', /guides\/x\.md is invalid: no front matter/],
+    ['---\ntitle: [unclosed\n---\n\n## A\n', /guides\/x\.md is invalid: front matter is not YAML/],
+    ['---\n- a list\n---\n\n## A\n', /guides\/x\.md is invalid: front matter must be a YAML mapping/],
+  ]
+  for (const [text, message] of cases) {
+    t.throws(() => parseMarkdown(text, 'guides/x.md'), { code: 'COURIER_ERR_CONTENT_INVALID', message }, text.slice(0, 20))
+  }
+})
+
+t.test('the site content reads: every guide and FAQ entry with its fields, in order', async (t) => {
+  const guides = await siteContent.guides()
+  t.ok(guides.length >= 10)
+  t.same(guides.map((guide) => guide.order), [...guides.map((guide) => guide.order)].sort((a, b) => a - b))
+  for (const guide of guides) {
+    t.ok(guide.title && guide.summary && guide.sections.length > 0, guide.slug)
+    t.ok(guide.sections.every((section) => section.anchor && section.content.children.length > 0), `${guide.slug} sections`)
+  }
+  const { entries } = await siteContent.faq()
+  t.ok(entries.length >= 10)
+  t.ok(entries.every((entry) => entry.question && textOf(entry.answer).length > 0))
+})
+
+t.test('a guide missing a field, badly named or with text outside a section fails with the file named', async (t) => {
+  const dir = await contentCopy(t)
+  const content = new ContentSource(dir)
+  const file = path.join(dir, 'guides', 'page-data.md')
+  const original = await readFile(file, 'utf8')
+  await writeFile(file, original.replace(/^summary: .*\n/m, ''))
+  await t.rejects(content.guides(), { code: 'COURIER_ERR_CONTENT_INVALID', message: /guides\/page-data\.md is invalid: front matter field summary is missing/ })
+  await writeFile(file, original.replace(/^order: .*\n/m, 'order: first\n'))
+  await t.rejects(content.guides(), { message: /page-data\.md is invalid: front matter field order must be a number/ })
+  await writeFile(file, original.replace('---\n\n##', '---\n\nA stray paragraph.\n\n##'))
+  await t.rejects(content.guides(), { message: /page-data\.md is invalid: text before the first ## heading/ })
+  await writeFile(file, original)
+  await writeFile(path.join(dir, 'guides', 'Bad Name.md'), original)
+  await t.rejects(content.guides(), { message: /guides\/Bad Name\.md is invalid: a content file is named/ })
+  await t.rejects(new ContentSource(path.join(dir, 'nowhere')).guides(), { code: 'COURIER_ERR_CONTENT_UNREADABLE' })
+})
+
+t.test('served: content read at run time from CONTENT_DIR; bad content is a 500 for that page, logged with the file', async (t) => {
+  const dir = await contentCopy(t)
+  await writeFile(
+    path.join(dir, 'guides', 'zz-new-guide.md'),
+    '---\ntitle: "A guide added at run time"\nsummary: "Written after the build."\norder: 99\n---\n\n## Read at run time\n\nSee the [page data](/guides/page-data#the-data-url) guide, or [elsewhere](https://example.com/).\n',
+  )
+  await writeFile(path.join(dir, 'faq', 'broken.md'), '---\nquestion: [unclosed\n---\n\nAnswer.\n')
+  const { app, logs } = await build(t, { CONTENT_DIR: dir })
+  const page = await app.inject('/guides/zz-new-guide')
+  t.equal(page.statusCode, 200)
+  t.match(page.body, '<h1>A guide added at run time</h1>')
+  t.match(page.body, '<h2 id="read-at-run-time">Read at run time</h2>')
+  t.match(page.body, '<a href="/guides/page-data#the-data-url">page data</a>')
+  t.match(page.body, '<a href="https://example.com/">elsewhere</a>')
+  t.match((await app.inject('/guides')).body, 'A guide added at run time', 'listed on /guides')
+  t.match((await app.inject('/sitemap-0.xml')).body, '/guides/zz-new-guide</loc>', 'listed in the sitemap')
+
+  const faq = await app.inject('/faq')
+  t.equal(faq.statusCode, 500, 'the FAQ, whose content is bad, is an error page')
+  t.notMatch(faq.body, 'broken.md', 'the answer names no file')
+  const line = logs().find((entry) => (entry.err as { code?: string } | undefined)?.code === 'COURIER_ERR_CONTENT_INVALID')
+  t.match((line?.err as { message?: string } | undefined)?.message, /faq\/broken\.md is invalid: front matter is not YAML/, 'logged with the file')
+  t.equal((await app.inject('/guides/page-data')).statusCode, 200, 'other pages are served')
+  t.equal((await app.inject('/api/health')).statusCode, 200, 'the server stays up')
+})
