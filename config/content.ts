@@ -16,3 +16,16 @@ export const contentLayout = Object.freeze({
    * runaway file must not be parsed and sent as page data on every request. */
   maxFileBytes: 256 * 1024,
 })
+
+/** Regeneration of kept pages (docs/content.md "Freshness"). */
+export const regeneration = Object.freeze({
+  /** A loader that has not answered by then fails the regeneration (the kept version stays): a hung CMS or disk must
+   * not hold a page's regeneration, and the requests waiting on it, for ever. The render time-out's value. */
+  loaderTimeoutMs: 10_000,
+  /** After a failed regeneration, the next try waits this long: a broken file or a down source is not read again on
+   * every request; requests meanwhile get the kept version. Next.js retries on the next request; Courier backs off. */
+  retryBackoffMs: 5_000,
+  /** `stale-while-revalidate` told to a CDN: how long past `s-maxage` it may serve the kept version while it asks
+   * again (a day, bounded: Next.js says a year by default). */
+  cdnStaleWhileRevalidateS: 86_400,
+})

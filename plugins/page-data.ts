@@ -9,7 +9,7 @@ import { encodedEtag, matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import { dataAnswerOf, type DataAnswer, type PageAnswer, type PageAnswers } from '../src/pages/answers.ts'
-import { pageCacheControl } from '../src/pages/cache-control.ts'
+import { pageCacheControl, pageCacheControlOf, pageCacheHeader } from '../src/pages/cache-control.ts'
 import type { ServerPage } from '../src/pages/site.ts'
 import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
@@ -100,23 +100,25 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       metrics?.pageDataAnswered('static', 'not_found')
       return sendAnswer(reply, data, pageCacheControl.error)
     }
+    const cacheControl = pageCacheControlOf(match.page, false)
+    if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
     // Kept for the deployment, so compressed once per coding (the best each does), never per request.
     const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), preferredCodings)
     addVary(reply, 'accept-encoding')
     reply.header('etag', encodedEtag(data.etag, coding))
     if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {
       metrics?.pageDataAnswered('static', 'not_modified')
-      return reply.code(304).header('cache-control', pageCacheControl.static).send()
+      return reply.code(304).header('cache-control', cacheControl).send()
     }
     metrics?.pageDataAnswered('static', outcomes[entry.answer.type])
-    if (coding === 'identity') return sendAnswer(reply, data, pageCacheControl.static)
+    if (coding === 'identity') return sendAnswer(reply, data, cacheControl)
     let encoded = entry.encodedData.get(coding)
     if (!encoded) {
       encoded = compressBody(data.body, coding, 'once')
       entry.encodedData.set(coding, encoded)
     }
     reply.header('content-encoding', coding)
-    return sendAnswer(reply, data, pageCacheControl.static, encoded)
+    return sendAnswer(reply, data, cacheControl, encoded)
   }
 
   // Any other method: 405 with Allow, decided before any body is read.

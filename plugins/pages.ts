@@ -4,7 +4,11 @@ import type { RouteParams } from '../site/pages.ts'
 import { createPageMatcher } from '../site/match.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
-import { PageAnswers, type PageAnswer } from '../src/pages/answers.ts'
+import { hostname } from 'node:os'
+import { regeneration } from '../config/content.ts'
+import { assignDigest } from '../src/digest.ts'
+import { PageAnswers, type PageAnswer, type RegenerationReport, type StaticPageEntry } from '../src/pages/answers.ts'
+import { pageCacheHeader } from '../src/pages/cache-control.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
@@ -35,7 +39,35 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   if (!Number.isInteger(staticPageCacheEntries) || staticPageCacheEntries < 0) {
     throw new errors.OptionInvalid('staticPageCacheEntries', 'a whole number of entries, 0 or more')
   }
-  const answers = new PageAnswers({ deploymentId: fastify.deploymentId, content, maxStaticEntries: staticPageCacheEntries })
+  const instance = `${hostname()}:${process.pid}`
+  const metrics = fastify.metrics
+
+  function reportRegeneration({ page, path, reason, durationMs, outcome, error }: RegenerationReport) {
+    const fields = { page: page.id, path, reason, durationMs: Math.round(durationMs * 10) / 10, instance }
+    metrics?.pageRegenerated(reason, outcome, durationMs / 1000)
+    if (outcome !== 'failed') return fastify.log.info({ ...fields, outcome }, 'page regenerated')
+    const { digest } = assignDigest(error, 'regeneration')
+    fastify.log.error({ ...fields, err: error, digest, retryInMs: regeneration.retryBackoffMs }, 'page regeneration failed')
+  }
+
+  const answers = new PageAnswers({
+    deploymentId: fastify.deploymentId,
+    content,
+    maxStaticEntries: staticPageCacheEntries,
+    loaderTimeoutMs: regeneration.loaderTimeoutMs,
+    retryBackoffMs: regeneration.retryBackoffMs,
+    onRegeneration: reportRegeneration,
+  })
+  const matchPage = createPageMatcher(site.pages)
+
+  /** Says, on a page with `revalidate`, whether its kept version was served fresh or stale. */
+  function markFreshness(reply: FastifyReply, page: ServerPage, entry: StaticPageEntry) {
+    if (page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
+  }
+
+  fastify.decorate('revalidatePages', function revalidatePages(request: { paths: readonly string[]; tags: readonly string[] }) {
+    return answers.revalidate(request, matchPage)
+  })
   const tracing = tracingOf(fastify)
   const answerItself = (answer: PageAnswer) => answer
 
@@ -58,17 +90,25 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
           return answerPage(request, reply, page, params, answer)
         }
         const entry = await tracedStaticEntry(tracing, request, answers, { page, params })
+        markFreshness(reply, page, entry)
         return answerPage(request, reply, page, params, entry.answer, entry.document)
       },
     })
     fastify.route(methodNotAllowedRoute(fastify, page.path, pageMethods))
   }
 
-  await fastify.register(pageData, { answers, matchPage: createPageMatcher(site.pages), tracing })
+  await fastify.register(pageData, { answers, matchPage, tracing })
   fastify.log.debug({ pages: site.pages.length }, 'pages ready')
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Marks the kept pages at `paths` and those whose answer carries one of `tags` for regeneration, in this process
+     * (plugins/revalidate.ts tells every instance): the paths of the kept page instances named.
+     */
+    revalidatePages(request: { paths: readonly string[]; tags: readonly string[] }): string[]
+  }
   interface FastifyContextConfig {
     /** Set on page routes: the id of the page in the page table. */
     pageId?: string

@@ -20,11 +20,20 @@ export interface PageDefinition {
   /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
   path: string
   kind: PageKind
+  /**
+   * A `static` page's freshness, in seconds (docs/content.md): the kept version is served for this long; the first
+   * request after it gets the kept version at once (marked stale) and starts one regeneration. Unset: kept until the
+   * deployment ends or it is revalidated on demand (`POST /api/revalidate`).
+   */
+  revalidate?: number
   /** Title and meta of the page, from its data. */
   head: (data: never, params: RouteParams) => PageHead
 }
 
 export const siteName = 'Courier'
+
+/** The freshness of the pages that show content (docs/content.md), in seconds. */
+const contentRevalidateS = 60
 
 export function titled(title: string): string {
   return `${title} · ${siteName}`
@@ -35,6 +44,8 @@ export const pages: readonly PageDefinition[] = [
     id: 'home',
     path: '/',
     kind: 'static',
+    // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
+    revalidate: contentRevalidateS,
     // The hero is an Image with priority: React preloads it with the shell, with the same srcset and sizes.
     head: () => ({
       title: `${siteName}: React delivery on Fastify`,
@@ -45,12 +56,16 @@ export const pages: readonly PageDefinition[] = [
     id: 'guides',
     path: '/guides',
     kind: 'static',
+    // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
+    revalidate: contentRevalidateS,
     head: () => ({ title: titled('Guides'), description: 'One guide per delivery mechanic of Courier.' }),
   },
   {
     id: 'guide',
     path: '/guides/:slug',
     kind: 'static',
+    // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
+    revalidate: contentRevalidateS,
     head: (data: { guide: { title: string; summary: string } }) => ({
       title: titled(data.guide.title),
       description: data.guide.summary,
@@ -66,6 +81,8 @@ export const pages: readonly PageDefinition[] = [
     id: 'faq',
     path: '/faq',
     kind: 'static',
+    // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
+    revalidate: contentRevalidateS,
     head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
   },
   {

@@ -6,6 +6,15 @@ import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
 import { errors } from '../errors.ts'
 import { parseMarkdown, textOf, type MarkdownFile } from './markdown.ts'
 
+/** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
+export const contentTags = Object.freeze({
+  /** Every page that shows a guide or the list of guides. */
+  guides: 'guides',
+  /** The page of one guide. */
+  guide: (slug: string) => `guide:${slug}`,
+  faq: 'faq',
+})
+
 /** A guide as its file says, with its place in the list (front matter `order`). */
 export interface GuideEntry extends Guide {
   order: number

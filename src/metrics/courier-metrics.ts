@@ -16,6 +16,8 @@ import type {
   MetricsRecorder,
   PageDataKind,
   PageDataOutcome,
+  RegenerationOutcome,
+  RegenerationReason,
   ShedReason,
   TransformQueueState,
 } from './recorder.ts'
@@ -68,6 +70,7 @@ export class CourierMetrics implements MetricsRecorder {
   readonly #renderAllReady: LabelledHistogram
   readonly #keptDocuments: LabelledCounter
   readonly #pageData: LabelledCounter
+  readonly #regenerations: LabelledCounter
   readonly #images: LabelledCounter
   readonly #transforms: LabelledHistogram
   readonly #shed: LabelledCounter
@@ -117,6 +120,12 @@ export class CourierMetrics implements MetricsRecorder {
       name: 'courier_page_data_answers_total',
       help: 'Answers of the page-data route, by the page kind and what the answer says.',
       labelNames: ['kind', 'answer'],
+      registers,
+    })
+    this.#regenerations = new LabelledCounter({
+      name: 'courier_page_regenerations_total',
+      help: 'Regenerations of kept pages: why (time, path, tag) and how they ended (regenerated, removed, failed).',
+      labelNames: ['reason', 'outcome'],
       registers,
     })
     this.#images = new LabelledCounter({
@@ -185,6 +194,10 @@ export class CourierMetrics implements MetricsRecorder {
 
   pageDataAnswered(kind: PageDataKind, answer: PageDataOutcome): void {
     this.#pageData.inc(kind, answer)
+  }
+
+  pageRegenerated(reason: RegenerationReason, outcome: RegenerationOutcome, _seconds: number): void {
+    this.#regenerations.inc(reason, outcome)
   }
 
   imageServed(state: ImageCacheState, tier: ImageCacheTier): void {

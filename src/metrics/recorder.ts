@@ -18,6 +18,8 @@ export interface MetricsRecorder {
   renderAllReady(request: FastifyRequest, document: DocumentKind, seconds: number): void
   /** One answer of the page-data route (plugins/page-data.ts). */
   pageDataAnswered(kind: PageDataKind, answer: PageDataOutcome): void
+  /** A kept page's regeneration ended (plugins/pages.ts): why it ran, how it ended, how long it took. */
+  pageRegenerated(reason: RegenerationReason, outcome: RegenerationOutcome, seconds: number): void
   /** One image response of the optimizer (plugins/image.ts): where its bytes came from. */
   imageServed(state: ImageCacheState, tier: ImageCacheTier): void
   /** One transform by sharp, from the queue's start to its end. */
@@ -29,6 +31,8 @@ export interface MetricsRecorder {
 }
 
 export type DocumentKind = 'page' | 'error'
+export type RegenerationReason = 'time' | 'path' | 'tag'
+export type RegenerationOutcome = 'regenerated' | 'removed' | 'failed'
 /** `none`: the data URL names no page of the site (or another deployment). */
 export type PageDataKind = 'static' | 'dynamic' | 'none'
 export type PageDataOutcome = 'props' | 'redirect' | 'not_found' | 'not_modified' | 'deployment_skew'

@@ -28,6 +28,28 @@ export interface StaticPageEntry {
   /** The document rendered once (src/render/renderer.ts), filled on the first HTML request; none when the entry is
    * not kept (the cache is full): its requests stream. */
   document: KeptDocumentSlot | undefined
+  /** The tags its loader gave (`guides`, `guide:<slug>`): `POST /api/revalidate` names them. */
+  tags: readonly string[]
+  /** When its loader ran (ms since the epoch). */
+  generatedAt: number
+  /** From when it is stale (its page's `revalidate`); undefined: kept until revalidated on demand. */
+  staleAt: number | undefined
+}
+
+/** Why a kept page is loaded again: its time ran out, or a revalidation named its path or one of its tags. */
+export type RegenerationReason = 'time' | 'path' | 'tag'
+
+/** One regeneration's end, for the log line, the span and the counters (plugins/pages.ts). */
+export interface RegenerationReport {
+  page: ServerPage
+  /** The page instance's path, e.g. `/guides/page-data`. */
+  path: string
+  reason: RegenerationReason
+  durationMs: number
+  /** `regenerated`: a new version is kept; `removed`: the loader said not found (the page is gone); `failed`: the
+   * kept version stays. */
+  outcome: 'regenerated' | 'removed' | 'failed'
+  error?: unknown
 }
 
 export function dataAnswerOf(page: ServerPage, answer: PageAnswer): DataAnswer {
@@ -46,11 +68,28 @@ export interface PageAnswersOptions {
   content: ContentSource
   /** At most this many `static` page instances kept (config/server.ts). */
   maxStaticEntries: number
+  /** A regeneration's loader that has not answered by then fails (config/content.ts). */
+  loaderTimeoutMs?: number
+  /** After a failed regeneration, the next waits this long (config/content.ts). */
+  retryBackoffMs?: number
+  /** Told of every regeneration's end. */
+  onRegeneration?: (report: RegenerationReport) => void
+  /** The clock (tests move it). */
+  now?: () => number
 }
 
 /** One key per page instance, whatever spelling of its path was asked (`/guides/x/`, `/guides//x`). */
-function entryKey(match: PageMatch<ServerPage>): string {
+export function entryKey(match: PageMatch<ServerPage>): string {
   return `${match.page.id}:${JSON.stringify(match.params)}`
+}
+
+/** The path of a page instance: its pattern with its parameters. */
+export function instancePath(match: PageMatch<ServerPage>): string {
+  return match.page.path.replace(/:(\w+)/g, (_whole, name: string) => encodeURIComponent(match.params[name] ?? ''))
+}
+
+class LoaderTimeoutError extends Error {
+  override name = 'LoaderTimeoutError'
 }
 
 /**
@@ -59,19 +98,38 @@ function entryKey(match: PageMatch<ServerPage>): string {
  * loader sees no query (no query can change what is kept). Concurrent first requests of a `static` instance share
  * one run; a failed run or a not-found answer is not kept (the next request runs the loader again, and unknown paths
  * cannot fill the cache).
+ *
+ * A kept instance is loaded again (regenerated) when its page's `revalidate` time has passed (the kept version is
+ * served meanwhile, and one regeneration runs in the background) or when `revalidate()` names its path or a tag of
+ * its answer (requests then wait for the one regeneration). A regeneration that fails or times out keeps the last
+ * good version, and the next waits `retryBackoffMs`.
  */
 export class PageAnswers {
   readonly #deploymentId: string
   readonly #content: ContentSource
   readonly #maxStaticEntries: number
+  readonly #loaderTimeoutMs: number
+  readonly #retryBackoffMs: number
+  readonly #onRegeneration: (report: RegenerationReport) => void
+  readonly #now: () => number
   readonly #staticEntries = new Map<string, Promise<StaticPageEntry>>()
   /** The entries of #staticEntries whose loader run has ended with a page kept: no request waits for them. */
-  readonly #keptEntries = new Map<string, StaticPageEntry>()
+  readonly #keptEntries = new Map<string, { entry: StaticPageEntry; match: PageMatch<ServerPage> }>()
+  /** Regenerations running, by key: one per page instance. */
+  readonly #regenerations = new Map<string, Promise<StaticPageEntry | undefined>>()
+  /** Kept instances a revalidation named, not regenerated yet: requests wait for their regeneration. */
+  readonly #invalidated = new Map<string, RegenerationReason>()
+  /** After a failed regeneration, none before this time (ms). */
+  readonly #retryAt = new Map<string, number>()
 
   constructor(options: PageAnswersOptions) {
     this.#deploymentId = options.deploymentId
     this.#content = options.content
     this.#maxStaticEntries = options.maxStaticEntries
+    this.#loaderTimeoutMs = options.loaderTimeoutMs ?? Number.POSITIVE_INFINITY
+    this.#retryBackoffMs = options.retryBackoffMs ?? 0
+    this.#onRegeneration = options.onRegeneration ?? (() => undefined)
+    this.#now = options.now ?? Date.now
   }
 
   get staticEntries(): number {
@@ -80,42 +138,155 @@ export class PageAnswers {
 
   /** The answer of a `dynamic` page for this request. */
   async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
-    if (!page.load) return { type: 'props', data: {} }
+    return (await this.#run(page, params, query)).answer
+  }
+
+  async #run(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>) {
+    if (!page.load) return { answer: { type: 'props', data: {} } as PageAnswer, tags: [] as readonly string[] }
     const result = await page.load({ params, query, deploymentId: this.#deploymentId, content: this.#content })
-    if ('notFound' in result) return { type: 'notFound' }
-    if ('redirect' in result) return { type: 'redirect', ...result.redirect }
-    return { type: 'props', data: result.props }
+    if ('notFound' in result) return { answer: { type: 'notFound' } as PageAnswer, tags: [] }
+    if ('redirect' in result) return { answer: { type: 'redirect', ...result.redirect } as PageAnswer, tags: [] }
+    return { answer: { type: 'props', data: result.props } as PageAnswer, tags: result.tags ?? [] }
   }
 
   /**
-   * The entry of a `static` page instance when it is kept and ready: no loader runs and nothing is awaited.
-   * Undefined before its first loader run has ended (then `staticEntry`).
+   * The entry of a `static` page instance when it is kept and may be served now: no loader runs and nothing is
+   * awaited. Past its `revalidate` time it is still given (stale: `isStale`), and one regeneration starts. Undefined
+   * before its first loader run has ended, or once a revalidation named it (then `staticEntry`).
    */
   keptEntry(match: PageMatch<ServerPage>): StaticPageEntry | undefined {
-    return this.#keptEntries.size === 0 ? undefined : this.#keptEntries.get(entryKey(match))
+    if (this.#keptEntries.size === 0) return undefined
+    const key = entryKey(match)
+    const kept = this.#keptEntries.get(key)
+    if (!kept) return undefined
+    if (this.#invalidated.size > 0 && this.#invalidated.has(key) && this.#mayRegenerate(key)) return undefined
+    if (kept.entry.staleAt !== undefined && this.#now() >= kept.entry.staleAt && this.#mayRegenerate(key)) {
+      void this.#regenerate(key, kept.match, 'time')
+    }
+    return kept.entry
   }
 
-  /** The kept entry of a `static` page instance, made on first use. */
+  /** Whether a kept entry is past its page's `revalidate` time: served while its regeneration runs. */
+  isStale(entry: StaticPageEntry): boolean {
+    return entry.staleAt !== undefined && this.#now() >= entry.staleAt
+  }
+
+  /** The kept entry of a `static` page instance, made on first use, regenerated first when a revalidation named it. */
   staticEntry(match: PageMatch<ServerPage>): Promise<StaticPageEntry> {
     const key = entryKey(match)
-    const kept = this.#staticEntries.get(key)
-    if (kept) return kept
+    const kept = this.#keptEntries.get(key)
+    const reason = this.#invalidated.get(key)
+    if (kept && reason && this.#mayRegenerate(key)) {
+      return this.#regenerate(key, kept.match, reason).then((entry) => entry ?? this.staticEntry(match))
+    }
+    const pending = this.#staticEntries.get(key)
+    if (pending) return pending
     const keep = this.#staticEntries.size < this.#maxStaticEntries
-    const pending = this.load(match.page, match.params, {}).then((answer): StaticPageEntry => {
-      const data = dataAnswerOf(match.page, answer)
-      const document = keep ? new KeptDocumentSlot() : undefined
-      return { answer, data: { ...data, etag: strongEtag(data.body) }, encodedData: new Map(), document }
-    })
-    if (!keep) return pending
-    this.#staticEntries.set(key, pending)
-    pending.then(
+    const loading = this.#makeEntry(match, keep)
+    if (!keep) return loading
+    this.#staticEntries.set(key, loading)
+    loading.then(
       (entry) => {
         if (entry.answer.type === 'notFound') this.#staticEntries.delete(key)
-        else this.#keptEntries.set(key, entry)
+        else this.#keptEntries.set(key, { entry, match })
       },
       // The request that ran the loader reports the failure; the next request runs it again.
       () => this.#staticEntries.delete(key),
     )
-    return pending
+    return loading
+  }
+
+  /**
+   * Marks the kept instances at `paths` and those whose answer carries one of `tags` for regeneration, and starts
+   * each one's; returns the paths of the instances named. `matchPage` reads a path as the server's routes do.
+   */
+  revalidate(
+    request: { paths: readonly string[]; tags: readonly string[] },
+    matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
+  ): string[] {
+    const named = new Map<string, RegenerationReason>()
+    for (const path of request.paths) {
+      const match = matchPage(path)
+      if (match) named.set(entryKey(match), 'path')
+    }
+    if (request.tags.length > 0) {
+      for (const [key, kept] of this.#keptEntries) {
+        if (!named.has(key) && kept.entry.tags.some((tag) => request.tags.includes(tag))) named.set(key, 'tag')
+      }
+    }
+    const paths: string[] = []
+    for (const [key, reason] of named) {
+      const kept = this.#keptEntries.get(key)
+      if (!kept) continue
+      this.#invalidated.set(key, reason)
+      // A revalidation is a new reason to try now, whatever failed before.
+      this.#retryAt.delete(key)
+      void this.#regenerate(key, kept.match, reason)
+      paths.push(instancePath(kept.match))
+    }
+    return paths
+  }
+
+  #mayRegenerate(key: string): boolean {
+    const retryAt = this.#retryAt.get(key)
+    return retryAt === undefined || this.#now() >= retryAt
+  }
+
+  /** Loads a kept instance again, once at a time: the new entry (not kept when the page is gone), or the kept one. */
+  #regenerate(key: string, match: PageMatch<ServerPage>, reason: RegenerationReason): Promise<StaticPageEntry | undefined> {
+    const running = this.#regenerations.get(key)
+    if (running) return running
+    const startedAt = performance.now()
+    const report = (outcome: RegenerationReport['outcome'], error?: unknown) =>
+      this.#onRegeneration({ page: match.page, path: instancePath(match), reason, durationMs: performance.now() - startedAt, outcome, error })
+    const regeneration = this.#withTimeout(this.#makeEntry(match, true)).then(
+      (entry) => {
+        this.#invalidated.delete(key)
+        this.#retryAt.delete(key)
+        if (entry.answer.type === 'notFound') {
+          this.#keptEntries.delete(key)
+          this.#staticEntries.delete(key)
+          report('removed')
+          return entry
+        }
+        this.#keptEntries.set(key, { entry, match })
+        this.#staticEntries.set(key, Promise.resolve(entry))
+        report('regenerated')
+        return entry
+      },
+      (error: unknown) => {
+        this.#retryAt.set(key, this.#now() + this.#retryBackoffMs)
+        report('failed', error)
+        return this.#keptEntries.get(key)?.entry
+      },
+    )
+    this.#regenerations.set(key, regeneration)
+    void regeneration.finally(() => this.#regenerations.delete(key))
+    return regeneration
+  }
+
+  #withTimeout<T>(work: Promise<T>): Promise<T> {
+    if (!Number.isFinite(this.#loaderTimeoutMs)) return work
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new LoaderTimeoutError(`the loader did not answer in ${this.#loaderTimeoutMs} ms`)), this.#loaderTimeoutMs)
+    })
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+  }
+
+  async #makeEntry(match: PageMatch<ServerPage>, keep: boolean): Promise<StaticPageEntry> {
+    const { answer, tags } = await this.#run(match.page, match.params, {})
+    const data = dataAnswerOf(match.page, answer)
+    const generatedAt = this.#now()
+    const revalidateS = match.page.revalidate
+    return {
+      answer,
+      data: { ...data, etag: strongEtag(data.body) },
+      encodedData: new Map(),
+      document: keep ? new KeptDocumentSlot() : undefined,
+      tags,
+      generatedAt,
+      staleAt: revalidateS === undefined ? undefined : generatedAt + revalidateS * 1000,
+    }
   }
 }

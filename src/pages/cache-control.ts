@@ -1,3 +1,6 @@
+import { regeneration } from '../../config/content.ts'
+import type { PageDefinition } from '../../site/pages.ts'
+
 /**
  * Cache-Control of everything a page answers, its document and its page data alike (README "Architecture"). Documents of
  * filtered pages carry a per-request CSP nonce, which no shared cache may replay, and a site step of the request
@@ -9,3 +12,18 @@ export const pageCacheControl = Object.freeze({
   dynamic: 'private, no-cache, no-store, max-age=0, must-revalidate',
   error: 'no-store',
 } as const)
+
+/**
+ * The Cache-Control of a page's document or data. A `static` page with `revalidate` tells a shared cache (a CDN) the
+ * same freshness the server keeps: `s-maxage` its seconds, then `stale-while-revalidate` while the CDN asks again;
+ * browsers (`max-age=0`) revalidate with their ETag. A document that carries a per-request nonce stays `private`:
+ * a shared cache would hand one request's nonce to every visitor. A page a site step guards (an auth gate) must not
+ * declare `revalidate`: its data would be shared too (docs/content.md).
+ */
+export function pageCacheControlOf(page: Pick<PageDefinition, 'kind' | 'revalidate'>, carriesNonce: boolean): string {
+  if (page.kind !== 'static' || page.revalidate === undefined || carriesNonce) return pageCacheControl[page.kind]
+  return `public, max-age=0, s-maxage=${page.revalidate}, stale-while-revalidate=${regeneration.cdnStaleWhileRevalidateS}`
+}
+
+/** The header that says whether a kept page with `revalidate` was served fresh or stale (docs/content.md). */
+export const pageCacheHeader = 'x-courier-cache'

@@ -2,7 +2,7 @@
  * Server-only page loaders, keyed by page id (site/pages.ts). Nothing here may reach the browser: the client
  * bundle never imports this file, and test/build/client-bundle.test.ts checks that its content is absent from the built client.
  */
-import type { ContentSource } from '../content/content-source.ts'
+import { contentTags, type ContentSource } from '../content/content-source.ts'
 import { siteImages } from '../content/images.ts'
 import { readProcessMemory } from './process-memory.ts'
 import type { RouteParams } from '../../site/pages.ts'
@@ -18,7 +18,9 @@ import type {
 } from '../../site/data-types.ts'
 
 export type LoaderResult<Data> =
-  | { props: Data }
+  /** `tags` name what the answer was made of (`guides`, `guide:<slug>`): a revalidation of a tag regenerates every
+   * kept page whose answer carries it (docs/content.md). */
+  | { props: Data; tags?: readonly string[] }
   | { notFound: true }
   | { redirect: { destination: string; permanent: boolean } }
 
@@ -48,6 +50,7 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
   home: {
     load: async ({ content }): Promise<LoaderResult<HomeData>> => ({
       props: { guides: await content.guideSummaries(), hero: galleryImages[0]! },
+      tags: [contentTags.guides],
     }),
   },
   guides: {
@@ -60,6 +63,7 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
           sections: sections.map((section) => section.heading),
         })),
       },
+      tags: [contentTags.guides],
     }),
   },
   guide: {
@@ -70,6 +74,8 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
       const { slug, title, summary, sections } = guides[index]!
       return {
         props: { guide: { slug, title, summary, sections }, previous: summaryOf(guides[index - 1]), next: summaryOf(guides[index + 1]) },
+        // Its neighbours' titles are in its pager: a change to any guide may change it.
+        tags: [contentTags.guides, contentTags.guide(slug)],
       }
     },
     staticParams: async ({ content }) => (await content.guideSummaries()).map((guide) => ({ slug: guide.slug })),
@@ -91,6 +97,6 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
     load: (): LoaderResult<GalleryData> => ({ props: { images: galleryImages } }),
   },
   faq: {
-    load: async ({ content }): Promise<LoaderResult<FaqData>> => ({ props: await content.faq() }),
+    load: async ({ content }): Promise<LoaderResult<FaqData>> => ({ props: await content.faq(), tags: [contentTags.faq] }),
   },
 }

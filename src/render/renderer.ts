@@ -3,7 +3,7 @@ import type { DocumentState } from '../../site/document-state.ts'
 import type { PageDefinition, RouteParams } from '../../site/pages.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { assignDigest } from '../digest.ts'
-import { pageCacheControl } from '../pages/cache-control.ts'
+import { pageCacheControl, pageCacheControlOf } from '../pages/cache-control.ts'
 import { errorDocumentHead, lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
@@ -89,8 +89,10 @@ function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor
   }
 }
 
-function statusAndCacheControl(target: RenderTarget): [number, string] {
-  return target.type === 'page' ? [200, pageCacheControl[target.page.kind]] : [target.statusCode, pageCacheControl.error]
+function statusAndCacheControl(target: RenderTarget, request: FastifyRequest): [number, string] {
+  return target.type === 'page'
+    ? [200, pageCacheControlOf(target.page, request.cspNonce !== undefined)]
+    : [target.statusCode, pageCacheControl.error]
 }
 
 function reportRenderError(request: FastifyRequest, error: unknown): string | undefined {
@@ -137,7 +139,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
   }
 
   function sendKept(request: FastifyRequest, reply: FastifyReply, target: RenderTarget, document: KeptDocument) {
-    const [statusCode, cacheControl] = statusAndCacheControl(target)
+    const [statusCode, cacheControl] = statusAndCacheControl(target, request)
     reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
     addVary(reply, 'accept-encoding')
     // The request's traceparent, on pages only: an error page shows its digest and nothing else of the failure.
@@ -222,7 +224,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       request.log.debug('render aborted: the client closed the connection')
       abort(new ClientGoneError('the client closed the connection'))
     })
-    const [statusCode, cacheControl] = statusAndCacheControl(target)
+    const [statusCode, cacheControl] = statusAndCacheControl(target, request)
     reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
     addVary(reply, 'accept-encoding')
     if (coding === 'identity') return reply.send(stream)

@@ -23,7 +23,9 @@ t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', 
     t.equal(response.headers['content-type'], 'application/json; charset=utf-8', path)
     t.equal(response.headers['x-content-type-options'], 'nosniff', path)
     t.equal(response.headers['x-deployment-id'], id, path)
-    t.equal(response.headers['cache-control'], 'private, no-cache', path)
+    // Content pages are kept for 60 s (site/pages.ts `revalidate`): a CDN may share their data as long.
+    t.equal(response.headers['cache-control'], 'public, max-age=0, s-maxage=60, stale-while-revalidate=86400', path)
+    t.equal(response.headers['x-courier-cache'], 'HIT', path)
     t.match(response.headers.etag, /^"[A-Za-z0-9_-]{27}"$/, `${path}: a strong ETag`)
     const body = response.json() as { pageProps: Record<string, unknown>; kind: string }
     t.equal(body.kind, 'static', path)

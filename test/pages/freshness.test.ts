@@ -1,0 +1,114 @@
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { siteContent } from '../helpers/content.ts'
+import { createPageMatcher } from '../../site/match.ts'
+import { PageAnswers, type RegenerationReport } from '../../src/pages/answers.ts'
+import type { ServerPage } from '../../src/pages/site.ts'
+import type { LoaderResult } from '../../src/pages/loaders.ts'
+
+/** A page with `revalidate` whose loader answers what `next` says, counting its runs. */
+function versionedPage(revalidate: number | undefined) {
+  const state = { runs: 0, version: 1, fail: false, hang: false, gone: false }
+  const page: ServerPage = {
+    id: 'versioned',
+    path: '/versioned/:slug',
+    kind: 'static',
+    revalidate,
+    head: () => ({ title: 'Versioned' }),
+    load: async ({ params }): Promise<LoaderResult<{ version: number }>> => {
+      state.runs++
+      if (state.hang) await new Promise(() => undefined)
+      if (state.fail) throw new Error('the source is down')
+      if (state.gone) return { notFound: true }
+      return { props: { version: state.version }, tags: ['all', `one:${params.slug}`] }
+    },
+  }
+  return { page, state }
+}
+
+function setUp(revalidate: number | undefined, options: { loaderTimeoutMs?: number; retryBackoffMs?: number } = {}) {
+  const { page, state } = versionedPage(revalidate)
+  const clock = { now: 1_000_000 }
+  const reports: RegenerationReport[] = []
+  const answers = new PageAnswers({
+    deploymentId: 'd1',
+    content: siteContent,
+    maxStaticEntries: 10,
+    now: () => clock.now,
+    onRegeneration: (report) => reports.push(report),
+    ...options,
+  })
+  const matchPage = createPageMatcher([page])
+  const match = matchPage('/versioned/a')!
+  const versionOf = async () => {
+    const entry = answers.keptEntry(match) ?? (await answers.staticEntry(match))
+    return { version: (JSON.parse(entry.data.body) as { pageProps: { version: number } }).pageProps.version, entry }
+  }
+  return { answers, state, clock, reports, match, matchPage, versionOf }
+}
+
+t.test('revalidate N: fresh for N s, then the kept version at once (stale) and one regeneration; later the new one', async (t) => {
+  const { answers, state, clock, reports, versionOf } = setUp(60)
+  const first = await versionOf()
+  t.equal(first.version, 1)
+  t.notOk(answers.isStale(first.entry))
+  state.version = 2
+  clock.now += 59_000
+  t.equal((await versionOf()).version, 1, 'still fresh at 59 s: no loader run')
+  t.equal(state.runs, 1)
+  clock.now += 2_000
+  const stale = await Promise.all([versionOf(), versionOf(), versionOf()])
+  t.ok(stale.every((answer) => answer.version === 1 && answers.isStale(answer.entry)), 'stale requests get the kept version at once')
+  await sleep(5)
+  t.equal(state.runs, 2, 'one regeneration for all of them')
+  const fresh = await versionOf()
+  t.equal(fresh.version, 2, 'the next request gets the new version')
+  t.notOk(answers.isStale(fresh.entry))
+  t.not(fresh.entry.data.etag, first.entry.data.etag, 'with a new ETag')
+  t.match(reports, [{ path: '/versioned/a', reason: 'time', outcome: 'regenerated' }])
+})
+
+t.test('on demand by path or tag: requests wait for the one regeneration, then every one gets the new version', async (t) => {
+  const { answers, state, reports, matchPage, versionOf } = setUp(undefined)
+  t.equal((await versionOf()).version, 1)
+  state.version = 2
+  t.same(answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage), ['/versioned/a'])
+  const after = await Promise.all([versionOf(), versionOf()])
+  t.same(after.map((answer) => answer.version), [2, 2])
+  t.equal(state.runs, 2, 'one loader run')
+  state.version = 3
+  t.same(answers.revalidate({ paths: [], tags: ['one:a'] }, matchPage), ['/versioned/a'])
+  t.equal((await versionOf()).version, 3)
+  t.same(answers.revalidate({ paths: ['/versioned/never-asked'], tags: ['nobody'] }, matchPage), [], 'nothing kept: nothing named')
+  t.match(reports, [{ reason: 'path' }, { reason: 'tag' }])
+})
+
+t.test('a failed or timed-out regeneration keeps the last good version, retried after the back-off', async (t) => {
+  const { answers, state, clock, reports, matchPage, versionOf } = setUp(undefined, { loaderTimeoutMs: 50, retryBackoffMs: 5_000 })
+  t.equal((await versionOf()).version, 1)
+  state.fail = true
+  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  t.equal((await versionOf()).version, 1, 'a throwing loader: the kept version')
+  t.equal((await versionOf()).version, 1, 'in the back-off: no new run')
+  t.equal(state.runs, 2)
+  t.match(reports.at(-1), { outcome: 'failed', error: { message: 'the source is down' } })
+  state.fail = false
+  state.hang = true
+  clock.now += 5_000
+  t.equal((await versionOf()).version, 1, 'a loader that never answers: the kept version after the time-out')
+  t.match(reports.at(-1), { outcome: 'failed', error: { name: 'LoaderTimeoutError' } })
+  state.hang = false
+  state.version = 2
+  clock.now += 5_000
+  t.equal((await versionOf()).version, 2, 'after the back-off, retried: the new version')
+})
+
+t.test('a page whose loader now says not found is removed: its path answers not found', async (t) => {
+  const { answers, state, reports, match, matchPage, versionOf } = setUp(undefined)
+  await versionOf()
+  state.gone = true
+  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  t.equal((await answers.staticEntry(match)).answer.type, 'notFound')
+  t.equal(answers.keptEntry(match), undefined)
+  t.match(reports, [{ outcome: 'removed' }])
+})
