@@ -29,3 +29,20 @@ export const regeneration = Object.freeze({
    * again (a day, bounded: Next.js says a year by default). */
   cdnStaleWhileRevalidateS: 86_400,
 })
+
+/** `POST /api/revalidate` (plugins/revalidate.ts, docs/content.md). */
+export const revalidation = Object.freeze({
+  path: '/api/revalidate',
+  /** A call names a few pages or tags (a CMS's webhook for one edit); larger bodies get 413 before parsing. */
+  bodyLimitBytes: 16 * 1024,
+  /** Paths or tags one call may name: each starts a regeneration. */
+  maxItems: 100,
+  /** A path or tag's length at most. */
+  maxItemLength: 512,
+  /** Calls one client may make per window, like the client reports' limit; more get 429. A webhook per edit stays
+   * far below; a loop or a token-guessing client does not. */
+  maxPerWindow: 30,
+  windowMs: 60_000,
+  /** REVALIDATE_TOKEN's shortest length: a bearer token must not be guessable. */
+  minTokenLength: 16,
+})

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
 import { EnvValueError, flag, integer, oneOf, readEnv, text } from './env-variables.ts'
-import { contentLayout } from './content.ts'
+import { contentLayout, revalidation } from './content.ts'
 import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -31,6 +31,10 @@ const variables = {
   COURIER_TEST_ROUTES: flag(false),
   /** Where the site's content lives (docs/content.md), read at run time: relative paths from the project root. */
   CONTENT_DIR: text({ default: contentLayout.defaultDir }),
+  /** The bearer token of POST /api/revalidate (docs/content.md); unset, the route does not exist. */
+  REVALIDATE_TOKEN: text({
+    pattern: { test: new RegExp(`^\\S{${revalidation.minTokenLength},}$`), says: `at least ${revalidation.minTokenLength} characters, no spaces` },
+  }),
   /** Where the image optimizer caches its output (relative paths from the project root). */
   IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
   /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
@@ -65,6 +69,8 @@ export interface Config {
   readonly testRoutes: boolean
   /** Absolute folder of the site's content (Markdown guides and FAQ), read by the loaders at run time. */
   readonly contentDir: string
+  /** The bearer token of POST /api/revalidate; undefined: no such route. */
+  readonly revalidateToken: string | undefined
   /** Absolute folder of the image optimizer's disk cache. */
   readonly imageCacheDir: string
   readonly imagesAllowSvg: boolean
@@ -164,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     testRoutes: raw.COURIER_TEST_ROUTES,
     imageCacheDir: path.resolve(projectRoot, raw.IMAGE_CACHE_DIR),
     contentDir: path.resolve(projectRoot, raw.CONTENT_DIR),
+    revalidateToken: raw.REVALIDATE_TOKEN,
     imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
     webConcurrency: raw.WEB_CONCURRENCY,
     redisUrl: raw.REDIS_URL,

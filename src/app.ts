@@ -33,6 +33,7 @@ import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
 import sharedState from '../plugins/shared-state.ts'
 import sitemap from '../plugins/sitemap.ts'
+import revalidate from '../plugins/revalidate.ts'
 import tracing from '../plugins/tracing.ts'
 
 export interface BuildOptions {
@@ -155,5 +156,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keepDocuments: limits.staticPageCacheEntries > 0,
   })
   await app.register(pages, { site, content, staticPageCacheEntries: limits.staticPageCacheEntries })
+  // Only with REVALIDATE_TOKEN: without it, POST /api/revalidate is a 404 like any unknown path.
+  if (config.revalidateToken !== undefined) await app.register(revalidate, { token: config.revalidateToken })
   return app
 }

@@ -78,6 +78,9 @@ export const errors = {
   ContentInvalid: createError('COURIER_ERR_CONTENT_INVALID', 'Content file %s is invalid: %s', 500),
   /** CONTENT_DIR or a file in it cannot be read (missing folder, permissions): not a missing page, which is a 404. */
   ContentUnreadable: createError('COURIER_ERR_CONTENT_UNREADABLE', 'Content at %s cannot be read: %s', 500),
+  /** POST /api/revalidate without `Authorization: Bearer <REVALIDATE_TOKEN>`, or with another token. */
+  RevalidateUnauthorized: createError('COURIER_ERR_REVALIDATE_UNAUTHORIZED', 'A revalidation needs the bearer token REVALIDATE_TOKEN', 401),
+  RevalidateRateLimited: createError('COURIER_ERR_REVALIDATE_RATE_LIMITED', 'Too many revalidations: retry in %s', 429),
   /** Load shedding: the event loop is saturated; the request is refused before any work, with `Retry-After`. */
   ServerOverloaded: createError('COURIER_ERR_SERVER_OVERLOADED', 'The server is overloaded; retry shortly', 503),
 } as const

@@ -1,0 +1,133 @@
+import t, { type Test } from 'tap'
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { revalidation } from '../../config/content.ts'
+import { build } from '../helpers/app.ts'
+import { siteContent } from '../helpers/content.ts'
+
+const token = 'a-test-token-of-some-length'
+const authorization = `Bearer ${token}`
+
+async function contentCopy(t: Test): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'courier-revalidate-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await cp(siteContent.dir, dir, { recursive: true })
+  return dir
+}
+
+t.test('without REVALIDATE_TOKEN the route does not exist', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { paths: ['/'] } })
+  t.equal(response.statusCode, 404)
+})
+
+t.test('a missing or wrong token is 401; a bad body 400 with the reason; other methods 405', async (t) => {
+  const { app } = await build(t, { REVALIDATE_TOKEN: token })
+  const call = (headers: Record<string, string>, payload: unknown) =>
+    app.inject({ method: 'POST', url: revalidation.path, headers, payload: payload as object })
+  const headerSets: Array<Record<string, string>> = [{}, { authorization: 'Bearer wrong-token-of-some-length' }, { authorization: token }, { authorization: `Basic ${token}` }]
+  for (const headers of headerSets) {
+    const response = await call(headers, { paths: ['/'] })
+    t.equal(response.statusCode, 401, JSON.stringify(headers))
+    t.equal(response.json().code, 'COURIER_ERR_REVALIDATE_UNAUTHORIZED')
+  }
+  const bad: Array<[unknown, RegExp]> = [
+    [{}, /must match a schema in anyOf|must have required property/],
+    [{ paths: [] }, /anyOf|fewer than 1/],
+    [{ paths: ['guides/x'] }, /must match pattern "\^\/"/],
+    [{ tags: [{}] }, /must be string/],
+    [{ tags: ['two words'] }, /must match pattern/],
+    [{ paths: Array.from({ length: revalidation.maxItems + 1 }, () => '/') }, /more than 100 items/],
+  ]
+  for (const [payload, reason] of bad) {
+    const response = await call({ authorization }, payload)
+    t.equal(response.statusCode, 400, JSON.stringify(payload).slice(0, 40))
+    t.match(response.json().message, reason)
+  }
+  t.equal((await app.inject({ method: 'GET', url: revalidation.path })).statusCode, 405)
+  t.equal((await call({ authorization }, { paths: ['/'] })).statusCode, 200)
+})
+
+t.test('edit a guide, revalidate its path: the new document and data, a new ETag, one loader run', async (t) => {
+  const dir = await contentCopy(t)
+  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  const id = app.deploymentId
+  const dataUrl = `/_next/data/${id}/guides/page-data.json`
+  const before = await app.inject('/guides/page-data')
+  const beforeData = await app.inject(dataUrl)
+  t.match(before.body, 'A client-side navigation does not download a new document.')
+  t.equal(before.headers['x-courier-cache'], 'HIT')
+  t.equal(before.headers['cache-control'], 'private, no-cache', 'a document with a nonce is never shared')
+
+  const file = path.join(dir, 'guides', 'page-data.md')
+  await writeFile(file, (await readFile(file, 'utf8')).replace('does not download a new document', 'never downloads a whole new document'))
+  t.match((await app.inject('/guides/page-data')).body, 'does not download a new document', 'kept until revalidated')
+
+  const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { paths: ['/guides/page-data'] } })
+  t.equal(response.statusCode, 200)
+  t.match(response.json(), { revalidated: { paths: ['/guides/page-data'], tags: [] }, instances: 1 })
+  const [after, afterData] = await Promise.all([app.inject('/guides/page-data'), app.inject(dataUrl)])
+  t.match(after.body, 'never downloads a whole new document')
+  t.match(afterData.body, 'never downloads a whole new document')
+  t.not(afterData.headers.etag, beforeData.headers.etag, 'a new ETag')
+  t.equal(afterData.headers['x-deployment-id'], id, 'the same deployment')
+  const regenerated = logs().filter((line) => line.msg === 'page regenerated')
+  t.equal(regenerated.length, 1, 'one regeneration')
+  t.match(regenerated[0], { page: 'guide', path: '/guides/page-data', reason: 'path', outcome: 'regenerated', instance: /:\d+$/ })
+  t.type(regenerated[0]!.durationMs, 'number')
+})
+
+t.test('a guide added or removed joins or leaves /guides, the sitemap and the pager after revalidating the tag', async (t) => {
+  const dir = await contentCopy(t)
+  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  const guides = await siteContent.guides()
+  const last = guides.at(-1)!
+  t.notMatch((await app.inject('/guides')).body, 'Freshly written')
+  await app.inject(`/guides/${last.slug}`)
+  await app.inject(`/guides/${guides[0]!.slug}`)
+  await writeFile(
+    path.join(dir, 'guides', 'freshly-written.md'),
+    `---\ntitle: "Freshly written"\nsummary: "Added while running."\norder: ${last.order + 1}\n---\n\n## New\n\nText.\n`,
+  )
+  const told = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['guides'] } })
+  t.equal(told.statusCode, 200)
+  t.match((await app.inject('/guides')).body, 'Freshly written', 'listed on /guides')
+  t.match((await app.inject(`/guides/${last.slug}`)).body, /Freshly written(<!-- -->)? →/, 'the pager of the last guide points at it')
+  t.match((await app.inject('/sitemap-0.xml')).body, '/guides/freshly-written</loc>')
+  const runs = logs().filter((line) => line.msg === 'page regenerated')
+  t.same(runs.map((line) => line.path).sort(), ['/guides', `/guides/${guides[0]!.slug}`, `/guides/${last.slug}`].sort(), 'each kept page of the tag once')
+
+  await unlink(path.join(dir, 'guides', 'freshly-written.md'))
+  await app.inject('/guides/freshly-written')
+  await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['guides'] } })
+  t.equal((await app.inject('/guides/freshly-written')).statusCode, 404, 'removed: not found')
+  t.notMatch((await app.inject('/guides')).body, 'Freshly written', 'and gone from /guides')
+})
+
+t.test('bad content on revalidation keeps the last good version, logged with the file and a digest', async (t) => {
+  const dir = await contentCopy(t)
+  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  const good = await app.inject('/faq')
+  t.equal(good.statusCode, 200)
+  t.match(good.headers['cache-control'], /^public, max-age=0, s-maxage=60, stale-while-revalidate=\d+$/, '/faq has no nonce: a CDN may keep it')
+  const file = path.join(dir, 'faq', 'how-do-i-start-courier.md')
+  await writeFile(file, (await readFile(file, 'utf8')).replace(/^question: .*\n/m, ''))
+  const told = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['faq'] } })
+  t.equal(told.statusCode, 200)
+  const after = await app.inject('/faq')
+  t.equal(after.statusCode, 200, 'still served')
+  t.equal(after.body.length, good.body.length, 'the last good version')
+  const failure = logs().find((line) => line.msg === 'page regeneration failed')
+  t.match(failure, { page: 'faq', path: '/faq', reason: 'tag', digest: /^[0-9a-f]{10}$/ })
+  t.match((failure?.err as { message?: string }).message, /faq\/how-do-i-start-courier\.md is invalid: front matter field question is missing/)
+})
+
+t.test('revalidations are rate-limited per client', async (t) => {
+  const { app } = await build(t, { REVALIDATE_TOKEN: token })
+  let last = 0
+  for (let call = 0; call <= revalidation.maxPerWindow; call++) {
+    last = (await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['none'] } })).statusCode
+  }
+  t.equal(last, 429)
+})
