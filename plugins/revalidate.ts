@@ -6,21 +6,15 @@ import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
+import type { RevalidationMessage } from '../src/shared-state/revalidation-channel.ts'
 
 export interface RevalidateOptions {
-  /** REVALIDATE_TOKEN: the bearer token a call must carry. */
-  token: string
-  /**
-   * Tells every instance (this process, its sibling workers, the fleet) to revalidate; resolves once each has been
-   * told, with how many were. Default: this process only.
-   */
-  broadcast?: (request: RevalidationRequest) => Promise<{ instances: number }>
+  /** REVALIDATE_TOKEN: the bearer token a call must carry; undefined: no route (this instance still hears the
+   * revalidations other instances publish). */
+  token: string | undefined
 }
 
-export interface RevalidationRequest {
-  paths: string[]
-  tags: string[]
-}
+type RevalidationRequest = RevalidationMessage
 
 const itemSchema = { type: 'string', minLength: 1, maxLength: revalidation.maxItemLength } as const
 
@@ -62,21 +56,30 @@ function tokenDigest(token: string): Buffer {
  * `{ "paths": [...], "tags": [...] }`, every kept page at those paths or carrying those tags is regenerated on every
  * instance. 200 once every instance has been told (each then serves the new version: a request for a named page
  * waits for its one regeneration); 401 without the token or with another (compared in constant time); 400 for a
- * bad body, with the reason; 429 for a flood. Registered only when REVALIDATE_TOKEN is set: otherwise the path is a
- * 404 like any other.
+ * bad body, with the reason; 429 for a flood. The route exists only when REVALIDATE_TOKEN is set: otherwise the path
+ * is a 404 like any other. With REDIS_URL, revalidations reach every instance through pub/sub
+ * (src/shared-state/revalidation-channel.ts).
  */
 async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) {
   const { token } = options
-  if (typeof token !== 'string' || token.length < revalidation.minTokenLength) {
+  if (token !== undefined && (typeof token !== 'string' || token.length < revalidation.minTokenLength)) {
     throw new errors.OptionInvalid('token', `a bearer token of at least ${revalidation.minTokenLength} characters`)
   }
+  const apply = (message: RevalidationMessage) => {
+    fastify.revalidatePages(message)
+  }
+  // With REDIS_URL every instance listens, whether or not it takes calls itself.
+  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
+  const channel = redis ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel(redis, apply, fastify.log) : undefined
+  if (channel) fastify.addHook('onClose', () => channel.close())
+  const broadcast = async (message: RevalidationMessage): Promise<{ instances: number }> => {
+    if (channel) return channel.tell(message)
+    apply(message)
+    return { instances: 1 }
+  }
+  // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.
+  if (token === undefined) return
   const expected = tokenDigest(token)
-  const broadcast =
-    options.broadcast ??
-    (async (request: RevalidationRequest) => {
-      fastify.revalidatePages(request)
-      return { instances: 1 }
-    })
 
   async function requireToken(request: FastifyRequest) {
     const header = request.headers.authorization ?? ''

@@ -156,7 +156,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keepDocuments: limits.staticPageCacheEntries > 0,
   })
   await app.register(pages, { site, content, staticPageCacheEntries: limits.staticPageCacheEntries })
-  // Only with REVALIDATE_TOKEN: without it, POST /api/revalidate is a 404 like any unknown path.
-  if (config.revalidateToken !== undefined) await app.register(revalidate, { token: config.revalidateToken })
+  // The route only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others' revalidations.
+  await app.register(revalidate, { token: config.revalidateToken })
   return app
 }
