@@ -15,8 +15,15 @@ export interface GuideSummary {
   summary: string
 }
 
+/** Content Courier parsed from Markdown: an element tree (hast) without raw HTML. */
+export type MarkdownNode =
+  | { type: 'root'; children: MarkdownNode[] }
+  | { type: 'element'; tagName: string; properties: Record<string, unknown>; children: MarkdownNode[] }
+  | { type: 'text'; value: string }
+  | { type: 'comment' | 'doctype' | 'raw'; value?: string }
+
 export interface GuideData {
-  guide: GuideSummary & { sections: Array<{ heading: string; paragraphs: string[] }> }
+  guide: GuideSummary & { sections: Array<{ heading: string; anchor: string; content: MarkdownNode }> }
   previous: GuideSummary | null
   next: GuideSummary | null
 }
@@ -42,7 +49,7 @@ export interface GalleryData {
 }
 
 export interface FaqData {
-  entries: Array<{ question: string; answer: string }>
+  entries: Array<{ question: string; anchor: string; answer: MarkdownNode }>
 }
 
 export interface StatusData {

@@ -1,5 +1,6 @@
 import type { GetStaticProps } from 'next'
 import { useId, useState } from 'react'
+import { Markdown, textOf } from '../components/markdown'
 import { PageHeadTags } from '../components/page-head'
 import site, { type FaqData, type PageHead } from '../site'
 
@@ -16,7 +17,7 @@ export default function FaqPage({ data, head }: Props) {
   const inputId = useId()
   const needle = query.trim().toLowerCase()
   const shown = needle
-    ? data.entries.filter((entry) => `${entry.question} ${entry.answer}`.toLowerCase().includes(needle))
+    ? data.entries.filter((entry) => `${entry.question} ${textOf(entry.answer)}`.toLowerCase().includes(needle))
     : data.entries
   return (
     <article className="faq">
@@ -31,9 +32,11 @@ export default function FaqPage({ data, head }: Props) {
       </p>
       <dl>
         {shown.map((entry) => (
-          <div key={entry.question} className="faq-entry">
-            <dt>{entry.question}</dt>
-            <dd>{entry.answer}</dd>
+          <div key={entry.anchor} className="faq-entry">
+            <dt id={entry.anchor}>{entry.question}</dt>
+            <dd>
+              <Markdown content={entry.answer} />
+            </dd>
           </div>
         ))}
       </dl>

@@ -1,5 +1,6 @@
 import type { GetStaticPaths, GetStaticProps } from 'next'
 import Link from 'next/link'
+import { Markdown } from '../../components/markdown'
 import { PageHeadTags } from '../../components/page-head'
 import site, { type GuideData, type PageHead } from '../../site'
 
@@ -32,11 +33,9 @@ export default function GuidePage({ data, head }: Props) {
       <h1>{guide.title}</h1>
       <p className="lead">{guide.summary}</p>
       {guide.sections.map((section) => (
-        <section key={section.heading}>
-          <h2>{section.heading}</h2>
-          {section.paragraphs.map((paragraph, index) => (
-            <p key={index}>{paragraph}</p>
-          ))}
+        <section key={section.anchor}>
+          <h2 id={section.anchor}>{section.heading}</h2>
+          <Markdown content={section.content} />
         </section>
       ))}
       <nav className="pager" aria-label="More guides">
