@@ -3,7 +3,7 @@
  * Courier and the Next.js peer side by side, with Debian's Chromium, on the pages a visitor meets first: 3 runs per
  * page and server, the median run kept as Lighthouse itself picks it (`computeMedianRun`: the run nearest the median
  * FCP and time to interactive). The 404 page is audited as the 404 it is (`ignoreStatusCode`). Writes
- * bench/results/lighthouse.json and the README block between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
+ * bench/results/lighthouse.json and the block of docs/benchmarks.md between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
  * (bench/processes.ts), on loopback ports.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -15,19 +15,15 @@ import { computeMedianRun } from 'lighthouse/core/lib/median-run.js'
 import { loadSite } from '../src/pages/site.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
-import { benchRoot, projectRoot, readmeFile } from './config.ts'
+import { benchRoot, projectRoot, benchmarksDoc } from './config.ts'
 import { buildPeer, installPeer, peerServerSpec, writePeerSite } from './peer-next.ts'
 import { ensureBuild, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
-import { rewriteBlock } from './readme-block.ts'
+import { lighthouseBlockMarkers, rewriteBlock } from './readme-block.ts'
 import { firstGuidePath } from './targets.ts'
 
 const chromiumPath = '/usr/bin/chromium'
 const runs = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
 const resultsFile = path.join(benchRoot, 'results', 'lighthouse.json')
-const markers = {
-  start: '<!-- lighthouse:results:start (written by npm run lighthouse from bench/results/lighthouse.json; do not edit) -->',
-  end: '<!-- lighthouse:results:end -->',
-}
 
 interface PageScore {
   page: string
@@ -190,8 +186,8 @@ async function main(): Promise<void> {
       ? `\n\nNot audited: ${missing.map((entry) => `\`${entry.page}\` on ${entry.server === 'courier' ? 'Courier' : 'Next'}`).join(', ')} ` +
         `(${missing.map((entry) => entry.error).join('; ')}).`
       : '')
-  const readme = await readFile(readmeFile, 'utf8')
-  await writeFile(readmeFile, rewriteBlock(readme, block, markers))
+  const readme = await readFile(benchmarksDoc, 'utf8')
+  await writeFile(benchmarksDoc, rewriteBlock(readme, block, lighthouseBlockMarkers))
   process.stdout.write(table(scores) + '\n')
 }
 
