@@ -6,7 +6,7 @@ export const statusTitles: Readonly<Record<number, string>> = Object.freeze({
   500: 'Internal Server Error',
 })
 
-/** The title of every status the table does not name (docs/errors.md: "any other" status). */
+/** The title of every status the table does not name (the "any other" row of docs/errors.md). */
 export const fallbackStatusTitle = 'An unexpected error has occurred'
 
 export function statusTitle(statusCode: number): string {
