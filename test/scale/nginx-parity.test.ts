@@ -140,11 +140,10 @@ const font = builtFiles.find((name) => name.endsWith('.woff2'))
 const small = builtFiles.find((name) => name.endsWith('.js') && !builtFiles.includes(`${name}.br`) && !builtFiles.includes(`${name}.gz`))
 // A page chunk taken out of the shared folder (with its coded files): nginx asks the instance for it and caches it.
 const unpublished = builtFiles.find((name) => /^home-.*\.js$/.test(name))
-if (!stylesheet || !font || !small || !unpublished) throw new Error(`the build lacks a stylesheet, a font or a small chunk: ${builtFiles.join(' ')}`)
+if (!stylesheet || !font || !small || !unpublished) throw new Error(`the build lacks a stylesheet, a font, a small chunk or the home page's chunk: ${builtFiles.join(' ')}`)
 const asset = (name: string) => `/_next/static/chunks/${name}?dpl=${deploymentId}`
 for (const suffix of ['', '.br', '.gz']) await rm(path.join(prefix, 'assets', '_next', 'static', 'chunks', `${unpublished}${suffix}`), { force: true })
 
-/** `inFolder`: a file of the shared folder, which nginx serves itself for the headers it negotiates. */
 t.test('the shared folder holds the .br and .gz the build wrote beside each text asset', async (t) => {
   const folder = path.join(prefix, 'assets', '_next', 'static', 'chunks')
   const published = await readdir(folder)
@@ -158,6 +157,7 @@ t.test('the shared folder holds the .br and .gz the build wrote beside each text
 })
 
 /**
+ * `inFolder`: a file of the shared folder, which nginx serves itself for the headers it negotiates.
  * `cacheStatuses`: nginx's X-Cache-Status for each Accept-Encoding in turn, where nginx caches the answer: one entry
  * per coding (a HIT for a second header asking for a coding already cached), none for the headers an instance negotiates.
  */
