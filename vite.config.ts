@@ -48,7 +48,7 @@ export default defineConfig((): UserConfig => {
     },
     environments: {
       // @fastify/vite loads the SSR bundle by the entry's own name (entry-server.js).
-      ssr: { build: { target: 'node20', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
+      ssr: { build: { target: 'node26', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
     },
     plugins: [
       viteFastify({ clientModule: '/entry-server.tsx' }),

@@ -4,7 +4,7 @@
  * same shape, the same built index.html around it, handed to Fastify as a stream). What Courier spends above this is its
  * framework overhead: plugins, hooks, logging, @fastify/vite, error handling.
  *
- * Run by bench/run.ts as `node --import tsx bench/bare-server.ts` with HOST, PORT (and DIST_DIR) in the environment.
+ * Run by bench/run.ts as `node bench/bare-server.ts` with HOST, PORT (and DIST_DIR) in the environment.
  */
 import Fastify from 'fastify'
 import fastifyStatic from '@fastify/static'

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:build`: the compiled server (`npm start`: dist/node/server.js, plain JavaScript) against the same
- * server run from its TypeScript sources through tsx (`npm run dev`'s loader, production settings), on every Courier
+ * server run from its TypeScript sources through Node's type stripping (as `npm run dev` runs it, production settings), on every Courier
  * page target, identity and `Accept-Encoding: br, gzip`. Each pass starts a fresh server per target and variant, in
  * alternating order (compiled first on odd passes), so a slow minute of the machine falls on both; each start is timed
  * (spawn to the first 200 of `/`) and each run's peak RSS read. The server runs on one CPU and the load on another
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const specs: Record<Variant, ServerSpec> = {
     compiled: { name: 'compiled', args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)], env, healthPath: '/', cpus },
     // The sources as `npm run dev` loads them, with the production settings and Node flags of `npm start`.
-    source: { name: 'source', args: [...start.nodeArgs, '--import', 'tsx', 'src/server.ts'], env, healthPath: '/', cpus },
+    source: { name: 'source', args: [...start.nodeArgs, 'src/server.ts'], env, healthPath: '/', cpus },
   }
   const samples = new Map<string, Sample[]>()
   for (let pass = 1; pass <= passes; pass += 1) {
@@ -110,10 +110,10 @@ async function main(): Promise<void> {
     pinning
       ? `Every thread of the server on CPU ${pinning.server}, the load (autocannon, in the bench's process) on CPU ${pinning.load}.`
       : 'Servers and load unpinned (one CPU, or no taskset).',
-    `Cold start (spawn to first 200 of \`/\`, median of every start): compiled ${fmt(report.coldStartMs.compiled)} ms, sources through tsx ${fmt(report.coldStartMs.source)} ms.`,
+    `Cold start (spawn to first 200 of \`/\`, median of every start): compiled ${fmt(report.coldStartMs.compiled)} ms, sources (type stripping) ${fmt(report.coldStartMs.source)} ms.`,
     `Lowest compiled ÷ sources: **${report.lowestRatio.toFixed(2)}** (goal ≥ ${goalRatio}).`,
     '',
-    '| target | compiled req/s | sources (tsx) req/s | compiled ÷ sources | peak RSS compiled / sources (MiB) | failed |',
+    '| target | compiled req/s | sources (type stripping) req/s | compiled ÷ sources | peak RSS compiled / sources (MiB) | failed |',
     '|---|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>

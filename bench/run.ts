@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   const images = await prepareStaticImage(courier.origin)
   const bareSpec: ServerSpec = {
     name: 'bare',
-    args: ['--import', 'tsx', 'bench/bare-server.ts'],
+    args: ['bench/bare-server.ts'],
     env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
     healthPath: '/api/health',
   }

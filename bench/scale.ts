@@ -30,7 +30,7 @@ async function waitFor(url: string, ms = 90_000): Promise<void> {
 async function startCourier(env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort()
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-scale-images-'))
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [path.join(projectRoot, 'src', 'server.ts')], {
     cwd: projectRoot,
     env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', IMAGE_CACHE_DIR: imageCacheDir, ...env },
     stdio: 'ignore',

@@ -7,7 +7,7 @@
  * Deterministic: a seeded PRNG makes every request; the seed is printed, and FUZZ_SEED=<seed> replays the same run.
  * FUZZ_COUNT changes the number of requests (default 10,000). A failing case is printed as the raw request to replay.
  *
- *   NODE_ENV=production TS_NODE_COMPILER=typescript5 npx tap --disable-coverage --jobs=1 --timeout=300 \
+ *   NODE_ENV=production npx tap --disable-coverage --jobs=1 --timeout=300 \
  *     test/reliability/fuzz.test.ts
  */
 import { readdirSync } from 'node:fs'

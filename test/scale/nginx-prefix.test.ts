@@ -81,7 +81,7 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
   ]
   const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
   for (const [args, message] of cases) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
+    const run = spawnSync(process.execPath, [script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
     t.equal(run.status, 1, `${args.join(' ')}: exit 1`)
     const line = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { msg?: string; error?: string }
     t.equal(line.msg, 'deploy failed')
