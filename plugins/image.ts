@@ -40,6 +40,9 @@ export type ImageCacheState = 'MISS' | 'HIT' | 'STALE'
 /** Response header that tells whether the bytes came from the cache: MISS, HIT or STALE. */
 export const cacheStateHeader = 'x-image-cache'
 
+/** What a 304 keeps of the headers set before the handler: the validators' own three, plus what every response has. */
+const keptOnNotModified = new Set(['etag', 'cache-control', 'vary', 'x-request-id', 'strict-transport-security'])
+
 /** The cache state as the image metric labels it (METRICS_PORT). */
 const metricStates: Readonly<Record<ImageCacheState, MetricCacheState>> = { MISS: 'miss', HIT: 'hit', STALE: 'stale' }
 
@@ -195,6 +198,9 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   function send(reply: FastifyReply, headers: Readonly<Record<string, string>>, state: ImageCacheState, tier: ImageCacheTier, body: unknown) {
     metrics?.imageServed(metricStates[state], tier)
     if (body === undefined) {
+      // Headers other plugins set before the handler (the site's nosniff and referrer policy) go too; the request id
+      // and HSTS stay: they belong to every response, not to the representation.
+      for (const name of Object.keys(reply.getHeaders())) if (!keptOnNotModified.has(name)) reply.removeHeader(name)
       return reply.code(304).headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary }).send()
     }
     return reply.headers(headers).header(cacheStateHeader, state).send(body)

@@ -15,6 +15,12 @@ import { temporaryFolder } from '../helpers/images.ts'
 /** The figure docs/images.md states for one optimizer process, in MiB. */
 const peakRssMiB = 512
 
+t.test('docs/images.md states the figure this test holds', async (t) => {
+  const docs = readFileSync(new URL('../../docs/images.md', import.meta.url), 'utf8')
+  t.match(docs, /^## Memory$/m, 'a Memory section (config/images.ts cites it)')
+  t.match(docs, `a peak RSS under ${peakRssMiB} MiB`, `the stated figure is ${peakRssMiB} MiB`)
+})
+
 t.test(`peak RSS stays under ${peakRssMiB} MiB with 7000x7000 PNGs at full concurrency`, async (t) => {
   const publicRoot = temporaryFolder(t, 'public')
   mkdirSync(path.join(publicRoot, 'images'))

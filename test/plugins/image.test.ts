@@ -447,6 +447,13 @@ t.test('in the whole app: the site images through the optimizer, and GET /api/im
   t.equal(widths.statusCode, 200)
   t.same(widths.json(), { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, qualities: [75], minimumCacheTTL: 60 })
 
+  const notModified = await app.inject({ url: optimizer('/images/abstract.jpg', '&w=640&q=75'), headers: { accept: 'image/webp', 'if-none-match': response.headers.etag as string } })
+  t.equal(notModified.statusCode, 304, 'revalidated')
+  for (const name of ['content-type', 'content-length', 'content-disposition', 'content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-image-cache']) {
+    t.equal(notModified.headers[name], undefined, `the 304 has no ${name}, even from the site's policy`)
+  }
+  t.same([notModified.headers.etag, notModified.headers.vary], [response.headers.etag, 'Accept'], 'the 304 has the ETag and Vary')
+
   const refused = await app.inject(optimizer('/images/abstract.jpg', '&w=641'))
   t.equal(refused.statusCode, 400)
   t.equal(refused.json().code, 'COURIER_ERR_IMAGE_QUERY_INVALID')
