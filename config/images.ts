@@ -37,12 +37,12 @@ export const imageOptimizer = Object.freeze({
    */
   maxInputPixels: 50_000_000,
   /**
-   * Most pixels an optimized image may have: 3840 x 2160 (4K UHD), the largest screen the widths serve. Encoders
-   * hold their whole output in memory (AVIF about 20 bytes a pixel here, WebP and JPEG 5-6), so this, not the input
-   * limit, sets a transform's memory: a square or tall source asked at w=3840 comes back narrower (never wider than
-   * `w`), at most this many pixels. See docs/images.md "Memory".
+   * Most pixels an optimized image may have: 3840 x 2560, a 3:2 landscape photograph at the widest width, served
+   * whole. Encoders hold their whole output in memory (AVIF about 20 bytes a pixel here, WebP and JPEG 5-6), so this,
+   * not the input limit, sets a transform's memory: a square or tall source asked at w=3840 comes back narrower
+   * (never wider than `w`), at most this many pixels. See docs/images.md "Memory".
    */
-  maxOutputPixels: 3840 * 2160,
+  maxOutputPixels: 3840 * 2560,
   /** libvips threads per image: one, so N images in flight use at most N of the machine's cores. */
   sharpConcurrency: 1,
   /** Transforms at once (N): one per core of the 2-core target machine; more only queue inside libvips. With the
