@@ -11,7 +11,7 @@ import { sharedState } from '../../config/shared-state.ts'
 import errors from '../../plugins/errors.ts'
 import image from '../../plugins/image.ts'
 import { SharedRedis } from '../../src/shared-state/redis.ts'
-import { startRedis } from '../scale/processes.ts'
+import { startRedis } from './processes.ts'
 import { jpegOf, temporaryFolder } from '../helpers/images.ts'
 
 t.test('a remote image fresh for a year stays in Redis at most imageMaxTtlMs', async (t) => {
