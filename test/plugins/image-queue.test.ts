@@ -45,3 +45,23 @@ t.test('a failing transform frees its slot', async (t) => {
   t.equal(await queue.run(async () => 'next'), 'next')
   t.equal(queue.running, 0)
 })
+
+t.test('one client holds at most its share of running and waiting transforms; waiters are served client by client', async (t) => {
+  const queue = new TransformQueue(1, 10, 3)
+  const gate = deferred()
+  const order: string[] = []
+  const task = (name: string) => async () => {
+    order.push(name)
+    await gate.promise
+    return name
+  }
+  const flood = ['a1', 'a2', 'a3'].map((name) => queue.run(task(name), 'client-a'))
+  await t.rejects(queue.run(task('a4'), 'client-a'), { code: 'COURIER_ERR_IMAGE_BUSY' }, 'a fourth from the same client is refused')
+  const others = [queue.run(task('b1'), 'client-b'), queue.run(task('c1'), 'client-c')]
+  t.equal(queue.queued, 4, 'the other clients still queue')
+  gate.resolve()
+  await Promise.all([...flood, ...others])
+  t.same(order, ['a1', 'b1', 'c1', 'a2', 'a3'], 'after a1, the next client in turn, not the flooding one')
+  t.equal(queue.running, 0)
+  t.equal(queue.queued, 0)
+})

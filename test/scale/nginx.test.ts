@@ -72,7 +72,7 @@ t.test('5. a streamed page through nginx: the shell arrives before the slow boun
 })
 
 t.test('3. one transform per image across three instances; the client-report limit holds across them through nginx', async (t) => {
-  const imagePath = `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=1080&q=70`
+  const imagePath = `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=1080&q=75`
   const transformsBefore = countLines(instances, /^image transformed$/)
   const answers = await Promise.all(
     instances.map((one) => fetch(`${one.origin}${imagePath}`, { headers: { accept: 'image/webp' } }).then(async (response) => ({
