@@ -1,6 +1,6 @@
 // Which Node.js Courier runs on, checked before anything else is loaded. Plain JavaScript in syntax every Node since
 // 18 parses, importing only Node's own modules: it has to run on the Node it refuses, and say so in one line where a
-// dependency would otherwise stop with a stack trace of its own (README "Error codes", docs/runtime.md).
+// dependency would otherwise stop with a stack trace of its own (docs/errors.md "Error codes", docs/runtime.md).
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 
