@@ -30,8 +30,13 @@ export const imageOptimizer = Object.freeze({
   sharpConcurrency: 1,
   /** Transforms at once (N): one per core of the 2-core target machine; more only queue inside libvips. */
   maxConcurrentTransforms: 2,
-  /** Requests waiting for a transform slot before new ones get 503: a burst of cold images, not a flood. */
+  /** Requests waiting for a transform slot before new ones get 429 (busy): a burst of cold images, not a flood. */
   maxQueuedTransforms: 64,
+  /**
+   * `Retry-After` of a request refused because the queue is full (429): about the time two transform slots take to
+   * work through a full queue of small images; a client that honours it comes back once the burst has drained.
+   */
+  busyRetryAfterS: 2,
   /** Seconds one transform may take (sharp's timeout): a 3840 px AVIF takes ~1-2 s on one core; 4x margin. */
   transformTimeoutS: 8,
   /** AVIF encoder effort 0..9: 3 keeps cold transforms around a second while staying well below WebP in bytes. */

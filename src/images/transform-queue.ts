@@ -2,7 +2,7 @@ import { errors } from '../errors.ts'
 
 /**
  * At most `concurrency` transforms run at once; up to `maxQueued` more wait their turn in arrival order, and any
- * beyond that are refused with a 503 at once instead of piling up memory.
+ * beyond that are refused at once (COURIER_ERR_IMAGE_BUSY, 429) instead of piling up memory.
  */
 export class TransformQueue {
   #running = 0
