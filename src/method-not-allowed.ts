@@ -27,7 +27,7 @@ export function methodNotAllowedRoute(
 }
 
 /**
- * Fastify 5 routes only GET, HEAD, TRACE, DELETE, OPTIONS, POST, PUT and PATCH unless told of more
+ * Fastify 5 routes only GET, HEAD, TRACE, DELETE, OPTIONS, POST, PUT, PATCH and QUERY unless told of more
  * (`addHttpMethod`); a method it does not know never reaches a route, not even a 405 route, and gets the 404 handler.
  * Every other method Node's parser accepts (WebDAV's PROPFIND, MKCOL, LOCK..., SEARCH, PURGE, QUERY...) is made known
  * here, before any route is registered, so the 405 routes above take them too. None has a route that reads its body:
