@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale`: what nginx and more processes cost or give on this machine (README "Running at scale").
+ * `npm run bench:scale`: what nginx and more processes cost or give on this machine (docs/running-at-scale.md "Measured on this machine").
  * Static page `/faq` req/s for one instance alone, then behind nginx (deploy/nginx) with 1, 2 and 3 instances; and the
  * dynamic `/status` for WEB_CONCURRENCY=1 and 2. autocannon -c 50, a warm-up, then BENCH_DURATION seconds (default
  * 10) per run, every response checked (status 200 and the end of the document). Loopback only. The load generator

@@ -1,7 +1,7 @@
 /**
  * The kinds of environment variable Courier reads (config/env.ts): how each turns the text of `process.env` into a
  * value, with a default when unset, and a message naming the variable when the text is not one. Plain code rather
- * than a JSON Schema validator: start-up then compiles no schema (README "Configuration").
+ * than a JSON Schema validator: start-up then compiles no schema (README "Configuration"; docs/performance.md "Lazy route schema compilers").
  */
 
 /** How one variable is read; `undefined` text means unset. Throws an EnvValueError naming the variable. */

@@ -1,5 +1,5 @@
 /**
- * Image widths and cache lifetime. Source: product spec section 9; README "Images".
+ * Image widths and cache lifetime. docs/images.md says how each is used.
  * Shared by the optimizer route, GET /api/image-widths and the client's Image component.
  */
 export const images = Object.freeze({

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (README "Metrics"): every constant in one place, each with its reason. Names follow the
+ * Prometheus metrics (docs/operations.md "Metrics"): every constant in one place, each with its reason. Names follow the
  * Prometheus conventions (https://prometheus.io/docs/practices/naming/): a `courier_` prefix, base units (seconds,
  * bytes), `_total` on counters.
  */
@@ -20,7 +20,7 @@ export const otherMethod = 'OTHER'
 export const metricBuckets = Object.freeze({
   /**
    * Request and render durations, in seconds. Courier answers a kept page in 1-2 ms and streams a dynamic one in
-   * 10-30 ms under load (README "Benchmarks"), so the buckets start at 1 ms; the render time-out (10 s,
+   * 10-30 ms under load (docs/benchmarks.md "Latest results"), so the buckets start at 1 ms; the render time-out (10 s,
    * config/server.ts) is the last one. 13 buckets: each labelled series costs 16 lines of a scrape.
    */
   requestSeconds: Object.freeze([0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
@@ -50,7 +50,7 @@ export const metricsEndpointLimits = Object.freeze({
   timeoutCheckIntervalMs: 1_000,
   /**
    * A scrape within this long of the last collection gets that collection's text: a scraper in a loop costs at most
-   * one collection a second (some 6-10 ms of CPU for the 1,100 series left by the fuzz pass, README "Metrics") on the
+   * one collection a second (some 6-10 ms of CPU for the 1,100 series left by the fuzz pass, docs/operations.md "Metrics") on the
    * site's event loop. Prometheus' default interval is 15 s, and 1 s is the finest that makes sense.
    */
   minCollectionIntervalMs: 1_000,

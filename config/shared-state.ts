@@ -1,5 +1,5 @@
 /**
- * Shared state in Redis (REDIS_URL, README "Running at scale"). Ours. Redis is optional and may be slow or gone: every
+ * Shared state in Redis (REDIS_URL, docs/running-at-scale.md "Shared state: `REDIS_URL`"). Ours. Redis is optional and may be slow or gone: every
  * wait for it is short and bounded, and its failure means "local only", never an error for the request.
  */
 export const sharedState = Object.freeze({

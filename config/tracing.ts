@@ -1,7 +1,7 @@
 import { ConfigError } from './env.ts'
 
 /**
- * Traces (README "Operations" -> "Traces"): OpenTelemetry, configured by the standard OTEL_* variables
+ * Traces (docs/operations.md "Traces"): OpenTelemetry, configured by the standard OTEL_* variables
  * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/), read and checked once here.
  * Off unless an OTLP endpoint is set: then nothing of the SDK is loaded (plugins/tracing.ts imports it lazily).
  */
@@ -10,7 +10,7 @@ import { ConfigError } from './env.ts'
 export const tracingProtocols = ['http/protobuf', 'http/json'] as const
 export type TracingProtocol = (typeof tracingProtocols)[number]
 
-/** The samplers of the spec's OTEL_TRACES_SAMPLER list that need no extra package (no jaeger_remote, no xray). */
+/** The samplers of OpenTelemetry's OTEL_TRACES_SAMPLER list that need no extra package (no jaeger_remote, no xray). */
 export const tracingSamplers = [
   'always_on',
   'always_off',
@@ -45,7 +45,7 @@ export const tracingDefaults = Object.freeze({
 /** The OTLP/HTTP path of traces under a base endpoint (OTLP spec, "OTLP/HTTP Request"). */
 const tracesPath = 'v1/traces'
 
-/** Blank counts as unset, as the spec says of every OTEL_* variable. */
+/** Blank counts as unset, as OpenTelemetry's specification says of every OTEL_* variable. */
 function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const value = env[name]?.trim()
   return value ? value : undefined
@@ -124,7 +124,7 @@ export const tracingShutdownFlushMs = 2_000
 /** The span attribute that carries an error's digest, the one the user was shown and the log line holds. */
 export const digestAttribute = 'courier.digest'
 
-/** The span attribute of the deployment that answered (one per build: README "Architecture"). */
+/** The span attribute of the deployment that answered (one per build: docs/rendering.md "Deployment id"). */
 export const deploymentIdAttribute = 'courier.deployment_id'
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The moving parts of Courier behind nginx (README "Running at scale"): the nginx prefix folder made from
+ * The moving parts of Courier behind nginx (docs/running-at-scale.md "nginx in front (`deploy/nginx/`)"): the nginx prefix folder made from
  * deploy/nginx/, the generated routing (deployments.conf: one upstream per live deployment, the newest for
  * documents), and the shared asset folder every deployment publishes its hashed build assets into, pruned to the
  * last few deployments. Used by deploy/rolling-deploy.ts and by the scale suite (test/scale).

@@ -1,5 +1,5 @@
 /**
- * A rolling deploy on one machine (README "Running at scale"): builds the new deployment, publishes its assets into
+ * A rolling deploy on one machine (docs/running-at-scale.md "Rolling deploy"): builds the new deployment, publishes its assets into
  * the shared folder, starts its instances, waits until each answers /api/ready, points nginx at them (documents to
  * the new deployment, requests naming the old one still to the old instances), and after a grace period drains the
  * old instances (SIGTERM: they finish what is in flight) and prunes the assets of deployments beyond the last few.

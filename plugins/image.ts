@@ -124,7 +124,7 @@ function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
 
 /**
  * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
- * an allowed width, in the best format the browser accepts, cached on disk (README "Images").
+ * an allowed width, in the best format the browser accepts, cached on disk (docs/images.md).
  */
 async function image(fastify: FastifyInstance, options: ImageOptions) {
   const { publicRoot, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options

@@ -48,7 +48,7 @@ function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
 }
 
 /**
- * The request filter (README "Request filter"): on every path but the exclusions of config/request-filter.ts, judged on
+ * The request filter (docs/request-filter.md): on every path but the exclusions of config/request-filter.ts, judged on
  * the pathname the router matches (src/site-policy-path.ts), it runs the site policy (src/site-policy.ts). A target the
  * router could read differently from the filter is refused with 400 before any route runs.
  */
@@ -122,7 +122,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
   fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
     if (!tracing.isRecording(request)) return filterRequest(request, reply)
-    // A sampled request: the filter's decision and time go on the request span (README "Traces"), not a span of
+    // A sampled request: the filter's decision and time go on the request span (docs/operations.md "Traces"), not a span of
     // their own.
     const started = performance.now()
     try {

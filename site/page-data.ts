@@ -3,7 +3,7 @@ import type { PageKind } from './pages.ts'
 /**
  * The page-data URL and its answers, written once for the three parties that speak them: the client router asks
  * (client/router/page-data.ts), the request filter judges the page a data URL serves (src/site-policy-path.ts), the
- * data route answers (plugins/page-data.ts). README "Page data and the client router" describes the protocol.
+ * data route answers (plugins/page-data.ts). docs/page-data-and-router.md "The data URL" describes the protocol.
  */
 
 /** Every data URL starts here; the deployment id and the page path follow: `/_next/data/<id>/<page path>.json`. */

@@ -10,8 +10,6 @@ export const errors = {
   /** A page of the site has no code chunk in the build: a build of other sources (`npm run build:test` makes the
    * test pages' chunks). */
   BuildIncomplete: createError('COURIER_ERR_BUILD_INCOMPLETE', 'The build at %s has no code for page %s: %s', 500),
-  /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
-   * failed to): the error page falls back to plain HTML. */
   /** The compiled server was built beside another client build than the one at DIST_DIR (src/build/server-build.ts). */
   BuildMismatch: createError(
     'COURIER_ERR_BUILD_MISMATCH',
@@ -24,6 +22,8 @@ export const errors = {
     'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript sources; this server is a production build',
     500,
   ),
+  /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
+   * failed to): the error page falls back to plain HTML. */
   DocumentSourceNotReady: createError('COURIER_ERR_DOCUMENT_SOURCE_NOT_READY', 'No %s to render documents with yet', 500),
   DeploymentMismatch: createError(
     'COURIER_ERR_DEPLOYMENT_MISMATCH',

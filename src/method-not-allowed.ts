@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { errors } from './errors.ts'
 
 /**
- * The route that answers every other method on a path with 405 and its `Allow` header (README "Errors"), instead
+ * The route that answers every other method on a path with 405 and its `Allow` header (docs/errors.md), instead
  * of the 404 Fastify gives a method it has no route for. It runs at onRequest, before any body is read or parsed, so
  * a POST of any type or size still learns which methods the path takes. Registered beside the real routes: the route
  * table itself says what each path answers.

@@ -8,7 +8,7 @@ export type PageData =
   | { type: 'redirect'; destination: string }
   | { type: 'notFound' }
 
-/** The internal error a navigation reports before it falls back to a full page load (README "Page data and the client router"). */
+/** The internal error a navigation reports before it falls back to a full page load (docs/page-data-and-router.md "The client router"). */
 export class PageDataError extends Error {
   override name = 'PageDataError'
   constructor(

@@ -79,7 +79,7 @@ function loadPageModule(page: PageDefinition): Promise<PageModule> {
 }
 
 /**
- * The client router (README "Page data and the client router"): loads a page's code chunk and data, then renders it, within
+ * The client router (docs/page-data-and-router.md "The client router"): loads a page's code chunk and data, then renders it, within
  * `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own view.
  */
 export function createRouter(pages: readonly PageDefinition[], first: View): Router {

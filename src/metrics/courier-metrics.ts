@@ -59,7 +59,7 @@ export function statusClassLabel(statusCode: number): string {
 /**
  * Courier's metrics in one registry of their own (never prom-client's global one): the process's default metrics, the
  * build-info gauge, and what the recorder is told. Label values are route templates, fixed words and the build's
- * own values, so the number of series is bounded by the route table (README "Metrics").
+ * own values, so the number of series is bounded by the route table (docs/operations.md "Metrics").
  */
 export class CourierMetrics implements MetricsRecorder {
   readonly registry = new Registry()

@@ -162,7 +162,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const slot = slotFor(target, kept)
     const ready = slot?.ready
     if (ready) {
-      // Nothing renders: no render span; the request span says the kept document was sent (README "Traces").
+      // Nothing renders: no render span; the request span says the kept document was sent (docs/operations.md "Traces").
       traceKeptDocument(tracing, request, target)
       metrics?.keptDocumentSent(request, target.type)
       return sendKept(request, reply, target, ready)

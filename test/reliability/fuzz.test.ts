@@ -1,5 +1,5 @@
 /**
- * The fuzz pass (issue 8): request lines generated from the site's route shapes, mutated the ways hostile and broken
+ * The fuzz pass (docs/reliability.md "Hostile input"): request lines generated from the site's route shapes, mutated the ways hostile and broken
  * clients mutate them, sent as raw bytes over real sockets to the whole app listening on loopback. Every request must
  * be answered (or the connection closed after a 4xx), never with a 5xx, and every error status by the status-title
  * table; the server must neither crash nor hang.

@@ -106,12 +106,15 @@ t.test('a burst of distinct images through nginx fills both optimizers: no docum
   const headersOf = (requestPath: string): Record<string, string> => (requestPath.startsWith('/_next/data/') ? { 'x-deployment-id': deploymentId } : {})
   for (const requestPath of site) t.equal((await get(requestPath, headersOf(requestPath))).status, 200, `${requestPath} answers before the burst`)
 
-  // 150 transforms at once over two instances, each running 2 and queueing 64, so some are refused busy. Small and
-  // middle widths only: JPEG sources shrink on load, so the burst drains in seconds on a quiet 2-core machine.
+  // 165 transforms at once over two instances, each running 2 and queueing 64, so some are refused busy however fast
+  // the machine: first the slowest ones (AVIF at the widest sizes, about a second each), which hold both slots of
+  // each instance while the rest arrive, then small and middle widths (JPEG sources shrink on load).
+  const heavy = siteImages.flatMap((url) => images.deviceSizes.slice(-3).map((width) => ({ url, width, accept: 'image/avif' })))
   const widths = [...images.imageSizes, ...images.deviceSizes.slice(0, 2)]
-  const burst = ['image/avif', 'image/webp', 'image/jpeg'].flatMap((accept) =>
+  const light = ['image/avif', 'image/webp', 'image/jpeg'].flatMap((accept) =>
     siteImages.flatMap((url) => widths.map((width) => ({ url, width, accept }))),
   )
+  const burst = [...heavy, ...light]
   let burstDone = false
   const imageAnswers = Promise.all(burst.map(({ url, width, accept }) => get(imagePath(url, width), { accept }))).finally(() => (burstDone = true))
 

@@ -1,5 +1,5 @@
 /**
- * The scale suite's main run (README "Running at scale"): nginx with deploy/nginx/ in front of three Courier
+ * The scale suite's main run (docs/running-at-scale.md "Tests: `npm run test:scale`"): nginx with deploy/nginx/ in front of three Courier
  * processes sharing one redis-server, every process on a loopback port of its own, started and stopped here.
  * In order: a streamed page through nginx; one transform per image across the instances and the client-report limit
  * across instances through nginx; Redis stopped and started again under requests; the asset routes and their cache;

@@ -11,7 +11,7 @@ t.test('off unless an OTLP endpoint is set, or when OTEL_SDK_DISABLED says so', 
   t.ok(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'false' }), 'not disabled')
 })
 
-t.test('the spec defaults, and the traces URL from the base or the signal endpoint', async (t) => {
+t.test('the OpenTelemetry defaults, and the traces URL from the base or the signal endpoint', async (t) => {
   t.same(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing, {
     url: 'http://collector:4318/v1/traces',
     protocol: 'http/protobuf',
