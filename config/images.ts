@@ -48,16 +48,21 @@ export const imageOptimizer = Object.freeze({
   /** Transforms at once (N): one per core of the 2-core target machine; more only queue inside libvips. With the
    * output cap, N sets the optimizer's peak memory (docs/images.md "Memory"). */
   maxConcurrentTransforms: 2,
-  /** Requests waiting for a transform slot before new ones get 503: a burst of cold images, not a flood. */
+  /** Requests waiting for a transform slot before new ones get 429 (busy): a burst of cold images, not a flood. */
   maxQueuedTransforms: 64,
   /**
    * Transforms one client (its IP as Fastify's `request.ip` sees it, so set TRUST_PROXY behind a proxy) may have
-   * running and waiting at once; beyond it that client gets 503 while others still queue. 16: a cold visit to the
+   * running and waiting at once; beyond it that client gets the busy answer (429) while others still queue. 16: a cold visit to the
    * busiest page (/gallery, every image at the width one screen picks) needs fewer; a quarter of the queue, so one
    * client cannot fill it. Waiters are served client by client, so a second client waits for at most one transform of
    * each other client, not for a whole flood.
    */
   maxTransformsPerClient: 16,
+  /**
+   * `Retry-After` of a request refused because the queue is full (429): about the time two transform slots take to
+   * work through a full queue of small images; a client that honours it comes back once the burst has drained.
+   */
+  busyRetryAfterS: 2,
   /** Seconds one transform may take (sharp's timeout): a 3840 px AVIF takes ~1-2 s on one core; 4x margin. */
   transformTimeoutS: 8,
   /** AVIF encoder effort 0..9: 3 keeps cold transforms around a second while staying well below WebP in bytes. */

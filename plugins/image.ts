@@ -206,6 +206,17 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     return reply.headers(headers).header(cacheStateHeader, state).send(body)
   }
 
+  /**
+   * A full transform queue: overload of the optimizer alone, never a failure of the instance. The error handler answers
+   * the 429 (a proxy neither retries nor counts it, deploy/nginx/courier.conf); here its `Retry-After`, its count
+   * and one warn line without a stack (a burst must not page anyone with traces).
+   */
+  function answerBusy(request: FastifyRequest, reply: FastifyReply, error: InstanceType<typeof errors.ImageBusy>) {
+    metrics?.requestShed('image_busy')
+    request.log.warn({ code: error.code, running: queue.running, queued: queue.queued }, 'image optimizer busy')
+    reply.header('retry-after', String(limits.busyRetryAfterS))
+  }
+
   fastify.get<{ Querystring: ImageQuery }>(
     optimizerPath,
     {
@@ -244,7 +255,10 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       }
     }
     span.setAttributes({ 'courier.image.cache': 'miss' })
-    const produced = await optimizer.produce(key, job, request.log, span)
+    const produced = await optimizer.produce(key, job, request.log, span).catch((error: unknown) => {
+      if (error instanceof errors.ImageBusy) answerBusy(request, reply, error)
+      throw error
+    })
     const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
     return send(reply, responseHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
   }

@@ -69,7 +69,9 @@ export const errors = {
   ImageNotAnImage: createError('COURIER_ERR_IMAGE_NOT_AN_IMAGE', '%s', 400),
   ImageTooLarge: createError('COURIER_ERR_IMAGE_TOO_LARGE', 'url declares %s pixels; at most %s are decoded', 400),
   ImageUnreadable: createError('COURIER_ERR_IMAGE_UNREADABLE', 'url points to an image that cannot be decoded', 400),
-  ImageBusy: createError('COURIER_ERR_IMAGE_BUSY', 'Too many images are being optimized; retry shortly', 503),
+  /** The transform queue is full: 429 with `Retry-After`, not a 5xx, so a proxy never takes the busy optimizer for a
+   * failing instance (deploy/nginx/courier.conf retries and counts 502/503/504, which would take every page down). */
+  ImageBusy: createError('COURIER_ERR_IMAGE_BUSY', 'Too many images are being optimized; retry shortly', 429),
   ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
   ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
   ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),

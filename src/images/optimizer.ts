@@ -105,6 +105,8 @@ export class ImageOptimizer {
   refresh(key: string, job: ImageJob, log: FastifyBaseLogger): void {
     if (this.#inFlight.has(key)) return
     this.produce(key, job, log).catch((error: unknown) => {
+      // A full queue is load, not a failure: the stale entry stays, the next request that finds it stale tries again.
+      if (error instanceof errors.ImageBusy) return log.warn({ code: error.code, url: job.url }, 'image refresh skipped: optimizer busy')
       log.warn({ err: error, url: job.url }, 'image refresh failed')
     })
   }

@@ -151,7 +151,7 @@ export class CourierMetrics implements MetricsRecorder {
     })
     this.#shed = new LabelledCounter({
       name: 'courier_requests_shed_total',
-      help: 'Requests refused with 503 before any work: under overload, or while draining for shutdown.',
+      help: 'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when the transform queue is full.',
       labelNames: ['reason'],
       registers,
     })
