@@ -2,13 +2,14 @@ import { router as timings } from '../../config/router.ts'
 import type { DocumentState } from '../../site/document-state.ts'
 import { createPageMatcher } from '../../site/match.ts'
 import { pageDataUrl } from '../../site/page-data.ts'
-import type { PageDefinition } from '../../site/pages.ts'
+import type { PageAnswer } from '../../site/page-data.ts'
+import type { PageDefinition } from '../../site/page-types.ts'
 import { pageModule, type PageComponent, type PageModule } from '../page-modules.ts'
 import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
 import { HistoryEntries } from './history.ts'
 import { createNearViewport } from './near-viewport.ts'
-import { fetchPageData, type PageData } from './page-data.ts'
+import { fetchPageData } from './page-data.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
 
 export type { PageComponent }
@@ -93,8 +94,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   let latest = 0
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
-    const data: PageData = { type: 'props', props: first.state.data, kind: 'static' }
-    cache.put(dataUrlOf(deploymentId, new URL(first.href)), 'static', data)
+    cache.put(dataUrlOf(deploymentId, new URL(first.href)), 'static', { props: first.state.data })
   }
 
   function settle(next: Navigation): void {
@@ -102,7 +102,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     if (next.status === 'idle') listeners.forEach((listener) => listener())
   }
 
-  function loadData(url: string, page: PageDefinition): Promise<PageData> {
+  function loadData(url: string, page: PageDefinition): Promise<PageAnswer> {
     return cache.load(url, page.kind, () => fetchPageData(url, deploymentId))
   }
 
@@ -120,12 +120,12 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
         timings.routeLoadTimeoutMs,
       )
       if (id !== latest) throw new RouteCancelled()
-      if (data.type === 'redirect') {
+      if ('redirect' in data) {
         if (redirects >= maxRedirects) return hardNavigate(target.href, shown)
-        return navigate(data.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
+        return navigate(data.redirect.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
       }
-      if (data.type === 'notFound') return hardNavigate(target.href, shown)
-      const head = match.page.head(data.props as never, match.params)
+      if ('notFound' in data) return hardNavigate(target.href, shown)
+      const head = match.page.head(data.props, match.params)
       let scroll: Scroll = target.hash
       if (mode === 'pop') {
         scroll = entries.arrive(window.history.state) ?? [0, 0]

@@ -26,7 +26,7 @@ t.test('a static page instance is loaded once for its document and its data, by 
   const entries = await Promise.all([1, 2, 3].map(() => answers.staticEntry(match(page, 'a'))))
   t.equal(page.runs, 1)
   t.ok(entries.every((entry) => entry === entries[0]), 'one entry for HTML and data alike')
-  t.same(entries[0]!.answer, { type: 'props', data: { value: 1 } })
+  t.same(entries[0]!.answer, { props: { value: 1 } })
   t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static' })
   t.ok(entries[0]!.document, 'a kept instance has a slot for its document')
   await answers.staticEntry(match(page, 'a'))
@@ -56,7 +56,7 @@ t.test('not-found answers and failed loads are not kept', async (t) => {
   await t.rejects(answers.staticEntry(match(page, 'a')), /loader failed/)
   fail = false
   const entry = await answers.staticEntry(match(page, 'a'))
-  t.same(entry.answer, { type: 'notFound' })
+  t.same(entry.answer, { notFound: true })
   t.equal(entry.data.statusCode, 404)
   await answers.staticEntry(match(page, 'a'))
   t.equal(page.runs, 3, 'each request ran the loader again')
