@@ -55,6 +55,9 @@ const maxRedirects = 5
 
 export interface Router {
   view(): View
+  /** The navigation state: `loading` from a client navigation's start until its page is shown (or the browser takes
+   * over), then `idle`; subscribers hear both, as preact-iso's onLoadStart and onLoadEnd. */
+  navigation(): Navigation
   subscribe(listener: () => void): () => void
   /** Whether a click on a link to `href` is the router's to handle (a page of this site, not a hash on this page). */
   handles(href: string): boolean
@@ -99,7 +102,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   function settle(next: Navigation): void {
     navigation = next
-    if (next.status === 'idle') listeners.forEach((listener) => listener())
+    listeners.forEach((listener) => listener())
   }
 
   function loadData(url: string, page: PageDefinition): Promise<PageAnswer> {
@@ -179,6 +182,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   return {
     view: () => navigation.view,
+    navigation: () => navigation,
     subscribe(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

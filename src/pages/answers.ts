@@ -47,10 +47,6 @@ export class PageAnswers {
     this.#maxStaticEntries = options.maxStaticEntries
   }
 
-  get staticEntries(): number {
-    return this.#staticEntries.size
-  }
-
   /** The answer of a `dynamic` page for this request. */
   async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
     if (!page.load) return { props: {} }
