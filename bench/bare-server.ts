@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   // The status page's head does not depend on its data: the opening HTML is the same for every request.
   const preloads = (await readPagePreloads(clientDir, [page.id], deploymentId))(page.id)
   const opening = template.open(
-    { ...page.head({} as never, {}), preloadModules: preloads.modules, preloadStyles: preloads.styles },
+    { ...page.head({}, {}), preloadModules: preloads.modules, preloadStyles: preloads.styles },
     undefined,
   )
 

@@ -21,6 +21,14 @@ export const images = Object.freeze({
 })
 
 /**
+ * Every width the optimizer accepts, smallest first: the two lists above, once. The optimizer validates `w` against
+ * it (plugins/image.ts) and the Image component picks its `srcset` widths from it (site/image-sources.ts).
+ */
+export const allowedWidths: readonly number[] = Object.freeze(
+  [...new Set([...images.imageSizes, ...images.deviceSizes])].sort((a, b) => a - b),
+)
+
+/**
  * The optimizer's limits (GET /_next/image). Server-only numbers; plain data like the rest of this file. Each number
  * says why it is what it is.
  */

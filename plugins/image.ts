@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { realpath } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
+import { allowedWidths, images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
 import { sharedState } from '../config/shared-state.ts'
 import { errors } from '../src/errors.ts'
 import { matchesIfNoneMatch } from '../src/etag.ts'
@@ -52,7 +52,6 @@ interface FoundEntry {
   tier: Exclude<ImageCacheTier, 'none'>
 }
 
-const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
 
 interface ImageQuery {
   url: string

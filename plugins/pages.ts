@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { RouteParams } from '../site/pages.ts'
+import type { PageAnswer } from '../site/page-data.ts'
+import type { RouteParams } from '../site/page-types.ts'
 import { createPageMatcher } from '../site/match.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
-import { PageAnswers, type PageAnswer } from '../src/pages/answers.ts'
+import { PageAnswers } from '../src/pages/answers.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
@@ -37,9 +38,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const answerItself = (answer: PageAnswer) => answer
 
   function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {
-    if (answer.type === 'notFound') return reply.callNotFound()
-    if (answer.type === 'redirect') return reply.redirect(answer.destination, answer.permanent ? 308 : 307)
-    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.data }, kept)
+    if ('notFound' in answer) return reply.callNotFound()
+    if ('redirect' in answer) return reply.redirect(answer.redirect.destination, answer.redirect.permanent ? 308 : 307)
+    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
   }
 
   for (const page of site.pages) {

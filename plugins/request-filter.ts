@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { alwaysHeaders, hstsHeaderValue, siteRedirects } from '../config/request-filter.ts'
-import { deploymentIdHeader, pageDataJson } from '../site/page-data.ts'
+import { deploymentIdHeader, encodePageAnswer } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
 import {
   createNonceStep,
@@ -34,13 +34,14 @@ function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
  * to data that would show under the old URL.
  */
 function sendDataRedirect(reply: FastifyReply, deploymentId: string, destination: string, permanent: boolean): FastifyReply {
+  const answer = encodePageAnswer({ redirect: { destination, permanent } })
   // The client router trusts data only from its own deployment (page-data answers carry the id too).
   return reply
-    .code(200)
+    .code(answer.statusCode)
     .header(deploymentIdHeader, deploymentId)
     .type('application/json; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(pageDataJson({ redirect: { destination, permanent } }))
+    .send(answer.body)
 }
 
 function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {

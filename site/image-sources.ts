@@ -1,7 +1,4 @@
-import { images } from '../config/images.ts'
-
-/** Every width the optimizer accepts, smallest first (config/images.ts, the same lists the server validates with). */
-const allowedWidths: readonly number[] = [...new Set([...images.imageSizes, ...images.deviceSizes])].sort((a, b) => a - b)
+import { allowedWidths } from '../config/images.ts'
 
 /**
  * How wide an image is drawn: its `sizes` attribute, and the narrowest and widest it is drawn in CSS pixels, so that

@@ -1,42 +1,20 @@
 import type { PageMatch } from '../../site/match.ts'
-import { pageDataJson, type PageDataBody } from '../../site/page-data.ts'
-import type { RouteParams } from '../../site/pages.ts'
+import { encodePageAnswer, type EncodedPageAnswer, type PageAnswer } from '../../site/page-data.ts'
+import type { RouteParams } from '../../site/page-types.ts'
 import { KeptDocumentSlot } from '../render/document-cache.ts'
 import { strongEtag } from '../etag.ts'
 import type { ContentCoding } from '../compression/negotiate.ts'
 import type { ServerPage } from './site.ts'
 
-/** What a page's loader said, for one request (a `dynamic` page) or for the deployment (a `static` one). */
-export type PageAnswer =
-  | { type: 'props'; data: unknown }
-  | { type: 'notFound' }
-  | { type: 'redirect'; destination: string; permanent: boolean }
-
-/** A page's answer in JSON, as the data route sends it. */
-export interface DataAnswer {
-  statusCode: 200 | 404
-  body: string
-}
-
 /** A `static` page instance, kept for the deployment: its answer, its page data as sent, its document once rendered. */
 export interface StaticPageEntry {
   answer: PageAnswer
-  data: DataAnswer & { etag: string }
+  data: EncodedPageAnswer & { etag: string }
   /** The page data compressed, once per coding, on first use (plugins/page-data.ts). */
   encodedData: Map<ContentCoding, Buffer>
   /** The document rendered once (src/render/renderer.ts), filled on the first HTML request; none when the entry is
    * not kept (the cache is full): its requests stream. */
   document: KeptDocumentSlot | undefined
-}
-
-export function dataAnswerOf(page: ServerPage, answer: PageAnswer): DataAnswer {
-  const body: PageDataBody =
-    answer.type === 'props'
-      ? { pageProps: answer.data, kind: page.kind }
-      : answer.type === 'redirect'
-        ? { redirect: { destination: answer.destination, permanent: answer.permanent } }
-        : { notFound: true }
-  return { statusCode: answer.type === 'notFound' ? 404 : 200, body: pageDataJson(body) }
 }
 
 export interface PageAnswersOptions {
@@ -69,17 +47,10 @@ export class PageAnswers {
     this.#maxStaticEntries = options.maxStaticEntries
   }
 
-  get staticEntries(): number {
-    return this.#staticEntries.size
-  }
-
   /** The answer of a `dynamic` page for this request. */
   async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
-    if (!page.load) return { type: 'props', data: {} }
-    const result = await page.load({ params, query, deploymentId: this.#deploymentId })
-    if ('notFound' in result) return { type: 'notFound' }
-    if ('redirect' in result) return { type: 'redirect', ...result.redirect }
-    return { type: 'props', data: result.props }
+    if (!page.load) return { props: {} }
+    return page.load({ params, query, deploymentId: this.#deploymentId })
   }
 
   /**
@@ -97,7 +68,7 @@ export class PageAnswers {
     if (kept) return kept
     const keep = this.#staticEntries.size < this.#maxStaticEntries
     const pending = this.load(match.page, match.params, {}).then((answer): StaticPageEntry => {
-      const data = dataAnswerOf(match.page, answer)
+      const data = encodePageAnswer(answer, match.page.kind)
       const document = keep ? new KeptDocumentSlot() : undefined
       return { answer, data: { ...data, etag: strongEtag(data.body) }, encodedData: new Map(), document }
     })
@@ -105,7 +76,7 @@ export class PageAnswers {
     this.#staticEntries.set(key, pending)
     pending.then(
       (entry) => {
-        if (entry.answer.type === 'notFound') this.#staticEntries.delete(key)
+        if ('notFound' in entry.answer) this.#staticEntries.delete(key)
         else this.#keptEntries.set(key, entry)
       },
       // The request that ran the loader reports the failure; the next request runs it again.

@@ -6,36 +6,8 @@ import { guides } from '../content/guides.ts'
 import { faq } from '../content/faq.ts'
 import { siteImages } from '../content/images.ts'
 import { readProcessMemory } from './process-memory.ts'
-import type { RouteParams } from '../../site/pages.ts'
-import type {
-  FaqData,
-  GalleryData,
-  GuideData,
-  GuidesData,
-  GuideSummary,
-  HomeData,
-  PageImage,
-  StatusData,
-} from '../../site/data-types.ts'
-
-export type LoaderResult<Data> =
-  | { props: Data }
-  | { notFound: true }
-  | { redirect: { destination: string; permanent: boolean } }
-
-export interface LoaderContext {
-  params: RouteParams
-  query: Readonly<Record<string, unknown>>
-  deploymentId: string
-}
-
-export type Loader<Data = unknown> = (context: LoaderContext) => LoaderResult<Data> | Promise<LoaderResult<Data>>
-
-export interface PageServerSide<Data = unknown> {
-  load?: Loader<Data>
-  /** Parameters of every instance of a parametrised page: feeds the sitemap. */
-  staticParams?: () => RouteParams[]
-}
+import type { LoaderTable } from '../../site/page-types.ts'
+import type { GuideSummary, PageImage, SitePageData } from '../../site/data-types.ts'
 
 function summarize(guide: GuideSummary): GuideSummary {
   return { slug: guide.slug, title: guide.title, summary: guide.summary }
@@ -45,19 +17,19 @@ const guideSummaries = guides.map(summarize)
 
 const galleryImages: PageImage[] = siteImages.map(({ src, width, height, alt }) => ({ src, width, height, alt }))
 
-export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
+export const pageLoaders = {
   home: {
-    load: (): LoaderResult<HomeData> => ({ props: { guides: guideSummaries, hero: galleryImages[0]! } }),
+    load: () => ({ props: { guides: guideSummaries, hero: galleryImages[0]! } }),
   },
   guides: {
-    load: (): LoaderResult<GuidesData> => ({
+    load: () => ({
       props: {
         guides: guides.map((guide) => ({ ...summarize(guide), sections: guide.sections.map((section) => section.heading) })),
       },
     }),
   },
   guide: {
-    load: ({ params }): LoaderResult<GuideData> => {
+    load: ({ params }) => {
       const index = guides.findIndex((guide) => guide.slug === params.slug)
       if (index === -1) return { notFound: true }
       const previous = guideSummaries[index - 1] ?? null
@@ -67,7 +39,7 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
     staticParams: () => guides.map((guide) => ({ slug: guide.slug })),
   },
   status: {
-    load: ({ deploymentId }): LoaderResult<StatusData> => {
+    load: ({ deploymentId }) => {
       return {
         props: {
           deploymentId,
@@ -80,9 +52,9 @@ export const pageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
     },
   },
   gallery: {
-    load: (): LoaderResult<GalleryData> => ({ props: { images: galleryImages } }),
+    load: () => ({ props: { images: galleryImages } }),
   },
   faq: {
-    load: (): LoaderResult<FaqData> => ({ props: { entries: [...faq] } }),
+    load: () => ({ props: { entries: [...faq] } }),
   },
-}
+} satisfies LoaderTable<SitePageData>

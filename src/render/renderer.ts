@@ -84,7 +84,7 @@ function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor
   if (target.type === 'error') return errorDocumentHead(target.statusCode)
   const preloads = preloadsFor?.(target.page.id)
   return {
-    ...target.page.head(target.data as never, target.params),
+    ...target.page.head(target.data, target.params),
     ...(preloads ? { preloadModules: preloads.modules, preloadStyles: preloads.styles } : {}),
   }
 }

@@ -42,6 +42,17 @@ t.test('the OpenTelemetry defaults, and the traces URL from the base or the sign
     'the signal protocol wins',
   )
   t.equal(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:1', OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: 'x' })?.ratio, 1, 'the argument of a sampler that takes none is ignored')
+  t.match(
+    loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' http://a:1 ', OTEL_EXPORTER_OTLP_PROTOCOL: ' http/json ', OTEL_SERVICE_NAME: ' ', OTEL_TRACES_SAMPLER: 'TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: '.25' }),
+    { url: 'http://a:1/v1/traces', protocol: 'http/json', serviceName: 'courier', sampler: 'traceidratio', ratio: 0.25 },
+    'values are trimmed, blank is unset, words are read in any case',
+  )
+  t.equal(loadTracingConfig({ OTEL_SDK_DISABLED: 'TRUE', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }), undefined, 'disabled: nothing else is read')
+  t.equal(
+    loadTracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:2/t', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })?.url,
+    'http://b:2/t',
+    'the base endpoint is not read when the signal endpoint is set',
+  )
 })
 
 t.test('a bad value stops start-up (ConfigError, exit 78) naming the variable', async (t) => {
