@@ -26,7 +26,7 @@ export default defineConfig((): UserConfig => {
   const outDir = path.resolve(root, process.env.DIST_DIR ?? defaultDistDir(testBuild))
   return {
     root: path.resolve(import.meta.dirname, 'client'),
-    // Built assets live under /_next/static/ (README "Architecture"); public files are served by Fastify, not copied.
+    // Built assets live under /_next/static/ (docs/rendering.md "Assets"); public files are served by Fastify, not copied.
     base: assetBase,
     publicDir: false,
     // Vite marks every tag it writes with this; the server swaps it for the request's CSP nonce.
@@ -38,7 +38,7 @@ export default defineConfig((): UserConfig => {
       target: [...browserTargets],
       // No modulepreload polyfill in the entry: every browser since Firefox 115 and Safari 17 (2023) follows
       // `<link rel=modulepreload>` itself; in older ones a page chunk loads when the entry imports it, one round trip
-      // later, and nothing breaks (README "Client bundle").
+      // later, and nothing breaks (docs/client-bundle.md).
       modulePreload: { polyfill: false },
       rolldownOptions: {
         // config/ files freeze their plain data: a frozen object the client never reads (server-only limits in the
@@ -48,7 +48,7 @@ export default defineConfig((): UserConfig => {
     },
     environments: {
       // @fastify/vite loads the SSR bundle by the entry's own name (entry-server.js).
-      ssr: { build: { target: 'node20', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
+      ssr: { build: { target: 'node26', rollupOptions: { output: { entryFileNames: 'entry-server.js' } } } },
     },
     plugins: [
       viteFastify({ clientModule: '/entry-server.tsx' }),

@@ -4,7 +4,7 @@
  * same shape, the same built index.html around it, handed to Fastify as a stream). What Courier spends above this is its
  * framework overhead: plugins, hooks, logging, @fastify/vite, error handling.
  *
- * Run by bench/run.ts as `node --import tsx bench/bare-server.ts` with HOST, PORT (and DIST_DIR) in the environment.
+ * Run by bench/run.ts as `node bench/bare-server.ts` with HOST, PORT (and DIST_DIR) in the environment.
  */
 import Fastify from 'fastify'
 import fastifyStatic from '@fastify/static'
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   // The status page's head does not depend on its data: the opening HTML is the same for every request.
   const preloads = (await readPagePreloads(clientDir, [page.id], deploymentId))(page.id)
   const opening = template.open(
-    { ...page.head({} as never, {}), preloadModules: preloads.modules, preloadStyles: preloads.styles },
+    { ...page.head({}, {}), preloadModules: preloads.modules, preloadStyles: preloads.styles },
     undefined,
   )
 

@@ -1,33 +1,29 @@
 /**
  * `npm run bench:build`: the compiled server (`npm start`: dist/node/server.js, plain JavaScript) against the same
- * server run from its TypeScript sources through tsx (`npm run dev`'s loader, production settings), on every Courier
+ * server run from its TypeScript sources through Node's type stripping (as `npm run dev` runs it, production settings), on every Courier
  * page target, identity and `Accept-Encoding: br, gzip`. Each pass starts a fresh server per target and variant, in
  * alternating order (compiled first on odd passes), so a slow minute of the machine falls on both; each start is timed
  * (spawn to the first 200 of `/`) and each run's peak RSS read. The server runs on one CPU and the load on another
  * (bench/cpu-pinning.ts), so both builds meet the same scheduling. The medians go to bench/results/build-compare.json
- * and the README's `bench:build` block. The load is the bench's (bench/config.ts): BENCH_DURATION and BENCH_PASSES set it.
+ * and the `bench:build` block of docs/benchmarks.md. The load is the bench's (bench/config.ts): BENCH_DURATION and BENCH_PASSES set it.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
-import { load, projectRoot, readmeFile } from './config.ts'
+import { load, projectRoot, benchmarksDoc } from './config.ts'
 import { cpuPinning, pinThisProcess } from './cpu-pinning.ts'
 import { runBench } from './lifecycle.ts'
 import { runTarget } from './load.ts'
 import { treePeakRssMiB } from './process-tree.ts'
 import { ensureBuild, timeStart, type ServerSpec } from './processes.ts'
-import { rewriteBlock } from './readme-block.ts'
+import { buildBlockMarkers, rewriteBlock } from './readme-block.ts'
 import { median, ratio } from './stats.ts'
 import { compressedTwin, courierIdentity, pageTargets, type Target } from './targets.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
 
 const resultsFile = path.join(projectRoot, 'bench', 'results', 'build-compare.json')
-const markers = {
-  start: '<!-- bench:build:start (written by npm run bench:build from bench/results/build-compare.json; do not edit) -->',
-  end: '<!-- bench:build:end -->',
-}
 /** The goal of a compiled build: no target slower than this share of the sources' req/s in the same run. */
 const goalRatio = 0.95
 
@@ -59,7 +55,7 @@ async function main(): Promise<void> {
   const specs: Record<Variant, ServerSpec> = {
     compiled: { name: 'compiled', args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)], env, healthPath: '/', cpus },
     // The sources as `npm run dev` loads them, with the production settings and Node flags of `npm start`.
-    source: { name: 'source', args: [...start.nodeArgs, '--import', 'tsx', 'src/server.ts'], env, healthPath: '/', cpus },
+    source: { name: 'source', args: [...start.nodeArgs, 'src/server.ts'], env, healthPath: '/', cpus },
   }
   const samples = new Map<string, Sample[]>()
   for (let pass = 1; pass <= passes; pass += 1) {
@@ -114,17 +110,17 @@ async function main(): Promise<void> {
     pinning
       ? `Every thread of the server on CPU ${pinning.server}, the load (autocannon, in the bench's process) on CPU ${pinning.load}.`
       : 'Servers and load unpinned (one CPU, or no taskset).',
-    `Cold start (spawn to first 200 of \`/\`, median of every start): compiled ${fmt(report.coldStartMs.compiled)} ms, sources through tsx ${fmt(report.coldStartMs.source)} ms.`,
+    `Cold start (spawn to first 200 of \`/\`, median of every start): compiled ${fmt(report.coldStartMs.compiled)} ms, sources (type stripping) ${fmt(report.coldStartMs.source)} ms.`,
     `Lowest compiled ÷ sources: **${report.lowestRatio.toFixed(2)}** (goal ≥ ${goalRatio}).`,
     '',
-    '| target | compiled req/s | sources (tsx) req/s | compiled ÷ sources | peak RSS compiled / sources (MiB) | failed |',
+    '| target | compiled req/s | sources (type stripping) req/s | compiled ÷ sources | peak RSS compiled / sources (MiB) | failed |',
     '|---|---:|---:|---:|---:|---:|',
     ...rows.map(
       (row) =>
         `| ${row.target} | ${fmt(row.compiledRps)} | ${fmt(row.sourceRps)} | ${fmt(row.ratio, 2)} | ${fmt(row.compiledPeakRssMiB, 1)} / ${fmt(row.sourcePeakRssMiB, 1)} | ${row.failed} |`,
     ),
   ].join('\n')
-  await writeFile(readmeFile, rewriteBlock(await readFile(readmeFile, 'utf8'), table, markers))
+  await writeFile(benchmarksDoc, rewriteBlock(await readFile(benchmarksDoc, 'utf8'), table, buildBlockMarkers))
   process.stdout.write(`${table}\n`)
 }
 

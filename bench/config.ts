@@ -11,8 +11,8 @@ export const distDir = path.resolve(projectRoot, process.env.DIST_DIR ?? 'dist')
 export const resultsFile = path.join(benchRoot, 'results', 'latest.json')
 /** The Next.js peer: its own package.json and lock, installed and built by the bench only. */
 export const peerDir = path.join(benchRoot, 'peers', 'next')
-/** The README whose marked block the bench rewrites from latest.json. */
-export const readmeFile = path.join(projectRoot, 'README.md')
+/** The document whose marked blocks the benches rewrite from bench/results/ (bench, bench:build, lighthouse). */
+export const benchmarksDoc = path.join(projectRoot, 'docs', 'benchmarks.md')
 
 /** Load goes to the loopback interface only: a benchmark never leaves the machine. */
 export const host = '127.0.0.1'

@@ -2,7 +2,7 @@
  * A CPU for the server, another for the load. On this machine's two CPUs, a server and autocannon left to the
  * scheduler share them with the server's GC helper threads, and where each thread lands moves a run's req/s by more
  * than the difference under test: `/status` from the compiled server served 0.78 of the tsx build's req/s unpinned,
- * and 1.2-1.3x pinned, the same code (README "Production build"). `bench:build` compares two builds of one server,
+ * and 1.2-1.3x pinned, the same code (docs/benchmarks.md "Compiled server against its sources"). `bench:build` compares two builds of one server,
  * so it gives each the same place: every thread of the server on one CPU, every thread of the bench (autocannon runs
  * in it) on another. Linux's `taskset` (util-linux) does the pinning; without it, or with one CPU, nothing is pinned.
  */

@@ -1,5 +1,5 @@
 /**
- * What compressing a kept document costs per response, strategy by strategy (README "Compression"): the gzip member
+ * What compressing a kept document costs per response, strategy by strategy (docs/compression.md "What it costs"): the gzip member
  * assembled from parts compressed once around the request's nonce (what Courier sends), against compressing the
  * whole page per request with zlib (gzip 6, brotli 4) and brotli at its best. CPU time per response in this process,
  * median of rounds, and the bytes each sends, for each kept document of the site. Prints a Markdown table.

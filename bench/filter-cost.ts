@@ -5,7 +5,7 @@
  * page for scale. Load runs on a shared machine differ by more than the filter costs; this A/B much less. Prints one
  * JSON line (FilterCostSample) on stdout.
  *
- * Run by `npm run bench:filter` (`node --import tsx bench/filter-cost.ts` with NODE_ENV=production in the environment).
+ * Run by `npm run bench:filter` (`node bench/filter-cost.ts` with NODE_ENV=production in the environment).
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pino } from 'pino'

@@ -3,8 +3,9 @@
  * Courier and the Next.js peer side by side, with Debian's Chromium, on the pages a visitor meets first: 3 runs per
  * page and server, the median run kept as Lighthouse itself picks it (`computeMedianRun`: the run nearest the median
  * FCP and time to interactive). The 404 page is audited as the 404 it is (`ignoreStatusCode`). Writes
- * bench/results/lighthouse.json and the README block between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
- * (bench/processes.ts), on loopback ports.
+ * bench/results/lighthouse.json and the block of docs/benchmarks.md between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
+ * (bench/processes.ts), on loopback ports. With `LIGHTHOUSE_THROUGH_NGINX=true`, Courier is audited a second time through
+ * nginx with deploy/nginx/ in front of the same server (bench/nginx-proxy.ts), as docs/running-at-scale.md deploys it.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -15,23 +16,25 @@ import { computeMedianRun } from 'lighthouse/core/lib/median-run.js'
 import { loadSite } from '../src/pages/site.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
-import { benchRoot, projectRoot, readmeFile } from './config.ts'
+import { benchRoot, distDir, projectRoot, benchmarksDoc } from './config.ts'
 import { buildPeer, installPeer, peerServerSpec, writePeerSite } from './peer-next.ts'
+import { startNginxProxy } from './nginx-proxy.ts'
 import { ensureBuild, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
-import { rewriteBlock } from './readme-block.ts'
+import { lighthouseBlockMarkers, rewriteBlock } from './readme-block.ts'
 import { firstGuidePath } from './targets.ts'
 
 const chromiumPath = '/usr/bin/chromium'
 const runs = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
+/** Audit Courier through nginx (deploy/nginx/) too. */
+const throughNginx = process.env.LIGHTHOUSE_THROUGH_NGINX === 'true'
+
+type ServerName = 'courier' | 'courier-nginx' | 'next'
+const serverLabels: Record<ServerName, string> = { courier: 'Courier', 'courier-nginx': 'Courier via nginx', next: 'Next' }
 const resultsFile = path.join(benchRoot, 'results', 'lighthouse.json')
-const markers = {
-  start: '<!-- lighthouse:results:start (written by npm run lighthouse from bench/results/lighthouse.json; do not edit) -->',
-  end: '<!-- lighthouse:results:end -->',
-}
 
 interface PageScore {
   page: string
-  server: 'courier' | 'next'
+  server: ServerName
   performance: number
   accessibility: number
   bestPractices: number
@@ -51,7 +54,7 @@ interface PageScore {
 /** A page Lighthouse could not audit on a server (the peer has no such page), and why. */
 interface PageMissing {
   page: string
-  server: 'courier' | 'next'
+  server: ServerName
   error: string
 }
 
@@ -106,7 +109,7 @@ function table(scores: PageScore[]): string {
   ]
   for (const score of scores) {
     rows.push(
-      `| \`${score.page}\` | ${score.server === 'courier' ? 'Courier' : 'Next'} | ${score.performance} | ${score.accessibility} | ` +
+      `| \`${score.page}\` | ${serverLabels[score.server]} | ${score.performance} | ${score.accessibility} | ` +
         `${score.bestPractices} | ${score.seo} | ${(score.fcpMs / 1000).toFixed(2)} s | ${(score.lcpMs / 1000).toFixed(2)} s | ` +
         `${score.tbtMs} ms | ${score.cls} | ${(score.bytes / 1000).toFixed(1)} kB | ${(score.ttiMs / 1000).toFixed(2)} s |`,
     )
@@ -147,7 +150,11 @@ async function main(): Promise<void> {
     env: { ...env, IMAGE_CACHE_DIR: imageCacheDir },
     healthPath: '/api/health',
   }
-  const servers = { courier: await startServer(courierSpec), next: await startServer(peerServerSpec(env, '/robots.txt')) }
+  const courier = await startServer(courierSpec)
+  const next = await startServer(peerServerSpec(env, '/robots.txt'))
+  const servers: Partial<Record<ServerName, { origin: string }>> = { courier, next }
+  if (throughNginx) servers['courier-nginx'] = await startNginxProxy({ distDir, deploymentId, upstreamPort: courier.port })
+  const audited = (['courier', 'courier-nginx', 'next'] as const).filter((server) => servers[server] !== undefined)
   const notFoundPath = '/no-such-page'
   const paths = ['/', (await firstGuidePath(pages)).path, '/guides', '/faq', '/gallery', '/status', notFoundPath]
   const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'] })
@@ -155,8 +162,8 @@ async function main(): Promise<void> {
   const missing: PageMissing[] = []
   try {
     for (const page of paths) {
-      for (const server of ['courier', 'next'] as const) {
-        const url = servers[server].origin + page
+      for (const server of audited) {
+        const url = servers[server]!.origin + page
         const expectedStatus = page === notFoundPath ? 404 : 200
         // A first run fills the image optimizer's cache and the server's kept answers: what visitors after the first see.
         try {
@@ -187,11 +194,11 @@ async function main(): Promise<void> {
     `the median of ${runs} runs per page (as Lighthouse picks it) after one that warms the servers; whole run ` +
     `${report.wallTimeS} s.\n\n${table(scores)}` +
     (missing.length
-      ? `\n\nNot audited: ${missing.map((entry) => `\`${entry.page}\` on ${entry.server === 'courier' ? 'Courier' : 'Next'}`).join(', ')} ` +
+      ? `\n\nNot audited: ${missing.map((entry) => `\`${entry.page}\` on ${serverLabels[entry.server]}`).join(', ')} ` +
         `(${missing.map((entry) => entry.error).join('; ')}).`
       : '')
-  const readme = await readFile(readmeFile, 'utf8')
-  await writeFile(readmeFile, rewriteBlock(readme, block, markers))
+  const readme = await readFile(benchmarksDoc, 'utf8')
+  await writeFile(benchmarksDoc, rewriteBlock(readme, block, lighthouseBlockMarkers))
   process.stdout.write(table(scores) + '\n')
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:metrics`: what Prometheus metrics cost (README "Metrics"). The compiled server as `npm start` runs it,
+ * `npm run bench:metrics`: what Prometheus metrics cost (docs/benchmarks.md "Metrics cost"). The compiled server as `npm start` runs it,
  * with METRICS_PORT unset (off) and set (on), loaded on the static page `/` and the dynamic `/status`, both asked with
  * `Accept-Encoding: br, gzip` as browsers ask. Interleaved A/B: each pass starts a fresh server per variant, the
  * order of the variants alternating from pass to pass, and the goal (req/s on ÷ off >= 0.95) is read from the median
@@ -29,7 +29,7 @@ import { compressedTwin, courierIdentity, judge, pageTargets, type Target } from
 
 type Variant = 'off' | 'on'
 
-/** The issue's goal: req/s with metrics on ÷ off, on each target. */
+/** The goal: req/s with metrics on ÷ off, on each target (docs/benchmarks.md "Metrics cost"). */
 const goalRatio = 0.95
 /**
  * A fixed load per target, far below what either variant serves even on a busy 2-core machine (`/` takes thousands a

@@ -88,17 +88,17 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   const [cspHead, cspTail] = cspTemplate(undefined, { styleNonce: false }).parts as [string, string]
   const otherDirectives = cspTail.slice(cspTail.indexOf(';') + 1).trim()
   const site = {
-    home: { data: homeData, head: home.head(homeData as never, {}) },
+    home: { data: homeData, head: home.head(homeData, {}) },
     guides: await Promise.all(
       slugs.map(async (params) => {
         const data = await propsOf(guide, params, deploymentId)
-        return { slug: params.slug, data, head: guide.head(data as never, params) }
+        return { slug: params.slug, data, head: guide.head(data, params) }
       }),
     ),
-    guideIndex: { data: guideIndexData, head: guideIndex.head(guideIndexData as never, {}) },
-    faq: { data: faqData, head: faq.head(faqData as never, {}) },
-    gallery: { data: galleryData, head: gallery.head(galleryData as never, {}) },
-    status: { head: status.head({} as never, {}) },
+    guideIndex: { data: guideIndexData, head: guideIndex.head(guideIndexData, {}) },
+    faq: { data: faqData, head: faq.head(faqData, {}) },
+    gallery: { data: galleryData, head: gallery.head(galleryData, {}) },
+    status: { head: status.head({}, {}) },
     notFound: { head: errorDocumentHead(404), statusCode: 404, statusTitle: statusTitle(404) },
     columnSizes: contentColumn.sizes,
     images: { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, minimumCacheTTL: images.minimumCacheTTL },

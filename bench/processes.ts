@@ -31,6 +31,14 @@ function track(child: ChildProcess, ending: Ending): void {
   child.once('exit', () => live.delete(child))
 }
 
+/**
+ * Tracks a child the bench started by other means (nginx, bench/nginx-proxy.ts): `stopAll` stops it with the servers,
+ * `killAllNow` kills it when the bench exits.
+ */
+export function trackChild(child: ChildProcess, stop: () => Promise<void>): void {
+  track(child, { stop, killNow: () => child.kill('SIGKILL') })
+}
+
 /** Stops every child still running (servers gracefully, within their grace period). */
 export async function stopAll(): Promise<void> {
   await Promise.all([...live.values()].map((ending) => ending.stop()))

@@ -1,6 +1,6 @@
 /**
  * The bench's report: a table for a person (stdout), bench/results/latest.json for tools and for comparing runs, and
- * the README's results block, written from the same report.
+ * the results block of docs/benchmarks.md, written from the same report.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -213,7 +213,7 @@ function firstVisitLine(report: BenchReport): string {
   return `${one('Courier', report.firstVisit.courier)}, ${one('Next', report.firstVisit.next)}`
 }
 
-/** The README's results block: the table, the ratios and the goals of this report. */
+/** The results block of docs/benchmarks.md: the table, the ratios and the goals of this report. */
 export function formatReadmeBlock(report: BenchReport): string {
   const { header, rows } = targetRows(report)
   const lines = [
@@ -265,7 +265,7 @@ export async function writeReport(file: string, report: BenchReport): Promise<vo
   await rename(temporary, file)
 }
 
-/** Rewrites the README's results block from the report (nothing else in the file changes). */
+/** Rewrites the results block of docs/benchmarks.md from the report (nothing else in the file changes). */
 export async function updateReadme(file: string, report: BenchReport): Promise<void> {
   const readme = await readFile(file, 'utf8')
   const next = rewriteBlock(readme, formatReadmeBlock(report))

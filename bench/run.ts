@@ -3,7 +3,7 @@
  * Fastify floor. Installs and builds what is missing, checks that both servers serve the same site (page sizes, the
  * filtered paths, the markers of every target), then for each pass and each target starts a fresh server (timed from
  * spawn to its first 200 of `/`: the cold start), warms it up, loads it with autocannon and judges every response. Prints a table on stdout, writes
- * bench/results/latest.json and the README's results block; progress goes to stderr. Every process it starts is
+ * bench/results/latest.json and the results block of docs/benchmarks.md; progress goes to stderr. Every process it starts is
  * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -12,7 +12,7 @@ import path from 'node:path'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
-import { host, load, projectRoot, readmeFile, resultsFile } from './config.ts'
+import { host, load, projectRoot, benchmarksDoc, resultsFile } from './config.ts'
 import { checkFloor } from './floor-check.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { measureFirstVisit } from './wire-bytes.ts'
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
   const images = await prepareStaticImage(courier.origin)
   const bareSpec: ServerSpec = {
     name: 'bare',
-    args: ['--import', 'tsx', 'bench/bare-server.ts'],
+    args: ['bench/bare-server.ts'],
     env: { ...serverEnv, BENCH_STATIC_DIR: images.dir },
     healthPath: '/api/health',
   }
@@ -309,9 +309,9 @@ async function main(): Promise<void> {
   }
   report.wallTimeS = Math.round((performance.now() - benchStart) / 1000)
   await writeReport(resultsFile, report)
-  await updateReadme(readmeFile, report)
+  await updateReadme(benchmarksDoc, report)
   process.stdout.write(formatReport(report))
-  progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of README.md`)
+  progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of docs/benchmarks.md`)
 }
 
 await runBench(main, progress)

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale`: what nginx and more processes cost or give on this machine (README "Running at scale").
+ * `npm run bench:scale`: what nginx and more processes cost or give on this machine (docs/running-at-scale.md "Measured on this machine").
  * Static page `/faq` req/s for one instance alone, then behind nginx (deploy/nginx) with 1, 2 and 3 instances; and the
  * dynamic `/status` for WEB_CONCURRENCY=1 and 2. autocannon -c 50, a warm-up, then BENCH_DURATION seconds (default
  * 10) per run, every response checked (status 200 and the end of the document). Loopback only. The load generator
@@ -30,7 +30,7 @@ async function waitFor(url: string, ms = 90_000): Promise<void> {
 async function startCourier(env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort()
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-scale-images-'))
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'server.ts')], {
+  const child = spawn(process.execPath, [path.join(projectRoot, 'src', 'server.ts')], {
     cwd: projectRoot,
     env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', IMAGE_CACHE_DIR: imageCacheDir, ...env },
     stdio: 'ignore',

@@ -1,6 +1,6 @@
 /**
  * The arithmetic of the report, kept pure so it is tested: medians of the passes, Courier ÷ Next ratios and the
- * issue's goals, each met or not.
+ * goals docs/benchmarks.md reads, each met or not.
  */
 
 /** The middle value (the mean of the two middle ones for an even count); null for no values. */
@@ -45,7 +45,7 @@ export interface GoalInputs {
   peakRssMiB: { courier: number | null; next: number | null }
 }
 
-/** The issue's table, in its order. */
+/** The goals' table of docs/benchmarks.md "Latest results", in its order. */
 export function evaluateGoals(inputs: GoalInputs): Goal[] {
   const versusNext = (kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('next', kind))
   return [

@@ -107,7 +107,7 @@ async function titleMarker(page: ServerPage, params: RouteParams, deploymentId: 
   const load = page.load
   const result = load ? await load({ params, query: {}, deploymentId, content: benchContent }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
-  const head = page.head(result.props as never, params)
+  const head = page.head(result.props, params)
   return titleEnd(head.title)
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:tracing`: what tracing costs (README "Benchmarks", issue goal: req/s with tracing on at 10 % sampling
+ * `npm run bench:tracing`: what tracing costs (docs/benchmarks.md "Tracing cost", goal: req/s with tracing on at 10 % sampling
  * >= 0.9 x off). The compiled server (`npm start`'s command) with tracing off, on with
  * `parentbased_traceidratio` 0.1, and on at 100 % (`parentbased_always_on`), exporting over OTLP/HTTP protobuf to a
  * receiver on a loopback port that takes every batch; the static page `/` (a document kept for the deployment) and the

@@ -58,7 +58,7 @@ export function App({ state: documentState, Page: documentPage, ErrorScreen, hre
               />
             ) : null
           ) : (
-            <Page key={view.href} data={state.data as never} params={state.params} />
+            <Page key={view.href} data={state.data} params={state.params} />
           )}
         </Layout>
         {loaded ? <loaded.Arrival view={view} announce={announce} /> : null}

@@ -1,6 +1,6 @@
 /**
- * The client bundle's size budget. Issue 7 aims at a first load of `/` of at most 70 kB gzip (Next.js: about 115 kB);
- * React 19 and react-dom alone take about 67.5 kB of it (README, "Client bundle"). The budget is the build's real
+ * The client bundle's size budget. The goal is a first load of `/` of at most 70 kB gzip (Next.js: about 115 kB);
+ * React 19 and react-dom alone take about 67.5 kB of it (docs/client-bundle.md). The budget is the build's real
  * number with a little room, so that growth of the first load fails the build test (test/build/first-load-js.test.ts)
  * instead of going unnoticed.
  */

@@ -1,5 +1,5 @@
 /**
- * How Courier compresses what it sends (README "Compression"). Ours: the spec names no numbers here.
+ * How Courier compresses what it sends (docs/compression.md).
  */
 export const compression = Object.freeze({
   /**

@@ -1,7 +1,7 @@
 /**
  * The kinds of environment variable Courier reads (config/env.ts): how each turns the text of `process.env` into a
  * value, with a default when unset, and a message naming the variable when the text is not one. Plain code rather
- * than a JSON Schema validator: start-up then compiles no schema (README "Configuration").
+ * than a JSON Schema validator: start-up then compiles no schema (README "Configuration"; docs/performance.md "Lazy route schema compilers").
  */
 
 /** How one variable is read; `undefined` text means unset. Throws an EnvValueError naming the variable. */
@@ -57,13 +57,62 @@ export function text(rule: TextRule & { default?: string }): EnvVariable<string 
   }
 }
 
-/** One of a fixed set of words. */
-export function oneOf<const Word extends string>(words: readonly Word[], fallback: Word): EnvVariable<Word> {
+/** One of a fixed set of words; with `ignoreCase`, in any case (read as the word of the set). */
+export function oneOf<const Word extends string>(words: readonly Word[], fallback: Word, options?: WordRule): EnvVariable<Word>
+export function oneOf<const Word extends string>(words: readonly Word[], fallback?: undefined, options?: WordRule): EnvVariable<Word | undefined>
+export function oneOf<const Word extends string>(words: readonly Word[], fallback?: Word, options: WordRule = {}): EnvVariable<Word | undefined> {
   return {
     read(name, value) {
       if (value === undefined) return fallback
-      if (!(words as readonly string[]).includes(value)) throw invalid(name, value, `one of ${words.join(', ')}`)
-      return value as Word
+      const asked = options.ignoreCase ? value.toLowerCase() : value
+      const word = words.find((entry) => entry === asked)
+      if (word === undefined) throw invalid(name, value, `one of ${words.join(', ')}`)
+      return word
+    },
+  }
+}
+
+interface WordRule {
+  ignoreCase?: boolean
+}
+
+/** An absolute http: or https: URL. */
+export function httpUrl(): EnvVariable<URL | undefined> {
+  return {
+    read(name, value) {
+      if (value === undefined) return undefined
+      const url = URL.canParse(value) ? new URL(value) : undefined
+      if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw invalid(name, value, 'an http(s) URL')
+      return url
+    },
+  }
+}
+
+const decimalNumber = /^\d*\.?\d+(?:e-?\d+)?$/i
+
+/** A non-negative decimal number (`0.25`, `.5`, `1e-3`) from `minimum` to `maximum`. */
+export function decimal(range: { minimum: number; maximum: number; default: number }): EnvVariable<number> {
+  return {
+    read(name, text) {
+      if (text === undefined) return range.default
+      const value = Number(text)
+      if (!decimalNumber.test(text) || !(value >= range.minimum && value <= range.maximum)) {
+        throw invalid(name, text, `a number from ${range.minimum} to ${range.maximum}`)
+      }
+      return value
+    },
+  }
+}
+
+/**
+ * The OpenTelemetry rule for its OTEL_* variables: surrounding spaces are dropped, and an empty value is unset
+ * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#parsing-empty-value).
+ */
+export function blankIsUnset<T>(variable: EnvVariable<T>): EnvVariable<T> {
+  return {
+    read(name, text) {
+      const trimmed = text?.trim()
+      return variable.read(name, trimmed === '' ? undefined : trimmed)
     },
   }
 }

@@ -8,7 +8,7 @@ import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
-/** Every environment variable Courier reads, with its default. README's configuration table mirrors this. */
+/** Every environment variable Courier reads, with its default. README "Configuration" mirrors this. */
 const variables = {
   PORT: integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: text({ default: '0.0.0.0' }),
@@ -39,11 +39,11 @@ const variables = {
   IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
   /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
   IMAGES_ALLOW_SVG: flag(false),
-  /** Worker processes through node:cluster, one per core at most is useful (README "Running at scale"). */
+  /** Worker processes through node:cluster, one per core at most is useful (docs/running-at-scale.md). */
   WEB_CONCURRENCY: integer({ minimum: 1, maximum: 256, default: 1 }),
   /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
   REDIS_URL: text({ pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' } }),
-  /** Prometheus metrics on a port of their own (README "Metrics"), never the site's. Unset: no metrics at all. */
+  /** Prometheus metrics on a port of their own (docs/operations.md "Metrics"), never the site's. Unset: no metrics at all. */
   METRICS_PORT: integer({ minimum: 0, maximum: 65535 }),
   /** Where the metrics port listens: loopback by default, so only the machine (or a sidecar) can scrape it. */
   METRICS_HOST: text({ default: '127.0.0.1' }),

@@ -1,5 +1,5 @@
 /**
- * The body font's core subset (README "Client bundle"). Ours: the spec names no numbers here.
+ * The body font's core subset (docs/rendering.md "Assets"; docs/performance.md "Font core subset").
  *
  * Inter's Latin file (@fontsource-variable/inter, 48 kB) covers U+0000-00FF and Latin punctuation; the site's text
  * uses printable ASCII and a handful of punctuation marks. The build cuts a core file holding only these (about 30 kB),

@@ -1,6 +1,6 @@
 /**
- * Paths the site-wide request filter does not apply to. Source: product spec section 2, matched as README "Request
- * filter" says: by whole path segments on the decoded, normalised pathname (so /apix and /faq-admin stay filtered).
+ * Paths the site-wide request filter does not apply to. docs/request-filter.md "Exclusions" lists them and why; they
+ * are matched as it says: by whole path segments on the decoded, normalised pathname (so /apix and /faq-admin stay filtered).
  */
 export const filterExclusions = Object.freeze({
   /** "paths starting with api", "paths starting with _next", "images": the first segment. */
@@ -44,7 +44,7 @@ export const contentSecurityPolicy = Object.freeze({
   styleSrcAttr: Object.freeze(["'unsafe-inline'"]),
   /** Images from the origin (public files, the optimizer), and data:/blob: placeholders. */
   imgSrc: Object.freeze(["'self'", 'data:', 'blob:']),
-  /** Inter is self-hosted (README "Client bundle"). */
+  /** Inter is self-hosted (docs/rendering.md "Assets"). */
   fontSrc: Object.freeze(["'self'"]),
   /** Page data and client error reports go to the origin only. */
   connectSrc: Object.freeze(["'self'"]),

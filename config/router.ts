@@ -1,5 +1,5 @@
 /**
- * Client router timings. Source: product spec section 9 ("Technical values"); README "Page data and the client router".
+ * Client router timings. What each does: docs/page-data-and-router.md "The client router".
  * The client bundle imports this file, so it holds plain data only.
  */
 export const router = Object.freeze({
@@ -13,7 +13,7 @@ export const router = Object.freeze({
   dynamicStaleTimeS: 0,
   /** Prefetches run through one queue, this many at a time. */
   prefetchConcurrency: 5,
-  /** Page-data fetches: attempts in all on a 5xx or network error (ours, README "Page data and the client router"). */
+  /** Page-data fetches: attempts in all on a 5xx or network error (docs/page-data-and-router.md "The client router"). */
   dataFetchAttempts: 3,
   /** Backoff before retry n (ms), short so a navigation still feels immediate (ours). */
   dataFetchBackoffMs: Object.freeze([100, 300]),

@@ -1,5 +1,5 @@
 /**
- * Shared state in Redis (REDIS_URL, README "Running at scale"). Ours. Redis is optional and may be slow or gone: every
+ * Shared state in Redis (REDIS_URL, docs/running-at-scale.md "Shared state: `REDIS_URL`"). Ours. Redis is optional and may be slow or gone: every
  * wait for it is short and bounded, and its failure means "local only", never an error for the request.
  */
 export const sharedState = Object.freeze({
@@ -23,6 +23,10 @@ export const sharedState = Object.freeze({
   /** An optimized image stays in Redis this long past its expiry: it can still be served STALE (and refreshed) by any
    * instance. Within it, Redis' own eviction (`maxmemory` with `maxmemory-policy allkeys-lru`) bounds the memory. */
   imageRetentionMs: 24 * 60 * 60 * 1000,
+  /** The longest an image stays in Redis, however long its source says it is fresh (a remote `max-age` of a year):
+   * every entry has a bounded time to live, whatever `maxmemory` says. Two days: an image still requested comes back
+   * from the instance that makes it again; one that is not leaves on its own. */
+  imageMaxTtlMs: 2 * 24 * 60 * 60 * 1000,
 })
 
 /** The limits as options take them (tests shorten them): any number where the config has one. */

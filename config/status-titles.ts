@@ -1,4 +1,4 @@
-/** Titles of the generic error page. Source: product spec section 2; README "Errors". */
+/** Titles of the generic error page. docs/errors.md says where each is shown. */
 export const statusTitles: Readonly<Record<number, string>> = Object.freeze({
   400: 'Bad Request',
   404: 'This page could not be found',
@@ -6,7 +6,7 @@ export const statusTitles: Readonly<Record<number, string>> = Object.freeze({
   500: 'Internal Server Error',
 })
 
-/** The title of every status the table does not name (spec section 2: "any other status"). */
+/** The title of every status the table does not name (the "any other" row of docs/errors.md). */
 export const fallbackStatusTitle = 'An unexpected error has occurred'
 
 export function statusTitle(statusCode: number): string {

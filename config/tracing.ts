@@ -1,7 +1,8 @@
 import { ConfigError } from './env.ts'
+import { blankIsUnset, decimal, EnvValueError, httpUrl, oneOf, readEnv, text } from './env-variables.ts'
 
 /**
- * Traces (README "Operations" -> "Traces"): OpenTelemetry, configured by the standard OTEL_* variables
+ * Traces (docs/operations.md "Traces"): OpenTelemetry, configured by the standard OTEL_* variables
  * (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/), read and checked once here.
  * Off unless an OTLP endpoint is set: then nothing of the SDK is loaded (plugins/tracing.ts imports it lazily).
  */
@@ -10,7 +11,7 @@ import { ConfigError } from './env.ts'
 export const tracingProtocols = ['http/protobuf', 'http/json'] as const
 export type TracingProtocol = (typeof tracingProtocols)[number]
 
-/** The samplers of the spec's OTEL_TRACES_SAMPLER list that need no extra package (no jaeger_remote, no xray). */
+/** The samplers of OpenTelemetry's OTEL_TRACES_SAMPLER list that need no extra package (no jaeger_remote, no xray). */
 export const tracingSamplers = [
   'always_on',
   'always_off',
@@ -45,51 +46,37 @@ export const tracingDefaults = Object.freeze({
 /** The OTLP/HTTP path of traces under a base endpoint (OTLP spec, "OTLP/HTTP Request"). */
 const tracesPath = 'v1/traces'
 
-/** Blank counts as unset, as the spec says of every OTEL_* variable. */
-function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name]?.trim()
-  return value ? value : undefined
+/*
+ * The variables are read in the order that decides whether tracing is on; once it is off, nor is anything after read
+ * (so none of it can stop start-up). The signal's own variable wins over the one of every OTLP exporter, which is then
+ * not read.
+ */
+const disabled = { OTEL_SDK_DISABLED: blankIsUnset(oneOf(['true', 'false'], 'false', { ignoreCase: true })) }
+const signalEndpoint = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: blankIsUnset(httpUrl()) }
+const baseEndpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: blankIsUnset(httpUrl()) }
+
+const signalProtocol = { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: blankIsUnset(oneOf(tracingProtocols, undefined, { ignoreCase: true })) }
+const baseProtocol = { OTEL_EXPORTER_OTLP_PROTOCOL: blankIsUnset(oneOf(tracingProtocols, tracingDefaults.protocol, { ignoreCase: true })) }
+
+/** The sampler and the service name of a process that traces. */
+const settings = {
+  OTEL_TRACES_SAMPLER: blankIsUnset(oneOf(tracingSamplers, tracingDefaults.sampler, { ignoreCase: true })),
+  /** Bounded: the name goes on the resource of every span sent. */
+  OTEL_SERVICE_NAME: blankIsUnset(
+    text({ pattern: { test: /^[\s\S]{1,255}$/, says: 'at most 255 characters' }, default: tracingDefaults.serviceName }),
+  ),
 }
 
-function parseUrl(name: string, value: string): URL {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigError(`invalid environment: ${name} must be an http(s) URL (got ${JSON.stringify(value)})`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`invalid environment: ${name} must be an http(s) URL (got ${JSON.stringify(value)})`)
-  }
-  return url
-}
+/** The argument of the ratio samplers only: another sampler's is ignored, whatever it says. */
+const ratioArgument = { OTEL_TRACES_SAMPLER_ARG: blankIsUnset(decimal({ minimum: 0, maximum: 1, default: tracingDefaults.ratio })) }
 
-function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-  const lower = value.toLowerCase()
-  const found = allowed.find((entry) => entry === lower)
-  if (found === undefined) {
-    throw new ConfigError(`invalid environment: ${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`)
-  }
-  return found
-}
-
+/** The signal endpoint as given, else the base endpoint with the traces path appended. */
 function tracesUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const signal = read(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
-  if (signal !== undefined) return parseUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', signal).href
-  const base = read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT')
-  if (base === undefined) return undefined
-  const url = parseUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base)
-  return new URL(url.pathname.endsWith('/') ? tracesPath : `${url.pathname}/${tracesPath}`, url).href
-}
-
-function parseRatio(sampler: TracingSamplerName, env: NodeJS.ProcessEnv): number {
-  const value = read(env, 'OTEL_TRACES_SAMPLER_ARG')
-  if (!sampler.endsWith('traceidratio') || value === undefined) return tracingDefaults.ratio
-  const ratio = Number(value)
-  if (!/^\d*\.?\d+(?:e-?\d+)?$/i.test(value) || !(ratio >= 0 && ratio <= 1)) {
-    throw new ConfigError(`invalid environment: OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 for ${sampler} (got ${JSON.stringify(value)})`)
-  }
-  return ratio
+  const signal = readEnv(signalEndpoint, env).OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  if (signal) return signal.href
+  const base = readEnv(baseEndpoint, env).OTEL_EXPORTER_OTLP_ENDPOINT
+  if (!base) return undefined
+  return new URL(base.pathname.endsWith('/') ? tracesPath : `${base.pathname}/${tracesPath}`, base).href
 }
 
 /**
@@ -97,22 +84,20 @@ function parseRatio(sampler: TracingSamplerName, env: NodeJS.ProcessEnv): number
  * value throws a ConfigError naming the variable (start-up stops with exit code 78, like any bad environment).
  */
 export function loadTracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undefined {
-  const disabled = read(env, 'OTEL_SDK_DISABLED')
-  if (disabled !== undefined && oneOf('OTEL_SDK_DISABLED', disabled, ['true', 'false']) === 'true') return undefined
-  const url = tracesUrl(env)
-  if (url === undefined) return undefined
-  const protocolName = read(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') !== undefined
-    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
-    : 'OTEL_EXPORTER_OTLP_PROTOCOL'
-  const protocolValue = read(env, protocolName)
-  const protocol = protocolValue === undefined ? tracingDefaults.protocol : oneOf(protocolName, protocolValue, tracingProtocols)
-  const samplerValue = read(env, 'OTEL_TRACES_SAMPLER')
-  const sampler = samplerValue === undefined ? tracingDefaults.sampler : oneOf('OTEL_TRACES_SAMPLER', samplerValue, tracingSamplers)
-  const serviceName = read(env, 'OTEL_SERVICE_NAME') ?? tracingDefaults.serviceName
-  if (serviceName.length > 255) {
-    throw new ConfigError('invalid environment: OTEL_SERVICE_NAME must be at most 255 characters')
+  try {
+    if (readEnv(disabled, env).OTEL_SDK_DISABLED === 'true') return undefined
+    const url = tracesUrl(env)
+    if (url === undefined) return undefined
+    const set = readEnv(settings, env)
+    const sampler = set.OTEL_TRACES_SAMPLER
+    const ratio = sampler.endsWith('traceidratio') ? readEnv(ratioArgument, env).OTEL_TRACES_SAMPLER_ARG : tracingDefaults.ratio
+    const protocol =
+      readEnv(signalProtocol, env).OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? readEnv(baseProtocol, env).OTEL_EXPORTER_OTLP_PROTOCOL
+    return Object.freeze({ url, protocol, serviceName: set.OTEL_SERVICE_NAME, sampler, ratio })
+  } catch (error) {
+    if (error instanceof EnvValueError) throw new ConfigError(`invalid environment: ${error.message}`)
+    throw error
   }
-  return Object.freeze({ url, protocol, serviceName, sampler, ratio: parseRatio(sampler, env) })
 }
 
 /**
@@ -124,7 +109,7 @@ export const tracingShutdownFlushMs = 2_000
 /** The span attribute that carries an error's digest, the one the user was shown and the log line holds. */
 export const digestAttribute = 'courier.digest'
 
-/** The span attribute of the deployment that answered (one per build: README "Architecture"). */
+/** The span attribute of the deployment that answered (one per build: docs/rendering.md "Deployment id"). */
 export const deploymentIdAttribute = 'courier.deployment_id'
 
 /**

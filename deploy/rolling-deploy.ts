@@ -1,25 +1,31 @@
 /**
- * A rolling deploy on one machine (README "Running at scale"): builds the new deployment, publishes its assets into
+ * A rolling deploy on one machine (docs/running-at-scale.md "Rolling deploy"): builds the new deployment, publishes its assets into
  * the shared folder, starts its instances, waits until each answers /api/ready, points nginx at them (documents to
  * the new deployment, requests naming the old one still to the old instances), and after a grace period drains the
  * old instances (SIGTERM: they finish what is in flight) and prunes the assets of deployments beyond the last few.
  *
- *   node --import tsx deploy/rolling-deploy.ts [--state run/scale] [--listen 127.0.0.1:8080] [--instances 2]
+ *   node deploy/rolling-deploy.ts [--state run/scale] [--listen 127.0.0.1:8080] [--instances 2]
  *       [--keep 3] [--old-grace-seconds 30] [--source .] [--dist <built dist, skips the build>]
- *   node --import tsx deploy/rolling-deploy.ts --stop [--state run/scale]
+ *   node deploy/rolling-deploy.ts --stop [--state run/scale]
  *
+ * Node runs this script from its TypeScript source itself (type stripping, Node >= 22.18): no loader. Each instance is
+ * the deployment's compiled server (`<dist>/node/server.js`) started the way `npm start` starts it (package.json's
+ * `start`: its variables and Node's flags), on this script's Node, with the source's node_modules for the packages the
+ * compiled server leaves out of its bundle (React, pino, sharp, ...): a deployment built by this script gets a link to
+ * them beside its dist/; a `--dist` must sit in a checkout with node_modules (as a `npm run build` leaves it).
  * Instances get the environment of this command (REDIS_URL, LOG_LEVEL, ...) plus PORT, HOST=127.0.0.1, DIST_DIR
  * and TRUST_PROXY=127.0.0.1 (nginx on this machine). State (live deployments, pids, ports) is in <state>/state.json;
  * nginx runs with <state>/nginx as its prefix; each instance logs to <state>/releases/<id>/instance-<port>.log.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, openSync } from 'node:fs'
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { publishAssets, pruneAssets, writePrefix, writeRouting, type LiveDeployment } from './nginx-prefix.ts'
 import { freePort } from './free-port.ts'
+import { readStartCommand } from '../src/build/start-command.ts'
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -40,7 +46,7 @@ interface State {
 
 /** Every wait of the script, bounded. */
 const waits = Object.freeze({
-  /** From spawn to 200 from /api/ready (tsx compiles the server first). */
+  /** From spawn to 200 from /api/ready (a fraction of a second on an idle machine; a busy one under load is slower). */
   readyMs: 90_000,
   /** From SIGTERM to exit; the server's own grace period is 10 s. */
   drainMs: 15_000,
@@ -125,6 +131,8 @@ async function build(source: string, releasesDir: string): Promise<{ id: string;
   await mkdir(release, { recursive: true })
   await rename(staging, path.join(release, 'dist'))
   await rm(path.dirname(staging), { recursive: true, force: true })
+  // The compiled server imports React, pino, sharp, ... from node_modules, found from its own folder upwards.
+  await symlink(path.join(path.resolve(source), 'node_modules'), path.join(release, 'node_modules'), 'dir')
   return { id: deploymentId, distDir: path.join(release, 'dist') }
 }
 
@@ -160,15 +168,18 @@ async function deploy(options: {
 
   // 3. Start its instances and wait until each is ready; a failure stops them and leaves the live site alone.
   const started: Instance[] = []
+  const start = await readStartCommand(options.source)
+  const entry = path.join(release.distDir, 'node', 'server.js')
+  if (!existsSync(entry)) throw new Error(`no compiled server at ${entry}: build with \`npm run build\``)
   try {
     for (let index = 0; index < options.instances; index += 1) {
       const port = await freePort()
       const output = openSync(path.join(releasesDir, release.id, `instance-${port}.log`), 'a')
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(options.source, 'src', 'server.ts')], {
+      const child = spawn(process.execPath, [...start.nodeArgs, entry], {
         cwd: options.source,
         env: {
           ...process.env,
-          NODE_ENV: 'production',
+          ...start.env,
           HOST: '127.0.0.1',
           PORT: String(port),
           DIST_DIR: release.distDir,

@@ -11,7 +11,7 @@ function isStream(payload: unknown): payload is Readable {
 }
 
 /**
- * Compression of what no route compressed itself (README "Compression"): text answers of 1 kB or more (dynamic page
+ * Compression of what no route compressed itself (docs/compression.md): text answers of 1 kB or more (dynamic page
  * data, JSON errors, sitemaps, robots.txt) in brotli or gzip as `Accept-Encoding` allows, per request. Answers that
  * carry a `Content-Encoding` already pass as they are: built assets (compressed at build time, served by
  * @fastify/static), kept page data and kept documents (compressed once, src/pages/, src/render/); so do streams:

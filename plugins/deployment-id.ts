@@ -31,7 +31,7 @@ async function readBuildId(distDir: string): Promise<string> {
   throw new errors.BuildMissing(distDir)
 }
 
-/** Decorates `fastify.deploymentId`: the build's id, read once at start-up (README "Architecture"). */
+/** Decorates `fastify.deploymentId`: the build's id, read once at start-up (docs/rendering.md "Deployment id"). */
 async function deploymentId(fastify: FastifyInstance, options: DeploymentIdOptions) {
   const { distDir, dev, expected, builtFor } = options
   const id = dev ? (expected ?? developmentId) : await readBuildId(distDir)

@@ -38,7 +38,7 @@ interface ErrorBody {
 }
 
 /**
- * Answers every failure with the status-title table (README "Errors"): the error page for HTML requests, JSON for
+ * Answers every failure with the status-title table (docs/errors.md): the error page for HTML requests, JSON for
  * /api and /_next. 5xx answers carry a digest instead of the message; the digest stands in the log line too.
  */
 async function sendError(request: FastifyRequest, reply: FastifyReply, statusCode: number, body: ErrorBody) {

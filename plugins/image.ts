@@ -1,14 +1,14 @@
 import fp from 'fastify-plugin'
 import { realpath } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
+import { allowedWidths, images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
 import { sharedState } from '../config/shared-state.ts'
 import { errors } from '../src/errors.ts'
 import { matchesIfNoneMatch } from '../src/etag.ts'
 import { DiskImageCache, type CacheEntry, type CacheEntryMeta } from '../src/images/disk-cache.ts'
-import { negotiateFormat } from '../src/images/negotiate.ts'
+import { acceptedFormats } from '../src/images/negotiate.ts'
 import { SharedImageCache, type SharedImageLimits } from '../src/images/redis-cache.ts'
-import { cacheKey, ImageOptimizer, type FormatPreference, type ImageJob } from '../src/images/optimizer.ts'
+import { cacheKey, ImageOptimizer, type ImageJob } from '../src/images/optimizer.ts'
 import { createRemoteSource, type LookupFunction } from '../src/images/source-remote.ts'
 import { configureSharp } from '../src/images/transform.ts'
 import { TransformQueue } from '../src/images/transform-queue.ts'
@@ -40,6 +40,9 @@ export type ImageCacheState = 'MISS' | 'HIT' | 'STALE'
 /** Response header that tells whether the bytes came from the cache: MISS, HIT or STALE. */
 export const cacheStateHeader = 'x-image-cache'
 
+/** What a 304 keeps of the headers set before the handler: the validators' own three, plus what every response has. */
+const keptOnNotModified = new Set(['etag', 'cache-control', 'vary', 'x-request-id', 'strict-transport-security'])
+
 /** The cache state as the image metric labels it (METRICS_PORT). */
 const metricStates: Readonly<Record<ImageCacheState, MetricCacheState>> = { MISS: 'miss', HIT: 'hit', STALE: 'stale' }
 
@@ -49,7 +52,6 @@ interface FoundEntry {
   tier: Exclude<ImageCacheTier, 'none'>
 }
 
-const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
 
 interface ImageQuery {
   url: string
@@ -63,7 +65,7 @@ const querystringSchema = {
   properties: {
     url: { type: 'string', minLength: 1, maxLength: imageOptimizer.maxUrlLength },
     w: { type: 'integer', enum: allowedWidths },
-    q: { type: 'integer', minimum: 1, maximum: 100 },
+    q: { type: 'integer', enum: images.qualities },
   },
 } as const
 
@@ -85,7 +87,7 @@ function describeQueryError(error: SchemaError | undefined): string {
     case 'w':
       return `w must be one of the allowed widths: ${allowedWidths.join(', ')}`
     case 'q':
-      return 'q must be an integer from 1 to 100'
+      return `q must be one of the allowed qualities: ${images.qualities.join(', ')}`
     default:
       return 'the query string is invalid'
   }
@@ -103,12 +105,7 @@ async function refuseRepeatedParameters(request: FastifyRequest) {
   }
 }
 
-function preferenceFor(accept: string | undefined): FormatPreference {
-  const format = negotiateFormat(accept, 'jpeg')
-  return format === 'avif' || format === 'webp' ? format : 'source'
-}
-
-/** Headers of every image response, computed once per cache entry. */
+/** Headers of every image response (a 200), computed once per cache entry. */
 function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
   return {
     'content-type': meta.contentType,
@@ -124,13 +121,16 @@ function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
 
 /**
  * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
- * an allowed width, in the best format the browser accepts, cached on disk (README "Images").
+ * an allowed width, in the best format the browser accepts, cached on disk (docs/images.md).
  */
 async function image(fastify: FastifyInstance, options: ImageOptions) {
   const { publicRoot, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options
   if (typeof publicRoot !== 'string' || publicRoot === '') throw new errors.OptionInvalid('publicRoot', 'must be a folder')
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new errors.OptionInvalid('cacheDir', 'must be a folder')
   const limits: ImageOptimizerLimits = { ...imageOptimizer, ...options.limits }
+  if (!(images.qualities as readonly number[]).includes(limits.defaultQuality)) {
+    throw new errors.OptionInvalid('defaultQuality', `must be one of images.qualities (${images.qualities.join(', ')})`)
+  }
   const origins = compileRemoteOrigins(limits.remoteOrigins)
 
   configureSharp(limits.sharpConcurrency)
@@ -158,7 +158,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     : undefined
   const tracing = tracingOf(fastify)
   const metrics = fastify.metrics
-  const queue = new TransformQueue(limits.maxConcurrentTransforms, limits.maxQueuedTransforms)
+  const queue = new TransformQueue(limits.maxConcurrentTransforms, limits.maxQueuedTransforms, limits.maxTransformsPerClient)
   metrics?.watchTransformQueue(queue)
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),
@@ -189,16 +189,31 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     return { entry, tier: 'redis' }
   }
 
-  /** Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). */
-  function send(reply: FastifyReply, headers: Record<string, string>, state: ImageCacheState, tier: ImageCacheTier, body: unknown) {
+  /**
+   * Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). A 304 carries only what
+   * updates the cached response (RFC 9110 section 15.4.5): ETag, Cache-Control and Vary (Node adds Date); the
+   * representation's own headers (type, length, disposition, CSP, nosniff) and the cache state stay with the 200.
+   */
+  function send(reply: FastifyReply, headers: Readonly<Record<string, string>>, state: ImageCacheState, tier: ImageCacheTier, body: unknown) {
     metrics?.imageServed(metricStates[state], tier)
-    reply.headers(headers).header(cacheStateHeader, state)
     if (body === undefined) {
-      reply.removeHeader('content-length')
-      reply.removeHeader('content-type')
-      return reply.code(304).send()
+      // Headers other plugins set before the handler (the site's nosniff and referrer policy) go too; the request id
+      // and HSTS stay: they belong to every response, not to the representation.
+      for (const name of Object.keys(reply.getHeaders())) if (!keptOnNotModified.has(name)) reply.removeHeader(name)
+      return reply.code(304).headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary }).send()
     }
-    return reply.send(body)
+    return reply.headers(headers).header(cacheStateHeader, state).send(body)
+  }
+
+  /**
+   * A full transform queue: overload of the optimizer alone, never a failure of the instance. The error handler answers
+   * the 429 (a proxy neither retries nor counts it, deploy/nginx/courier.conf); here its `Retry-After`, its count
+   * and one warn line without a stack (a burst must not page anyone with traces).
+   */
+  function answerBusy(request: FastifyRequest, reply: FastifyReply, error: InstanceType<typeof errors.ImageBusy>) {
+    metrics?.requestShed('image_busy')
+    request.log.warn({ code: error.code, running: queue.running, queued: queue.queued }, 'image optimizer busy')
+    reply.header('retry-after', String(limits.busyRetryAfterS))
   }
 
   fastify.get<{ Querystring: ImageQuery }>(
@@ -216,10 +231,11 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   async function answerImage(request: FastifyRequest<{ Querystring: ImageQuery }>, reply: FastifyReply, span: TraceSpan) {
     const { url, w: width, q: quality = limits.defaultQuality } = request.query
     const source = parseImageUrl(url, origins)
-    const preference = preferenceFor(request.headers.accept)
-    const key = cacheKey(url, width, quality, preference)
-    const job: ImageJob = { url, source, width, quality, preference }
-    span.setAttributes({ 'courier.image.source': source.kind, 'courier.image.width': width, 'courier.image.quality': quality, 'courier.image.format': preference })
+    const accepted = acceptedFormats(request.headers.accept)
+    const key = cacheKey(source, width, quality, accepted)
+    const job: ImageJob = { url, source, width, quality, accepted, client: request.ip }
+    const preferred = accepted.avif ? 'avif' : accepted.webp ? 'webp' : 'source'
+    span.setAttributes({ 'courier.image.source': source.kind, 'courier.image.width': width, 'courier.image.quality': quality, 'courier.image.format': preferred })
 
     const ifNoneMatch = request.headers['if-none-match']
 
@@ -238,7 +254,10 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       }
     }
     span.setAttributes({ 'courier.image.cache': 'miss' })
-    const produced = await optimizer.produce(key, job, request.log, span)
+    const produced = await optimizer.produce(key, job, request.log, span).catch((error: unknown) => {
+      if (error instanceof errors.ImageBusy) answerBusy(request, reply, error)
+      throw error
+    })
     const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
     return send(reply, responseHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
   }

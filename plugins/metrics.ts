@@ -25,7 +25,7 @@ async function readVersion(rootDir: string): Promise<string> {
 }
 
 /**
- * Prometheus metrics (METRICS_PORT; README "Metrics"), registered only when it is set, before every plugin but tracing.
+ * Prometheus metrics (METRICS_PORT; docs/operations.md "Metrics"), registered only when it is set, before every plugin but tracing.
  * Decorates `fastify.metrics` (src/metrics/recorder.ts), through which the renderer, page data, the image optimizer,
  * load shedding and the drain report; an onResponse hook times every response. The metrics port opens once the
  * site listens and closes with it; a port that cannot be bound is an error line, and the site serves on without

@@ -1,14 +1,22 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { PageMatch } from '../site/match.ts'
-import { deploymentIdHeader, pageDataJson, pageDataPrefix, readDataFile } from '../site/page-data.ts'
+import {
+  deploymentIdHeader,
+  encodePageAnswer,
+  pageAnswerKind,
+  pageDataPrefix,
+  readDataFile,
+  type EncodedPageAnswer,
+  type PageAnswerKind,
+} from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
 import { codingForBody, compressBody, preferredCodings } from '../src/compression/compress.ts'
 import { addVary } from '../src/compression/vary.ts'
 import { encodedEtag, matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
-import { dataAnswerOf, type DataAnswer, type PageAnswer, type PageAnswers } from '../src/pages/answers.ts'
+import type { PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl, pageCacheControlOf, pageCacheHeader } from '../src/pages/cache-control.ts'
 import type { ServerPage } from '../src/pages/site.ts'
 import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
@@ -27,7 +35,7 @@ const jsonType = 'application/json; charset=utf-8'
 const dataMethods = ['GET', 'HEAD'] as const
 
 /** A data URL that names no page of the site. */
-const noSuchPage: DataAnswer = { statusCode: 404, body: pageDataJson({ notFound: true }) }
+const noSuchPage = encodePageAnswer({ notFound: true })
 
 interface DataRequest {
   Params: { deploymentId: string; '*': string }
@@ -36,15 +44,15 @@ interface DataRequest {
 }
 
 /** A loader's answer as the page-data metric counts it (METRICS_PORT). */
-const outcomes: Readonly<Record<PageAnswer['type'], PageDataOutcome>> = { props: 'props', redirect: 'redirect', notFound: 'not_found' }
+const outcomes: Readonly<Record<PageAnswerKind, PageDataOutcome>> = { props: 'props', redirect: 'redirect', notFound: 'not_found' }
 
-function sendAnswer(reply: FastifyReply, answer: DataAnswer, cacheControl: string, body: string | Buffer = answer.body) {
+function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl: string, body: string | Buffer = answer.body) {
   return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(body)
 }
 
 /**
  * Page data for client navigation: `GET|HEAD /_next/data/<deploymentId>/<page path>.json` answers the page's loader
- * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (site/page-data.ts), in JSON only, whatever the
+ * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, site/page-data.ts), in JSON only, whatever the
  * request asks for. A `static` page's answer is the one its HTML route serves, kept for the deployment, with a strong
  * ETag; a `dynamic` page's is computed per request.
  */
@@ -91,8 +99,8 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     if (match.page.kind === 'dynamic') {
       const load = () => answers.load(match.page, match.params, request.query)
       const answer = await traceLoader(tracing, span, match.page, load, (result) => result)
-      metrics?.pageDataAnswered('dynamic', outcomes[answer.type])
-      return sendAnswer(reply, dataAnswerOf(match.page, answer), pageCacheControl.dynamic)
+      metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
+      return sendAnswer(reply, encodePageAnswer(answer, match.page.kind), pageCacheControl.dynamic)
     }
     const entry = await tracedStaticEntry(tracing, span, answers, match)
     const { data } = entry
@@ -110,7 +118,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       metrics?.pageDataAnswered('static', 'not_modified')
       return reply.code(304).header('cache-control', cacheControl).send()
     }
-    metrics?.pageDataAnswered('static', outcomes[entry.answer.type])
+    metrics?.pageDataAnswered('static', outcomes[pageAnswerKind(entry.answer)])
     if (coding === 'identity') return sendAnswer(reply, data, cacheControl)
     let encoded = entry.encodedData.get(coding)
     if (!encoded) {

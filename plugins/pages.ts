@@ -1,13 +1,14 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { RouteParams } from '../site/pages.ts'
+import type { PageAnswer } from '../site/page-data.ts'
+import type { RouteParams } from '../site/page-types.ts'
 import { createPageMatcher } from '../site/match.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { hostname } from 'node:os'
 import { regeneration } from '../config/content.ts'
 import { assignDigest } from '../src/digest.ts'
-import { PageAnswers, type PageAnswer, type RegenerationReport, type StaticPageEntry } from '../src/pages/answers.ts'
+import { PageAnswers, type RegenerationReport, type StaticPageEntry } from '../src/pages/answers.ts'
 import { pageCacheHeader } from '../src/pages/cache-control.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
@@ -72,9 +73,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const answerItself = (answer: PageAnswer) => answer
 
   function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {
-    if (answer.type === 'notFound') return reply.callNotFound()
-    if (answer.type === 'redirect') return reply.redirect(answer.destination, answer.permanent ? 308 : 307)
-    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.data }, kept)
+    if ('notFound' in answer) return reply.callNotFound()
+    if ('redirect' in answer) return reply.redirect(answer.redirect.destination, answer.redirect.permanent ? 308 : 307)
+    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
   }
 
   for (const page of site.pages) {

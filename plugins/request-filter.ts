@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { alwaysHeaders, hstsHeaderValue, siteRedirects } from '../config/request-filter.ts'
-import { deploymentIdHeader, pageDataJson } from '../site/page-data.ts'
+import { deploymentIdHeader, encodePageAnswer } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
 import {
   createNonceStep,
@@ -34,13 +34,14 @@ function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
  * to data that would show under the old URL.
  */
 function sendDataRedirect(reply: FastifyReply, deploymentId: string, destination: string, permanent: boolean): FastifyReply {
+  const answer = encodePageAnswer({ redirect: { destination, permanent } })
   // The client router trusts data only from its own deployment (page-data answers carry the id too).
   return reply
-    .code(200)
+    .code(answer.statusCode)
     .header(deploymentIdHeader, deploymentId)
     .type('application/json; charset=utf-8')
     .header('cache-control', 'no-store')
-    .send(pageDataJson({ redirect: { destination, permanent } }))
+    .send(answer.body)
 }
 
 function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
@@ -48,7 +49,7 @@ function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
 }
 
 /**
- * The request filter (README "Request filter"): on every path but the exclusions of config/request-filter.ts, judged on
+ * The request filter (docs/request-filter.md): on every path but the exclusions of config/request-filter.ts, judged on
  * the pathname the router matches (src/site-policy-path.ts), it runs the site policy (src/site-policy.ts). A target the
  * router could read differently from the filter is refused with 400 before any route runs.
  */
@@ -122,7 +123,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
   fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
     if (!tracing.isRecording(request)) return filterRequest(request, reply)
-    // A sampled request: the filter's decision and time go on the request span (README "Traces"), not a span of
+    // A sampled request: the filter's decision and time go on the request span (docs/operations.md "Traces"), not a span of
     // their own.
     const started = performance.now()
     try {

@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 /**
- * Shared state for many instances (README "Running at scale"): one Redis connection per process, made at start-up
+ * Shared state for many instances (docs/running-at-scale.md "Shared state: `REDIS_URL`"): one Redis connection per process, made at start-up
  * without waiting for it (a Redis that is down does not stop the server) and closed with the app. The image cache
  * (plugins/image.ts) and the client-report rate limit (plugins/client-errors.ts) use it when it is there.
  */

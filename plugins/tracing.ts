@@ -18,7 +18,7 @@ function pathOf(url: string): string {
 }
 
 /**
- * Traces (README "Operations" -> "Traces"). Off, it only decorates `fastify.tracing` with calls that do nothing.
+ * Traces (docs/operations.md "Traces"). Off, it only decorates `fastify.tracing` with calls that do nothing.
  * On, it starts the OpenTelemetry SDK (imported here, lazily) and @fastify/otel, which makes each request's span:
  * named `<method> <route>` after the HTTP semantic conventions, continuing the trace of an incoming `traceparent` only
  * when the peer is a proxy TRUST_PROXY trusts, and binding `trace_id` and `span_id` to every log line of a sampled
@@ -47,7 +47,7 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
    * A sampled request's log lines, the access line included, carry its trace and span ids. Its logger is its own
    * (Fastify makes one per request, for its `reqId`; the reply logs with the same one): the ids are added to it in
    * place, with pino's `setBindings`, instead of through a child of it: a child logger per sampled request cost
-   * about 20 µs of CPU (README "Tracing cost"). A request that shares the instance's logger (an instance without a
+   * about 20 µs of CPU (docs/performance.md "Fewer spans and no child logger per sampled request"). A request that shares the instance's logger (an instance without a
    * logger, which writes nothing) gets a child, so the instance's own logger is never changed.
    */
   function bindTraceToLogs(request: FastifyRequest, span: Span): void {

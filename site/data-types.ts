@@ -74,3 +74,17 @@ export interface GuidesData {
   /** Every guide, with the headings of its sections: the index is long enough to scroll (and to show prefetch). */
   guides: Array<GuideSummary & { sections: string[] }>
 }
+
+/**
+ * The site's pages: page id -> the data its loader gives its component. The page table (site/pages.ts), the loaders
+ * (src/pages/loaders.ts) and the components (client/page-modules.ts) are each checked against it by the compiler
+ * (site/page-types.ts): adding a page starts here.
+ */
+export interface SitePageData {
+  home: HomeData
+  guides: GuidesData
+  guide: GuideData
+  status: StatusData
+  faq: FaqData
+  gallery: GalleryData
+}

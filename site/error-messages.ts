@@ -1,5 +1,5 @@
 /**
- * The application error screen's words (README "Errors"), shared by the client's root error boundary and the
+ * The application error screen's words (docs/errors.md), shared by the client's root error boundary and the
  * server, which streams the same screen after a failure past the flushed shell. Plain strings: no React here.
  */
 export type ExceptionSide = 'client' | 'server'

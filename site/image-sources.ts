@@ -1,7 +1,4 @@
-import { images } from '../config/images.ts'
-
-/** Every width the optimizer accepts, smallest first (config/images.ts, the same lists the server validates with). */
-const allowedWidths: readonly number[] = [...new Set([...images.imageSizes, ...images.deviceSizes])].sort((a, b) => a - b)
+import { allowedWidths, images } from '../config/images.ts'
 
 /**
  * How wide an image is drawn: its `sizes` attribute, and the narrowest and widest it is drawn in CSS pixels, so that
@@ -31,8 +28,11 @@ export const contentColumn: ImageSlot = {
 /** An image as wide as the viewport. */
 export const fullWidth: ImageSlot = { sizes: '100vw', minCssPx: smallestViewportPx, maxCssPx: 3840 }
 
+/** A `q` the optimizer accepts (config/images.ts `qualities`; any other is a 400). */
+export type ImageQuality = (typeof images.qualities)[number]
+
 /** The optimizer's URL for one width. */
-export function optimizedUrl(src: string, width: number, quality?: number): string {
+export function optimizedUrl(src: string, width: number, quality?: ImageQuality): string {
   return `/_next/image?url=${encodeURIComponent(src)}&w=${width}${quality ? `&q=${quality}` : ''}`
 }
 
@@ -53,7 +53,7 @@ function widthCovering(px: number): number {
  * first that covers the source: the optimizer never enlarges, so larger ones would be the same bytes. A smaller width
  * no browser would pick is left out (it would only lengthen the document and the preload).
  */
-export function imageSources(src: string, intrinsicWidth: number, slot: ImageSlot, quality?: number): ImageSources {
+export function imageSources(src: string, intrinsicWidth: number, slot: ImageSlot, quality?: ImageQuality): ImageSources {
   const cover = widthCovering(intrinsicWidth)
   const smallest = Math.min(widthCovering(slot.minCssPx), cover)
   const largest = Math.min(widthCovering(slot.maxCssPx * maxDevicePixelRatio), cover)

@@ -1,9 +1,9 @@
-import type { PageKind } from './pages.ts'
+import type { PageKind } from './page-types.ts'
 
 /**
  * The page-data URL and its answers, written once for the three parties that speak them: the client router asks
  * (client/router/page-data.ts), the request filter judges the page a data URL serves (src/site-policy-path.ts), the
- * data route answers (plugins/page-data.ts). README "Page data and the client router" describes the protocol.
+ * data route answers (plugins/page-data.ts). docs/page-data-and-router.md "The data URL" describes the protocol.
  */
 
 /** Every data URL starts here; the deployment id and the page path follow: `/_next/data/<id>/<page path>.json`. */
@@ -36,13 +36,67 @@ export function readDataFile(rest: string): DataFile {
   return { pagePath: name === rootFile ? '/' : `/${name}`, isJson }
 }
 
-/** A data answer as sent: the page's props, a redirect to follow, or (with status 404) no such page. */
-export type PageDataBody =
-  | { pageProps: unknown; kind: PageKind }
-  | { redirect: { destination: string; permanent: boolean } }
-  | { notFound: true }
+/** Where a loader (or the request filter) sends the visitor instead: 308 when permanent, else 307. */
+export interface PageRedirect {
+  destination: string
+  permanent: boolean
+}
 
-/** The JSON of a data answer. */
-export function pageDataJson(body: PageDataBody): string {
-  return JSON.stringify(body)
+/**
+ * A page's answer, one type from the loader to the client: its props, a redirect, or no such page. Loaders return it
+ * (the shape of Next's getServerSideProps), the server keeps and renders it, the data route and the request filter
+ * encode it, the client router decodes it: `encodePageAnswer` and `decodePageAnswer` below are its one codec.
+ */
+export type PageAnswer<Data = unknown> = { props: Data } | { notFound: true } | { redirect: PageRedirect }
+
+/** Which of the three a page answer is (the loader span and the page-data metric name it). */
+export type PageAnswerKind = 'props' | 'notFound' | 'redirect'
+
+export function pageAnswerKind(answer: PageAnswer): PageAnswerKind {
+  return 'notFound' in answer ? 'notFound' : 'redirect' in answer ? 'redirect' : 'props'
+}
+
+/** A page answer as the data route sends it: its status and its JSON. */
+export interface EncodedPageAnswer {
+  statusCode: 200 | 404
+  body: string
+}
+
+/**
+ * The JSON of a page answer, Next's page-data shape: `{ pageProps, kind }` (200), `{ redirect: { destination,
+ * permanent } }` (200: the client router follows it, fetch never does) or `{ notFound: true }` (404). Props travel
+ * with the page's kind; a redirect or a not-found answer has none to tell. Each object is built here, key by key, so
+ * the bytes are the same whatever order or extra keys a loader's object has.
+ */
+export function encodePageAnswer(answer: PageAnswer, kind: PageKind): EncodedPageAnswer
+export function encodePageAnswer(answer: Exclude<PageAnswer, { props: unknown }>): EncodedPageAnswer
+export function encodePageAnswer(answer: PageAnswer, kind?: PageKind): EncodedPageAnswer {
+  if ('notFound' in answer) return { statusCode: 404, body: JSON.stringify({ notFound: true }) }
+  if ('redirect' in answer) {
+    const { destination, permanent } = answer.redirect
+    return { statusCode: 200, body: JSON.stringify({ redirect: { destination, permanent } }) }
+  }
+  return { statusCode: 200, body: JSON.stringify({ pageProps: answer.props, kind }) }
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null
+}
+
+/**
+ * A data answer as the client reads it (its status and parsed JSON): the page answer it encodes, or undefined when it
+ * is none of the three (then the router falls back to a full page load). The props are the page's data as its loader
+ * gave them: the page table joins each page's loader and component by id, checked against one map of data types
+ * (site/data-types.ts).
+ */
+export function decodePageAnswer(statusCode: number, json: unknown): PageAnswer | undefined {
+  if (!isRecord(json)) return undefined
+  if (statusCode === 404 && json.notFound === true) return { notFound: true }
+  if (statusCode !== 200) return undefined
+  const redirect = json.redirect
+  if (isRecord(redirect) && typeof redirect.destination === 'string') {
+    return { redirect: { destination: redirect.destination, permanent: redirect.permanent === true } }
+  }
+  if ('pageProps' in json && (json.kind === 'static' || json.kind === 'dynamic')) return { props: json.pageProps }
+  return undefined
 }

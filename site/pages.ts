@@ -1,34 +1,13 @@
+import type { SitePageData } from './data-types.ts'
+import type { PageDefinition, PageTable } from './page-types.ts'
 
 /**
- * The page table: one entry per page, the one source of truth for the server (routes, page data, sitemap, request
- * filter, preloads) and the client (router). Plain data and head functions only: each page's component is found by
- * its id (client/page-modules.ts), each page's server-only loader likewise (src/pages/loaders.ts).
+ * The page table: one entry per page of `SitePageData` (site/data-types.ts), the one source of truth for the server
+ * (routes, page data, sitemap, request filter, preloads) and the client (router). Plain data and head functions only:
+ * each page's component is found by its id (client/page-modules.ts), each page's server-only loader likewise
+ * (src/pages/loaders.ts); the compiler checks all three against the map (site/page-types.ts).
  */
-export type PageKind = 'static' | 'dynamic'
-
-export type RouteParams = Readonly<Record<string, string>>
-
-export interface PageHead {
-  title: string
-  description?: string
-}
-
-export interface PageDefinition {
-  /** Stable id: joins the server's loader and the client's code chunk (`client/pages/<id>.tsx`), travels in the
-   * hydration state. */
-  id: string
-  /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
-  path: string
-  kind: PageKind
-  /**
-   * A `static` page's freshness, in seconds (docs/content.md): the kept version is served for this long; the first
-   * request after it gets the kept version at once (marked stale) and starts one regeneration. Unset: kept until the
-   * deployment ends or it is revalidated on demand (`POST /api/revalidate`).
-   */
-  revalidate?: number
-  /** Title and meta of the page, from its data. */
-  head: (data: never, params: RouteParams) => PageHead
-}
+export type { PageDefinition, PageHead, PageKind, RouteParams } from './page-types.ts'
 
 export const siteName = 'Courier'
 
@@ -39,9 +18,9 @@ export function titled(title: string): string {
   return `${title} · ${siteName}`
 }
 
-export const pages: readonly PageDefinition[] = [
-  {
-    id: 'home',
+/** In matching order: the first page whose path matches a URL is its page. */
+export const pageTable = {
+  home: {
     path: '/',
     kind: 'static',
     // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
@@ -52,43 +31,44 @@ export const pages: readonly PageDefinition[] = [
       description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
     }),
   },
-  {
-    id: 'guides',
+  guides: {
     path: '/guides',
     kind: 'static',
     // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
     revalidate: contentRevalidateS,
     head: () => ({ title: titled('Guides'), description: 'One guide per delivery mechanic of Courier.' }),
   },
-  {
-    id: 'guide',
+  guide: {
     path: '/guides/:slug',
     kind: 'static',
     // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
     revalidate: contentRevalidateS,
-    head: (data: { guide: { title: string; summary: string } }) => ({
-      title: titled(data.guide.title),
-      description: data.guide.summary,
-    }),
+    head: (data) => ({ title: titled(data.guide.title), description: data.guide.summary }),
   },
-  {
-    id: 'status',
+  status: {
     path: '/status',
     kind: 'dynamic',
     head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),
   },
-  {
-    id: 'faq',
+  faq: {
     path: '/faq',
     kind: 'static',
     // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
     revalidate: contentRevalidateS,
     head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
   },
-  {
-    id: 'gallery',
+  gallery: {
     path: '/gallery',
     kind: 'static',
     head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),
   },
-]
+} satisfies PageTable<SitePageData>
+
+/** The pages of a checked page table, in its order, each with its id. */
+export function listPages<DataTypes>(table: PageTable<DataTypes>): PageDefinition[] {
+  const pages: PageDefinition[] = []
+  for (const id in table) pages.push({ id, ...table[id] })
+  return pages
+}
+
+export const pages: readonly PageDefinition[] = listPages(pageTable)

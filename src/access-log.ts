@@ -1,7 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { loggableUrl } from './logger.ts'
 
-/** The fields of Courier's one access line per request (README "Operations"). */
+/** The fields of Courier's one access line per request (docs/operations.md "Logs"). */
 export function accessLine(request: FastifyRequest, reply: FastifyReply) {
   return {
     method: request.method,

@@ -14,6 +14,7 @@ import { serverBuildStamp } from './build/build-stamp.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import { compileSchemasAfterListening, lazySchemaCompilers } from './lazy-schema-compilers.ts'
+import { routeEveryMethod } from './method-not-allowed.ts'
 import { loadSite, type Site } from './pages/site.ts'
 import { ContentSource } from './content/content-source.ts'
 import accessLog from '../plugins/access-log.ts'
@@ -102,6 +103,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   })
   app.server.on('connect', refuseConnect.bind(app))
+  // Before any route: the 405 routes take every method Node parses, not only those Fastify routes by default.
+  routeEveryMethod(app)
+  if (config.trustProxy === true) {
+    app.log.warn(
+      {
+        consequence:
+          'the client address is whatever X-Forwarded-For says: a client that sets it itself gets past the client-report rate limit ' +
+          'and names any address in the access log; set TRUST_PROXY to the proxies\' addresses or a hop count instead',
+      },
+      'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client',
+    )
+  }
   // Listening first, then (a moment later, between requests) the route schemas no request has needed yet.
   compileSchemasAfterListening(app, schemaCompilers, limits.schemaWarmUpDelayMs)
 

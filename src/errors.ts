@@ -10,8 +10,6 @@ export const errors = {
   /** A page of the site has no code chunk in the build: a build of other sources (`npm run build:test` makes the
    * test pages' chunks). */
   BuildIncomplete: createError('COURIER_ERR_BUILD_INCOMPLETE', 'The build at %s has no code for page %s: %s', 500),
-  /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
-   * failed to): the error page falls back to plain HTML. */
   /** The compiled server was built beside another client build than the one at DIST_DIR (src/build/server-build.ts). */
   BuildMismatch: createError(
     'COURIER_ERR_BUILD_MISMATCH',
@@ -24,6 +22,8 @@ export const errors = {
     'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript sources; this server is a production build',
     500,
   ),
+  /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
+   * failed to): the error page falls back to plain HTML. */
   DocumentSourceNotReady: createError('COURIER_ERR_DOCUMENT_SOURCE_NOT_READY', 'No %s to render documents with yet', 500),
   DeploymentMismatch: createError(
     'COURIER_ERR_DEPLOYMENT_MISMATCH',
@@ -69,7 +69,9 @@ export const errors = {
   ImageNotAnImage: createError('COURIER_ERR_IMAGE_NOT_AN_IMAGE', '%s', 400),
   ImageTooLarge: createError('COURIER_ERR_IMAGE_TOO_LARGE', 'url declares %s pixels; at most %s are decoded', 400),
   ImageUnreadable: createError('COURIER_ERR_IMAGE_UNREADABLE', 'url points to an image that cannot be decoded', 400),
-  ImageBusy: createError('COURIER_ERR_IMAGE_BUSY', 'Too many images are being optimized; retry shortly', 503),
+  /** The transform queue is full: 429 with `Retry-After`, not a 5xx, so a proxy never takes the busy optimizer for a
+   * failing instance (deploy/nginx/courier.conf retries and counts 502/503/504, which would take every page down). */
+  ImageBusy: createError('COURIER_ERR_IMAGE_BUSY', 'Too many images are being optimized; retry shortly', 429),
   ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
   ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
   ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),

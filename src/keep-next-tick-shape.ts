@@ -2,7 +2,7 @@ import { executionAsyncResource } from 'node:async_hooks'
 
 /**
  * Keeps one of Node's `process.nextTick` records alive for the life of the process, so that `nextTick` stays fast
- * (README "Tracing cost" explains the measurements).
+ * (docs/performance.md "The nextTick record" gives the measurements).
  *
  * Node builds a record per `nextTick` call with an object literal (`{ [async_id_symbol], [trigger_async_id_symbol],
  * callback, args }`), and every response makes several of them (stream ends, socket writes). V8 keeps the hidden
@@ -13,7 +13,7 @@ import { executionAsyncResource } from 'node:async_hooks'
  * in a share of starts that grew with what start-up loaded: every start with tracing on, seen in CPU profiles as
  * `nextTick` taking ten times its usual time. One record held from the first tick keeps the classes alive.
  *
- * Imported first by src/server.ts, before any other module is evaluated.
+ * Imported by the process's entry (src/server.ts) before the rest of the server is loaded.
  */
 export const nextTickRecordKey = Symbol.for('courier.nextTickRecord')
 

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import type { LoggerOptions } from 'pino'
 import type { LogLevel } from '../config/env.ts'
 
-/** Header values that must never reach a log line (README "Operations"). */
+/** Header values that must never reach a log line (docs/operations.md "Logs"). */
 export const redactedPaths = [
   'req.headers.cookie',
   'req.headers.authorization',

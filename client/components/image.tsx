@@ -1,4 +1,4 @@
-import { fullWidth, imageSources, type ImageSlot } from '../../site/image-sources.ts'
+import { fullWidth, imageSources, type ImageQuality, type ImageSlot } from '../../site/image-sources.ts'
 
 export interface ImageProps {
   /** A path in client/public, e.g. `/images/dunes.jpg`. */
@@ -9,7 +9,8 @@ export interface ImageProps {
   height: number
   /** How wide the image is drawn (its `sizes`, and the narrowest and widest it gets). Default: the full viewport. */
   slot?: ImageSlot
-  quality?: number
+  /** One of config/images.ts `qualities` (the optimizer refuses any other); absent: the optimizer's default, 75. */
+  quality?: ImageQuality
   /** For the image that dominates the first view: loaded eagerly at high priority (React preloads it with the shell). */
   priority?: boolean
   className?: string

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react'
+import { useNavigating } from '../router/router-context.tsx'
 import { Link } from './link.tsx'
 
 /** Top-level pages, linked from every page with real links (Link), so navigation works without JavaScript too. */
@@ -11,6 +12,8 @@ const navigation = [
 ] as const
 
 export function Layout({ children }: { children: ReactNode }) {
+  // While a client navigation loads the next page, the page shown is about to change (no attribute otherwise).
+  const navigating = useNavigating()
   return (
     <div className="site">
       <header className="site-header">
@@ -27,7 +30,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </ul>
         </nav>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} aria-busy={navigating || undefined}>
         {children}
       </main>
       <footer className="site-footer">

@@ -1,9 +1,9 @@
 import { router as timings } from '../../config/router.ts'
-import type { PageKind } from '../../site/pages.ts'
-import type { PageData } from './page-data.ts'
+import type { PageAnswer } from '../../site/page-data.ts'
+import type { PageKind } from '../../site/page-types.ts'
 
 interface Entry {
-  data: Promise<PageData>
+  data: Promise<PageAnswer>
   /**
    * When the data was asked for: the server made it then, so its age counts from there (and an answer that arrives
    * late, or while the clock jumps, is not younger than it is).
@@ -13,11 +13,11 @@ interface Entry {
 
 export interface DataCache {
   /** Fresh or in-flight data for `url`, else `fetch()`, shared with whoever asks next while it is fresh. */
-  load(url: string, kind: PageKind, fetch: () => Promise<PageData>): Promise<PageData>
+  load(url: string, kind: PageKind, fetch: () => Promise<PageAnswer>): Promise<PageAnswer>
   /** Whether `url` has data in flight or fresh: a prefetch then has nothing to do. */
   has(url: string): boolean
   /** Data that arrived another way (the document's own, for the page shown first). */
-  put(url: string, kind: PageKind, data: PageData): void
+  put(url: string, kind: PageKind, data: PageAnswer): void
 }
 
 const staleAfterMs: Readonly<Record<PageKind, number>> = {

@@ -1,14 +1,7 @@
 import { router as timings } from '../../config/router.ts'
-import { deploymentIdHeader, type PageDataBody } from '../../site/page-data.ts'
-import type { PageKind } from '../../site/pages.ts'
+import { decodePageAnswer, deploymentIdHeader, type PageAnswer } from '../../site/page-data.ts'
 
-/** What a page-data answer means for a navigation (the wire format is site/page-data.ts). */
-export type PageData =
-  | { type: 'props'; props: unknown; kind: PageKind }
-  | { type: 'redirect'; destination: string }
-  | { type: 'notFound' }
-
-/** The internal error a navigation reports before it falls back to a full page load (README "Page data and the client router"). */
+/** The internal error a navigation reports before it falls back to a full page load (docs/page-data-and-router.md "The client router"). */
 export class PageDataError extends Error {
   override name = 'PageDataError'
   constructor(
@@ -19,9 +12,6 @@ export class PageDataError extends Error {
   }
 }
 
-/** Every field any answer may carry, each optional: an answer is checked field by field before it is trusted. */
-type UnionToFields<Union> = { [Key in Union extends unknown ? keyof Union : never]: unknown }
-
 function wait(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
@@ -31,7 +21,7 @@ function wait(ms: number): Promise<void> {
  * in all with the configured backoff; anything else that is not data, a redirect or a not-found answer (a 409 skew,
  * an answer from another deployment, a 4xx) fails at once with a PageDataError.
  */
-export async function fetchPageData(url: string, deploymentId: string): Promise<PageData> {
+export async function fetchPageData(url: string, deploymentId: string): Promise<PageAnswer> {
   let reason = ''
   for (let attempt = 0; attempt < timings.dataFetchAttempts; attempt++) {
     if (attempt > 0) await wait(timings.dataFetchBackoffMs[attempt - 1] ?? 0)
@@ -51,23 +41,17 @@ export async function fetchPageData(url: string, deploymentId: string): Promise<
   throw new PageDataError(url, reason)
 }
 
-async function readAnswer(url: string, response: Response, deploymentId: string): Promise<PageData> {
+async function readAnswer(url: string, response: Response, deploymentId: string): Promise<PageAnswer> {
   const answeredBy = response.headers.get(deploymentIdHeader)
   if (answeredBy !== deploymentId) throw new PageDataError(url, `deployment ${String(answeredBy)} answered`)
   if (response.status !== 200 && response.status !== 404) throw new PageDataError(url, `status ${response.status}`)
-  let body: Partial<UnionToFields<PageDataBody>>
+  let json: unknown
   try {
-    body = (await response.json()) as typeof body
+    json = await response.json()
   } catch {
     throw new PageDataError(url, 'the answer is not JSON')
   }
-  if (response.status === 404 && body.notFound === true) return { type: 'notFound' }
-  const redirect = body.redirect as { destination?: unknown } | undefined
-  if (response.status === 200 && typeof redirect?.destination === 'string') {
-    return { type: 'redirect', destination: redirect.destination }
-  }
-  if (response.status === 200 && 'pageProps' in body && (body.kind === 'static' || body.kind === 'dynamic')) {
-    return { type: 'props', props: body.pageProps, kind: body.kind as PageKind }
-  }
-  throw new PageDataError(url, `unexpected answer, status ${response.status}`)
+  const answer = decodePageAnswer(response.status, json)
+  if (!answer) throw new PageDataError(url, `unexpected answer, status ${response.status}`)
+  return answer
 }

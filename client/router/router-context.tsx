@@ -49,6 +49,20 @@ export function useView(router: Router | undefined, first: View): View {
   return useSyncExternalStore(router ? router.subscribe : subscribeToNothing, read, read)
 }
 
+/**
+ * Whether a client navigation is loading the next page (the router's `loading` state): false on the server, while the
+ * router loads, and once the page is shown. The layout marks the content `aria-busy` meanwhile.
+ */
+export function useNavigating(): boolean {
+  const router = useRouter()
+  const read = () => router?.navigation().status === 'loading'
+  return useSyncExternalStore(router ? router.subscribe : subscribeToNothing, read, notNavigating)
+}
+
+function notNavigating(): boolean {
+  return false
+}
+
 /** Read out by screen readers on every client navigation: the new page's title. */
 export function RouteAnnouncer({ message }: { message: string }) {
   return (

@@ -2,13 +2,14 @@ import { router as timings } from '../../config/router.ts'
 import type { DocumentState } from '../../site/document-state.ts'
 import { createPageMatcher } from '../../site/match.ts'
 import { pageDataUrl } from '../../site/page-data.ts'
-import type { PageDefinition } from '../../site/pages.ts'
+import type { PageAnswer } from '../../site/page-data.ts'
+import type { PageDefinition } from '../../site/page-types.ts'
 import { pageModule, type PageComponent, type PageModule } from '../page-modules.ts'
 import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
 import { HistoryEntries } from './history.ts'
 import { createNearViewport } from './near-viewport.ts'
-import { fetchPageData, type PageData } from './page-data.ts'
+import { fetchPageData } from './page-data.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
 
 export type { PageComponent }
@@ -54,6 +55,9 @@ const maxRedirects = 5
 
 export interface Router {
   view(): View
+  /** The navigation state: `loading` from a client navigation's start until its page is shown (or the browser takes
+   * over), then `idle`; subscribers hear both, as preact-iso's onLoadStart and onLoadEnd. */
+  navigation(): Navigation
   subscribe(listener: () => void): () => void
   /** Whether a click on a link to `href` is the router's to handle (a page of this site, not a hash on this page). */
   handles(href: string): boolean
@@ -79,7 +83,7 @@ function loadPageModule(page: PageDefinition): Promise<PageModule> {
 }
 
 /**
- * The client router (README "Page data and the client router"): loads a page's code chunk and data, then renders it, within
+ * The client router (docs/page-data-and-router.md "The client router"): loads a page's code chunk and data, then renders it, within
  * `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own view.
  */
 export function createRouter(pages: readonly PageDefinition[], first: View): Router {
@@ -93,16 +97,15 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   let latest = 0
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
-    const data: PageData = { type: 'props', props: first.state.data, kind: 'static' }
-    cache.put(dataUrlOf(deploymentId, new URL(first.href)), 'static', data)
+    cache.put(dataUrlOf(deploymentId, new URL(first.href)), 'static', { props: first.state.data })
   }
 
   function settle(next: Navigation): void {
     navigation = next
-    if (next.status === 'idle') listeners.forEach((listener) => listener())
+    listeners.forEach((listener) => listener())
   }
 
-  function loadData(url: string, page: PageDefinition): Promise<PageData> {
+  function loadData(url: string, page: PageDefinition): Promise<PageAnswer> {
     return cache.load(url, page.kind, () => fetchPageData(url, deploymentId))
   }
 
@@ -120,12 +123,12 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
         timings.routeLoadTimeoutMs,
       )
       if (id !== latest) throw new RouteCancelled()
-      if (data.type === 'redirect') {
+      if ('redirect' in data) {
         if (redirects >= maxRedirects) return hardNavigate(target.href, shown)
-        return navigate(data.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
+        return navigate(data.redirect.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
       }
-      if (data.type === 'notFound') return hardNavigate(target.href, shown)
-      const head = match.page.head(data.props as never, match.params)
+      if ('notFound' in data) return hardNavigate(target.href, shown)
+      const head = match.page.head(data.props, match.params)
       let scroll: Scroll = target.hash
       if (mode === 'pop') {
         scroll = entries.arrive(window.history.state) ?? [0, 0]
@@ -179,6 +182,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   return {
     view: () => navigation.view,
+    navigation: () => navigation,
     subscribe(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)

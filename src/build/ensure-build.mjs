@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { refuseUnsupportedNode } from '../runtime/node-line.mjs'
 import { hashSources, serverManifestName } from './source-hash.mjs'
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -48,6 +49,8 @@ function productionDistDir() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Before a build is started: on an older Node it would fail inside Vite instead of saying why.
+  refuseUnsupportedNode(projectRoot)
   const { state, reason } = buildState(projectRoot, productionDistDir())
   if (state !== 'fresh') {
     process.stdout.write(`courier: ${state === 'missing' ? 'no build yet' : 'build out of date'} (${reason}), building\n`)

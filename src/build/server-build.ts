@@ -109,7 +109,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
           platform: 'node',
           external: isExternal,
           plugins: [buildDecisions(options, stamp)],
-          transform: { target: 'node20', jsx: 'react-jsx' },
+          transform: { target: 'node26', jsx: 'react-jsx' },
           // The code is read by people in stack traces and profiles: names kept, nothing minified.
           output: {
             dir: nodeDir,

@@ -56,10 +56,6 @@ export class DiskImageCache {
     this.#options = options
   }
 
-  get size(): number {
-    return this.#entries.size
-  }
-
   /** Reads the index of the entries already on disk (oldest first, so they are evicted first). */
   async open(): Promise<void> {
     const { dir, log } = this.#options

@@ -5,7 +5,7 @@ import type { ImageOptimizerLimits } from '../../config/images.ts'
 import { errors } from '../errors.ts'
 import { strongEtag } from '../etag.ts'
 import type { CacheEntryMeta, DiskImageCache } from './disk-cache.ts'
-import { contentTypes, extensions, type OutputFormat } from './negotiate.ts'
+import { chooseFormat, contentTypes, extensions, type AcceptedFormats, type OutputFormat } from './negotiate.ts'
 import { sniffImageFormat } from './sniff.ts'
 import { readLocalImage, type SourceImage } from './source-local.ts'
 import type { SharedImageCache } from './redis-cache.ts'
@@ -17,16 +17,16 @@ import { httpClientAttributes, spanUrlOf } from '../tracing/client-span.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../tracing/tracing.ts'
 import type { MetricsRecorder } from '../metrics/recorder.ts'
 
-/** What `Accept` allows: the cache key holds this, not the source's format, so a hit needs no look at the source. */
-export type FormatPreference = 'avif' | 'webp' | 'source'
-
 export interface ImageJob {
-  /** The `url` parameter as given: part of the cache key. */
+  /** The `url` parameter as given (for logs; the cache key is built from `source`). */
   url: string
   source: ImageSource
   width: number
   quality: number
-  preference: FormatPreference
+  /** What `Accept` allows: the cache key holds this, not the output format, so a hit needs no look at the source. */
+  accepted: AcceptedFormats
+  /** Who asked (the request's IP): the transform queue bounds each client's share. */
+  client: string
 }
 
 export interface ProducedImage {
@@ -51,9 +51,19 @@ export interface ImageOptimizerOptions {
   metrics?: MetricsRecorder | undefined
 }
 
-/** The cache key: a hash of (url, w, q, output type) and nothing else. */
-export function cacheKey(url: string, width: number, quality: number, preference: FormatPreference): string {
-  return createHash('sha256').update(JSON.stringify([url, width, quality, preference])).digest('hex')
+/**
+ * The cache key: a hash of the image's identity (the decoded, normalised local path, or the remote URL without its
+ * fragment), w, q and the formats `Accept` allows, and nothing else: every spelling of one variant is one entry.
+ */
+export function cacheKey(source: ImageSource, width: number, quality: number, accepted: AcceptedFormats): string {
+  let identity: string
+  if (source.kind === 'local') identity = `local:${source.path}`
+  else {
+    const url = new URL(source.url)
+    url.hash = ''
+    identity = `remote:${url.href}`
+  }
+  return createHash('sha256').update(JSON.stringify([identity, width, quality, accepted.avif, accepted.webp])).digest('hex')
 }
 
 /** `dunes` from `/images/dunes.jpg`, reduced to characters safe inside a quoted header value. */
@@ -95,6 +105,8 @@ export class ImageOptimizer {
   refresh(key: string, job: ImageJob, log: FastifyBaseLogger): void {
     if (this.#inFlight.has(key)) return
     this.produce(key, job, log).catch((error: unknown) => {
+      // A full queue is load, not a failure: the stale entry stays, the next request that finds it stale tries again.
+      if (error instanceof errors.ImageBusy) return log.warn({ code: error.code, url: job.url }, 'image refresh skipped: optimizer busy')
       log.warn({ err: error, url: job.url }, 'image refresh failed')
     })
   }
@@ -172,14 +184,18 @@ export class ImageOptimizer {
       format = 'svg'
     } else {
       const started = performance.now()
-      const wanted = job.preference === 'source' ? sourceFormat : job.preference
-      const attributes = { 'courier.image.source_format': sourceFormat, 'courier.image.format': wanted, 'courier.image.width': job.width }
+      // The format for a still, opaque source; the transform may pick another (alpha, animation) and says so below.
+      const expected = chooseFormat(job.accepted, sourceFormat, false)
+      const attributes = { 'courier.image.source_format': sourceFormat, 'courier.image.format': expected, 'courier.image.width': job.width }
       // The span includes the wait in the transform queue: under load, that is where the time goes.
-      const result = await tracing.inSpan(parent, 'courier.image.transform', { attributes }, () =>
-        queue.run(() =>
-          transformImage({ bytes: source.bytes, source: sourceFormat, format: wanted, width: job.width, quality: job.quality }, limits),
-        ),
-      )
+      const result = await tracing.inSpan(parent, 'courier.image.transform', { attributes }, async (span) => {
+        const transformed = await queue.run(
+          () => transformImage({ bytes: source.bytes, source: sourceFormat, accepted: job.accepted, width: job.width, quality: job.quality }, limits),
+          job.client,
+        )
+        if (transformed.format !== expected) span.setAttributes({ 'courier.image.format': transformed.format })
+        return transformed
+      })
       bytes = result.bytes
       format = result.format
       const ms = performance.now() - started

@@ -19,7 +19,7 @@ export type TransformClaim =
 
 export type SharedImageLimits = Pick<
   SharedStateLimits,
-  'imageLockMs' | 'imageWaitPollMs' | 'imageWaitMaxMs' | 'imageRetentionMs'
+  'imageLockMs' | 'imageWaitPollMs' | 'imageWaitMaxMs' | 'imageRetentionMs' | 'imageMaxTtlMs'
 >
 
 export interface SharedImageCacheOptions {
@@ -107,10 +107,14 @@ export class SharedImageCache {
     }
   }
 
-  /** Stores an entry for every instance: kept past its expiry (served STALE) for the retention time. */
+  /**
+   * Stores an entry for every instance: kept past its expiry (served STALE) for the retention time, and never longer
+   * than the bounded time to live, however long the source said it stays fresh.
+   */
   async put(meta: CacheEntryMeta, bytes: Buffer): Promise<void> {
     if (!this.#redis.up) return
-    const keepMs = Math.max(1, meta.expiresAt - this.#now()) + this.#limits.imageRetentionMs
+    const { imageRetentionMs, imageMaxTtlMs } = this.#limits
+    const keepMs = Math.min(Math.max(1, meta.expiresAt - this.#now()) + imageRetentionMs, imageMaxTtlMs)
     try {
       await this.#redis.client.set(this.#entryKey(meta.key), encode(meta, bytes), 'PX', keepMs)
     } catch (error) {

@@ -110,7 +110,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
   let client: Promise<{ agent: Agent; fetch: typeof undiciFetch }> | undefined
   function undiciClient() {
     client ??= import('undici').then(({ Agent, fetch }) => ({
-      agent: new Agent({ connect: { lookup: guardedLookup as never } }),
+      agent: new Agent({ connect: { lookup: guardedLookup } }),
       fetch,
     }))
     return client

@@ -1,13 +1,14 @@
 import type { Metadata, Sharp, SharpOptions } from 'sharp'
 import { errors } from '../errors.ts'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
-import type { OutputFormat } from './negotiate.ts'
-import type { SourceFormat } from './sniff.ts'
+import { chooseFormat, isDecodable, type AcceptedFormats, type OutputFormat } from './negotiate.ts'
+import { isAnimatedImage, type SourceFormat } from './sniff.ts'
 
 export interface TransformRequest {
   bytes: Buffer
   source: Exclude<SourceFormat, 'svg'>
-  format: OutputFormat
+  /** What the client decodes besides JPEG, PNG and GIF: the output format follows from it and the source. */
+  accepted: AcceptedFormats
   width: number
   quality: number
 }
@@ -17,7 +18,7 @@ export interface TransformResult {
   format: OutputFormat
 }
 
-type TransformLimits = Pick<ImageOptimizerLimits, 'maxInputPixels' | 'transformTimeoutS' | 'avifEffort'>
+type TransformLimits = Pick<ImageOptimizerLimits, 'maxInputPixels' | 'maxOutputPixels' | 'transformTimeoutS' | 'avifEffort'>
 
 type SharpModule = (typeof import('sharp'))['default']
 type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp
@@ -60,9 +61,25 @@ function isTimeoutError(error: unknown): boolean {
 }
 
 /**
- * Resizes to `width` (never beyond the source's own width) and encodes in `format`. The source's header is read
- * first: a declared size above the pixel limit fails there, before any pixel is decoded. Animated sources are
- * passed through unchanged (re-encoding every frame is costly and rarely smaller).
+ * The width to resize to: `width`, never beyond the source's own (after its EXIF rotation), and narrower when the
+ * result would have more than `maxOutputPixels` (a square or tall source at a large width), keeping the aspect ratio.
+ */
+function outputWidth(metadata: Metadata, width: number, maxOutputPixels: number): number {
+  const sourceWidth = metadata.width ?? 0
+  const sourceHeight = metadata.pageHeight ?? metadata.height ?? 0
+  const [across, down] = (metadata.orientation ?? 1) >= 5 ? [sourceHeight, sourceWidth] : [sourceWidth, sourceHeight]
+  if (across === 0 || down === 0) return width
+  const wanted = Math.min(width, across)
+  const pixels = wanted * ((down * wanted) / across)
+  return pixels <= maxOutputPixels ? wanted : Math.max(1, Math.floor(wanted * Math.sqrt(maxOutputPixels / pixels)))
+}
+
+/**
+ * Resizes to `width` (never beyond the source's own width, never beyond the output pixel cap) and encodes in the
+ * best format the client decodes. The source's header is read first: a declared size above the pixel limit fails
+ * there, before any pixel is decoded. Animated sources (told from their bytes) go unchanged when the client decodes
+ * their format (re-encoding every frame is costly and rarely smaller); an animated WebP or AVIF for a client that
+ * decodes neither becomes an animated GIF.
  */
 export async function transformImage(request: TransformRequest, limits: TransformLimits): Promise<TransformResult> {
   // failOn 'error': corrupt or truncated data stops the transform (a 400), while mere warnings (odd metadata that
@@ -78,13 +95,15 @@ export async function transformImage(request: TransformRequest, limits: Transfor
   }
   const pixels = (metadata.width ?? 0) * (metadata.height ?? 0)
   if (pixels > limits.maxInputPixels) throw new errors.ImageTooLarge(pixels, limits.maxInputPixels)
-  if ((metadata.pages ?? 1) > 1) return { bytes: request.bytes, format: request.source }
+  const animated = isAnimatedImage(request.bytes, request.source) || (metadata.pages ?? 1) > 1
+  if (animated && isDecodable(request.source, request.accepted)) return { bytes: request.bytes, format: request.source }
+  const format = animated ? 'gif' : chooseFormat(request.accepted, request.source, metadata.hasAlpha === true)
 
-  let pipeline = sharp(request.bytes, inputOptions)
+  let pipeline = sharp(request.bytes, { ...inputOptions, animated })
     .rotate()
-    .resize({ width: request.width, withoutEnlargement: true })
+    .resize({ width: outputWidth(metadata, request.width, limits.maxOutputPixels), withoutEnlargement: true })
     .timeout({ seconds: limits.transformTimeoutS })
-  switch (request.format) {
+  switch (format) {
     case 'avif':
       pipeline = pipeline.avif({ quality: request.quality, effort: limits.avifEffort })
       break
@@ -104,7 +123,7 @@ export async function transformImage(request: TransformRequest, limits: Transfor
       throw new TypeError('SVG is never transformed')
   }
   try {
-    return { bytes: await pipeline.toBuffer(), format: request.format }
+    return { bytes: await pipeline.toBuffer(), format }
   } catch (error) {
     if (isPixelLimitError(error)) throw new errors.ImageTooLarge(pixels, limits.maxInputPixels)
     if (isTimeoutError(error)) throw new errors.ImageTransformTimeout({ cause: error })

@@ -4,7 +4,7 @@ import { errors } from '../errors.ts'
 export const optimizerPath = '/_next/image'
 
 export type ImageSource =
-  | { kind: 'local'; /** Decoded path under the public folder, always starting with `/`. */ path: string }
+  | { kind: 'local'; /** Decoded path under the public folder, always starting with `/`, no repeated slashes. */ path: string }
   | { kind: 'remote'; url: URL }
 
 /** Percent-decodes until nothing changes (at most 3 rounds), so `%252e` cannot hide a `.` from the checks below. */
@@ -48,11 +48,15 @@ export function parseImageUrl(url: string, remoteOrigins: ReadonlySet<string>): 
     throw new errors.ImageUrlRefused('url must not be protocol-relative (//host): use a local path or an absolute URL')
   }
   if (url.startsWith('/')) {
-    const rawPath = url.split(/[?#]/, 1)[0]!
+    const [rawPath = ''] = url.split(/[?#]/, 1)
     const decoded = decodeFully(rawPath)
     if (pointsAtOptimizer(decoded)) throw new errors.ImageUrlRefused('url must not point at the image optimizer itself')
+    // A local file has no query or fragment: each would be one more cache entry (and transform) of the same file.
+    // Refused as Next.js refuses a query outside `images.localPatterns`.
+    if (rawPath !== url) throw new errors.ImageUrlRefused('url must not carry a query (?) or fragment (#): a local image is one file')
     checkLocalPath(decoded)
-    return { kind: 'local', path: decoded }
+    // Repeated slashes name the same file: one spelling, so one cache key.
+    return { kind: 'local', path: decoded.replace(/\/{2,}/g, '/') }
   }
   let parsed: URL
   try {

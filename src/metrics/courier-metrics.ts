@@ -61,7 +61,7 @@ export function statusClassLabel(statusCode: number): string {
 /**
  * Courier's metrics in one registry of their own (never prom-client's global one): the process's default metrics, the
  * build-info gauge, and what the recorder is told. Label values are route templates, fixed words and the build's
- * own values, so the number of series is bounded by the route table (README "Metrics").
+ * own values, so the number of series is bounded by the route table (docs/operations.md "Metrics").
  */
 export class CourierMetrics implements MetricsRecorder {
   readonly registry = new Registry()
@@ -160,7 +160,7 @@ export class CourierMetrics implements MetricsRecorder {
     })
     this.#shed = new LabelledCounter({
       name: 'courier_requests_shed_total',
-      help: 'Requests refused with 503 before any work: under overload, or while draining for shutdown.',
+      help: 'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when the transform queue is full.',
       labelNames: ['reason'],
       registers,
     })

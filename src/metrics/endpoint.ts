@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { BaseLogger } from 'pino'
 import { metricsEndpointLimits, metricsPath } from '../../config/metrics.ts'
+import { enforceConnectionBudget } from './connection-budget.ts'
 
 export interface MetricsEndpointOptions {
   host: string
@@ -26,7 +27,8 @@ export interface MetricsEndpoint {
  * (405 for another method on /metrics). A plain node:http server of its own, never a route of the site: the site's port
  * answers 404 for /metrics, and nothing a scraper does reaches the site's hooks, limits or access log. Scrapes that
  * arrive together share one collection, and a scrape within a second of the last collection gets its text, so a
- * scraper that hammers the port costs one collection a second at most; a collection that fails (a cluster worker
+ * scraper that hammers the port costs one collection a second at most; a few connections at most are held, a new one
+ * closing the longest idle, and an idle one closes before the next scrape (config/metrics.ts); a collection that fails (a cluster worker
  * that does not answer) is a 503 and a warn line, never a crash.
  */
 export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsEndpoint> {
@@ -74,10 +76,12 @@ export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsE
       headersTimeout: metricsEndpointLimits.headersTimeoutMs,
       requestTimeout: metricsEndpointLimits.requestTimeoutMs,
       keepAliveTimeout: metricsEndpointLimits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: metricsEndpointLimits.timeoutCheckIntervalMs,
     },
     (request, response) => void answerScrape(request, response),
   )
-  server.maxConnections = metricsEndpointLimits.maxConnections
+  // A small budget, the longest idle connection closed for a newcomer: idle clients cannot lock a scraper out.
+  enforceConnectionBudget(server, metricsEndpointLimits.maxConnections)
   // A scraper that sends garbage or hangs up mid-request: its socket goes, nothing else does.
   server.on('clientError', (_error, socket) => socket.destroy())
 

@@ -5,7 +5,7 @@ type Level = Map<string, unknown>
 
 /**
  * The series of one metric, reached through one map per label. prom-client's `observe`/`inc` validate the labels
- * object and build and sort a key string from it on every call (about 1 µs a response, README "Metrics cost"); here a
+ * object and build and sort a key string from it on every call (about 1 µs a response, docs/performance.md "Labelled series"); here a
  * recording is two or three map reads on strings Courier holds (route templates, Node's method names, fixed words)
  * and allocates nothing once the series exists. The number of series stays what the label values bound it to.
  */

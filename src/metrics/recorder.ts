@@ -39,7 +39,7 @@ export type PageDataOutcome = 'props' | 'redirect' | 'not_found' | 'not_modified
 export type ImageCacheState = 'hit' | 'stale' | 'miss'
 /** `disk`: this instance's cache (its memory tier included); `redis`: the shared tier (REDIS_URL); `none`: made now. */
 export type ImageCacheTier = 'disk' | 'redis' | 'none'
-export type ShedReason = 'overload' | 'draining'
+export type ShedReason = 'overload' | 'draining' | 'image_busy'
 
 export interface TransformQueueState {
   readonly queued: number

@@ -1,28 +1,16 @@
 import type { PageMatch } from '../../site/match.ts'
-import { pageDataJson, type PageDataBody } from '../../site/page-data.ts'
-import type { RouteParams } from '../../site/pages.ts'
+import { encodePageAnswer, type EncodedPageAnswer, type PageAnswer } from '../../site/page-data.ts'
+import type { RouteParams } from '../../site/page-types.ts'
 import { KeptDocumentSlot } from '../render/document-cache.ts'
 import { strongEtag } from '../etag.ts'
 import type { ContentCoding } from '../compression/negotiate.ts'
 import type { ContentSource } from '../content/content-source.ts'
 import type { ServerPage } from './site.ts'
 
-/** What a page's loader said, for one request (a `dynamic` page) or for the deployment (a `static` one). */
-export type PageAnswer =
-  | { type: 'props'; data: unknown }
-  | { type: 'notFound' }
-  | { type: 'redirect'; destination: string; permanent: boolean }
-
-/** A page's answer in JSON, as the data route sends it. */
-export interface DataAnswer {
-  statusCode: 200 | 404
-  body: string
-}
-
 /** A `static` page instance, kept for the deployment: its answer, its page data as sent, its document once rendered. */
 export interface StaticPageEntry {
   answer: PageAnswer
-  data: DataAnswer & { etag: string }
+  data: EncodedPageAnswer & { etag: string }
   /** The page data compressed, once per coding, on first use (plugins/page-data.ts). */
   encodedData: Map<ContentCoding, Buffer>
   /** The document rendered once (src/render/renderer.ts), filled on the first HTML request; none when the entry is
@@ -50,16 +38,6 @@ export interface RegenerationReport {
    * kept version stays. */
   outcome: 'regenerated' | 'removed' | 'failed'
   error?: unknown
-}
-
-export function dataAnswerOf(page: ServerPage, answer: PageAnswer): DataAnswer {
-  const body: PageDataBody =
-    answer.type === 'props'
-      ? { pageProps: answer.data, kind: page.kind }
-      : answer.type === 'redirect'
-        ? { redirect: { destination: answer.destination, permanent: answer.permanent } }
-        : { notFound: true }
-  return { statusCode: answer.type === 'notFound' ? 404 : 200, body: pageDataJson(body) }
 }
 
 export interface PageAnswersOptions {
@@ -132,21 +110,21 @@ export class PageAnswers {
     this.#now = options.now ?? Date.now
   }
 
-  get staticEntries(): number {
-    return this.#staticEntries.size
-  }
-
   /** The answer of a `dynamic` page for this request. */
   async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
     return (await this.#run(page, params, query)).answer
   }
 
-  async #run(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>) {
-    if (!page.load) return { answer: { type: 'props', data: {} } as PageAnswer, tags: [] as readonly string[] }
+  /** Runs a page's loader: its answer (without tags, which stay on the server) and the tags its props carry. */
+  async #run(
+    page: ServerPage,
+    params: RouteParams,
+    query: Readonly<Record<string, unknown>>,
+  ): Promise<{ answer: PageAnswer; tags: readonly string[] }> {
+    if (!page.load) return { answer: { props: {} }, tags: [] }
     const result = await page.load({ params, query, deploymentId: this.#deploymentId, content: this.#content })
-    if ('notFound' in result) return { answer: { type: 'notFound' } as PageAnswer, tags: [] }
-    if ('redirect' in result) return { answer: { type: 'redirect', ...result.redirect } as PageAnswer, tags: [] }
-    return { answer: { type: 'props', data: result.props } as PageAnswer, tags: result.tags ?? [] }
+    if (!('props' in result)) return { answer: result, tags: [] }
+    return { answer: { props: result.props }, tags: result.tags ?? [] }
   }
 
   /**
@@ -187,7 +165,7 @@ export class PageAnswers {
     this.#staticEntries.set(key, loading)
     loading.then(
       (entry) => {
-        if (entry.answer.type === 'notFound') this.#staticEntries.delete(key)
+        if ('notFound' in entry.answer) this.#staticEntries.delete(key)
         else this.#keptEntries.set(key, { entry, match })
       },
       // The request that ran the loader reports the failure; the next request runs it again.
@@ -243,7 +221,7 @@ export class PageAnswers {
       (entry) => {
         this.#invalidated.delete(key)
         this.#retryAt.delete(key)
-        if (entry.answer.type === 'notFound') {
+        if ('notFound' in entry.answer) {
           this.#keptEntries.delete(key)
           this.#staticEntries.delete(key)
           report('removed')
@@ -276,7 +254,7 @@ export class PageAnswers {
 
   async #makeEntry(match: PageMatch<ServerPage>, keep: boolean): Promise<StaticPageEntry> {
     const { answer, tags } = await this.#run(match.page, match.params, {})
-    const data = dataAnswerOf(match.page, answer)
+    const data = encodePageAnswer(answer, match.page.kind)
     const generatedAt = this.#now()
     const revalidateS = match.page.revalidate
     return {

@@ -1,10 +1,11 @@
-import { pages as sitePages, type PageDefinition } from '../../site/pages.ts'
-import { errors } from '../errors.ts'
-import { pageLoaders, type PageServerSide } from './loaders.ts'
+import type { SitePageData } from '../../site/data-types.ts'
+import type { LoaderTable, PageDefinition, PageServerSide, PageTable } from '../../site/page-types.ts'
+import { listPages, pageTable } from '../../site/pages.ts'
+import { pageLoaders } from './loaders.ts'
 import { loadTestSitePages } from './test-site.ts'
 
 /** A page as the server serves it: its entry of the page table joined with its server-only loader. */
-export interface ServerPage extends PageDefinition, PageServerSide {}
+export interface ServerPage extends PageDefinition, PageServerSide<unknown> {}
 
 /** The pages one server serves, loaded once at start-up (buildApp): the one server copy of the page table. */
 export interface Site {
@@ -14,21 +15,15 @@ export interface Site {
 }
 
 /**
- * Joins page definitions with their loaders by page id. A loader without a page is a mistake in the table (a
- * renamed page): it stops start-up rather than silently never running.
+ * Joins a page table with its loaders by page id, in the table's order. Both were checked against one map of page id
+ * -> data type (site/page-types.ts): a page without its loader, or a loader without its page, does not compile.
  */
-export function joinPages(
-  definitions: readonly PageDefinition[],
-  loaders: Readonly<Record<string, PageServerSide>>,
-): readonly ServerPage[] {
-  const ids = new Set(definitions.map((page) => page.id))
-  for (const id of Object.keys(loaders)) {
-    if (!ids.has(id)) throw new errors.OptionInvalid('loaders', `a loader for page ${id}, which the page table lacks`)
-  }
-  return Object.freeze(definitions.map((page) => Object.freeze({ ...page, ...loaders[page.id] })))
+export function joinPages<DataTypes>(table: PageTable<DataTypes>, loaders: NoInfer<LoaderTable<DataTypes>>): readonly ServerPage[] {
+  const byId: Readonly<Record<string, PageServerSide<unknown>>> = loaders
+  return Object.freeze(listPages(table).map((page): ServerPage => Object.freeze({ ...page, ...byId[page.id] })))
 }
 
-const productionPages = joinPages(sitePages, pageLoaders)
+const productionPages = joinPages<SitePageData>(pageTable, pageLoaders)
 
 /**
  * The site to serve: the production pages, or with COURIER_TEST_ROUTES the test build's too (`/__test/...`, read from

@@ -4,7 +4,7 @@ import type { FastifyStaticOptions } from '@fastify/static'
 import { clientBundle } from '../../config/client-bundle.ts'
 import { assetBase } from './template.ts'
 
-/** Built assets have content-hashed names: cache them for a year, never revalidate (README "Architecture"). */
+/** Built assets have content-hashed names: cache them for a year, never revalidate (docs/rendering.md "Assets"). */
 export const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
 
 /**
@@ -35,7 +35,7 @@ export function builtAssetOptions(distDir: string): Partial<FastifyStaticOptions
 
 /**
  * The text of a built stylesheet the template links (`/_next/static/...css?dpl=...`), for the document to carry it
- * inline (README "Loading order"): read once, when the template is compiled. Undefined for anything else, and for a
+ * inline (docs/rendering.md "Loading order"): read once, when the template is compiled. Undefined for anything else, and for a
  * stylesheet above `clientBundle.inlineStylesheetMaxBytes`, which keeps its link and its own cache entry.
  */
 export function builtStylesheetReader(clientDir: string): (href: string) => string | undefined {

@@ -84,7 +84,7 @@ function headFor(target: RenderTarget, preloadsFor: RendererOptions['preloadsFor
   if (target.type === 'error') return errorDocumentHead(target.statusCode)
   const preloads = preloadsFor?.(target.page.id)
   return {
-    ...target.page.head(target.data as never, target.params),
+    ...target.page.head(target.data, target.params),
     ...(preloads ? { preloadModules: preloads.modules, preloadStyles: preloads.styles } : {}),
   }
 }
@@ -164,7 +164,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const slot = slotFor(target, kept)
     const ready = slot?.ready
     if (ready) {
-      // Nothing renders: no render span; the request span says the kept document was sent (README "Traces").
+      // Nothing renders: no render span; the request span says the kept document was sent (docs/operations.md "Traces").
       traceKeptDocument(tracing, request, target)
       metrics?.keptDocumentSent(request, target.type)
       return sendKept(request, reply, target, ready)

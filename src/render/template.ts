@@ -4,7 +4,7 @@
  */
 import { entryLoaderSource, type EntryLoaderOptions } from './entry-loader.ts'
 
-/** URL prefix of built client assets (README "Architecture"). */
+/** URL prefix of built client assets (docs/rendering.md "Assets"). */
 export const assetBase = '/_next/static/'
 
 /** Vite writes `nonce="<this>"` on the tags it emits (html.cspNonce); each response swaps in its own nonce. */

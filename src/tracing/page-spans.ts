@@ -1,4 +1,5 @@
-import type { PageAnswer, PageAnswers, StaticPageEntry } from '../pages/answers.ts'
+import { pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
+import type { PageAnswers, StaticPageEntry } from '../pages/answers.ts'
 import type { ServerPage } from '../pages/site.ts'
 import type { PageMatch } from '../../site/match.ts'
 import type { SpanParent, Tracing } from './tracing.ts'
@@ -18,7 +19,7 @@ export function traceLoader<T>(
   const attributes = { 'courier.page.id': page.id, 'courier.page.kind': page.kind }
   return tracing.inSpan(parent, 'courier.page_loader', { attributes }, async function runLoader(span) {
     const result = await load()
-    span.setAttributes({ 'courier.loader.answer': answerOf(result).type })
+    span.setAttributes({ 'courier.loader.answer': pageAnswerKind(answerOf(result)) })
     return result
   })
 }
@@ -29,7 +30,7 @@ export function traceLoader<T>(
  */
 function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
   if (!tracing.isRecording(parent)) return
-  tracing.setAttributes(parent, { 'courier.page.id': page.id, 'courier.page.kind': page.kind, 'courier.loader.answer': answer.type, 'courier.loader.kept': true })
+  tracing.setAttributes(parent, { 'courier.page.id': page.id, 'courier.page.kind': page.kind, 'courier.loader.answer': pageAnswerKind(answer), 'courier.loader.kept': true })
 }
 
 /**

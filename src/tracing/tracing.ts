@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 /**
- * What Courier's code asks of tracing (README "Operations" -> "Traces"). This module imports nothing of
+ * What Courier's code asks of tracing (docs/operations.md "Traces"). This module imports nothing of
  * OpenTelemetry: with tracing off, `fastify.tracing` is `tracingOff` below, whose calls do nothing, and no
  * @opentelemetry module is ever loaded. With tracing on, plugins/tracing.ts decorates the real one
  * (src/tracing/request-tracing.ts).
@@ -57,7 +57,7 @@ export interface Tracing {
   isRecording(on: SpanParent): boolean
   /**
    * Adds attributes to a request's own span or to a span of Courier's: what a step did, where no span of its own is
-   * worth its cost (README "Traces"). Nothing when it is not recorded.
+   * worth its cost (docs/operations.md "Traces"). Nothing when it is not recorded.
    */
   setAttributes(on: SpanParent, attributes: SpanAttributes): void
   /** Records a failed request (a 5xx) on its request span, with the digest the user was shown. */

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { blockEnd, blockStart, ReadmeBlockError, rewriteBlock } from '../../bench/readme-block.ts'
+import { blockEnd, blockStart, buildBlockMarkers, lighthouseBlockMarkers, ReadmeBlockError, rewriteBlock } from '../../bench/readme-block.ts'
 
 const readme = `# Title\n\n## Benchmarks\n\nBefore.\n\n${blockStart}\nold table\n${blockEnd}\n\nAfter.\n`
 
@@ -20,7 +20,9 @@ t.test('a README without the markers, or with two blocks, is refused', async (t)
   t.throws(() => rewriteBlock(readme + readme, 'x'), ReadmeBlockError)
 })
 
-t.test("the project's README has exactly one results block", async (t) => {
-  const project = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-  t.doesNotThrow(() => rewriteBlock(project, 'x'))
+t.test('docs/benchmarks.md has exactly one block of each bench that writes one', async (t) => {
+  const page = readFileSync(new URL('../../docs/benchmarks.md', import.meta.url), 'utf8')
+  t.doesNotThrow(() => rewriteBlock(page, 'x'), 'npm run bench')
+  t.doesNotThrow(() => rewriteBlock(page, 'x', buildBlockMarkers), 'npm run bench:build')
+  t.doesNotThrow(() => rewriteBlock(page, 'x', lighthouseBlockMarkers), 'npm run lighthouse')
 })

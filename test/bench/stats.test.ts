@@ -25,7 +25,7 @@ t.test('a goal is met, not met, or not measured', async (t) => {
   t.equal(goal('x', null, '<=', 0.5).met, null)
 })
 
-t.test("the issue's goals from the medians", async (t) => {
+t.test("the goals from the medians", async (t) => {
   const rps: Record<string, number> = {
     'courier:dynamic-page': 1000,
     'next:dynamic-page': 100,

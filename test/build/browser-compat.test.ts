@@ -2,7 +2,7 @@
  * The browser targets (config/browsers.ts), checked on what ships: eslint-plugin-compat, with those targets as its
  * browserslist and every ES built-in included (Vite lowers syntax but adds no polyfill), over the client's sources
  * and over every built chunk (React included). An API beyond a target is allowed only where the code guards it and
- * has a fallback: those are listed below, each with its guard, and in the README ("Browsers").
+ * has a fallback: those are listed below, each with its guard, and in docs/browsers.md.
  */
 import t from 'tap'
 import { readFileSync, readdirSync } from 'node:fs'
@@ -85,7 +85,7 @@ function transpiled(file: string): string {
   }).outputText
 }
 
-t.test('the targets resolve to the five browsers of the spec', async (t) => {
+t.test('the targets resolve to the five browsers of config/browsers.ts', async (t) => {
   t.same(browsers, ['chrome 64', 'edge 79', 'firefox 67', 'opera 51', 'safari 12'])
   t.same(browserslist(browsers), ['chrome 64', 'edge 79', 'firefox 67', 'opera 51', 'safari 12'], 'browserslist knows each')
 })

@@ -1,6 +1,6 @@
 /**
- * What the browser fetches, page by page: every asset carries this build's `?dpl=<id>` (README "Architecture"), no
- * request leaves the test server's origin (README "Client bundle"), and no chunk is fetched twice (with and without the
+ * What the browser fetches, page by page: every asset carries this build's `?dpl=<id>` (docs/rendering.md "Deployment id"), no
+ * request leaves the test server's origin (docs/rendering.md "Assets"), and no chunk is fetched twice (with and without the
  * query, which would mean two copies of a module, e.g. of React).
  */
 import t from 'tap'
@@ -50,7 +50,7 @@ t.test('asset requests, page by page', async (t) => {
       t.same(offOrigin.map((request) => request.url), [], 'no request left the test server')
 
       const assets = requests.filter(isAsset)
-      // The stylesheet comes inside the document (README "Loading order"): scripts and fonts are fetched.
+      // The stylesheet comes inside the document (docs/rendering.md "Loading order"): scripts and fonts are fetched.
       for (const type of ['script', 'font']) {
         t.ok(
           assets.some((request) => request.resourceType === type),

@@ -1,5 +1,5 @@
 /**
- * What Chromium receives on the wire (README "Compression"): the document (the stylesheet inline in it) and the entry
+ * What Chromium receives on the wire (docs/compression.md): the document (the stylesheet inline in it) and the entry
  * script compressed as its Accept-Encoding allows, and the page still hydrated, navigable and free of CSP violations.
  */
 import t from 'tap'

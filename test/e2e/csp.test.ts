@@ -1,7 +1,7 @@
 /**
  * The Content-Security-Policy in a real Chromium: every filtered page loads and hydrates with zero CSP violations,
  * its CSP nonce is the one on every script, and a script slipped into the document without the nonce does not run.
- * /faq is excluded by the spec: no CSP, and it still works. The same injection runs there, which proves it would run
+ * /faq is excluded from the filter (config/request-filter.ts): no CSP, and it still works. The same injection runs there, which proves it would run
  * anywhere the CSP did not stop it.
  */
 import t, { type Test } from 'tap'
@@ -121,7 +121,7 @@ t.test('an inline script without the nonce is blocked on a filtered page', async
   t.equal(blocked.length, 1, 'one violation, for it')
 })
 
-t.test('the same injection runs on /faq, which the spec excludes from the filter', async (t) => {
+t.test('the same injection runs on /faq, which the filter leaves out', async (t) => {
   const session = await suite.open(t)
   const response = await injectScripts(session, '/faq', () => unnoncedScript)
   t.equal(response.headers()['content-security-policy'], undefined, 'no CSP on /faq')

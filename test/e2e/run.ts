@@ -8,7 +8,7 @@
  * (COURIER_E2E_PARALLEL), each run's output printed whole when it ends, then one line per engine.
  *
  * Arguments narrow a run while working on it: `--engine=firefox` (or a comma list) and words of which a test file's
- * path must contain one, e.g. `node --import tsx test/e2e/run.ts --engine=webkit journeys/errors journeys/images`.
+ * path must contain one, e.g. `node test/e2e/run.ts --engine=webkit journeys/errors journeys/images`.
  * The exit code is 0 only if every run that ran passed and no required engine was missing.
  */
 import { spawn } from 'node:child_process'
@@ -105,8 +105,6 @@ function runEngine({ engine, files }: Run): Promise<Outcome> {
         env: {
           ...process.env,
           NODE_ENV: 'production',
-          // tap's ts-node needs TypeScript's JS API, which the native TS 7 lacks.
-          TS_NODE_COMPILER: 'typescript5',
           PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
           COURIER_E2E_ENGINE: engine,
         },

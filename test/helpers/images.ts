@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { crc32 } from 'node:zlib'
+import { crc32, deflateSync } from 'node:zlib'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pino } from 'pino'
 import sharp from 'sharp'
@@ -93,4 +93,49 @@ export async function buildImageApp(
     logs: lines,
     transforms: () => lines().filter((line) => line.msg === 'image transformed').length,
   }
+}
+
+/** Scanlines of a solid RGB frame, zlib-compressed for an IDAT or fdAT chunk (filter byte 0 on each row). */
+function solidFrame(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
+  const row = Buffer.alloc(1 + width * 3)
+  for (let x = 0; x < width; x += 1) row.set(rgb, 1 + x * 3)
+  return deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))
+}
+
+/** An fcTL chunk's data: frame `sequence`, full size, at 0,0, shown 1/2 s, no dispose or blend. */
+function frameControl(sequence: number, width: number, height: number): Buffer {
+  const data = Buffer.alloc(26)
+  data.writeUInt32BE(sequence, 0)
+  data.writeUInt32BE(width, 4)
+  data.writeUInt32BE(height, 8)
+  data.writeUInt16BE(1, 20) // delay numerator
+  data.writeUInt16BE(2, 22) // delay denominator
+  return data
+}
+
+/**
+ * A real animated PNG of two solid frames (red, then blue), chunk by chunk with their CRCs: `acTL` before `IDAT` as
+ * the APNG specification orders them. Browsers play it; decoders without APNG support show the first frame.
+ */
+export function animatedPng(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13)
+  header.writeUInt32BE(width, 0)
+  header.writeUInt32BE(height, 4)
+  header[8] = 8 // bit depth
+  header[9] = 2 // truecolour RGB
+  const animation = Buffer.alloc(8)
+  animation.writeUInt32BE(2, 0) // frames
+  animation.writeUInt32BE(0, 4) // plays: forever
+  const sequence = Buffer.alloc(4)
+  sequence.writeUInt32BE(2, 0)
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('acTL', animation),
+    pngChunk('fcTL', frameControl(0, width, height)),
+    pngChunk('IDAT', solidFrame(width, height, [255, 0, 0])),
+    pngChunk('fcTL', frameControl(1, width, height)),
+    pngChunk('fdAT', Buffer.concat([sequence, solidFrame(width, height, [0, 0, 255])])),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ])
 }

@@ -82,22 +82,58 @@ t.test('a metrics port already taken: an error line, and the site serves on', as
   t.equal((await fetch(`${site}/faq`)).status, 200)
 })
 
-t.test('more scrape connections than the bound are dropped at the socket; the site does not notice', async (t) => {
+/** A kept-alive connection that asked once (`HEAD /metrics`, as a client polling the port does) and now idles. */
+function idleKeptAlive(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n'))
+    let received = ''
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1')
+      if (received.includes('\r\n\r\n')) resolve(socket)
+    })
+    socket.once('error', reject)
+    socket.once('close', () => reject(new Error('closed before its answer')))
+  })
+}
+
+t.test('idle kept-alive clients cannot starve a scrape: over the budget the longest idle connection goes', async (t) => {
   const built = await build(t, { METRICS_PORT: '0' })
   const site = await listen(built.app)
   const { hostname, port } = new URL(await metricsOrigin(built))
-  const connect = () =>
-    new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect(Number(port), hostname, () => resolve(socket))
-      socket.once('error', reject)
-    })
+  t.equal(hostname, '127.0.0.1')
   const held: net.Socket[] = []
   t.teardown(() => held.forEach((socket) => socket.destroy()))
-  for (let index = 0; index < metricsEndpointLimits.maxConnections; index++) held.push(await connect())
-  const extra = await connect()
-  held.push(extra)
-  t.ok(await closedWithoutData(extra), `connection ${metricsEndpointLimits.maxConnections + 1} is closed unanswered`)
+  // Twice the budget, one after the other: each is answered, then stays open and idle.
+  for (let index = 0; index < 2 * metricsEndpointLimits.maxConnections; index++) {
+    const socket = await idleKeptAlive(Number(port))
+    socket.on('error', () => {})
+    held.push(socket)
+  }
+  await sleep(50)
+  const open = held.filter((socket) => !socket.destroyed && socket.readyState === 'open')
+  t.ok(open.length <= metricsEndpointLimits.maxConnections, `${open.length} of ${held.length} idle connections still open: the budget holds`)
+  t.ok(held[0]!.destroyed || held[0]!.readyState !== 'open', 'the first (idle the longest) was closed for a newer one')
+
+  const startedAt = performance.now()
+  const scrape = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2_000) })
+  const ms = performance.now() - startedAt
+  t.equal(scrape.status, 200, 'the scrape is answered')
+  await scrape.text()
+  t.ok(ms < 1_000, `promptly (${Math.round(ms)} ms), not after an idle time-out`)
   t.equal((await fetch(`${site}/faq`)).status, 200, 'the site serves meanwhile')
+})
+
+t.test('an idle kept-alive scrape connection is closed before the next scrape of a default Prometheus (every 15 s)', async (t) => {
+  const { keepAliveTimeoutMs } = metricsEndpointLimits
+  if (!t.ok(keepAliveTimeoutMs < 15_000, `idle time-out ${keepAliveTimeoutMs} ms`)) return
+  const { stream } = captureLogs()
+  const endpoint = await listenMetrics({ host: '127.0.0.1', port: 0, contentType: 'text/plain', logger: pino({ level: 'info' }, stream), collect: async () => 'x 1\n' })
+  t.teardown(() => endpoint.close())
+  const socket = await idleKeptAlive(endpoint.port)
+  const idleSince = performance.now()
+  await new Promise((resolve) => socket.once('close', resolve))
+  const idleMs = performance.now() - idleSince
+  t.ok(idleMs >= keepAliveTimeoutMs - 100 && idleMs < 15_000, `closed by the port after ${Math.round(idleMs)} ms idle`)
 })
 
 t.test('listenMetrics: a failing collection is a 503 and a warn line; scrapes at once share one collection', async (t) => {

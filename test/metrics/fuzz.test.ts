@@ -1,5 +1,5 @@
 /**
- * The label bound (README "Metrics"): 10,000 random requests (random paths under the site's prefixes, queries, methods,
+ * The label bound (docs/operations.md "Metrics"): 10,000 random requests (random paths under the site's prefixes, queries, methods,
  * headers and bodies) to the compiled server with METRICS_PORT, then one scrape. No random word may appear in a label
  * value, every label takes its values from a fixed set or the route table, and the scrape stays under the bound.
  * Seeded: the seed is printed, METRICS_FUZZ_SEED=<seed> replays the same requests.
@@ -11,7 +11,7 @@ import { startServer } from '../reliability/server-process.ts'
 import { parseExposition } from './exposition.ts'
 import { randomRequests, sendRandomRequests } from './random-requests.ts'
 
-/** Series (sample lines) in one scrape after the fuzz pass, at most: README "Metrics" states this bound. */
+/** Series (sample lines) in one scrape after the fuzz pass, at most: docs/operations.md "Metrics" states this bound. */
 const seriesBound = 1500
 const count = 10_000
 const seed = Number(process.env.METRICS_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 32))

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { clientErrorsPath } from '../../config/client-errors.ts'
+import { images } from '../../config/images.ts'
 import { CourierMetrics, methodLabel, statusClassLabel } from '../../src/metrics/courier-metrics.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
@@ -37,7 +38,7 @@ t.test('requests are timed by route template, method and status class; no label 
   ]
   t.same(
     responses.map((response) => response.statusCode),
-    [200, 200, 404, 404, 400, 404, 404, 405, 200, 200],
+    [200, 200, 404, 404, 400, 404, 405, 405, 200, 200],
   )
   t.equal(responses[5]!.statusCode, 404, 'the site port answers 404 for /metrics')
 
@@ -50,7 +51,7 @@ t.test('requests are timed by route template, method and status class; no label 
     4,
     'every 404 page and the bad escape: one fixed label',
   )
-  t.equal(count({ route: 'unmatched', method: 'OTHER', status_class: '4xx' }), 1, 'a method outside the list is OTHER')
+  t.equal(count({ route: '/faq', method: 'OTHER', status_class: '4xx' }), 1, 'a method outside the list is OTHER (its 405 is the page path)')
   t.equal(count({ route: '/faq', method: 'DELETE', status_class: '4xx' }), 1, 'the 405 route is the page path')
   t.equal(count({ route: '/faq', method: 'HEAD', status_class: '2xx' }), 1)
   t.equal(count({ route: '/api/health', method: 'GET', status_class: '2xx' }), 1)
@@ -215,4 +216,24 @@ t.test('requests shed under overload are counted', async (t) => {
   const samples = await scrape(app)
   t.equal(valueOf(samples, 'courier_requests_shed_total', { reason: 'overload' }), shed, 'every shed request counted once')
   t.equal(valueOf(samples, requestCount, { route: '/faq', method: 'GET', status_class: '5xx' }), shed, 'and timed as a 5xx of its route')
+})
+
+t.test('image requests refused by a full transform queue are counted as shed (image_busy), never as 5xx', async (t) => {
+  const { app } = await build(t, { METRICS_PORT: '0' })
+  // More distinct transforms at once than the queue holds (2 running, 64 waiting): the site's five images at each of
+  // the small widths (quick transforms: JPEG shrinks on load), in three formats.
+  const widths = images.imageSizes
+  const paths = ['abstract', 'aurora', 'dunes', 'harbour', 'mountains'].flatMap((name) =>
+    widths.map((width) => `/_next/image?url=${encodeURIComponent(`/images/${name}.jpg`)}&w=${width}`),
+  )
+  const answers = await Promise.all(
+    ['image/avif', 'image/webp', 'image/jpeg'].flatMap((accept) => paths.map((url) => app.inject({ url, headers: { accept } }))),
+  )
+  const statuses = answers.map((response) => response.statusCode)
+  const busy = statuses.filter((status) => status !== 200).length
+  t.ok(busy > 0, `some were refused busy (${busy} of ${statuses.length})`)
+  t.same([...new Set(statuses)].sort(), busy === statuses.length ? [429] : [200, 429], 'each is a 200 or a 429')
+  const samples = await scrape(app)
+  t.equal(valueOf(samples, 'courier_requests_shed_total', { reason: 'image_busy' }), busy, 'every busy answer counted once')
+  t.equal(valueOf(samples, requestCount, { route: '/_next/image', method: 'GET', status_class: '5xx' }), undefined, 'no 5xx')
 })

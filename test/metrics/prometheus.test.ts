@@ -32,7 +32,7 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   const prometheus = await startPrometheus(t, [`127.0.0.1:${metricsPort}`])
   await prometheus.waitFor('up{job="courier"}', equalsOne(1))
 
-  // Traffic: every kind of series the README lists.
+  // Traffic: every kind of series docs/operations.md "Metrics" lists.
   const get = async (pathname: string, init?: RequestInit) => (await fetch(`${server.origin}${pathname}`, init)).status
   for (let index = 0; index < 5; index++) t.equal(await get('/'), 200, 'a static page', { diagnostic: false })
   for (let index = 0; index < 3; index++) t.equal(await get('/status?from=test'), 200, 'a dynamic page', { diagnostic: false })
@@ -81,7 +81,7 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   for (const name of ['nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes', 'process_cpu_seconds_total']) {
     await prometheus.waitFor(name, (samples) => samples.length === 1)
   }
-  // The README's two queries, over rates: more of the same traffic now that the series exist.
+  // The two queries of docs/operations.md "Metrics", over rates: more of the same traffic now that the series exist.
   for (let index = 0; index < 3; index++) t.equal(await get('/status'), 200, 'a dynamic page', { diagnostic: false })
   for (let index = 0; index < 3; index++) {
     t.equal(await get('/_next/image?url=%2Fimages%2Fdunes.jpg&w=640', { headers: { accept: 'image/avif,image/webp' } }), 200, 'an image hit', { diagnostic: false })

@@ -27,7 +27,7 @@ t.test('a static page instance is loaded once for its document and its data, by 
   const entries = await Promise.all([1, 2, 3].map(() => answers.staticEntry(match(page, 'a'))))
   t.equal(page.runs, 1)
   t.ok(entries.every((entry) => entry === entries[0]), 'one entry for HTML and data alike')
-  t.same(entries[0]!.answer, { type: 'props', data: { value: 1 } })
+  t.same(entries[0]!.answer, { props: { value: 1 } })
   t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static' })
   t.ok(entries[0]!.document, 'a kept instance has a slot for its document')
   await answers.staticEntry(match(page, 'a'))
@@ -42,7 +42,8 @@ t.test('the static cache is bounded: past it, instances are loaded per request a
   await answers.staticEntry(match(page, 'b'))
   t.equal(page.runs, 3, 'b is loaded on each request')
   t.equal(beyond.document, undefined, 'and its document streams')
-  t.equal(answers.staticEntries, 1)
+  t.ok(answers.keptEntry(match(page, 'a')), 'a is kept')
+  t.equal(answers.keptEntry(match(page, 'b')), undefined, 'b is not')
   await answers.staticEntry(match(page, 'a'))
   t.equal(page.runs, 3, 'a stays kept')
 })
@@ -57,11 +58,11 @@ t.test('not-found answers and failed loads are not kept', async (t) => {
   await t.rejects(answers.staticEntry(match(page, 'a')), /loader failed/)
   fail = false
   const entry = await answers.staticEntry(match(page, 'a'))
-  t.same(entry.answer, { type: 'notFound' })
+  t.same(entry.answer, { notFound: true })
   t.equal(entry.data.statusCode, 404)
   await answers.staticEntry(match(page, 'a'))
   t.equal(page.runs, 3, 'each request ran the loader again')
-  t.equal(answers.staticEntries, 0)
+  t.equal(answers.keptEntry(match(page, 'a')), undefined, 'nothing kept')
 })
 
 t.test('a dynamic page is loaded per request, with its query; a static one never sees the query', async (t) => {
@@ -81,7 +82,7 @@ t.test('a redirect is kept and sent as data', async (t) => {
   const answers = new PageAnswers({ deploymentId: 'd1', content: siteContent, maxStaticEntries: 10 })
   const entry = await answers.staticEntry(match(page, 'a'))
   t.same(JSON.parse(entry.data.body), { redirect: { destination: '/elsewhere', permanent: true } })
-  t.equal(answers.staticEntries, 1)
+  t.equal(answers.keptEntry(match(page, 'a')), entry, 'kept')
 })
 
 t.test('keptEntry: the entry once its loader run has ended, with a page kept; never a pending, failed or not-found one', async (t) => {

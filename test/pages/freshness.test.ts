@@ -4,7 +4,7 @@ import { siteContent } from '../helpers/content.ts'
 import { createPageMatcher } from '../../site/match.ts'
 import { PageAnswers, type RegenerationReport } from '../../src/pages/answers.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
-import type { LoaderResult } from '../../src/pages/loaders.ts'
+import type { LoaderAnswer } from '../../site/page-types.ts'
 
 /** A page with `revalidate` whose loader answers what `next` says, counting its runs. */
 function versionedPage(revalidate: number | undefined) {
@@ -15,7 +15,7 @@ function versionedPage(revalidate: number | undefined) {
     kind: 'static',
     revalidate,
     head: () => ({ title: 'Versioned' }),
-    load: async ({ params }): Promise<LoaderResult<{ version: number }>> => {
+    load: async ({ params }): Promise<LoaderAnswer<{ version: number }>> => {
       state.runs++
       if (state.hang) await new Promise(() => undefined)
       if (state.fail) throw new Error('the source is down')
@@ -108,7 +108,7 @@ t.test('a page whose loader now says not found is removed: its path answers not 
   await versionOf()
   state.gone = true
   answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
-  t.equal((await answers.staticEntry(match)).answer.type, 'notFound')
+  t.same((await answers.staticEntry(match)).answer, { notFound: true })
   t.equal(answers.keptEntry(match), undefined)
   t.match(reports, [{ outcome: 'removed' }])
 })

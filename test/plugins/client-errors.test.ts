@@ -162,3 +162,20 @@ t.test('a report whose connection is gone before the rate limiter runs is droppe
   await new Promise((resolve) => setTimeout(resolve, 100))
   t.same(logs().filter((line) => line.level >= 50), [], 'nothing logged at error level')
 })
+
+t.test('TRUST_PROXY=true: one warn line at start saying any client can then pick its address; none for a list of proxies', async (t) => {
+  const trustingAll = await build(t, { TRUST_PROXY: 'true' })
+  const warnings = trustingAll.logs().filter((line) => line.msg === 'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client')
+  t.equal(warnings.length, 1, 'one line')
+  t.equal(warnings[0]?.level, 40, 'warn')
+  t.match(String(warnings[0]?.consequence), /client-report rate limit/, 'it names what a client can get past')
+  // The consequence, for real: one client rotating X-Forwarded-For is 21 clients to the limit.
+  for (let index = 0; index <= clientErrorLimits.maxPerWindow; index++) {
+    const response = await trustingAll.app.inject({ method: 'POST', url: path, payload: report, headers: { 'x-forwarded-for': `198.51.100.${index + 1}` } })
+    t.equal(response.statusCode, 204, `report ${index + 1} from a "new" address`)
+  }
+  for (const env of [{}, { TRUST_PROXY: '127.0.0.1' }, { TRUST_PROXY: '1' }] as Array<Record<string, string>>) {
+    const built = await build(t, env)
+    t.notOk(built.logs().some((line) => line.msg.startsWith('TRUST_PROXY=true')), `no such line with ${JSON.stringify(env)}`)
+  }
+})

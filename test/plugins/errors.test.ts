@@ -1,3 +1,4 @@
+import http from 'node:http'
 import t, { type Test } from 'tap'
 import net from 'node:net'
 import { build, buildUnready } from '../helpers/app.ts'
@@ -187,6 +188,32 @@ t.test('405 with Allow on a page path, whatever the method, body or content type
   t.equal(api.statusCode, 405, 'the API does the same, in JSON')
   t.equal(api.headers.allow, 'POST')
   t.match(api.json(), { statusCode: 405, code: 'COURIER_ERR_METHOD_NOT_ALLOWED', error: 'Method Not Allowed' })
+})
+
+t.test('methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get 405 with Allow too, over a socket', async (t) => {
+  const { app } = await build(t)
+  const base = await listen(app)
+  const dataPath = `/_next/data/${app.deploymentId}/faq.json`
+  const methods = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'PURGE', 'REPORT', 'LINK', 'UNLINK']
+  const request = (method: string, url: string) =>
+    new Promise<{ status: number; allow: string | undefined; contentType: string | undefined }>((resolve, reject) => {
+      const outgoing = http.request(`${base}${url}`, { method, agent: false }, (response) => {
+        response.resume()
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, allow: response.headers.allow, contentType: response.headers['content-type'] }),
+        )
+      })
+      outgoing.on('error', reject)
+      outgoing.end()
+    })
+  for (const method of methods) {
+    for (const [url, allow] of [['/', 'GET, HEAD'], ['/faq', 'GET, HEAD'], ['/guides/anything', 'GET, HEAD'], [dataPath, 'GET, HEAD'], ['/api/client-errors', 'POST']] as const) {
+      const answer = await request(method, url)
+      t.equal(answer.status, 405, `${method} ${url}`)
+      t.equal(answer.allow, allow, `${method} ${url}: Allow`)
+    }
+    t.equal((await request(method, '/no/such/page')).status, 404, `${method} on a path that is no page stays 404`)
+  }
 })
 
 /** Every byte the server sent for `request`, once it has closed the connection. */

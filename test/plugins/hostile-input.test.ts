@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 8): one test per kind of request an attacker or a broken client sends. Requests go over real
+ * Hostile input (docs/reliability.md "Hostile input"): one test per kind of request an attacker or a broken client sends. Requests go over real
  * sockets as raw bytes: a client library (and inject) would resolve dot segments, encode the path or refuse the very
  * input looked for here. The raw-path table of the request filter (request-filter.test.ts) covers which paths get the
  * site policy; this file covers limits, static files, spoofed headers and what reaches the log.

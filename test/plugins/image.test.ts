@@ -1,10 +1,12 @@
 import { readdirSync, unlinkSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import sharp from 'sharp'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { images } from '../../config/images.ts'
 import { build } from '../helpers/app.ts'
-import { buildImageApp, jpegOf, pixelBombPng, temporaryFolder } from '../helpers/images.ts'
+import { animatedPng, buildImageApp, jpegOf, pixelBombPng, temporaryFolder } from '../helpers/images.ts'
 
 const allowedWidths = [...images.imageSizes, ...images.deviceSizes]
 const photo = await jpegOf(800, 600)
@@ -21,6 +23,8 @@ const files = {
 }
 
 const q = encodeURIComponent
+/** Safari 12's Accept for images: no WebP, no AVIF (both only from Safari 14 and 16). */
+const safari12Accept = 'image/png,image/svg+xml,image/*;q=0.8,video/*;q=0.8,*/*;q=0.5'
 const optimizer = (url: string, rest = '&w=640') => `/_next/image?url=${q(url)}${rest}`
 
 interface Refusal {
@@ -170,13 +174,29 @@ const refusals: Refusal[] = [
     code: 'COURIER_ERR_IMAGE_QUERY_INVALID',
     message: 'w must be given once',
   },
-  ...['0', '101', 'abc', '75.5', '-5'].map(
+  ...['0', '101', 'abc', '75.5', '-5', '60', '74', '100'].map(
     (quality): Refusal => ({
       name: `q=${quality}`,
       path: optimizer('/images/photo.jpg', `&w=640&q=${quality}`),
       status: 400,
       code: 'COURIER_ERR_IMAGE_QUERY_INVALID',
-      message: 'q must be an integer from 1 to 100',
+      message: 'q must be one of the allowed qualities: 75',
+    }),
+  ),
+  {
+    name: 'duplicated q',
+    path: optimizer('/images/photo.jpg', '&w=640&q=75&q=75'),
+    status: 400,
+    code: 'COURIER_ERR_IMAGE_QUERY_INVALID',
+    message: 'q must be given once',
+  },
+  ...['/images/photo.jpg?x', '/images/photo.jpg?', '/images/photo.jpg#y', '/images/photo.jpg?w=1#y'].map(
+    (url): Refusal => ({
+      name: `a local url with a query or fragment: ${url}`,
+      path: optimizer(url),
+      status: 400,
+      code: 'COURIER_ERR_IMAGE_URL_REFUSED',
+      message: 'url must not carry a query (?) or fragment (#): a local image is one file',
     }),
   ),
   { name: 'a missing file', path: optimizer('/images/missing.jpg'), status: 404, code: 'COURIER_ERR_IMAGE_NOT_FOUND', message: 'url /images/missing.jpg was not found' },
@@ -262,7 +282,7 @@ t.test('the format follows Accept: AVIF, then WebP, else the source format', asy
     { accept: 'image/webp', file: 'graphic.png', type: 'image/webp', format: 'webp', ext: 'webp' },
   ]
   for (const { accept, file, type, format, ext } of cases) {
-    const response = await app.inject({ url: optimizer(`/images/${file}`, '&w=256&q=60'), headers: accept ? { accept } : {} })
+    const response = await app.inject({ url: optimizer(`/images/${file}`, '&w=256&q=75'), headers: accept ? { accept } : {} })
     const label = `${file} with Accept ${accept ?? '(none)'}`
     t.equal(response.statusCode, 200, label)
     t.equal(response.headers['content-type'], type, `${label}: ${type}`)
@@ -333,7 +353,7 @@ t.test('If-None-Match with the ETag answers 304 without a body', async (t) => {
     t.equal(response.statusCode, 304, `If-None-Match: ${ifNoneMatch}`)
     t.equal(response.body, '')
     t.equal(response.headers.etag, etag)
-    t.equal(response.headers['x-image-cache'], 'HIT')
+    t.equal(response.headers['x-image-cache'], undefined, 'the cache state goes with a 200 only')
     t.equal(response.headers.vary, 'Accept')
   }
   const changed = await app.inject({ url: optimizer('/images/photo.jpg'), headers: { accept: 'image/webp', 'if-none-match': '"other"' } })
@@ -417,7 +437,7 @@ t.test('a cache folder that cannot be written never fails a response', async (t)
 
 t.test('in the whole app: the site images through the optimizer, and GET /api/image-widths', async (t) => {
   const { app } = await build(t, { IMAGE_CACHE_DIR: path.join(temporaryFolder(t, 'cache'), 'app') })
-  const response = await app.inject({ url: optimizer('/images/abstract.jpg', '&w=640&q=70'), headers: { accept: 'image/webp' } })
+  const response = await app.inject({ url: optimizer('/images/abstract.jpg', '&w=640&q=75'), headers: { accept: 'image/webp' } })
   t.equal(response.statusCode, 200)
   t.equal(response.headers['content-type'], 'image/webp')
   t.equal((await sharp(response.rawPayload).metadata()).width, 640)
@@ -425,12 +445,152 @@ t.test('in the whole app: the site images through the optimizer, and GET /api/im
 
   const widths = await app.inject('/api/image-widths')
   t.equal(widths.statusCode, 200)
-  t.same(widths.json(), { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, minimumCacheTTL: 60 })
+  t.same(widths.json(), { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, qualities: [75], minimumCacheTTL: 60 })
+
+  const notModified = await app.inject({ url: optimizer('/images/abstract.jpg', '&w=640&q=75'), headers: { accept: 'image/webp', 'if-none-match': response.headers.etag as string } })
+  t.equal(notModified.statusCode, 304, 'revalidated')
+  for (const name of ['content-type', 'content-length', 'content-disposition', 'content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-image-cache']) {
+    t.equal(notModified.headers[name], undefined, `the 304 has no ${name}, even from the site's policy`)
+  }
+  t.same([notModified.headers.etag, notModified.headers.vary], [response.headers.etag, 'Accept'], 'the 304 has the ETag and Vary')
 
   const refused = await app.inject(optimizer('/images/abstract.jpg', '&w=641'))
   t.equal(refused.statusCode, 400)
   t.equal(refused.json().code, 'COURIER_ERR_IMAGE_QUERY_INVALID')
 })
+
+t.test('one cache entry per real variant: spellings of one local path share a key, q absent is q=75', async (t) => {
+  const { app, transforms } = await buildImageApp(t, files)
+  const request = (url: string, rest = '&w=640') => app.inject({ url: optimizer(url, rest), headers: { accept: 'image/webp' } })
+  const first = await request('/images/photo.jpg')
+  t.equal(first.headers['x-image-cache'], 'MISS')
+  for (const spelling of ['/images/photo%2Ejpg', '/images/photo%2ejpg', '/images//photo.jpg', '/images/%70hoto.jpg', '/%69mages/photo.jpg']) {
+    const response = await request(spelling)
+    t.equal(response.statusCode, 200, `${spelling}: served`)
+    t.equal(response.headers['x-image-cache'], 'HIT', `${spelling}: the entry of /images/photo.jpg`)
+    t.equal(response.headers.etag, first.headers.etag, `${spelling}: the same image`)
+  }
+  const explicit = await request('/images/photo.jpg', '&w=640&q=75')
+  t.equal(explicit.headers['x-image-cache'], 'HIT', 'q=75 given is the default quality: the same entry')
+  t.equal(transforms(), 1, 'one transform for every spelling')
+})
+
+t.test('one client cannot take every transform slot: a second client still gets its image while the first floods', async (t) => {
+  const { app } = await buildImageApp(t, files, { limits: { maxConcurrentTransforms: 1, maxQueuedTransforms: 8, maxTransformsPerClient: 4 } })
+  const widths = allowedWidths.slice(0, 12)
+  const flood = widths.map((width) =>
+    app.inject({ url: optimizer('/images/photo.jpg', `&w=${width}`), remoteAddress: '203.0.113.1', headers: { accept: 'image/avif' } }),
+  )
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  const visitor = await app.inject({ url: optimizer('/images/graphic.png', '&w=256'), remoteAddress: '198.51.100.7', headers: { accept: 'image/avif' } })
+  t.equal(visitor.statusCode, 200, `the other client's image is served (${visitor.statusCode} ${visitor.body.slice(0, 80)})`)
+  const flooded = await Promise.all(flood)
+  const statuses = flooded.map((response) => response.statusCode)
+  t.ok(statuses.includes(200), 'the flooding client gets some of its images')
+  t.ok(statuses.some((status) => status !== 200), 'and is refused beyond its share')
+  for (const response of flooded.filter((response) => response.statusCode !== 200)) {
+    t.equal(response.json().code, 'COURIER_ERR_IMAGE_BUSY', 'refused as busy')
+  }
+})
+
+t.test('an animated PNG (acTL before IDAT) is served unchanged, whatever Accept says', async (t) => {
+  const apng = animatedPng(24, 16)
+  t.equal((await sharp(apng).metadata()).format, 'png', 'the test APNG is a valid PNG')
+  const { app } = await buildImageApp(t, { 'images/spinner.png': apng })
+  for (const accept of ['image/avif,image/webp,image/apng,image/*,*/*;q=0.8', safari12Accept, '*/*']) {
+    const response = await app.inject({ url: optimizer('/images/spinner.png', '&w=16'), headers: { accept } })
+    t.equal(response.statusCode, 200, `${accept}: served`)
+    t.equal(response.headers['content-type'], 'image/png', `${accept}: as PNG`)
+    t.same(response.rawPayload, apng, `${accept}: the very bytes of the source, both frames`)
+    t.equal(response.headers['content-disposition'], 'inline; filename="spinner.png"', `${accept}: file name`)
+  }
+  const still = await sharp({ create: { width: 24, height: 16, channels: 3, background: '#f00' } }).png().toBuffer()
+  const { app: other } = await buildImageApp(t, { 'images/still.png': still })
+  const resized = await other.inject({ url: optimizer('/images/still.png', '&w=16'), headers: { accept: 'image/webp' } })
+  t.equal(resized.headers['content-type'], 'image/webp', 'a still PNG is still optimized')
+})
+
+t.test('an animated WebP goes unchanged to a browser that accepts WebP, as an animated GIF to one that does not', async (t) => {
+  const frame = (colour: string) => sharp({ create: { width: 40, height: 30, channels: 3, background: colour } }).png().toBuffer()
+  const animated = await sharp([await frame('#f00'), await frame('#00f')], { join: { animated: true } }).webp().toBuffer()
+  const { app } = await buildImageApp(t, { 'images/moving.webp': animated })
+  const chrome = await app.inject({ url: optimizer('/images/moving.webp', '&w=16'), headers: { accept: 'image/avif,image/webp,*/*' } })
+  t.equal(chrome.headers['content-type'], 'image/webp')
+  t.same(chrome.rawPayload, animated, 'the very bytes of the source')
+  const safari = await app.inject({ url: optimizer('/images/moving.webp', '&w=16'), headers: { accept: safari12Accept } })
+  t.equal(safari.statusCode, 200)
+  t.equal(safari.headers['content-type'], 'image/gif', 'a format Safari 12 decodes')
+  const metadata = await sharp(safari.rawPayload, { animated: true }).metadata()
+  t.equal(metadata.format, 'gif')
+  t.equal(metadata.pages, 2, 'still animated')
+  t.equal(safari.headers['content-disposition'], 'inline; filename="moving.gif"')
+})
+
+t.test('a WebP or AVIF source is converted for a browser that does not accept it (Safari 12): JPEG, PNG for alpha', async (t) => {
+  const opaque = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#3366ff' } }).webp().toBuffer()
+  const translucent = await sharp({ create: { width: 300, height: 200, channels: 4, background: '#3366ff80' } }).webp().toBuffer()
+  const avif = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#ff6633' } }).avif().toBuffer()
+  const { app } = await buildImageApp(t, { 'images/opaque.webp': opaque, 'images/translucent.webp': translucent, 'images/photo.avif': avif })
+  const cases = [
+    { file: 'opaque.webp', accept: safari12Accept, type: 'image/jpeg', format: 'jpeg', name: 'opaque.jpg' },
+    { file: 'translucent.webp', accept: safari12Accept, type: 'image/png', format: 'png', name: 'translucent.png' },
+    { file: 'photo.avif', accept: safari12Accept, type: 'image/jpeg', format: 'jpeg', name: 'photo.jpg' },
+    { file: 'opaque.webp', accept: '*/*', type: 'image/jpeg', format: 'jpeg', name: 'opaque.jpg' },
+    { file: 'photo.avif', accept: undefined, type: 'image/jpeg', format: 'jpeg', name: 'photo.jpg' },
+    { file: 'photo.avif', accept: 'image/webp,*/*', type: 'image/webp', format: 'webp', name: 'photo.webp' },
+    { file: 'opaque.webp', accept: 'image/avif,image/webp,*/*', type: 'image/avif', format: 'heif', name: 'opaque.avif' },
+  ]
+  for (const { file, accept, type, format, name } of cases) {
+    const label = `${file} with Accept ${accept ?? '(none)'}`
+    const response = await app.inject({ url: optimizer(`/images/${file}`, '&w=256'), headers: accept ? { accept } : {} })
+    t.equal(response.statusCode, 200, `${label}: served`)
+    t.equal(response.headers['content-type'], type, `${label}: ${type}`)
+    t.equal((await sharp(response.rawPayload).metadata()).format, format, `${label}: the bytes are ${format}`)
+    t.equal(response.headers['content-disposition'], `inline; filename="${name}"`, `${label}: the download name follows the type`)
+  }
+})
+
+t.test('a 304 carries only ETag, Cache-Control, Vary and Date (node:http, as a browser revalidates)', async (t) => {
+  const { app } = await buildImageApp(t, files)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  const get = (headers: Record<string, string>) =>
+    new Promise<http.IncomingMessage>((resolve, reject) => {
+      const request = http.get({ host: '127.0.0.1', port, path: optimizer('/images/photo.jpg'), headers, agent: false }, (response) => {
+        response.resume()
+        response.on('end', () => resolve(response))
+      })
+      request.on('error', reject)
+    })
+  const first = await get({ accept: 'image/webp' })
+  t.equal(first.statusCode, 200)
+  const etag = first.headers.etag as string
+  for (const state of ['HIT (from the cache)', 'MISS (just made)']) {
+    if (state.startsWith('MISS')) {
+      const { app: fresh } = await buildImageApp(t, files)
+      await fresh.listen({ host: '127.0.0.1', port: 0 })
+      const freshPort = (fresh.server.address() as AddressInfo).port
+      const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: freshPort, path: optimizer('/images/photo.jpg'), headers: { accept: 'image/webp', 'if-none-match': etag }, agent: false }, (answer) => {
+          answer.resume()
+          answer.on('end', () => resolve(answer))
+        }).on('error', reject)
+      })
+      checkNotModified(t, response, etag, state)
+      continue
+    }
+    checkNotModified(t, await get({ accept: 'image/webp', 'if-none-match': etag }), etag, state)
+  }
+})
+
+function checkNotModified(t: Test, response: http.IncomingMessage, etag: string, state: string) {
+  t.equal(response.statusCode, 304, `${state}: 304`)
+  const names = Object.keys(response.headers).filter((name) => name !== 'connection' && name !== 'keep-alive').sort()
+  t.same(names, ['cache-control', 'date', 'etag', 'vary'], `${state}: only the headers that update a cached response`)
+  t.equal(response.headers.etag, etag, `${state}: ETag`)
+  t.equal(response.headers.vary, 'Accept', `${state}: Vary`)
+  t.equal(response.headers['cache-control'], `public, max-age=${images.minimumCacheTTL}, must-revalidate`, `${state}: Cache-Control`)
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs

@@ -1,7 +1,9 @@
 import t from 'tap'
 import { guides } from '../helpers/content.ts'
-import { pages as sitePages } from '../../site/pages.ts'
-import { pageLoaders, type Loader } from '../../src/pages/loaders.ts'
+import type { SitePageData } from '../../site/data-types.ts'
+import type { Loader } from '../../site/page-types.ts'
+import { pageTable } from '../../site/pages.ts'
+import { pageLoaders } from '../../src/pages/loaders.ts'
 import { joinPages, type Site } from '../../src/pages/site.ts'
 import { build } from '../helpers/app.ts'
 
@@ -75,8 +77,8 @@ t.test('unknown pages and loader not-found answers are 404 { notFound: true }, a
 })
 
 /** The site with one page's loader replaced: the app serves it, nothing shared is changed. */
-function siteWith(pageId: string, load: Loader): Site {
-  const pages = joinPages(sitePages, { ...pageLoaders, [pageId]: { load } })
+function siteWith(pageId: keyof SitePageData, load: Loader<unknown>): Site {
+  const pages = joinPages<SitePageData>(pageTable, pageLoaders).map((page) => (page.id === pageId ? { ...page, load } : page))
   return { pages, publicPages: pages }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The request filter (README "Request filter"): which paths get the site policy, what the policy sends, and that no path
+ * The request filter (docs/request-filter.md): which paths get the site policy, what the policy sends, and that no path
  * variant or header gets a page (or its data) past it. Paths go over real sockets exactly as written: inject parses
  * them with the WHATWG URL parser, which resolves dot segments and would hide the very bugs looked for here.
  */
@@ -73,7 +73,7 @@ const pathTable: ReadonlyArray<readonly [rawPath: string, expected: Expected, wh
   [`/_next/data/${id}/status`,            'applied',  'no .json: still judged as /status'],
   [`/_next/data/${id}`,                   'applied',  'no page path: judged as /'],
   [`/_next/data/${id}/FAQ.json`,          'applied',  'data of /FAQ'],
-  // Excluded, as the spec lists them.
+  // Excluded, as config/request-filter.ts lists them.
   ['/api',                                'excluded', 'api'],
   ['/api/',                               'excluded', 'api, trailing slash'],
   ['/api/health',                         'excluded', 'an API route'],
@@ -472,7 +472,7 @@ t.test('no spelling of a page path reaches the page (or its data) without the fi
   let reached = 0
   for (const path of candidates) {
     const response = await rawGet(origin, path)
-    // Allowed through: /faq (excluded by the spec) and what serves no page at all.
+    // Allowed through: /faq (excluded by config/request-filter.ts) and what serves no page at all.
     const isFaq = /<title>FAQ · Courier<\/title>/.test(response.body)
     const isPage = response.status === 200 && /data-dpl-id/.test(response.body) && !isFaq
     if (isPage) {

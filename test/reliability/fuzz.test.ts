@@ -1,5 +1,5 @@
 /**
- * The fuzz pass (issue 8): request lines generated from the site's route shapes, mutated the ways hostile and broken
+ * The fuzz pass (docs/reliability.md "Hostile input"): request lines generated from the site's route shapes, mutated the ways hostile and broken
  * clients mutate them, sent as raw bytes over real sockets to the whole app listening on loopback. Every request must
  * be answered (or the connection closed after a 4xx), never with a 5xx, and every error status by the status-title
  * table; the server must neither crash nor hang.
@@ -7,7 +7,7 @@
  * Deterministic: a seeded PRNG makes every request; the seed is printed, and FUZZ_SEED=<seed> replays the same run.
  * FUZZ_COUNT changes the number of requests (default 10,000). A failing case is printed as the raw request to replay.
  *
- *   NODE_ENV=production TS_NODE_COMPILER=typescript5 npx tap --disable-coverage --jobs=1 --timeout=300 \
+ *   NODE_ENV=production npx tap --disable-coverage --jobs=1 --timeout=300 \
  *     test/reliability/fuzz.test.ts
  */
 import { readdirSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * Load and soak (issue 8): autocannon -c 100 -p 10 for 60 s against the real server process over the whole mix
+ * Load and soak (docs/reliability.md): autocannon -c 100 -p 10 for 60 s against the real server process over the whole mix
  * (test/reliability/targets.ts), every response checked, and the server's access lines counted against the
  * client's requests. RELIABILITY_LOAD_SECONDS shortens the run for a quick local try; CI runs the full minute.
  */

@@ -1,5 +1,5 @@
 /**
- * Memory under load (issue 8): after a warm-up, three rounds of the load mix, each followed by a checkpoint: heap
+ * Memory under load (docs/reliability.md): after a warm-up, three rounds of the load mix, each followed by a checkpoint: heap
  * used after forced GC (the inspectable entry, `--expose-gc`, asked over IPC), open file descriptors and the image
  * cache folder. Heap within 10 % across the checkpoints; descriptors and the cache flat.
  */
@@ -12,7 +12,7 @@ import { buildMix, readMixSources, type Target } from './targets.ts'
 const warmUpSeconds = 8
 const roundSeconds = 8
 const rounds = 3
-/** Heap used after GC may differ by at most this between checkpoints (the issue's 10 %). */
+/** Heap used after GC may differ by at most this between checkpoints (10 %, docs/reliability.md). */
 const maxHeapDrift = 0.1
 /** Sockets the server closes just after the client left may still be open at a checkpoint: this many at most. */
 const fdSlack = 4

@@ -1,5 +1,5 @@
 /**
- * Overload (issue 8): the server's event loop is saturated on command (the inspectable entry blocks it in slices
+ * Overload (docs/reliability.md): the server's event loop is saturated on command (the inspectable entry blocks it in slices
  * longer than a sample, a turn of the loop between them) while clients keep asking. New requests get 503 with
  * Retry-After, from the status-title table; liveness stays up; once the saturation ends the server serves again by
  * itself, and the time that takes is measured (printed, not asserted: this machine's speed is not the product's).

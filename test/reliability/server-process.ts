@@ -1,7 +1,7 @@
 /**
  * The reliability suite's server: the real Courier process, as `npm start` runs it (Node's flags of package.json's
  * start script on dist/node/server.js, the compiled server; `dist-test/node/server.js` with COURIER_TEST_ROUTES), or a TypeScript
- * entry of the suite's own through tsx, on a free loopback port, with an image cache folder of its own. It collects the process's JSON
+ * entry of the suite's own from its TypeScript source (Node strips the types), on a free loopback port, with an image cache folder of its own. It collects the process's JSON
  * log lines, is ready once /api/health answers, and never outlives its test: closed on teardown (SIGTERM, then
  * SIGKILL), and the preload test/reliability/exit-with-parent.mjs closes it if the test process dies first.
  */
@@ -23,13 +23,13 @@ export const projectRoot = path.resolve(here, '..', '..')
 export const serverEntry = path.join(projectRoot, 'dist', 'node', 'server.js')
 /** The same, compiled by `npm run build:test`: its server serves the test pages with COURIER_TEST_ROUTES. */
 export const testBuildServerEntry = path.join(projectRoot, 'dist-test', 'node', 'server.js')
-/** The same app from its TypeScript sources (through tsx) with test-only commands over IPC (forced GC and heap,
+/** The same app from its TypeScript sources (Node's type stripping) with test-only commands over IPC (forced GC and heap,
  * event-loop saturation). */
 export const inspectableEntry = path.join(here, 'inspectable-server.ts')
 
 /** Every wait of the helper, bounded, so a broken server fails the test instead of hanging it. */
 export const processTimeouts = Object.freeze({
-  /** From spawn to a 200 from /api/health: on a busy 2-core machine (tsx compiles the inspectable entry). */
+  /** From spawn to a 200 from /api/health: on a busy 2-core machine (Node loads the inspectable entry's sources one by one). */
   startMs: 60_000,
   /** From SIGTERM to exit before SIGKILL (the server's own grace period is 10 s). */
   stopMs: 15_000,
@@ -134,8 +134,8 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
   const { env = {}, exposeGc = false, keepAccessLines = true } = options
   const entry = options.entry ?? (env.COURIER_TEST_ROUTES === 'true' ? testBuildServerEntry : serverEntry)
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-reliability-images-'))
-  // Node's flags of `npm start` for the compiled server; tsx for a TypeScript entry.
-  const runWith = entry.endsWith('.ts') ? ['--import', 'tsx'] : (await readStartCommand(projectRoot)).nodeArgs
+  // Node's flags of `npm start` for the compiled server; a TypeScript entry runs on Node's own type stripping.
+  const runWith = entry.endsWith('.ts') ? [] : (await readStartCommand(projectRoot)).nodeArgs
   // The test runner's own preloads (coverage, ts-node) are not the server's: tap puts its loader into every child's
   // NODE_OPTIONS whatever env a spawn is given, so `env -u NODE_OPTIONS` clears it between the two (env execs Node:
   // same pid, same IPC channel).

@@ -37,7 +37,7 @@ async function titleOf(page: ServerPage, params: RouteParams, deploymentId: stri
   const load = page.load
   const result = load ? await load({ params, query: {}, deploymentId, content: siteContent }) : { props: {} }
   if (!('props' in result)) throw new Error(`the loader of ${page.id} gives no page for ${JSON.stringify(params)}`)
-  return `<title>${escapeHtml(page.head(result.props as never, params).title)}</title>`
+  return `<title>${escapeHtml(page.head(result.props, params).title)}</title>`
 }
 
 function documentWith(marker: string) {

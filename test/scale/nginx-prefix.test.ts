@@ -29,6 +29,11 @@ t.test('routing: one upstream per live deployment, documents and unknown ids to 
   t.match(text, /"old-1" courier_deployment_0;/)
   t.match(text, /"new\.2" courier_deployment_1;/)
   t.match(text, /keepalive 32;\n  keepalive_timeout 4s;/)
+  // Images: the same instances, in upstreams that count no failure (an optimizer's load never takes an instance out).
+  t.match(text, /upstream courier_deployment_1 \{\n  server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s;/)
+  t.match(text, /upstream courier_images_newest \{\n  server 127\.0\.0\.1:4002 max_fails=0;\n  server 127\.0\.0\.1:4003 max_fails=0;/)
+  t.match(text, /upstream courier_images_deployment_0 \{\n  server 127\.0\.0\.1:4001 max_fails=0;/)
+  t.match(text, /map \$courier_requested_deployment \$courier_image_upstream \{\n  default courier_images_newest;\n  "old-1" courier_images_deployment_0;\n  "new\.2" courier_images_deployment_1;\n\}/)
   const bad: Array<[Parameters<typeof renderRouting>[0], RegExp]> = [
     [{ deployments: [] }, /at least one/],
     [{ deployments: [{ id: 'a b', servers: ['127.0.0.1:1'] }] }, /invalid deployment id/],
@@ -81,7 +86,7 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
   ]
   const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
   for (const [args, message] of cases) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
+    const run = spawnSync(process.execPath, [script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
     t.equal(run.status, 1, `${args.join(' ')}: exit 1`)
     const line = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { msg?: string; error?: string }
     t.equal(line.msg, 'deploy failed')

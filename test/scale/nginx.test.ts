@@ -1,5 +1,5 @@
 /**
- * The scale suite's main run (README "Running at scale"): nginx with deploy/nginx/ in front of three Courier
+ * The scale suite's main run (docs/running-at-scale.md "Tests: `npm run test:scale`"): nginx with deploy/nginx/ in front of three Courier
  * processes sharing one redis-server, every process on a loopback port of its own, started and stopped here.
  * In order: a streamed page through nginx; one transform per image across the instances and the client-report limit
  * across instances through nginx; Redis stopped and started again under requests; the asset routes and their cache;
@@ -72,7 +72,7 @@ t.test('5. a streamed page through nginx: the shell arrives before the slow boun
 })
 
 t.test('3. one transform per image across three instances; the client-report limit holds across them through nginx', async (t) => {
-  const imagePath = `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=1080&q=70`
+  const imagePath = `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=1080&q=75`
   const transformsBefore = countLines(instances, /^image transformed$/)
   const answers = await Promise.all(
     instances.map((one) => fetch(`${one.origin}${imagePath}`, { headers: { accept: 'image/webp' } }).then(async (response) => ({

@@ -29,7 +29,7 @@ async function deploymentIdOf(distDir: string): Promise<string> {
 function runDeploy(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
-    const child = spawn(process.execPath, ['--import', 'tsx', deployScript, ...args], { cwd: projectRoot, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [deployScript, ...args], { cwd: projectRoot, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))

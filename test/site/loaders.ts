@@ -1,10 +1,8 @@
 /**
  * Server-only loaders of the test build's pages (test/site/pages.ts), keyed by page id like src/pages/loaders.ts.
  */
-import type { LoaderResult, PageServerSide } from '../../src/pages/loaders.ts'
-import type { SlowData } from './pages/test-slow.tsx'
-import type { LateErrorData } from './pages/test-late-error.tsx'
-import type { TestLinksData } from './pages/test-links.tsx'
+import type { LoaderTable } from '../../site/page-types.ts'
+import type { TestPageData } from './pages.ts'
 
 /**
  * `?delay=<ms>` of a test route: a whole number of milliseconds up to 5 s, `never` (infinity: the data never arrives),
@@ -16,24 +14,27 @@ function testDelayMs(requested: unknown, fallbackMs: number): number {
   return Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= 5000 ? delayMs : fallbackMs
 }
 
-export const testPageLoaders: Readonly<Record<string, PageServerSide<unknown>>> = {
+export const testPageLoaders = {
   'test-slow': {
-    load: ({ query }): LoaderResult<SlowData> => ({ props: { delayMs: testDelayMs(query.delay, 300) } }),
+    load: ({ query }) => ({ props: { delayMs: testDelayMs(query.delay, 300) } }),
   },
   'test-server-error': {
     load: () => {
       throw new Error('a page loader failed on purpose (test route)')
     },
   },
+  // Pages without data: rendered with `{}`, no loader runs.
+  'test-shell-error': {},
+  'test-client-error': {},
   'test-late-error': {
-    load: ({ query }): LoaderResult<LateErrorData> => ({ props: { delayMs: testDelayMs(query.delay, 100) } }),
+    load: ({ query }) => ({ props: { delayMs: testDelayMs(query.delay, 100) } }),
   },
   'test-links': {
     // 20 distinct static pages to link to: every guide, then guides that do not exist (their data is a not-found).
-    load: async ({ query, content }): Promise<LoaderResult<TestLinksData>> => {
+    load: async ({ query, content }) => {
       const slugs = (await content.guideSummaries()).map((guide) => guide.slug)
       for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
       return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs: slugs.map((slug) => `/guides/${slug}`) } }
     },
   },
-}
+} satisfies LoaderTable<TestPageData>

@@ -1,25 +1,40 @@
-import { titled, type PageDefinition } from '../../site/pages.ts'
-import type { PageModule } from '../../client/page-modules.ts'
+import type { ComponentTable, NoData, PageTable } from '../../site/page-types.ts'
+import { listPages, titled } from '../../site/pages.ts'
+import type { SlowData } from './pages/test-slow.tsx'
+import type { LateErrorData } from './pages/test-late-error.tsx'
+import type { TestLinksData } from './pages/test-links.tsx'
 
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
  * (`npm run build:test`, served with COURIER_TEST_ROUTES=true); the production build and its page table hold none.
+ * Declared as the site's are (site/page-types.ts): one map of page id -> data type, three tables checked against it.
  */
-export const testPages: readonly PageDefinition[] = [
-  { id: 'test-slow', path: '/__test/slow', kind: 'dynamic', head: () => ({ title: titled('Slow boundary') }) },
-  { id: 'test-server-error', path: '/__test/server-error', kind: 'dynamic', head: () => ({ title: titled('Server error') }) },
-  { id: 'test-shell-error', path: '/__test/shell-error', kind: 'dynamic', head: () => ({ title: titled('Shell error') }) },
-  { id: 'test-late-error', path: '/__test/late-error', kind: 'dynamic', head: () => ({ title: titled('Late error') }) },
-  { id: 'test-client-error', path: '/__test/client-error', kind: 'dynamic', head: () => ({ title: titled('Client error') }) },
-  { id: 'test-links', path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
-]
+export interface TestPageData {
+  'test-slow': SlowData
+  'test-server-error': NoData
+  'test-shell-error': NoData
+  'test-late-error': LateErrorData
+  'test-client-error': NoData
+  'test-links': TestLinksData
+}
+
+export const testPageTable = {
+  'test-slow': { path: '/__test/slow', kind: 'dynamic', head: () => ({ title: titled('Slow boundary') }) },
+  'test-server-error': { path: '/__test/server-error', kind: 'dynamic', head: () => ({ title: titled('Server error') }) },
+  'test-shell-error': { path: '/__test/shell-error', kind: 'dynamic', head: () => ({ title: titled('Shell error') }) },
+  'test-late-error': { path: '/__test/late-error', kind: 'dynamic', head: () => ({ title: titled('Late error') }) },
+  'test-client-error': { path: '/__test/client-error', kind: 'dynamic', head: () => ({ title: titled('Client error') }) },
+  'test-links': { path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
+} satisfies PageTable<TestPageData>
+
+export const testPages = listPages(testPageTable)
 
 /** Their code chunks, by page id (the chunk names say `test-` so the server finds them in the build manifest). */
-export const testPageModules: Readonly<Record<string, () => Promise<PageModule>>> = {
+export const testPageModules = {
   'test-slow': () => import('./pages/test-slow.tsx'),
   'test-server-error': () => import('./pages/test-server-error.tsx'),
   'test-shell-error': () => import('./pages/test-shell-error.tsx'),
   'test-late-error': () => import('./pages/test-late-error.tsx'),
   'test-client-error': () => import('./pages/test-client-error.tsx'),
   'test-links': () => import('./pages/test-links.tsx'),
-}
+} satisfies ComponentTable<TestPageData>

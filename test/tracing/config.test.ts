@@ -11,7 +11,7 @@ t.test('off unless an OTLP endpoint is set, or when OTEL_SDK_DISABLED says so', 
   t.ok(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'false' }), 'not disabled')
 })
 
-t.test('the spec defaults, and the traces URL from the base or the signal endpoint', async (t) => {
+t.test('the OpenTelemetry defaults, and the traces URL from the base or the signal endpoint', async (t) => {
   t.same(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing, {
     url: 'http://collector:4318/v1/traces',
     protocol: 'http/protobuf',
@@ -42,6 +42,17 @@ t.test('the spec defaults, and the traces URL from the base or the signal endpoi
     'the signal protocol wins',
   )
   t.equal(loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:1', OTEL_TRACES_SAMPLER: 'always_on', OTEL_TRACES_SAMPLER_ARG: 'x' })?.ratio, 1, 'the argument of a sampler that takes none is ignored')
+  t.match(
+    loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' http://a:1 ', OTEL_EXPORTER_OTLP_PROTOCOL: ' http/json ', OTEL_SERVICE_NAME: ' ', OTEL_TRACES_SAMPLER: 'TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: '.25' }),
+    { url: 'http://a:1/v1/traces', protocol: 'http/json', serviceName: 'courier', sampler: 'traceidratio', ratio: 0.25 },
+    'values are trimmed, blank is unset, words are read in any case',
+  )
+  t.equal(loadTracingConfig({ OTEL_SDK_DISABLED: 'TRUE', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }), undefined, 'disabled: nothing else is read')
+  t.equal(
+    loadTracingConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://b:2/t', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })?.url,
+    'http://b:2/t',
+    'the base endpoint is not read when the signal endpoint is set',
+  )
 })
 
 t.test('a bad value stops start-up (ConfigError, exit 78) naming the variable', async (t) => {

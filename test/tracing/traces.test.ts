@@ -56,7 +56,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const again = await fetch(`${server.origin}/?again=1`)
   t.equal(again.status, 200, 'the page again')
   await again.text()
-  const image = await fetch(`${server.origin}/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50`, { headers: { accept: 'image/webp' } })
+  const image = await fetch(`${server.origin}/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=75`, { headers: { accept: 'image/webp' } })
   t.equal(image.headers.get('x-image-cache'), 'MISS', 'an image miss')
   await image.arrayBuffer()
   const failing = await fetch(`${server.origin}/__test/server-error`)
@@ -113,7 +113,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.match(loaderSpans[0]!.attributes, { 'courier.page.id': 'status', 'courier.page.kind': 'dynamic', 'courier.loader.answer': 'props' })
 
   // The image miss: the optimizer's span with its cache state, the transform under it.
-  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=50', 1)
+  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=75', 1)
   t.equal(imageTrace.root.name, 'GET /_next/image')
   const imageSpan = childrenOf(receiver.spans(), imageTrace.root).find((span) => span.name === 'courier.image')!
   t.match(imageSpan.attributes, { 'courier.image.cache': 'miss', 'courier.image.source': 'local', 'courier.image.width': 64 })

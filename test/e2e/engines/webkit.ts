@@ -5,7 +5,7 @@
  * Classic WebDriver has no console events and no init scripts: the tab's init scripts, and a recorder of the page's
  * console calls and uncaught errors (kept in sessionStorage, so a full page load keeps what came before it), are
  * put into each document by the suite's proxy. The engine's own messages (a failed resource load, a CSP refusal)
- * are not seen there; README "Browsers" lists what that leaves out.
+ * are not seen there; docs/browsers.md "What each driver cannot do, and what the suite does instead" lists what that leaves out.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'

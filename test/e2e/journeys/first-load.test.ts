@@ -91,7 +91,7 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
       `every module preload (${page.preloadNonces.length}) carries it`,
     )
   } else {
-    t.equal(nonce, undefined, 'no CSP (excluded by the spec)')
+    t.equal(nonce, undefined, 'no CSP (excluded from the filter)')
   }
   // Build assets: each carries this build's ?dpl=, and none is fetched twice (a preload and its import must agree).
   const assets = session.requests().filter((request) => ['script', 'style', 'font'].includes(request.dest))
@@ -179,7 +179,7 @@ t.test('an inline script without the nonce is blocked on a filtered page', async
   )
 })
 
-t.test('the same injection runs on /faq, which the spec excludes from the filter', async (t) => {
+t.test('the same injection runs on /faq, which the filter leaves out', async (t) => {
   const session = await suite.open(t)
   injectScripts(session, '/faq')
   const response = await session.goto('/faq')

@@ -38,7 +38,7 @@ t.test(`a boundary that resolves after ${delayMs} ms: code fetched from the firs
       `the shell was painted while the page streamed, and the entry fetched then (${page.entryFetchedAt?.toFixed(0)} ms, parsed at ${page.parsedAt?.toFixed(0)} ms)`,
     )
   } else {
-    // WebKit paints a streaming document only once it is whole (README, "Differences between engines").
+    // WebKit paints a streaming document only once it is whole (docs/browsers.md "Differences between engines that the tests found").
     t.comment(`${suite.engine} painted first at ${page.paintAt?.toFixed(0)} ms, once the document was whole (${page.parsedAt?.toFixed(0)} ms)`)
   }
 })

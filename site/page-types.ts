@@ -1,0 +1,121 @@
+/**
+ * A page is one typed declaration. A site names its pages and the data each one's loader gives its component in one
+ * map of page id -> data type (`SitePageData`, site/data-types.ts); the page table (site/pages.ts), the loaders
+ * (src/pages/loaders.ts) and the components (client/page-modules.ts) each `satisfies` their table type below for that
+ * map. So a page without a loader or a component, a loader or a component for no page, and a loader whose data is not
+ * the data its component or head reads, are type errors (test/site/page-types.typecheck.ts shows each one), not
+ * start-up or run-time errors. Types only: nothing here reaches a bundle.
+ */
+import type { ComponentType, ReactNode } from 'react'
+import type { FaqData, Guide, GuideSummary } from './data-types.ts'
+import type { PageAnswer } from './page-data.ts'
+
+export type PageKind = 'static' | 'dynamic'
+
+export type RouteParams = Readonly<Record<string, string>>
+
+export interface PageHead {
+  title: string
+  description?: string
+}
+
+/** The data type of a page that has none: it needs no loader (it is rendered with `{}`). */
+export type NoData = Record<string, never>
+
+/** A page's entry in the page table, typed by its data. */
+export interface PageEntry<Data> {
+  /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
+  path: string
+  /** `static`: loaded once per deployment, its document kept; `dynamic`: loaded for each request. */
+  kind: PageKind
+  /**
+   * A `static` page's freshness, in seconds (docs/content.md): the kept version is served for this long; the first
+   * request after it gets the kept version at once (marked stale) and starts one regeneration. Unset: kept until the
+   * deployment ends or it is revalidated on demand (`POST /api/revalidate`).
+   */
+  revalidate?: number
+  /** Title and meta of the page, from its data. */
+  head: (data: Data, params: RouteParams) => PageHead
+}
+
+/** The page table of a map of page id -> data type: one entry per page, in matching order. */
+export type PageTable<DataTypes> = { readonly [Id in keyof DataTypes]: PageEntry<DataTypes[Id]> }
+
+/**
+ * The site's content as loaders read it: Markdown under CONTENT_DIR, read again at each call (docs/content.md). The
+ * server's src/content/content-source.ts is it; types only here.
+ */
+export interface SiteContent {
+  /** Every guide, in order. */
+  guides(): Promise<readonly Guide[]>
+  /** The guides' summaries, in order. */
+  guideSummaries(): Promise<readonly GuideSummary[]>
+  faq(): Promise<FaqData>
+}
+
+/** What a loader is told: the page's route parameters, the query (a `dynamic` page's only), the deployment and the
+ * site's content. */
+export interface LoaderContext {
+  params: RouteParams
+  query: Readonly<Record<string, unknown>>
+  deploymentId: string
+  content: SiteContent
+}
+
+/**
+ * What a loader returns: a page answer (site/page-data.ts), whose props may name with `tags` what they were made of
+ * (`guides`, `guide:<slug>`): a revalidation of a tag regenerates every kept page whose answer carries it
+ * (docs/content.md). Tags stay on the server: the answer kept and sent is the page answer without them.
+ */
+export type LoaderAnswer<Data> = ({ props: Data } & { tags?: readonly string[] }) | Exclude<PageAnswer<Data>, { props: Data }>
+
+/** A page's server-only loader: its props, a redirect or no such page (site/page-data.ts). */
+export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>
+
+export interface PageServerSide<Data> {
+  load?: Loader<Data>
+  /** Parameters of every instance of a parametrised page: feeds the sitemap. */
+  staticParams?: (context: { content: SiteContent }) => RouteParams[] | Promise<RouteParams[]>
+}
+
+/** A page with data must have a loader; a page without (`NoData`) may have none. */
+type ServerSideOf<Data> = NoData extends Data ? PageServerSide<Data> : PageServerSide<Data> & { load: Loader<Data> }
+
+/** The loaders of a map of page id -> data type: one entry per page. */
+export type LoaderTable<DataTypes> = { readonly [Id in keyof DataTypes]: ServerSideOf<DataTypes[Id]> }
+
+/** What every page component receives: its page data and its route parameters. */
+export interface PageComponentProps<Data> {
+  data: Data
+  params: RouteParams
+}
+
+/** The components of a map of page id -> data type: each page's code chunk, whose default export draws its data. */
+export type ComponentTable<DataTypes> = {
+  readonly [Id in keyof DataTypes]: () => Promise<{ default: ComponentType<PageComponentProps<DataTypes[Id]>> }>
+}
+
+/**
+ * A page as run-time code holds it, whatever its data: the router, the server and the renderer match pages by path
+ * and join them by id, and hand each page the data its own loader gave (the tables above were checked against one map,
+ * so that data is the page's type). `head` is written as a method: TypeScript compares method parameters both ways,
+ * so a typed entry is one of these without a cast, as @types/react does for its event handlers.
+ */
+export interface PageDefinition {
+  /** Stable id: joins the server's loader and the client's code chunk (`client/pages/<id>.tsx`), travels in the
+   * hydration state. */
+  id: string
+  path: string
+  kind: PageKind
+  /** A `static` page's freshness in seconds (`PageEntry`). */
+  revalidate?: number
+  head(data: unknown, params: RouteParams): PageHead
+}
+
+/** A page's component as run-time code holds it, whatever its data (a method type, for the reason `head` is one). */
+export type PageComponent = { draw(props: PageComponentProps<unknown>): ReactNode }['draw']
+
+/** A page's code chunk as run-time code holds it. */
+export interface PageModule {
+  default: PageComponent
+}

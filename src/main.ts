@@ -1,0 +1,90 @@
+import closeWithGrace from 'close-with-grace'
+import cluster from 'node:cluster'
+import { pino } from 'pino'
+import { ConfigError, loadConfig } from '../config/env.ts'
+import { serverLimits } from '../config/server.ts'
+import { buildApp } from './app.ts'
+import { runPrimary } from './cluster.ts'
+import { loggerOptions } from './logger.ts'
+
+/**
+ * The Courier process, loaded by its entry (src/server.ts) once the Node is known to be one Courier runs on: read the environment, pick the logger, listen, and close gracefully on SIGTERM/SIGINT
+ * (stop accepting, let in-flight requests finish, exit within the grace period; a second signal exits at once).
+ */
+async function main(): Promise<void> {
+  let config
+  try {
+    config = loadConfig(process.env, process.argv.includes('--dev') ? { dev: true } : {})
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`courier: ${error.message}\n`)
+      process.exit(78) // EX_CONFIG
+    }
+    throw error
+  }
+
+  // Pretty lines for a person at a terminal, JSON for everything else (log shippers, files, pipes).
+  const logger = process.stdout.isTTY
+    ? pino({ ...loggerOptions(config.logLevel), transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } })
+    : pino(loggerOptions(config.logLevel))
+
+  // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
+  // Not in development: one Vite dev server (and its HMR socket) per worker would fight over the same files.
+  if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) {
+    // With METRICS_PORT the primary serves it, summing its workers' metrics; the workers bind no metrics port.
+    const metrics =
+      config.metricsPort === undefined
+        ? undefined
+        : await (await import('./metrics/cluster-primary.ts')).serveClusterMetrics({ host: config.metricsHost, port: config.metricsPort, logger })
+    process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
+    await metrics?.close()
+    return
+  }
+
+  let app
+  try {
+    app = await buildApp(config, { logger })
+  } catch (error) {
+    logger.fatal({ err: error }, 'start-up failed')
+    process.exit(1)
+  }
+
+  // One line on the signal, one once closed with the time it took; a second signal or the grace running out exits at
+  // once with code 1, logged through pino too (close-with-grace would write plain text to stderr).
+  closeWithGrace(
+    {
+      delay: serverLimits.shutdownGraceMs,
+      logger: false,
+      onSecondSignal(signal) {
+        logger.warn({ signal }, 'second signal: exiting at once')
+      },
+      onSecondError(err) {
+        logger.error({ err }, 'second uncaught error: exiting at once')
+      },
+      onTimeout(graceMs) {
+        logger.error({ graceMs }, 'shutdown grace period over: exiting with requests still open')
+      },
+    },
+    async function shutDown({ signal, err }) {
+      const startedAt = performance.now()
+      if (err) logger.error({ err }, 'closing after an uncaught error')
+      else logger.info({ signal, graceMs: serverLimits.shutdownGraceMs }, 'closing: finishing in-flight requests')
+      try {
+        await app.close()
+      } catch (error) {
+        logger.error({ err: error }, 'close failed')
+        throw error
+      }
+      logger.info({ durationMs: Math.round(performance.now() - startedAt) }, 'closed')
+    },
+  )
+
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    logger.fatal({ err: error }, 'listen failed')
+    process.exit(1)
+  }
+}
+
+await main()

@@ -1,0 +1,236 @@
+/**
+ * docs/your-site.md, followed literally: every code block of the guide is applied to a copy of the repository as its
+ * header says (`file=` the file; `create`, `append`, or `after=`/`before=` the one line it goes next to), then the
+ * copy is type-checked, built and served, and its new pages are fetched as documents and as page data, the sitemap
+ * read, and one client navigation made in Chromium. A guide that no longer applies, compiles or serves fails here.
+ */
+import t, { type Test } from 'tap'
+import { spawn, execFile } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { chromium } from 'playwright-core'
+import { readStartCommand } from '../../src/build/start-command.ts'
+import { pageCacheControl } from '../../src/pages/cache-control.ts'
+import { chromiumArgs, chromiumPath } from '../e2e/harness.ts'
+
+// Copying, type-checking, building and serving a whole site: minutes on a busy 2-core machine.
+t.setTimeout(900_000)
+
+const run = promisify(execFile)
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+const guidePath = path.join(projectRoot, 'docs', 'your-site.md')
+
+/** One code block of the guide and where it goes. */
+export interface GuideStep {
+  file: string
+  action: { kind: 'create' } | { kind: 'append' } | { kind: 'after' | 'before'; line: string }
+  text: string
+}
+
+const fence = /^```\w*\s+file=(\S+)\s+(create|append|after=(.*)|before=(.*))$/
+
+/** The guide's code blocks that say where they go, in order. A block whose header is malformed fails the test. */
+export function readGuideSteps(markdown: string): GuideStep[] {
+  const lines = markdown.split('\n')
+  const steps: GuideStep[] = []
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!
+    if (!line.startsWith('```') || !line.includes('file=')) continue
+    const header = fence.exec(line)
+    if (!header) throw new Error(`guide line ${index + 1}: a block header the test cannot read: ${line}`)
+    const body: string[] = []
+    for (index++; index < lines.length && !lines[index]!.startsWith('```'); index++) body.push(lines[index]!)
+    const [, file, word, after, before] = header
+    const action: GuideStep['action'] =
+      after !== undefined
+        ? { kind: 'after', line: after }
+        : before !== undefined
+          ? { kind: 'before', line: before }
+          : { kind: word === 'create' ? 'create' : 'append' }
+    steps.push({ file: file!, action, text: `${body.join('\n')}\n` })
+  }
+  return steps
+}
+
+/** Applies one step to the copy at `root`; an anchor line must occur exactly once in its file. */
+function applyStep(root: string, step: GuideStep): void {
+  const file = path.join(root, step.file)
+  if (step.action.kind === 'create') {
+    if (existsSync(file)) throw new Error(`${step.file} exists already: the guide says to create it`)
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, step.text)
+    return
+  }
+  const content = readFileSync(file, 'utf8')
+  if (step.action.kind === 'append') {
+    writeFileSync(file, `${content}${content.endsWith('\n') ? '' : '\n'}${step.text}`)
+    return
+  }
+  const anchor = step.action.line
+  const lines = content.split('\n')
+  const found = lines.flatMap((line, index) => (line === anchor ? [index] : []))
+  if (found.length !== 1) throw new Error(`${step.file}: the line ${JSON.stringify(anchor)} occurs ${found.length} times`)
+  const at = step.action.kind === 'after' ? found[0]! + 1 : found[0]!
+  lines.splice(at, 0, ...step.text.replace(/\n$/, '').split('\n'))
+  writeFileSync(file, lines.join('\n'))
+}
+
+/** The repository's own files, without its builds, caches and installed packages (those are linked). */
+function copyRepository(t: Test): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'courier-your-site-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  const skipped = new Set(['node_modules', 'dist', 'dist-test', '.git', '.image-cache', 'results'])
+  cpSync(projectRoot, root, {
+    recursive: true,
+    filter: (source) => !skipped.has(path.basename(source)) || source === projectRoot,
+  })
+  symlinkSync(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir')
+  return root
+}
+
+interface Served {
+  origin: string
+  deploymentId: string
+}
+
+/** `npm start`'s process on the copy's build, on a free port; stopped on teardown. */
+async function serve(t: Test, root: string): Promise<Served> {
+  const imageCacheDir = mkdtempSync(path.join(tmpdir(), 'courier-your-site-images-'))
+  t.teardown(() => rmSync(imageCacheDir, { recursive: true, force: true }))
+  const { nodeArgs } = await readStartCommand(root)
+  // tap puts its loader into every child's NODE_OPTIONS: `env -u` clears it for the server.
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...nodeArgs, path.join(root, 'dist', 'node', 'server.js')], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', IMAGE_CACHE_DIR: imageCacheDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  t.teardown(() => {
+    child.kill('SIGTERM')
+  })
+  let output = ''
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text))
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000)
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)))
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      output += `${line}\n`
+      const listening = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(line)
+      if (listening) {
+        clearTimeout(timer)
+        resolve(Number(listening[1]))
+      }
+    })
+  })
+  const { deploymentId } = JSON.parse(readFileSync(path.join(root, 'dist', 'deployment.json'), 'utf8')) as { deploymentId: string }
+  return { origin: `http://127.0.0.1:${port}`, deploymentId }
+}
+
+function unescapeAttribute(value: string): string {
+  return value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x27;/g, "'")
+}
+
+t.test('the guide applies to the repository as written, type-checks and builds', async (t) => {
+  const steps = readGuideSteps(readFileSync(guidePath, 'utf8'))
+  t.ok(steps.length >= 15, `the guide has its steps (${steps.length})`)
+  const root = copyRepository(t)
+  for (const step of steps) applyStep(root, step)
+
+  // Without tap's loader, which it puts into every child's NODE_OPTIONS: `env -u` clears it, as in a terminal.
+  const npm = (script: string) => run('env', ['-u', 'NODE_OPTIONS', 'npm', 'run', script], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
+  await npm('typecheck')
+  t.pass("npm run typecheck passes on the guide's code")
+  await npm('build')
+  const { origin, deploymentId } = await serve(t, root)
+  const data = (pagePath: string) => `${origin}/_next/data/${deploymentId}${pagePath}.json`
+
+  await t.test('a static page: its document, with a nonce on its scripts, and its data', async (t) => {
+    const response = await fetch(`${origin}/about`)
+    t.equal(response.status, 200)
+    const html = await response.text()
+    t.match(html, '<title>About us · Courier</title>')
+    t.match(html, '<h1>About us</h1>')
+    const nonce = /'nonce-([^']+)'/.exec(response.headers.get('content-security-policy') ?? '')?.[1]
+    t.ok(nonce, 'the CSP names a nonce')
+    t.match(html, `nonce="${nonce}"`, 'and the scripts carry it')
+    const pageData = await fetch(data('/about'))
+    t.equal(pageData.status, 200)
+    t.equal(await pageData.text(), '{"pageProps":{},"kind":"static"}')
+    t.match(pageData.headers.get('etag'), /^"/, 'kept: a strong ETag')
+  })
+
+  await t.test('a page with a route parameter: its loader, its image, its not-found answer', async (t) => {
+    const response = await fetch(`${origin}/team/ada`)
+    t.equal(response.status, 200)
+    const html = await response.text()
+    t.match(html, '<title>Ada Lovelace · Courier</title>')
+    t.match(html, 'Wrote the first program')
+    const imageUrl = /<img[^>]* src="([^"]+)"/.exec(html)?.[1]
+    t.match(imageUrl, /^\/_next\/image\?url=%2Fimages%2Fharbour\.jpg&amp;w=\d+$/, 'the portrait goes through the optimizer')
+    const image = await fetch(`${origin}${unescapeAttribute(imageUrl!)}`, { headers: { accept: 'image/webp,*/*' } })
+    t.equal(image.status, 200)
+    t.equal(image.headers.get('content-type'), 'image/webp')
+    t.ok((await image.arrayBuffer()).byteLength > 1000, 'with its bytes')
+
+    const pageData = await fetch(data('/team/grace'))
+    t.equal(pageData.status, 200)
+    t.match(await pageData.json(), { pageProps: { name: 'Grace Hopper', others: [{ slug: 'ada', name: 'Ada Lovelace' }] }, kind: 'static' })
+
+    const missing = await fetch(`${origin}/team/nobody`)
+    t.equal(missing.status, 404, 'an unknown member is the 404 page')
+    t.match(missing.headers.get('content-type'), /^text\/html/)
+    const missingData = await fetch(data('/team/nobody'))
+    t.equal(missingData.status, 404)
+    t.equal(await missingData.text(), '{"notFound":true}')
+  })
+
+  await t.test('a dynamic page: loaded per request, with its query, never cached', async (t) => {
+    const response = await fetch(`${origin}/clock`)
+    t.equal(response.status, 200)
+    t.match(await response.text(), 'data-testid="server-time"')
+    const pageData = await fetch(`${data('/clock')}?zone=UTC`)
+    t.equal(pageData.status, 200)
+    t.equal(pageData.headers.get('cache-control'), pageCacheControl.dynamic)
+    t.match(await pageData.json(), { pageProps: { serverTime: String, zone: 'UTC' }, kind: 'dynamic' })
+  })
+
+  await t.test('a redirect: 308 for the document, the redirect as data for the router', async (t) => {
+    const response = await fetch(`${origin}/people/grace`, { redirect: 'manual' })
+    t.equal(response.status, 308)
+    t.equal(response.headers.get('location'), '/team/grace')
+    const pageData = await fetch(data('/people/grace'))
+    t.equal(pageData.status, 200)
+    t.equal(await pageData.text(), '{"redirect":{"destination":"/team/grace","permanent":true}}')
+  })
+
+  await t.test('the sitemap lists the new pages, each member once', async (t) => {
+    const index = await (await fetch(`${origin}/sitemap.xml`)).text()
+    const files = [...index.matchAll(/<loc>http:\/\/localhost:3000(\/sitemap-\d+\.xml)<\/loc>/g)].map((match) => match[1]!)
+    t.ok(files.length > 0, 'the index names its sitemaps')
+    const sitemap = (await Promise.all(files.map(async (file) => (await fetch(`${origin}${file}`)).text()))).join('\n')
+    for (const pagePath of ['/about', '/team/ada', '/team/grace', '/clock']) t.match(sitemap, `<loc>http://localhost:3000${pagePath}</loc>`, pagePath)
+    t.notMatch(sitemap, '/team/nobody')
+  })
+
+  await t.test('a client navigation in Chromium: from /about to /team/ada without a full page load', async (t) => {
+    const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
+    t.teardown(() => browser.close())
+    const page = await browser.newPage()
+    const dataRequests: string[] = []
+    page.on('request', (request) => {
+      if (request.url().includes('/_next/data/')) dataRequests.push(new URL(request.url()).pathname)
+    })
+    await page.goto(`${origin}/about`)
+    await page.waitForSelector('html[data-hydrated="true"]')
+    await page.evaluate(() => Object.assign(window, { sameDocument: true }))
+    await page.click('main a[href="/team/ada"]')
+    await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'Ada Lovelace')
+    t.equal(new URL(page.url()).pathname, '/team/ada')
+    t.equal(await page.evaluate(() => 'sameDocument' in window), true, 'the same document: a client navigation')
+    await page.waitForFunction(() => document.title === 'Ada Lovelace · Courier')
+    t.ok(dataRequests.includes(`/_next/data/${deploymentId}/team/ada.json`), 'its page data was fetched (or prefetched)')
+  })
+})

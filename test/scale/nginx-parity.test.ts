@@ -1,0 +1,204 @@
+/**
+ * The proxy serves what Courier serves (docs/running-at-scale.md "What nginx sends"): every kind of answer,
+ * through nginx with deploy/nginx/ and from the instance behind it directly, for each `Accept-Encoding` a client may
+ * send. The same status, the same `Content-Encoding`, the same bytes once decoded, and the same headers a client or a
+ * cache relies on. Values made per request (the nonce, `x-request-id`, `Date`) are left out, and documents are
+ * compared with their nonce blanked.
+ */
+import { createHash } from 'node:crypto'
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import http from 'node:http'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import t from 'tap'
+import { compression } from '../../config/compression.ts'
+import { defaultDistDir } from '../../config/env.ts'
+import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
+import { entryLoaderUrls } from '../../src/render/template.ts'
+import { projectRoot, startServer } from '../reliability/server-process.ts'
+import { freePort, startNginx, startRedis } from './processes.ts'
+
+interface RawAnswer {
+  status: number
+  headers: http.IncomingHttpHeaders
+  /** The bytes as they came on the wire (still coded). */
+  wire: Buffer
+}
+
+/** One GET with node:http: fetch would decode the body and drop the coding this test is about. */
+function get(origin: string, pathname: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${origin}${pathname}`, { headers, agent: false }, (response) => {
+      const parts: Buffer[] = []
+      response.on('data', (part: Buffer) => parts.push(part))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, wire: Buffer.concat(parts) }))
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+  })
+}
+
+function decode(answer: RawAnswer): Buffer {
+  switch (answer.headers['content-encoding']) {
+    case undefined:
+      return answer.wire
+    case 'br':
+      return brotliDecompressSync(answer.wire)
+    case 'gzip':
+      return gunzipSync(answer.wire)
+    case 'deflate':
+      return inflateSync(answer.wire)
+    default:
+      throw new Error(`unexpected content-encoding ${answer.headers['content-encoding']}`)
+  }
+}
+
+/** The per-request nonce, from the CSP header of a document (none for other answers). */
+function nonceOf(answer: RawAnswer): string | undefined {
+  return /'nonce-([^']+)'/.exec(String(answer.headers['content-security-policy'] ?? ''))?.[1]
+}
+
+/** What a client sees of an answer, per-request values left out: what must be equal through nginx and directly. */
+function view(answer: RawAnswer, other: RawAnswer) {
+  let body = decode(answer)
+  const nonce = nonceOf(answer)
+  if (nonce) body = Buffer.from(body.toString('latin1').replaceAll(nonce, '<nonce>'), 'latin1')
+  const header = (name: string) => {
+    const value = answer.headers[name]
+    return Array.isArray(value) ? value.join(', ') : value
+  }
+  // A document coded per request carries its own nonce in the coded bytes: their length is a per-request value too
+  // (brotli codes each random nonce to a different length); its decoded length is compared instead.
+  const bothHaveLength = answer.headers['content-length'] !== undefined && other.headers['content-length'] !== undefined
+  const lengthCompared = bothHaveLength && (nonce === undefined || answer.headers['content-encoding'] === undefined)
+  return {
+    status: answer.status,
+    'content-encoding': header('content-encoding'),
+    'content-type': header('content-type'),
+    'cache-control': header('cache-control'),
+    vary: header('vary'),
+    etag: header('etag'),
+    'last-modified': header('last-modified'),
+    'content-length': lengthCompared ? header('content-length') : bothHaveLength ? '(a coded document: per request)' : '(not compared: one side streams)',
+    'content-security-policy': header('content-security-policy')?.replaceAll(nonce ?? '\0', '<nonce>'),
+    'x-deployment-id': header('x-deployment-id'),
+    decodedBytes: body.length,
+    decodedSha256: createHash('sha256').update(body).digest('hex'),
+  }
+}
+
+/**
+ * Every Accept-Encoding the comparison runs with (`undefined` sends none), and whether nginx negotiates it itself from
+ * the shared folder (plain lists of codings, as browsers send) or passes it to an instance (q-values, `*`, a coding
+ * nginx's map does not list).
+ */
+const acceptEncodings: Array<[string | undefined, 'nginx' | 'an instance']> = [
+  ['br, gzip', 'nginx'],
+  ['gzip', 'nginx'],
+  ['br', 'nginx'],
+  ['identity', 'nginx'],
+  [undefined, 'nginx'],
+  ['gzip;q=0, br', 'an instance'],
+  ['*', 'an instance'],
+  ['gzip, br', 'nginx'],
+  ['gzip;q=1, br;q=0.5', 'an instance'],
+  ['gzip, deflate, br, zstd', 'nginx'],
+  ['gzip, xbr, br', 'an instance'],
+]
+
+const redis = await startRedis(t)
+// The instance serves the test build (COURIER_TEST_ROUTES): its assets are the ones nginx publishes.
+const distDir = path.join(projectRoot, defaultDistDir(true))
+const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+const instance = await startServer(t, {
+  env: { REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1', COURIER_TEST_ROUTES: 'true' },
+  keepAccessLines: false,
+})
+
+const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-parity-'))
+t.teardown(() => rm(prefix, { recursive: true, force: true }))
+const nginxPort = await freePort()
+const { configFile } = await writePrefix({
+  prefix,
+  listen: `127.0.0.1:${nginxPort}`,
+  deployments: [{ id: deploymentId, servers: [`127.0.0.1:${instance.port}`] }],
+})
+await publishAssets(distDir, path.join(prefix, 'assets'), deploymentId)
+await startNginx(t, prefix, configFile, nginxPort)
+const proxy = `http://127.0.0.1:${nginxPort}`
+
+// The built files `/` loads, found as a browser finds them: the entry chunk from the loader, the stylesheet and
+// the font from the build's folder (the document may inline the stylesheet).
+const home = (await get(instance.origin, '/', {})).wire.toString('utf8')
+const entry = entryLoaderUrls(home).entries[0]
+if (!entry) throw new Error('`/` starts no script')
+const builtFiles = await readdir(path.join(distDir, 'client', 'chunks'))
+const stylesheet = builtFiles.find((name) => name.endsWith('.css'))
+const font = builtFiles.find((name) => name.endsWith('.woff2'))
+// A chunk below the build's precompression threshold: it has neither `.br` nor `.gz` beside it.
+const small = builtFiles.find((name) => name.endsWith('.js') && !builtFiles.includes(`${name}.br`) && !builtFiles.includes(`${name}.gz`))
+// A page chunk taken out of the shared folder (with its coded files): nginx asks the instance for it and caches it.
+const unpublished = builtFiles.find((name) => /^home-.*\.js$/.test(name))
+if (!stylesheet || !font || !small || !unpublished) throw new Error(`the build lacks a stylesheet, a font, a small chunk or the home page's chunk: ${builtFiles.join(' ')}`)
+const asset = (name: string) => `/_next/static/chunks/${name}?dpl=${deploymentId}`
+for (const suffix of ['', '.br', '.gz']) await rm(path.join(prefix, 'assets', '_next', 'static', 'chunks', `${unpublished}${suffix}`), { force: true })
+
+t.test('the shared folder holds the .br and .gz the build wrote beside each text asset', async (t) => {
+  const folder = path.join(prefix, 'assets', '_next', 'static', 'chunks')
+  const published = await readdir(folder)
+  const text = builtFiles.filter((name) => compression.precompressedExtensions.includes(path.extname(name)) && name !== unpublished)
+  t.ok(text.length > 0)
+  for (const name of text) {
+    const { size } = await stat(path.join(distDir, 'client', 'chunks', name))
+    const expected = size >= compression.precompressMinBytes ? [name, `${name}.br`, `${name}.gz`] : [name]
+    t.same(expected.filter((file) => published.includes(file)), expected, `${name} (${size} bytes)`)
+  }
+})
+
+/**
+ * `inFolder`: a file of the shared folder, which nginx serves itself for the headers it negotiates.
+ * `cacheStatuses`: nginx's X-Cache-Status for each Accept-Encoding in turn, where nginx caches the answer: one entry
+ * per coding (a HIT for a second header asking for a coding already cached), none for the headers an instance negotiates.
+ */
+const kinds: Array<{ kind: string; path: string; headers?: Record<string, string>; inFolder?: boolean; cacheStatuses?: string[] }> = [
+  { kind: 'a kept static document', path: '/' },
+  { kind: 'a streamed dynamic document', path: '/__test/slow?delay=50' },
+  { kind: 'page data', path: `/_next/data/${deploymentId}/index.json`, headers: { 'x-deployment-id': deploymentId } },
+  { kind: 'the entry chunk', path: `${new URL(entry, proxy).pathname}?dpl=${deploymentId}`, inFolder: true },
+  { kind: 'a stylesheet', path: asset(stylesheet), inFolder: true },
+  { kind: 'a font', path: asset(font), inFolder: true },
+  { kind: 'a chunk too small to precompress', path: asset(small), inFolder: true },
+  { kind: 'the entry chunk through another proxy', path: `${new URL(entry, proxy).pathname}?dpl=${deploymentId}`, headers: { via: '1.1 cdn.example' }, inFolder: true },
+  { kind: 'a chunk not in the shared folder (from the instance, cached)', path: asset(unpublished),
+    cacheStatuses: ['MISS', 'MISS', 'HIT', 'MISS', 'HIT', 'BYPASS', 'BYPASS', 'HIT', 'BYPASS', 'HIT', 'BYPASS'] },
+  { kind: 'an unknown asset (404)', path: asset('not-published-A1b2C3d4.js') },
+  { kind: 'sitemap.xml', path: '/sitemap.xml' },
+  { kind: 'a sitemap of pages', path: '/sitemap-0.xml' },
+  { kind: 'robots.txt', path: '/robots.txt' },
+  { kind: 'an optimized image', path: `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=640&q=75`, headers: { accept: 'image/avif,image/webp,*/*' } },
+  { kind: 'a public image', path: '/images/harbour.jpg' },
+  { kind: 'the 404 document', path: '/no-such-page' },
+  { kind: 'an /api JSON answer', path: '/api/image-widths' },
+]
+
+for (const { kind, path: requestPath, headers = {}, inFolder = false, cacheStatuses } of kinds) {
+  t.test(`${kind}: ${requestPath}`, async (t) => {
+    const seenCacheStatuses: Array<string | undefined> = []
+    for (const [acceptEncoding, negotiatedBy] of acceptEncodings) {
+      const sent = acceptEncoding === undefined ? headers : { ...headers, 'accept-encoding': acceptEncoding }
+      const direct = await get(instance.origin, requestPath, sent)
+      const proxied = await get(proxy, requestPath, sent)
+      t.same(view(proxied, direct), view(direct, proxied), `Accept-Encoding ${acceptEncoding === undefined ? '(none)' : `"${acceptEncoding}"`}`)
+      seenCacheStatuses.push(proxied.headers['x-cache-status'] as string | undefined)
+      if (inFolder) {
+        const servedBy = proxied.headers['x-courier-asset'] === 'shared-folder' ? 'nginx' : 'an instance'
+        t.equal(servedBy, negotiatedBy, 'served from the shared folder unless an instance must negotiate')
+      }
+      if (acceptEncoding === 'br, gzip') {
+        t.comment(`${kind}, br, gzip: ${proxied.wire.length} bytes through nginx (${proxied.headers['content-encoding'] ?? 'identity'}), ${direct.wire.length} from the instance (${direct.headers['content-encoding'] ?? 'identity'})`)
+      }
+    }
+    if (cacheStatuses) t.same(seenCacheStatuses, cacheStatuses, 'cached once per coding; never what an instance negotiated')
+  })
+}

@@ -1,0 +1,76 @@
+/**
+ * Type-level tests of the typed page declaration (site/page-types.ts), checked by `npm run typecheck` (tsc): every
+ * `@ts-expect-error` line below must be an error, or tsc fails with "Unused '@ts-expect-error' directive". The lines
+ * without one are the declarations that must compile. Nothing here runs.
+ */
+import type { SitePageData } from '../../site/data-types.ts'
+import type { ComponentTable, LoaderTable, NoData, PageComponentProps, PageTable } from '../../site/page-types.ts'
+import { pageTable } from '../../site/pages.ts'
+import { pageLoaders } from '../../src/pages/loaders.ts'
+
+/** A small site: a page with data and a route parameter, and a page without data. */
+interface ShopData {
+  item: { name: string; price: number }
+  about: NoData
+}
+
+const ItemPage = ({ data }: PageComponentProps<{ name: string; price: number }>) => `${data.name}: ${data.price}`
+const AboutPage = () => 'About'
+const PricePage = ({ data }: PageComponentProps<{ price: string }>) => data.price
+
+const item = { name: 'Lamp', price: 30 }
+
+// Complete and consistent: compiles.
+export const shopPages = {
+  item: { path: '/items/:id', kind: 'dynamic', head: (data) => ({ title: data.name }) },
+  about: { path: '/about', kind: 'static', head: () => ({ title: 'About' }) },
+} satisfies PageTable<ShopData>
+export const shopLoaders = {
+  item: { load: ({ params }) => (params.id === '1' ? { props: item } : { notFound: true }) },
+  about: {},
+} satisfies LoaderTable<ShopData>
+export const shopComponents = {
+  item: () => Promise.resolve({ default: ItemPage }),
+  about: () => Promise.resolve({ default: AboutPage }),
+} satisfies ComponentTable<ShopData>
+
+// A page missing from the page table.
+// @ts-expect-error: property 'about' is missing
+export const pageMissing = { item: shopPages.item } satisfies PageTable<ShopData>
+
+// A head that reads another data shape than the page's.
+// @ts-expect-error: the item's data has no 'title'
+export const wrongHead = { ...shopPages, item: { ...shopPages.item, head: (data: { title: string }) => ({ title: data.title }) } } satisfies PageTable<ShopData>
+
+// A page with data and no loader.
+// @ts-expect-error: property 'item' is missing
+export const loaderMissing = { about: {} } satisfies LoaderTable<ShopData>
+
+// A page with data whose entry has no `load`.
+// @ts-expect-error: property 'load' is missing
+export const loadMissing = { item: {}, about: {} } satisfies LoaderTable<ShopData>
+
+// A loader whose data is not the shape the page's component and head read.
+// @ts-expect-error: type 'string' is not assignable to type 'number'
+export const wrongProps = { item: { load: () => ({ props: { name: 'Lamp', price: '30' } }) }, about: {} } satisfies LoaderTable<ShopData>
+
+// A loader for a page the site does not have.
+// @ts-expect-error: object literal may only specify known properties
+export const strayLoader = { ...shopLoaders, basket: { load: () => ({ props: {} }) } } satisfies LoaderTable<ShopData>
+
+// A page without a component.
+// @ts-expect-error: property 'about' is missing
+export const componentMissing = { item: shopComponents.item } satisfies ComponentTable<ShopData>
+
+// A component that draws another data shape than the page's loader gives.
+// @ts-expect-error: the item's data has no 'price' of type string
+export const wrongComponent = { item: () => Promise.resolve({ default: PricePage }), about: shopComponents.about } satisfies ComponentTable<ShopData>
+
+// The site's own tables: complete, and an entry removed is an error.
+export const siteChecked = [pageTable satisfies PageTable<SitePageData>, pageLoaders satisfies LoaderTable<SitePageData>]
+const { faq: _faqLoader, ...loadersWithoutFaq } = pageLoaders
+// @ts-expect-error: property 'faq' is missing
+export const siteLoaderMissing = loadersWithoutFaq satisfies LoaderTable<SitePageData>
+const { gallery: _galleryPage, ...pagesWithoutGallery } = pageTable
+// @ts-expect-error: property 'gallery' is missing
+export const sitePageMissing = pagesWithoutGallery satisfies PageTable<SitePageData>
