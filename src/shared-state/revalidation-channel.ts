@@ -22,11 +22,11 @@ function isMessage(value: unknown): value is RevalidationMessage & { from: strin
 }
 
 /**
- * Revalidations told to every instance through Redis pub/sub (REDIS_URL, docs/content.md "Instances"). The instance
- * that takes a call applies it at once, then publishes it; every other instance applies it as it arrives. PUBLISH
- * answers how many instances were listening: the number the call's 200 reports. Redis down or the publish failing:
- * the call applies here only, with a warn line, and never fails. A subscription of its own (a Redis connection in
- * subscriber mode serves nothing else), resubscribed by ioredis after a reconnection.
+ * Revalidations told to every instance through Redis pub/sub (REDIS_URL; docs/content.md "Revalidation on demand").
+ * The instance that takes a call applies it at once, then publishes it; every other instance applies it as it
+ * arrives. PUBLISH answers how many instances were listening: the number the call's 200 reports. Redis down or the
+ * publish failing: the call applies here only, with a warn line, and never fails. A subscription of its own (a Redis
+ * connection in subscriber mode serves nothing else), resubscribed by ioredis after a reconnection.
  */
 export class RevalidationChannel {
   readonly #redis: SharedRedis
