@@ -27,7 +27,14 @@ export async function fetchPageData(url: string, deploymentId: string): Promise<
     if (attempt > 0) await wait(timings.dataFetchBackoffMs[attempt - 1] ?? 0)
     let response: Response
     try {
-      response = await fetch(url, { headers: { [deploymentIdHeader]: deploymentId }, credentials: 'same-origin' })
+      // The router keeps its own freshness; the HTTP cache always asks the server (with the ETag). A content page's
+      // data carries stale-while-revalidate for a CDN (docs/content.md), which Chromium's own cache honours too: it
+      // would hand the router the old answer and refetch it behind its back.
+      response = await fetch(url, {
+        headers: { [deploymentIdHeader]: deploymentId },
+        credentials: 'same-origin',
+        cache: 'no-cache',
+      })
     } catch (error) {
       reason = String(error)
       continue
