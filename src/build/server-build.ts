@@ -153,7 +153,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
             format: 'esm',
             sourcemap: true,
             // Stack traces need the mappings only; the sources are in the repository. Keeps the map Node loads at
-            // start-up (--enable-source-maps) and holds in memory a third of the size.
+            // start-up (src/runtime/start-up.ts turns source maps on) and holds in memory a third of the size.
             sourcemapExcludeSources: true,
             entryFileNames: '[name].js',
             chunkFileNames: 'chunks/[name]-[hash].js',
