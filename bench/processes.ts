@@ -152,7 +152,7 @@ export interface ServerProcess {
 
 export interface ServerSpec {
   name: string
-  /** Node's arguments after the exit guard: Courier's are `npm start`'s (`--enable-source-maps dist/node/server.js`),
+  /** Node's arguments after the exit guard: Courier's are `npm start`'s (Node's flags and `dist/node/server.js`),
    * Next's its bin script. */
   args: string[]
   env: NodeJS.ProcessEnv

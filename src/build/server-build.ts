@@ -85,6 +85,43 @@ function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): R
   }
 }
 
+/** `import http, { STATUS_CODES as codes } from "node:http";` as Rolldown writes an import of one of Node's modules. */
+const builtinImport = /^import (?:(\* as [\w$]+)|([\w$]+)?(?:, )?(?:\{ ([^}]*) \})?) from "([^"]+)";$/gm
+
+/**
+ * Loads Node's own modules through `require` in the compiled server, where Rolldown writes `import`: an ES import of a
+ * built-in module builds its namespace from every export, reading each one, and some exports are getters that load
+ * more of Node on first read. `node:http`'s `WebSocket`, `CloseEvent` and `MessageEvent` load Node's copy of undici
+ * (and with it `http2`), `node:crypto`'s `webcrypto` Web Crypto: about a tenth of Courier's start-up CPU before this,
+ * for APIs it never calls. `require` returns the module object and reads only what the code names.
+ * One import line becomes one line, so the source map (mappings only) stays right.
+ */
+function builtinsThroughRequire(): RolldownPlugin {
+  return {
+    name: 'courier:builtins-through-require',
+    renderChunk(code) {
+      let rewritten = false
+      const next = code.replace(builtinImport, (line, namespace: string | undefined, name: string | undefined, names: string | undefined, id: string) => {
+        if (!isBuiltin(id)) return line
+        rewritten = true
+        const load = `__courierRequire(${JSON.stringify(id)})`
+        const parts: string[] = []
+        const binding = namespace?.slice('* as '.length) ?? name
+        if (binding) parts.push(`const ${binding} = ${load};`)
+        if (names) {
+          const fields = names.split(',').map((one) => one.trim().replace(/^([\w$]+) as ([\w$]+)$/, '$1: $2'))
+          parts.push(`const { ${fields.join(', ')} } = ${binding ?? load};`)
+        }
+        return parts.join(' ') || `${load};`
+      })
+      if (!rewritten) return null
+      // On the first line, before everything: no line moves.
+      const prelude = 'import { createRequire as __courierCreateRequire } from "node:module"; const __courierRequire = __courierCreateRequire(import.meta.url); '
+      return { code: prelude + next, map: null }
+    },
+  }
+}
+
 /**
  * Compiles the server (src/server.ts and everything of Courier's it imports: src/, plugins/, config/, site/) to plain
  * ES modules in `<outDir>/node/` with source maps, after Vite has built the client and the SSR entry, so `npm start`
@@ -108,7 +145,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
           input: { server: path.join(options.root, 'src', 'server.ts') },
           platform: 'node',
           external: isExternal,
-          plugins: [buildDecisions(options, stamp)],
+          plugins: [buildDecisions(options, stamp), builtinsThroughRequire()],
           transform: { target: 'node26', jsx: 'react-jsx' },
           // The code is read by people in stack traces and profiles: names kept, nothing minified.
           output: {
@@ -116,7 +153,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
             format: 'esm',
             sourcemap: true,
             // Stack traces need the mappings only; the sources are in the repository. Keeps the map Node loads at
-            // start-up (--enable-source-maps) and holds in memory a third of the size.
+            // start-up (src/runtime/start-up.ts turns source maps on) and holds in memory a third of the size.
             sourcemapExcludeSources: true,
             entryFileNames: '[name].js',
             chunkFileNames: 'chunks/[name]-[hash].js',

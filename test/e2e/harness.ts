@@ -101,7 +101,7 @@ export interface Session {
   goto(path: string): Promise<Response>
   /** Whether `<html data-hydrated="true">` appeared in time (false rather than throwing: tests assert it). */
   waitForHydration(): Promise<boolean>
-  /** Hydrated, fonts settled and no request for 500 ms: the recording is complete for this page. */
+  /** Hydrated, fonts settled, no request for 500 ms and every request answered: the recording is complete for this page. */
   settle(): Promise<void>
 }
 
@@ -244,6 +244,13 @@ async function openSession(t: Test, browser: Browser, origin: string): Promise<S
         `fonts of ${page.url()} settling`,
       )
       await page.waitForLoadState('networkidle', { timeout: timeouts.settleMs })
+      // Prefetches start at idle time after hydration, and can still be on the wire once the network has been quiet
+      // for networkidle's 500 ms: wait until every request recorded so far has its answer or its failure.
+      const deadline = Date.now() + timeouts.settleMs
+      while (recording.requests.some((request) => request.status === undefined && request.failure === undefined)) {
+        if (Date.now() > deadline) break // the test's own assertions name what is still pending
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
     },
   }
 }
