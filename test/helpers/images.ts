@@ -49,13 +49,19 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typeAndData, crc])
 }
 
-/** A valid, tiny PNG (a few dozen bytes) whose header declares `width` x `height`: a decompression bomb's shape. */
-export function pixelBombPng(width: number, height: number): Buffer {
+/** The data of a PNG's IHDR chunk: `width` x `height`, 8-bit truecolour RGB. */
+function rgbPngHeader(width: number, height: number): Buffer {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
   header[8] = 8 // bit depth
   header[9] = 2 // truecolour RGB
+  return header
+}
+
+/** A valid, tiny PNG (a few dozen bytes) whose header declares `width` x `height`: a decompression bomb's shape. */
+export function pixelBombPng(width: number, height: number): Buffer {
+  const header = rgbPngHeader(width, height)
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', header),
@@ -118,11 +124,7 @@ function frameControl(sequence: number, width: number, height: number): Buffer {
  * the APNG specification orders them. Browsers play it; decoders without APNG support show the first frame.
  */
 export function animatedPng(width: number, height: number): Buffer {
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header[8] = 8 // bit depth
-  header[9] = 2 // truecolour RGB
+  const header = rgbPngHeader(width, height)
   const animation = Buffer.alloc(8)
   animation.writeUInt32BE(2, 0) // frames
   animation.writeUInt32BE(0, 4) // plays: forever

@@ -18,17 +18,9 @@ import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
 import type { LogLine } from '../helpers/app.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from '../metrics/exposition.ts'
-import { freePort, startNginx, startRedis } from './processes.ts'
+import { freePort, startNginx, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(25)
-  }
-}
 
 /** How many of `items` fall under each key. */
 function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Record<string, number> {

@@ -18,17 +18,9 @@ import type { LogLine } from '../helpers/app.ts'
 import { runMixedLoad } from './load.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { buildMix, readMixSources } from '../reliability/targets.ts'
-import { freePort, startNginx, startRedis } from './processes.ts'
+import { freePort, startNginx, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(25)
-  }
-}
 
 const countLines = (instances: ServerProcess[], pattern: RegExp) =>
   instances.reduce((sum, one) => sum + one.logs().filter((line: LogLine) => pattern.test(line.msg)).length, 0)

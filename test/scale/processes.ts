@@ -9,6 +9,14 @@ import { freePort } from '../../deploy/free-port.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** Polls `check` (a log line counted, a state reached) every 25 ms until it holds; fails after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(25)
+  }
+}
 
 /** Waits for `pattern` in the process's output, failing when it exits first or after `timeoutMs`. */
 function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<void> {
