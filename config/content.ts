@@ -45,4 +45,25 @@ export const revalidation = Object.freeze({
   windowMs: 60_000,
   /** REVALIDATE_TOKEN's shortest length: a bearer token must not be guessable. */
   minTokenLength: 16,
+  /** With REDIS_URL, the last revalidations kept in Redis, numbered: an instance that missed a message (a dropped
+   * subscription, a pause) reads what it missed from here. Beyond it, it regenerates every kept page. */
+  logLength: 1_000,
+  /** ...and each instance checks the newest number this often: a missed message leaves a page stale at most this long. */
+  versionCheckMs: 1_000,
+  /** Without Redis, under WEB_CONCURRENCY: how long a worker waits for the primary to say every worker has been told
+   * before it answers with itself alone (the primary answers in well under a millisecond). */
+  clusterAckTimeoutMs: 1_000,
+})
+
+/** Kept pages shared by the fleet through Redis (REDIS_URL; docs/content.md "Across the fleet"). */
+export const sharedPages = Object.freeze({
+  /** The lock an instance takes before it runs a page's loader (`SET NX PX`): above the loader time-out, so a holder
+   * that crashed frees it by itself and one that is merely slow keeps it. */
+  lockMs: regeneration.loaderTimeoutMs + 2_000,
+  /** An instance that finds the lock taken polls Redis this often for the holder's version: a revalidated page's
+   * waiting requests meet at most this much more than the loader's own time. */
+  waitPollMs: 15,
+  /** A page version stays in Redis this long after it was written, for instances that have not loaded it yet: two
+   * days, like the images (a page still asked for is written again at its next regeneration). */
+  retentionMs: 2 * 24 * 60 * 60 * 1000,
 })

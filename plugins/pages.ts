@@ -43,30 +43,37 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const instance = `${hostname()}:${process.pid}`
   const metrics = fastify.metrics
 
-  function reportRegeneration({ page, path, reason, durationMs, outcome, error }: RegenerationReport) {
-    const fields = { page: page.id, path, reason, durationMs: Math.round(durationMs * 10) / 10, instance }
+  function reportRegeneration({ page, path, reason, durationMs, outcome, loaderRan, error }: RegenerationReport) {
+    const fields = { page: page.id, path, reason, durationMs: Math.round(durationMs * 10) / 10, instance, loaderRan }
     metrics?.pageRegenerated(reason, outcome, durationMs / 1000)
     if (outcome !== 'failed') return fastify.log.info({ ...fields, outcome }, 'page regenerated')
     const { digest } = assignDigest(error, 'regeneration')
     fastify.log.error({ ...fields, err: error, digest, retryInMs: regeneration.retryBackoffMs }, 'page regeneration failed')
   }
 
+  const matchPage = createPageMatcher(site.pages)
+  // With REDIS_URL the fleet shares page versions: one loader run per page instance, the same bytes everywhere.
+  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
+  const share = redis
+    ? new (await import('../src/shared-state/shared-pages.ts')).SharedPages({ redis, deploymentId: fastify.deploymentId, log: fastify.log })
+    : undefined
   const answers = new PageAnswers({
     deploymentId: fastify.deploymentId,
+    ...(share ? { share } : {}),
+    matchPage,
     content,
     maxStaticEntries: staticPageCacheEntries,
     loaderTimeoutMs: regeneration.loaderTimeoutMs,
     retryBackoffMs: regeneration.retryBackoffMs,
     onRegeneration: reportRegeneration,
   })
-  const matchPage = createPageMatcher(site.pages)
 
   /** Says, on a page with `revalidate`, whether its kept version was served fresh or stale. */
   function markFreshness(reply: FastifyReply, page: ServerPage, entry: StaticPageEntry) {
     if (page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
   }
 
-  fastify.decorate('revalidatePages', function revalidatePages(request: { paths: readonly string[]; tags: readonly string[] }) {
+  fastify.decorate('revalidatePages', function revalidatePages(request: { paths: readonly string[]; tags: readonly string[] } | 'everything') {
     return answers.revalidate(request, matchPage)
   })
   const tracing = tracingOf(fastify)
@@ -106,9 +113,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * Marks the kept pages at `paths` and those whose answer carries one of `tags` for regeneration, in this process
-     * (plugins/revalidate.ts tells every instance): the paths of the kept page instances named.
+     * (plugins/revalidate.ts tells every instance): the paths of the kept page instances named. `everything`: every
+     * kept page (an instance that cannot tell which revalidations it missed).
      */
-    revalidatePages(request: { paths: readonly string[]; tags: readonly string[] }): string[]
+    revalidatePages(request: { paths: readonly string[]; tags: readonly string[] } | 'everything'): string[]
   }
   interface FastifyContextConfig {
     /** Set on page routes: the id of the page in the page table. */

@@ -6,7 +6,9 @@ import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
-import type { RevalidationMessage } from '../src/shared-state/revalidation-channel.ts'
+import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
+import type { Revalidation } from '../src/shared-state/revalidation-channel.ts'
+import type { RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
 
 export interface RevalidateOptions {
   /** REVALIDATE_TOKEN: the bearer token a call must carry; undefined: no route (this instance still hears the
@@ -57,23 +59,32 @@ function tokenDigest(token: string): Buffer {
  * instance. 200 once every instance has been told (each then serves the new version: a request for a named page
  * waits for its one regeneration); 401 without the token or with another (compared in constant time); 400 for a
  * bad body, with the reason; 429 for a flood. The route exists only when REVALIDATE_TOKEN is set: otherwise the path
- * is a 404 like any other. With REDIS_URL, revalidations reach every instance through pub/sub
- * (src/shared-state/revalidation-channel.ts).
+ * is a 404 like any other. With REDIS_URL, revalidations reach every instance through Redis
+ * (src/shared-state/revalidation-channel.ts); without it, every worker of WEB_CONCURRENCY through the primary
+ * (src/shared-state/cluster-revalidation.ts).
  */
 async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) {
   const { token } = options
   if (token !== undefined && (typeof token !== 'string' || token.length < revalidation.minTokenLength)) {
     throw new errors.OptionInvalid('token', `a bearer token of at least ${revalidation.minTokenLength} characters`)
   }
-  const apply = (message: RevalidationMessage) => {
-    fastify.revalidatePages(message)
+  const apply = (revalidation: Revalidation) => {
+    fastify.revalidatePages(revalidation)
   }
-  // With REDIS_URL every instance listens, whether or not it takes calls itself.
+  // With REDIS_URL every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY every worker
+  // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const channel = redis ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel(redis, apply, fastify.log) : undefined
-  if (channel) fastify.addHook('onClose', () => channel.close())
+  const channel = redis
+    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, apply, log: fastify.log })
+    : undefined
+  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation(apply, fastify.log) : undefined
+  fastify.addHook('onClose', async () => {
+    await channel?.close()
+    siblings?.close()
+  })
   const broadcast = async (message: RevalidationMessage): Promise<{ instances: number }> => {
-    if (channel) return channel.tell(message)
+    if (channel && (redis?.up || !siblings)) return channel.tell(message)
+    if (siblings) return siblings.tell(message)
     apply(message)
     return { instances: 1 }
   }

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import { clusterLimits } from '../config/cluster.ts'
 import { serverLimits } from '../config/server.ts'
+import { relayRevalidations } from './shared-state/cluster-revalidation.ts'
 
 export interface PrimaryOptions {
   /** How many workers to keep running (WEB_CONCURRENCY). */
@@ -14,7 +15,8 @@ export interface PrimaryOptions {
 /**
  * The primary of `WEB_CONCURRENCY=N` (docs/running-at-scale.md "All cores of one machine: `WEB_CONCURRENCY`"): it serves nothing itself, it forks N workers that
  * each run the whole server (src/server.ts) on the one shared port (node:cluster hands connections out in turn), and
- * keeps N running: a worker that dies is replaced after a back-off, with a warn line. SIGTERM drains every worker as
+ * keeps N running: a worker that dies is replaced after a back-off, with a warn line. It passes each revalidation a
+ * worker takes on to the others (src/shared-state/cluster-revalidation.ts). SIGTERM drains every worker as
  * one process drains (each finishes its requests in flight within its grace period), then the primary exits.
  * Resolves with the exit code once every worker is gone after a signal.
  */
@@ -89,6 +91,8 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     process.on('SIGTERM', stop)
     process.on('SIGINT', stop)
 
+    // Without Redis, a revalidation one worker takes reaches the others through here.
+    relayRevalidations()
     logger.info({ workers }, 'starting workers')
     for (let index = 0; index < workers; index += 1) fork()
   })

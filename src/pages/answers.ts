@@ -5,6 +5,8 @@ import { KeptDocumentSlot } from '../render/document-cache.ts'
 import { strongEtag } from '../etag.ts'
 import type { ContentCoding } from '../compression/negotiate.ts'
 import type { ContentSource } from '../content/content-source.ts'
+import type { PageVersion, PageWanted, ProducedVersion } from '../shared-state/shared-pages.ts'
+import type { RevalidationMessage } from '../shared-state/revalidation-log.ts'
 import type { ServerPage } from './site.ts'
 
 /** A `static` page instance, kept for the deployment: its answer, its page data as sent, its document once rendered. */
@@ -37,7 +39,14 @@ export interface RegenerationReport {
   /** `regenerated`: a new version is kept; `removed`: the loader said not found (the page is gone); `failed`: the
    * kept version stays. */
   outcome: 'regenerated' | 'removed' | 'failed'
+  /** Whether this instance ran the loader (else it took the version another instance made: docs/content.md). */
+  loaderRan: boolean
   error?: unknown
+}
+
+/** Where the fleet shares page versions (src/shared-state/shared-pages.ts): one loader run per page instance. */
+export interface PageShare {
+  produce(key: string, wanted: PageWanted, load: () => Promise<PageVersion>): Promise<ProducedVersion>
 }
 
 export interface PageAnswersOptions {
@@ -52,6 +61,10 @@ export interface PageAnswersOptions {
   retryBackoffMs?: number
   /** Told of every regeneration's end. */
   onRegeneration?: (report: RegenerationReport) => void
+  /** With REDIS_URL: the versions the fleet shares; without, every loader run is this instance's own. */
+  share?: PageShare
+  /** Reads a path as the server's routes do: a shared version is named by a revalidation of any spelling of its path. */
+  matchPage?: (pathname: string) => PageMatch<ServerPage> | undefined
   /** The clock (tests move it). */
   now?: () => number
 }
@@ -90,13 +103,17 @@ export class PageAnswers {
   readonly #retryBackoffMs: number
   readonly #onRegeneration: (report: RegenerationReport) => void
   readonly #now: () => number
+  readonly #share: PageShare | undefined
+  readonly #matchPage: ((pathname: string) => PageMatch<ServerPage> | undefined) | undefined
   readonly #staticEntries = new Map<string, Promise<StaticPageEntry>>()
   /** The entries of #staticEntries whose loader run has ended with a page kept: no request waits for them. */
   readonly #keptEntries = new Map<string, { entry: StaticPageEntry; match: PageMatch<ServerPage> }>()
   /** Regenerations running, by key: one per page instance. */
   readonly #regenerations = new Map<string, Promise<StaticPageEntry | undefined>>()
-  /** Kept instances a revalidation named, not regenerated yet: requests wait for their regeneration. */
-  readonly #invalidated = new Map<string, RegenerationReason>()
+  /** Kept instances a revalidation named, not regenerated yet: requests wait for their regeneration. Each with the
+   * count of revalidations when it was named: a regeneration that started before it does not clear it. */
+  readonly #invalidated = new Map<string, { reason: RegenerationReason; mark: number }>()
+  #revalidations = 0
   /** After a failed regeneration, none before this time (ms). */
   readonly #retryAt = new Map<string, number>()
 
@@ -108,6 +125,8 @@ export class PageAnswers {
     this.#retryBackoffMs = options.retryBackoffMs ?? 0
     this.#onRegeneration = options.onRegeneration ?? (() => undefined)
     this.#now = options.now ?? Date.now
+    this.#share = options.share
+    this.#matchPage = options.matchPage
   }
 
   /** The answer of a `dynamic` page for this request. */
@@ -153,14 +172,14 @@ export class PageAnswers {
   staticEntry(match: PageMatch<ServerPage>): Promise<StaticPageEntry> {
     const key = entryKey(match)
     const kept = this.#keptEntries.get(key)
-    const reason = this.#invalidated.get(key)
-    if (kept && reason && this.#mayRegenerate(key)) {
-      return this.#regenerate(key, kept.match, reason).then((entry) => entry ?? this.staticEntry(match))
+    const invalidated = this.#invalidated.get(key)
+    if (kept && invalidated && this.#mayRegenerate(key)) {
+      return this.#regenerate(key, kept.match, invalidated.reason).then((entry) => entry ?? this.staticEntry(match))
     }
     const pending = this.#staticEntries.get(key)
     if (pending) return pending
     const keep = this.#staticEntries.size < this.#maxStaticEntries
-    const loading = this.#makeEntry(match, keep)
+    const loading = this.#makeEntry(key, match, keep, { fits: (version) => !this.#isPast(match.page, version) })
     if (!keep) return loading
     this.#staticEntries.set(key, loading)
     loading.then(
@@ -179,24 +198,29 @@ export class PageAnswers {
    * each one's; returns the paths of the instances named. `matchPage` reads a path as the server's routes do.
    */
   revalidate(
-    request: { paths: readonly string[]; tags: readonly string[] },
+    request: { paths: readonly string[]; tags: readonly string[] } | 'everything',
     matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
   ): string[] {
     const named = new Map<string, RegenerationReason>()
-    for (const path of request.paths) {
-      const match = matchPage(path)
-      if (match) named.set(entryKey(match), 'path')
-    }
-    if (request.tags.length > 0) {
-      for (const [key, kept] of this.#keptEntries) {
-        if (!named.has(key) && kept.entry.tags.some((tag) => request.tags.includes(tag))) named.set(key, 'tag')
+    if (request === 'everything') {
+      for (const key of this.#keptEntries.keys()) named.set(key, 'path')
+    } else {
+      for (const path of request.paths) {
+        const match = matchPage(path)
+        if (match) named.set(entryKey(match), 'path')
+      }
+      if (request.tags.length > 0) {
+        for (const [key, kept] of this.#keptEntries) {
+          if (!named.has(key) && kept.entry.tags.some((tag) => request.tags.includes(tag))) named.set(key, 'tag')
+        }
       }
     }
+    const mark = ++this.#revalidations
     const paths: string[] = []
     for (const [key, reason] of named) {
       const kept = this.#keptEntries.get(key)
       if (!kept) continue
-      this.#invalidated.set(key, reason)
+      this.#invalidated.set(key, { reason, mark })
       // A revalidation is a new reason to try now, whatever failed before.
       this.#retryAt.delete(key)
       void this.#regenerate(key, kept.match, reason)
@@ -215,11 +239,19 @@ export class PageAnswers {
     const running = this.#regenerations.get(key)
     if (running) return running
     const startedAt = performance.now()
+    const startMark = this.#revalidations
+    const keptBefore = this.#keptEntries.get(key)?.entry
+    let loaderRan = true
     const report = (outcome: RegenerationReport['outcome'], error?: unknown) =>
-      this.#onRegeneration({ page: match.page, path: instancePath(match), reason, durationMs: performance.now() - startedAt, outcome, error })
-    const regeneration = this.#withTimeout(this.#makeEntry(match, true)).then(
+      this.#onRegeneration({ page: match.page, path: instancePath(match), reason, durationMs: performance.now() - startedAt, outcome, loaderRan, error })
+    // Past its time, a version fits when it is newer than the kept one and not past its own; when a revalidation
+    // named the page, any version no revalidation has named since its loader started (the share checks that).
+    const fits = (version: PageVersion) =>
+      !this.#isPast(match.page, version) && (reason !== 'time' || keptBefore === undefined || version.generatedAt > keptBefore.generatedAt)
+    const made = this.#makeEntry(key, match, true, { fits }, (ran) => (loaderRan = ran))
+    const regeneration = this.#withTimeout(made).then(
       (entry) => {
-        this.#invalidated.delete(key)
+        if ((this.#invalidated.get(key)?.mark ?? 0) <= startMark) this.#invalidated.delete(key)
         this.#retryAt.delete(key)
         if ('notFound' in entry.answer) {
           this.#keptEntries.delete(key)
@@ -239,8 +271,19 @@ export class PageAnswers {
       },
     )
     this.#regenerations.set(key, regeneration)
-    void regeneration.finally(() => this.#regenerations.delete(key))
+    void regeneration.finally(() => {
+      this.#regenerations.delete(key)
+      // Named again while this one ran (it may have read the content before the change): once more.
+      const again = this.#invalidated.get(key)
+      const kept = this.#keptEntries.get(key)
+      if (again && again.mark > startMark && kept && this.#mayRegenerate(key)) void this.#regenerate(key, kept.match, again.reason)
+    })
     return regeneration
+  }
+
+  /** Whether a version is past its page's `revalidate` time. */
+  #isPast(page: ServerPage, version: PageVersion): boolean {
+    return page.revalidate !== undefined && this.#now() >= version.generatedAt + page.revalidate * 1000
   }
 
   #withTimeout<T>(work: Promise<T>): Promise<T> {
@@ -252,10 +295,28 @@ export class PageAnswers {
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
   }
 
-  async #makeEntry(match: PageMatch<ServerPage>, keep: boolean): Promise<StaticPageEntry> {
-    const { answer, tags } = await this.#run(match.page, match.params, {})
+  /** An entry from the loader, or with REDIS_URL from the version the fleet shares (one loader run fleet-wide). */
+  async #makeEntry(
+    key: string,
+    match: PageMatch<ServerPage>,
+    keep: boolean,
+    wanted: Pick<PageWanted, 'fits'>,
+    onLoaderRan?: (ran: boolean) => void,
+  ): Promise<StaticPageEntry> {
+    const load = async (): Promise<PageVersion> => {
+      const { answer, tags } = await this.#run(match.page, match.params, {})
+      return { answer, tags, generatedAt: this.#now() }
+    }
+    let version: PageVersion
+    if (this.#share) {
+      const produced = await this.#share.produce(key, { fits: wanted.fits, isNamed: (message, tags) => this.#names(message, key, tags) }, load)
+      version = produced.version
+      onLoaderRan?.(produced.loaderRan)
+    } else {
+      version = await load()
+    }
+    const { answer, tags, generatedAt } = version
     const data = encodePageAnswer(answer, match.page.kind)
-    const generatedAt = this.#now()
     const revalidateS = match.page.revalidate
     return {
       answer,
@@ -266,5 +327,14 @@ export class PageAnswers {
       generatedAt,
       staleAt: revalidateS === undefined ? undefined : generatedAt + revalidateS * 1000,
     }
+  }
+
+  /** Whether a revalidation names the page instance `key` (any spelling of its path) or one of its version's tags. */
+  #names(message: RevalidationMessage, key: string, tags: readonly string[]): boolean {
+    if (message.tags.some((tag) => tags.includes(tag))) return true
+    return message.paths.some((path) => {
+      const match = this.#matchPage?.(path)
+      return match !== undefined && entryKey(match) === key
+    })
   }
 }

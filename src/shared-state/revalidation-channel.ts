@@ -1,85 +1,147 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
+import { revalidation } from '../../config/content.ts'
 import type { SharedRedis } from './redis.ts'
+import {
+  appendRevalidation,
+  newestRevalidation,
+  readLogged,
+  revalidationKeys,
+  revalidationsSince,
+  type LoggedRevalidation,
+  type RevalidationMessage,
+} from './revalidation-log.ts'
 
-/** What a revalidation names (POST /api/revalidate's body). */
-export interface RevalidationMessage {
-  paths: string[]
-  tags: string[]
-}
+/** What an instance applies: a revalidation, or every kept page when it cannot know what it missed. */
+export type Revalidation = RevalidationMessage | 'everything'
 
-/** The channel every instance listens on: one Redis can serve several sites by their key prefix. */
-function channelOf(redis: SharedRedis): string {
-  return `${redis.keyPrefix}revalidate`
-}
-
-function isMessage(value: unknown): value is RevalidationMessage & { from: string } {
-  if (typeof value !== 'object' || value === null) return false
-  const { paths, tags, from } = value as Record<string, unknown>
-  const strings = (list: unknown) => Array.isArray(list) && list.every((item) => typeof item === 'string')
-  return typeof from === 'string' && strings(paths) && strings(tags)
+export interface RevalidationChannelOptions {
+  redis: SharedRedis
+  apply: (revalidation: Revalidation) => void
+  log: FastifyBaseLogger
+  /** How often the newest number is checked (config/content.ts; tests shorten it). */
+  versionCheckMs?: number
 }
 
 /**
- * Revalidations told to every instance through Redis pub/sub (REDIS_URL; docs/content.md "Revalidation on demand").
- * The instance that takes a call applies it at once, then publishes it; every other instance applies it as it
- * arrives. PUBLISH answers how many instances were listening: the number the call's 200 reports. Redis down or the
- * publish failing: the call applies here only, with a warn line, and never fails. A subscription of its own (a Redis
- * connection in subscriber mode serves nothing else), resubscribed by ioredis after a reconnection.
+ * Revalidations told to every instance through Redis (REDIS_URL; docs/content.md "Across the fleet"). The instance
+ * that takes a call numbers it, keeps it in the revalidation log and publishes it in one step, then applies it; every
+ * other instance applies it as the message arrives. Each instance remembers the newest number it applied: a message
+ * that skips numbers, or the check of the newest number every second, makes it read what it missed from the log (a
+ * dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
+ * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the
+ * number the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never
+ * fails. A subscription of its own (a Redis connection in subscriber mode serves nothing else), resubscribed by
+ * ioredis after a reconnection.
  */
 export class RevalidationChannel {
   readonly #redis: SharedRedis
-  readonly #apply: (message: RevalidationMessage) => void
+  readonly #apply: (revalidation: Revalidation) => void
   readonly #log: FastifyBaseLogger
   readonly #subscriber: Redis
-  /** This instance's id in the messages it publishes: it has applied them already. */
+  readonly #timer: NodeJS.Timeout
+  /** This instance's id in the revalidations it logs. */
   readonly #self = randomUUID()
+  /** The newest revalidation number applied here; undefined until Redis has said one. */
+  #applied: number | undefined
+  /** Catching up runs one at a time, in order. */
+  #catchingUp: Promise<void> = Promise.resolve()
 
-  constructor(redis: SharedRedis, apply: (message: RevalidationMessage) => void, log: FastifyBaseLogger) {
-    this.#redis = redis
-    this.#apply = apply
-    this.#log = log
+  constructor(options: RevalidationChannelOptions) {
+    this.#redis = options.redis
+    this.#apply = options.apply
+    this.#log = options.log
     // Queued while connecting (the subscription waits for the connection); the shared client's options otherwise.
-    this.#subscriber = redis.client.duplicate({ enableOfflineQueue: true })
+    this.#subscriber = this.#redis.client.duplicate({ enableOfflineQueue: true })
     this.#subscriber.on('error', (error: Error) => this.#log.debug({ err: error }, 'revalidation subscriber error'))
-    this.#subscriber.on('message', (_channel: string, text: string) => this.#received(text))
-    this.#subscriber.subscribe(channelOf(redis)).catch((error: unknown) => {
+    this.#subscriber.on('message', (_channel: string, text: string) => this.#heard(text))
+    this.#subscriber.subscribe(revalidationKeys(this.#redis).channel).catch((error: unknown) => {
       this.#log.warn({ err: error }, 'revalidation channel not subscribed: this instance hears no other instance')
     })
+    this.#timer = setInterval(() => this.#checkNewest(), options.versionCheckMs ?? revalidation.versionCheckMs)
+    this.#timer.unref()
+    this.#checkNewest()
   }
 
-  /** Applies here, then tells the other instances: how many instances have been told, this one included. */
+  /** Logs and publishes a revalidation, then applies it here: how many instances have been told, this one included. */
   async tell(message: RevalidationMessage): Promise<{ instances: number }> {
-    this.#apply(message)
     if (!this.#redis.up) {
+      this.#apply(message)
       this.#log.warn(message, 'revalidation applied to this instance only: redis is not connected')
       return { instances: 1 }
     }
+    let told: { seq: number; listeners: number }
     try {
-      const listening = await this.#redis.client.publish(channelOf(this.#redis), JSON.stringify({ ...message, from: this.#self }))
-      // This instance's own subscriber is among the listeners, or is reconnecting: it has applied the call either way.
-      return { instances: Math.max(1, listening) }
+      told = await appendRevalidation(this.#redis, { ...message, from: this.#self })
     } catch (error) {
+      this.#apply(message)
       this.#log.warn({ err: error, ...message }, 'revalidation applied to this instance only: redis publish failed')
       return { instances: 1 }
     }
+    await this.#catchUp(told.seq, { ...message, seq: told.seq, from: this.#self })
+    // This instance's own subscriber is among the listeners, or is reconnecting: it has applied the call either way.
+    return { instances: Math.max(1, told.listeners) }
   }
 
-  #received(text: string) {
-    let message: unknown
-    try {
-      message = JSON.parse(text)
-    } catch (error) {
-      return this.#log.warn({ err: error }, 'revalidation message unreadable: ignored')
-    }
-    if (!isMessage(message)) return this.#log.warn({}, 'revalidation message of another shape: ignored')
-    if (message.from === this.#self) return
-    this.#log.debug({ paths: message.paths, tags: message.tags }, 'revalidation heard')
-    this.#apply({ paths: message.paths, tags: message.tags })
+  #heard(text: string) {
+    const message = readLogged(text)
+    if (!message) return this.#log.warn({}, 'revalidation message of another shape: ignored')
+    this.#log.debug({ seq: message.seq, paths: message.paths, tags: message.tags }, 'revalidation heard')
+    void this.#catchUp(message.seq, message)
+  }
+
+  /** At start, then every 1 s: a number newer than the last applied means messages were missed. */
+  #checkNewest() {
+    if (!this.#redis.up) return
+    newestRevalidation(this.#redis).then(
+      (newest) => {
+        if (this.#applied !== undefined && newest > this.#applied) {
+          this.#log.info({ applied: this.#applied, newest }, 'revalidations missed: catching up from the log')
+        }
+        return this.#catchUp(newest)
+      },
+      (error: unknown) => this.#redis.commandFailed(error, 'revalidation check'),
+    )
+  }
+
+  /** Applies every revalidation numbered up to `seq` not applied yet: `known` without reading the log when it is next. */
+  #catchUp(seq: number, known?: LoggedRevalidation): Promise<void> {
+    this.#catchingUp = this.#catchingUp.then(async () => {
+      const applied = this.#applied
+      if (applied === undefined) {
+        // The first number this instance learns (at start, or once Redis is reachable): a page it kept before may
+        // have been named meanwhile. Each is checked against the fleet's version (no loader runs when it is current).
+        this.#apply('everything')
+        this.#applied = seq
+        return
+      }
+      if (seq <= applied) return
+      if (known && seq === applied + 1) {
+        this.#apply(known)
+        this.#applied = seq
+        return
+      }
+      let missed: LoggedRevalidation[] | 'gone'
+      try {
+        missed = await revalidationsSince(this.#redis, applied, seq)
+      } catch (error) {
+        // Read again at the next check.
+        return this.#redis.commandFailed(error, 'revalidation log')
+      }
+      if (missed === 'gone') {
+        this.#log.warn({ applied, newest: seq }, 'revalidation log does not reach back: regenerating every kept page')
+        this.#apply('everything')
+      } else {
+        for (const message of missed) this.#apply(message)
+      }
+      this.#applied = Math.max(this.#applied ?? 0, seq)
+    })
+    return this.#catchingUp
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#timer)
     this.#subscriber.disconnect()
   }
 }

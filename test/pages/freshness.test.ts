@@ -112,3 +112,31 @@ t.test('a page whose loader now says not found is removed: its path answers not 
   t.equal(answers.keptEntry(match), undefined)
   t.match(reports, [{ outcome: 'removed' }])
 })
+
+t.test('named again while its regeneration runs: once more after it, so a change read too late is not lost', async (t) => {
+  const { answers, state, reports, matchPage, versionOf } = setUp(undefined)
+  t.equal((await versionOf()).version, 1)
+  state.version = 2
+  let release: () => void = () => undefined
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  const load = state
+  // The first regeneration's loader reads version 2 and then waits; the content changes to 3 and is named again.
+  const page = matchPage('/versioned/a')!.page
+  const original = page.load!
+  let calls = 0
+  page.load = async (context) => {
+    calls++
+    const answer = await original(context)
+    if (calls === 1) await gate
+    return answer
+  }
+  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  await sleep(1)
+  load.version = 3
+  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  release()
+  await sleep(5)
+  t.equal((await versionOf()).version, 3, 'the second naming is served, not the version read before it')
+  t.equal(calls, 2, 'two loader runs: one per naming')
+  t.match(reports, [{ reason: 'path', outcome: 'regenerated' }, { reason: 'path', outcome: 'regenerated' }])
+})

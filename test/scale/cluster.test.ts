@@ -1,10 +1,15 @@
 /**
  * WEB_CONCURRENCY: the real process (src/server.ts as `npm start` runs it) as a cluster of workers on one port.
  * Workers share the requests and write the access lines with their own pid; a worker that dies is replaced with a
- * warn line; SIGTERM drains every worker (a response in flight completes) and the primary exits 0.
+ * warn line; SIGTERM drains every worker (a response in flight completes) and the primary exits 0; without Redis a
+ * revalidation reaches every worker through the primary.
  */
 import t from 'tap'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { request } from 'undici'
+import { siteContent } from '../helpers/content.ts'
 import { startServer } from '../reliability/server-process.ts'
 import type { LogLine } from '../helpers/app.ts'
 
@@ -90,4 +95,40 @@ t.test('SIGTERM with a response in flight: every worker drains, the response com
   t.equal(logs.filter((line) => line.msg === 'closed').length, 2, 'each worker closed gracefully')
   t.ok(logs.some((line) => line.msg === 'all workers exited' && line.failedExits === 0))
   t.notOk(logs.some((line) => line.msg === 'worker died: replacing it'), 'a drained worker is not replaced')
+})
+
+t.test('WEB_CONCURRENCY=2 without Redis: a revalidation one worker takes reaches the other through the primary', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'courier-cluster-content-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await cp(siteContent.dir, dir, { recursive: true })
+  const token = 'cluster-test-token-0123456789'
+  const server = await startServer(t, { env: { WEB_CONCURRENCY: '2', CONTENT_DIR: dir, REVALIDATE_TOKEN: token } })
+  await waitFor('both workers listening', () => {
+    const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))
+    return listening.size >= 2 ? true : undefined
+  })
+  const guide = '/guides/page-data'
+  // Connections go to the workers in turn: enough of them that both have kept the guide.
+  for (let index = 0; index < 20; index += 1) t.match((await getFresh(`${server.origin}${guide}`)).body, 'does not download a new document', { diagnostic: false })
+  await waitFor('20 access lines for the guide', () =>
+    server.logs().filter((line) => line.msg === 'request completed' && line.url === guide).length >= 20 ? true : undefined,
+  )
+  const servedBy = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === guide).map((line) => line.pid))
+  t.equal(servedBy.size, 2, 'both workers kept the guide')
+
+  const file = path.join(dir, 'guides', 'page-data.md')
+  await writeFile(file, (await readFile(file, 'utf8')).replace('does not download a new document', 'never downloads a whole new document'))
+  const response = await request(`${server.origin}/api/revalidate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', connection: 'close' },
+    body: JSON.stringify({ paths: [guide] }),
+  })
+  t.equal(response.statusCode, 200)
+  t.equal(((await response.body.json()) as { instances: number }).instances, 2, 'both workers told')
+  for (let index = 0; index < 20; index += 1) {
+    t.match((await getFresh(`${server.origin}${guide}`)).body, 'never downloads a whole new document', `request ${index}: the new version`, { diagnostic: false })
+  }
+  const regenerated = new Set(server.logs().filter((line) => line.msg === 'page regenerated' && line.path === guide).map((line) => line.pid))
+  t.equal(regenerated.size, 2, 'each worker regenerated its kept page')
+  t.same(await server.stop(), { code: 0, signal: null })
 })

@@ -12,6 +12,7 @@ import path from 'node:path'
 import { revalidation } from '../../config/content.ts'
 import { build, type Built } from '../helpers/app.ts'
 import { siteContent } from '../helpers/content.ts'
+import { Redis } from 'ioredis'
 import { startRedis } from './processes.ts'
 
 const token = 'scale-test-token-0123456789'
@@ -37,9 +38,11 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   const dir = await contentCopy(t)
   const fleet: Built[] = []
   for (let index = 0; index < 3; index++) fleet.push(await build(t, { REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir }))
-  await waitFor('every instance connected to redis', () =>
-    fleet.every(({ logs }) => logs().filter((line) => /redis connected/.test(line.msg)).length >= 1),
-  )
+  const observer = new Redis(redis.url)
+  t.teardown(() => observer.disconnect())
+  // Each instance subscribes on a connection of its own, which may come a moment after the shared one.
+  const subscribers = async () => Number(((await observer.pubsub('NUMSUB', 'courier:revalidate')) as [string, number])[1])
+  await waitFor('every instance subscribed to the revalidation channel', async () => (await subscribers()) === 3)
   const guide = '/guides/page-data'
   const dataPath = (app: Built['app']) => `/_next/data/${app.deploymentId}${guide}.json`
   for (const { app } of fleet) {
@@ -74,8 +77,30 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   t.pass(`every instance served the new document and data ${everyNewMs.toFixed(1)} ms after the 200`)
   t.comment(`call answered in ${(answeredAt - calledAt).toFixed(1)} ms; every instance new ${everyNewMs.toFixed(1)} ms after it`)
   t.not((await fleet[1]!.app.inject(dataPath(fleet[1]!.app))).headers.etag, etagBefore, 'a new ETag on another instance')
-  const runs = fleet.map(({ logs }) => logs().filter((line) => line.msg === 'page regenerated' && line.path === guide).length)
-  t.same(runs, [1, 1, 1], 'one regeneration on each instance (the page is not shared between instances yet)')
+  const regenerations = (built: Built) => built.logs().filter((line) => line.msg === 'page regenerated' && line.path === guide)
+  t.same(fleet.map((built) => regenerations(built).length), [1, 1, 1], 'each instance regenerated its kept page once')
+  t.equal(fleet.flatMap(regenerations).filter((line) => line.loaderRan === true).length, 1, 'the loader ran once for the whole fleet')
+  const etags = await Promise.all(fleet.map(async ({ app }) => (await app.inject(dataPath(app))).headers.etag))
+  t.equal(new Set(etags).size, 1, 'every instance serves the same page data bytes (one ETag)')
+
+  // An instance that joins now, and never rendered the guide, serves the fleet's version without running the loader.
+  const late = await build(t, { REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  await waitFor('the new instance subscribed', async () => (await subscribers()) === 4)
+  t.equal((await late.app.inject(dataPath(late.app))).headers.etag, etags[0], 'a new instance: the same ETag')
+  t.match((await late.app.inject(guide)).body, 'never downloads a whole new document')
+
+  // A revalidation whose message no instance heard (logged and numbered, never published): each finds it by the
+  // newest number within the version check, and serves the new version.
+  await writeFile(file, (await readFile(file, 'utf8')).replace('never downloads a whole new document', 'keeps the document it has'))
+  const seq = await observer.incr('courier:revalidate-seq')
+  await observer.lpush('courier:revalidate-log', JSON.stringify({ seq, paths: [guide], tags: [], from: 'elsewhere' }))
+  const heardAt = performance.now()
+  await waitFor('every instance catching up with the unheard revalidation', async () =>
+    (await Promise.all([...fleet, late].map(async ({ app }) => (await app.inject(dataPath(app))).body.includes('keeps the document it has')))).every(Boolean),
+  )
+  t.ok(performance.now() - heardAt < revalidation.versionCheckMs * 5, 'within a few version checks')
+  t.ok(fleet[2]!.logs().some((line) => line.msg === 'revalidations missed: catching up from the log'), 'said in the log')
+  t.equal([...fleet, late].flatMap(regenerations).filter((line) => line.loaderRan === true).length, 2, 'again one loader run, fleet-wide')
 
   await redis.stop()
   await waitFor('redis loss noticed', () => fleet[0]!.logs().some((line) => /redis connection lost/.test(line.msg)))
@@ -88,5 +113,5 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   t.equal(alone.statusCode, 200, 'Redis gone: the call still succeeds')
   t.equal(alone.json().instances, 1, 'for this instance only')
   t.ok(fleet[0]!.logs().some((line) => line.level === 40 && /revalidation applied to this instance only/.test(line.msg)), 'with a warn line')
-  for (const { app } of fleet) t.equal((await app.inject(guide)).statusCode, 200, 'no 5xx')
+  for (const { app } of [...fleet, late]) t.equal((await app.inject(guide)).statusCode, 200, 'no 5xx')
 })

@@ -1,0 +1,86 @@
+import cluster, { type Worker } from 'node:cluster'
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import { revalidation } from '../../config/content.ts'
+import type { RevalidationMessage } from './revalidation-log.ts'
+
+/** The messages between the workers of `WEB_CONCURRENCY` and their primary about revalidations. */
+type ClusterRevalidationMessage =
+  /** worker -> primary: tell every other worker. */
+  | { courier: 'revalidate'; id: string; paths: string[]; tags: string[] }
+  /** primary -> every other worker: apply it. */
+  | { courier: 'revalidate-apply'; paths: string[]; tags: string[] }
+  /** primary -> the worker that asked: how many workers have been told, itself included. */
+  | { courier: 'revalidate-told'; id: string; instances: number }
+
+function isClusterMessage(value: unknown): value is ClusterRevalidationMessage {
+  if (typeof value !== 'object' || value === null) return false
+  const kind = (value as { courier?: unknown }).courier
+  return kind === 'revalidate' || kind === 'revalidate-apply' || kind === 'revalidate-told'
+}
+
+/**
+ * The primary's side (src/cluster.ts): passes a worker's revalidation to every other worker and answers how many
+ * workers have it. IPC delivers in order, so a worker told after another has it before its next message.
+ */
+export function relayRevalidations(): void {
+  cluster.on('message', (from: Worker, message: unknown) => {
+    if (!isClusterMessage(message) || message.courier !== 'revalidate') return
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && worker.isConnected())
+    for (const worker of workers) {
+      if (worker !== from) worker.send({ courier: 'revalidate-apply', paths: message.paths, tags: message.tags } satisfies ClusterRevalidationMessage)
+    }
+    from.send({ courier: 'revalidate-told', id: message.id, instances: workers.length } satisfies ClusterRevalidationMessage)
+  })
+}
+
+/**
+ * A worker's side, without Redis (docs/content.md "Across the fleet"): a revalidation this worker takes is applied
+ * here and sent to the primary, which passes it on to every other worker; the call's 200 waits for the primary's
+ * answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone, with a warn line).
+ */
+export class ClusterRevalidation {
+  readonly #apply: (message: RevalidationMessage) => void
+  readonly #log: FastifyBaseLogger
+  readonly #waiting = new Map<string, (instances: number) => void>()
+  readonly #onMessage = (message: unknown) => {
+    if (!isClusterMessage(message)) return
+    if (message.courier === 'revalidate-apply') this.#apply({ paths: message.paths, tags: message.tags })
+    else if (message.courier === 'revalidate-told') this.#waiting.get(message.id)?.(message.instances)
+  }
+
+  constructor(apply: (message: RevalidationMessage) => void, log: FastifyBaseLogger) {
+    this.#apply = apply
+    this.#log = log
+    process.on('message', this.#onMessage)
+  }
+
+  /** Whether this process is a worker with a primary to tell. */
+  static available(): boolean {
+    return cluster.isWorker && typeof process.send === 'function'
+  }
+
+  async tell(message: RevalidationMessage): Promise<{ instances: number }> {
+    this.#apply(message)
+    const id = randomUUID()
+    const instances = await new Promise<number>((resolve) => {
+      const timer = setTimeout(() => resolve(0), revalidation.clusterAckTimeoutMs)
+      this.#waiting.set(id, (count) => {
+        clearTimeout(timer)
+        resolve(count)
+      })
+      try {
+        process.send?.({ courier: 'revalidate', id, paths: message.paths, tags: message.tags } satisfies ClusterRevalidationMessage)
+      } catch {
+        resolve(0)
+      }
+    })
+    this.#waiting.delete(id)
+    if (instances === 0) this.#log.warn(message, 'revalidation applied to this worker only: the primary did not answer')
+    return { instances: Math.max(1, instances) }
+  }
+
+  close(): void {
+    process.off('message', this.#onMessage)
+  }
+}
