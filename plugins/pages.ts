@@ -76,6 +76,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   fastify.decorate('revalidatePages', function revalidatePages(request: { paths: readonly string[]; tags: readonly string[] } | 'everything') {
     return answers.revalidate(request, matchPage)
   })
+  fastify.decorate('regeneratePagesNow', function regeneratePagesNow(request: { paths: readonly string[]; tags: readonly string[] }) {
+    return answers.regenerateNow(request, matchPage)
+  })
   const tracing = tracingOf(fastify)
   const answerItself = (answer: PageAnswer) => answer
 
@@ -117,6 +120,11 @@ declare module 'fastify' {
      * kept page (an instance that cannot tell which revalidations it missed).
      */
     revalidatePages(request: { paths: readonly string[]; tags: readonly string[] } | 'everything'): string[]
+    /**
+     * Regenerates the kept pages a revalidation this instance takes names, serving their kept versions meanwhile;
+     * resolves once each has its new version: the paths named.
+     */
+    regeneratePagesNow(request: { paths: readonly string[]; tags: readonly string[] }): Promise<string[]>
   }
   interface FastifyContextConfig {
     /** Set on page routes: the id of the page in the page table. */

@@ -74,10 +74,11 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   // With REDIS_URL every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY every worker
   // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
+  const applyHere = (message: RevalidationMessage) => fastify.regeneratePagesNow(message)
   const channel = redis
-    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, apply, log: fastify.log })
+    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, apply, applyHere, log: fastify.log })
     : undefined
-  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation(apply, fastify.log) : undefined
+  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ apply, applyHere, log: fastify.log }) : undefined
   fastify.addHook('onClose', async () => {
     await channel?.close()
     siblings?.close()
@@ -85,7 +86,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   const broadcast = async (message: RevalidationMessage): Promise<{ instances: number }> => {
     if (channel && (redis?.up || !siblings)) return channel.tell(message)
     if (siblings) return siblings.tell(message)
-    apply(message)
+    await applyHere(message)
     return { instances: 1 }
   }
   // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.

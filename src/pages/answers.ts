@@ -201,25 +201,9 @@ export class PageAnswers {
     request: { paths: readonly string[]; tags: readonly string[] } | 'everything',
     matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
   ): string[] {
-    const named = new Map<string, RegenerationReason>()
-    if (request === 'everything') {
-      for (const key of this.#keptEntries.keys()) named.set(key, 'path')
-    } else {
-      for (const path of request.paths) {
-        const match = matchPage(path)
-        if (match) named.set(entryKey(match), 'path')
-      }
-      if (request.tags.length > 0) {
-        for (const [key, kept] of this.#keptEntries) {
-          if (!named.has(key) && kept.entry.tags.some((tag) => request.tags.includes(tag))) named.set(key, 'tag')
-        }
-      }
-    }
     const mark = ++this.#revalidations
     const paths: string[] = []
-    for (const [key, reason] of named) {
-      const kept = this.#keptEntries.get(key)
-      if (!kept) continue
+    for (const [key, { reason, kept }] of this.#named(request, matchPage)) {
       this.#invalidated.set(key, { reason, mark })
       // A revalidation is a new reason to try now, whatever failed before.
       this.#retryAt.delete(key)
@@ -227,6 +211,52 @@ export class PageAnswers {
       paths.push(instancePath(kept.match))
     }
     return paths
+  }
+
+  /**
+   * Regenerates the kept instances a revalidation names while requests keep getting their kept version, and resolves
+   * once each has its new version (or has failed and kept the last good one): the instance that takes
+   * `POST /api/revalidate` answers after this, as Next's `res.revalidate()` does, so the loader's time is the call's,
+   * not its visitors'. Returns the paths of the instances named.
+   */
+  async regenerateNow(
+    request: { paths: readonly string[]; tags: readonly string[] },
+    matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
+  ): Promise<string[]> {
+    const named = [...this.#named(request, matchPage)]
+    await Promise.all(
+      named.map(async ([key, { reason, kept }]) => {
+        // One that started before this call may have read the content before the change: this one starts after it.
+        await this.#regenerations.get(key)
+        this.#retryAt.delete(key)
+        await this.#regenerate(key, kept.match, reason)
+      }),
+    )
+    return named.map(([, { kept }]) => instancePath(kept.match))
+  }
+
+  /** The kept instances a revalidation names: at one of its paths, or carrying one of its tags. */
+  #named(
+    request: { paths: readonly string[]; tags: readonly string[] } | 'everything',
+    matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
+  ): Map<string, { reason: RegenerationReason; kept: { entry: StaticPageEntry; match: PageMatch<ServerPage> } }> {
+    const named = new Map<string, { reason: RegenerationReason; kept: { entry: StaticPageEntry; match: PageMatch<ServerPage> } }>()
+    if (request === 'everything') {
+      for (const [key, kept] of this.#keptEntries) named.set(key, { reason: 'path', kept })
+      return named
+    }
+    for (const path of request.paths) {
+      const match = matchPage(path)
+      const key = match && entryKey(match)
+      const kept = key === undefined ? undefined : this.#keptEntries.get(key)
+      if (key !== undefined && kept) named.set(key, { reason: 'path', kept })
+    }
+    if (request.tags.length > 0) {
+      for (const [key, kept] of this.#keptEntries) {
+        if (!named.has(key) && kept.entry.tags.some((tag) => request.tags.includes(tag))) named.set(key, { reason: 'tag', kept })
+      }
+    }
+    return named
   }
 
   #mayRegenerate(key: string): boolean {

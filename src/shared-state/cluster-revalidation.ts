@@ -36,11 +36,20 @@ export function relayRevalidations(): void {
 
 /**
  * A worker's side, without Redis (docs/content.md "Across the fleet"): a revalidation this worker takes is applied
- * here and sent to the primary, which passes it on to every other worker; the call's 200 waits for the primary's
+ * here (its pages regenerated) and sent to the primary, which passes it on to every other worker; the call's 200 waits for the primary's
  * answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone, with a warn line).
  */
+export interface ClusterRevalidationOptions {
+  /** Applies a sibling's revalidation: requests for a named page wait for its regeneration. */
+  apply: (message: RevalidationMessage) => void
+  /** Applies a revalidation this worker takes: resolves once the pages it keeps are regenerated. */
+  applyHere: (message: RevalidationMessage) => Promise<unknown>
+  log: FastifyBaseLogger
+}
+
 export class ClusterRevalidation {
   readonly #apply: (message: RevalidationMessage) => void
+  readonly #applyHere: (message: RevalidationMessage) => Promise<unknown>
   readonly #log: FastifyBaseLogger
   readonly #waiting = new Map<string, (instances: number) => void>()
   readonly #onMessage = (message: unknown) => {
@@ -49,9 +58,10 @@ export class ClusterRevalidation {
     else if (message.courier === 'revalidate-told') this.#waiting.get(message.id)?.(message.instances)
   }
 
-  constructor(apply: (message: RevalidationMessage) => void, log: FastifyBaseLogger) {
-    this.#apply = apply
-    this.#log = log
+  constructor(options: ClusterRevalidationOptions) {
+    this.#apply = options.apply
+    this.#applyHere = options.applyHere
+    this.#log = options.log
     process.on('message', this.#onMessage)
   }
 
@@ -61,7 +71,7 @@ export class ClusterRevalidation {
   }
 
   async tell(message: RevalidationMessage): Promise<{ instances: number }> {
-    this.#apply(message)
+    await this.#applyHere(message)
     const id = randomUUID()
     const instances = await new Promise<number>((resolve) => {
       const timer = setTimeout(() => resolve(0), revalidation.clusterAckTimeoutMs)

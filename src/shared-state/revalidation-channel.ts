@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
 import type { SharedRedis } from './redis.ts'
 import {
+  announceRevalidation,
   appendRevalidation,
   newestRevalidation,
   readLogged,
@@ -18,7 +19,10 @@ export type Revalidation = RevalidationMessage | 'everything'
 
 export interface RevalidationChannelOptions {
   redis: SharedRedis
+  /** Applies another instance's revalidation: requests for a named page wait for its regeneration. */
   apply: (revalidation: Revalidation) => void
+  /** Applies a revalidation this instance takes: resolves once the pages it keeps are regenerated. */
+  applyHere: (message: RevalidationMessage) => Promise<unknown>
   log: FastifyBaseLogger
   /** How often the newest number is checked (config/content.ts; tests shorten it). */
   versionCheckMs?: number
@@ -26,8 +30,8 @@ export interface RevalidationChannelOptions {
 
 /**
  * Revalidations told to every instance through Redis (REDIS_URL; docs/content.md "Across the fleet"). The instance
- * that takes a call numbers it, keeps it in the revalidation log and publishes it in one step, then applies it; every
- * other instance applies it as the message arrives. Each instance remembers the newest number it applied: a message
+ * that takes a call numbers it and keeps it in the revalidation log, regenerates the pages it keeps, then publishes
+ * it; every other instance applies it as the message arrives. Each instance remembers the newest number it applied: a message
  * that skips numbers, or the check of the newest number every second, makes it read what it missed from the log (a
  * dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
  * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the
@@ -38,6 +42,7 @@ export interface RevalidationChannelOptions {
 export class RevalidationChannel {
   readonly #redis: SharedRedis
   readonly #apply: (revalidation: Revalidation) => void
+  readonly #applyHere: (message: RevalidationMessage) => Promise<unknown>
   readonly #log: FastifyBaseLogger
   readonly #subscriber: Redis
   readonly #timer: NodeJS.Timeout
@@ -45,12 +50,15 @@ export class RevalidationChannel {
   readonly #self = randomUUID()
   /** The newest revalidation number applied here; undefined until Redis has said one. */
   #applied: number | undefined
+  /** Numbers of the revalidations this instance took and is applying itself: catching up skips them. */
+  readonly #taking = new Set<number>()
   /** Catching up runs one at a time, in order. */
   #catchingUp: Promise<void> = Promise.resolve()
 
   constructor(options: RevalidationChannelOptions) {
     this.#redis = options.redis
     this.#apply = options.apply
+    this.#applyHere = options.applyHere
     this.#log = options.log
     // Queued while connecting (the subscription waits for the connection); the shared client's options otherwise.
     this.#subscriber = this.#redis.client.duplicate({ enableOfflineQueue: true })
@@ -64,24 +72,42 @@ export class RevalidationChannel {
     this.#checkNewest()
   }
 
-  /** Logs and publishes a revalidation, then applies it here: how many instances have been told, this one included. */
+  /**
+   * Logs a revalidation (numbered), regenerates the pages this instance keeps (their versions, shared through Redis,
+   * carry the number: the other instances take them without running the loaders), then publishes it: how many
+   * instances have been told, this one included.
+   */
   async tell(message: RevalidationMessage): Promise<{ instances: number }> {
-    if (!this.#redis.up) {
-      this.#apply(message)
-      this.#log.warn(message, 'revalidation applied to this instance only: redis is not connected')
+    const alone = async (warning: string, error?: unknown) => {
+      await this.#applyHere(message)
+      this.#log.warn({ ...(error === undefined ? {} : { err: error }), ...message }, warning)
       return { instances: 1 }
     }
-    let told: { seq: number; listeners: number }
+    if (!this.#redis.up) return alone('revalidation applied to this instance only: redis is not connected')
+    let logged: { seq: number; text: string }
     try {
-      told = await appendRevalidation(this.#redis, { ...message, from: this.#self })
+      logged = await appendRevalidation(this.#redis, { ...message, from: this.#self })
     } catch (error) {
-      this.#apply(message)
-      this.#log.warn({ err: error, ...message }, 'revalidation applied to this instance only: redis publish failed')
+      return alone('revalidation applied to this instance only: redis publish failed', error)
+    }
+    // Anything numbered before it that this instance missed, then its own, regenerated here before anyone is told.
+    this.#taking.add(logged.seq)
+    try {
+      await this.#catchUp(logged.seq - 1)
+      await this.#applyHere(message)
+    } finally {
+      this.#taking.delete(logged.seq)
+    }
+    this.#applied = Math.max(this.#applied ?? 0, logged.seq)
+    try {
+      const listeners = await announceRevalidation(this.#redis, logged.text)
+      // This instance's own subscriber is among the listeners, or is reconnecting: it has applied the call either way.
+      return { instances: Math.max(1, listeners) }
+    } catch (error) {
+      // Logged: the other instances catch up at their next check of the newest number.
+      this.#log.warn({ err: error, ...message }, 'revalidation not published: other instances catch up from the log')
       return { instances: 1 }
     }
-    await this.#catchUp(told.seq, { ...message, seq: told.seq, from: this.#self })
-    // This instance's own subscriber is among the listeners, or is reconnecting: it has applied the call either way.
-    return { instances: Math.max(1, told.listeners) }
   }
 
   #heard(text: string) {
@@ -118,7 +144,7 @@ export class RevalidationChannel {
       }
       if (seq <= applied) return
       if (known && seq === applied + 1) {
-        this.#apply(known)
+        if (!this.#taking.has(seq)) this.#apply(known)
         this.#applied = seq
         return
       }
@@ -133,7 +159,7 @@ export class RevalidationChannel {
         this.#log.warn({ applied, newest: seq }, 'revalidation log does not reach back: regenerating every kept page')
         this.#apply('everything')
       } else {
-        for (const message of missed) this.#apply(message)
+        for (const message of missed) if (!this.#taking.has(message.seq)) this.#apply(message)
       }
       this.#applied = Math.max(this.#applied ?? 0, seq)
     })

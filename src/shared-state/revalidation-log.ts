@@ -26,23 +26,27 @@ export function revalidationKeys(redis: SharedRedis) {
 }
 
 /**
- * Numbers a revalidation, keeps it in the log (trimmed to its length) and publishes it, in one step: no instance can
- * see the number without the entry. Answers the number and how many instances were listening. The JSON gets its
- * number by text, not through cjson, which would write an empty list as `{}`.
+ * Numbers a revalidation and keeps it in the log (trimmed to its length), in one step: no instance can see the
+ * number without the entry. Answers the number and the entry's text, which `announceRevalidation` publishes. The
+ * JSON gets its number by text, not through cjson, which would write an empty list as `{}`.
  */
 const appendScript = `
 local seq = redis.call('INCR', KEYS[1])
 local text = '{"seq":' .. seq .. ',' .. string.sub(ARGV[1], 2)
 redis.call('LPUSH', KEYS[2], text)
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
-local listeners = redis.call('PUBLISH', KEYS[3], text)
-return { seq, listeners }`
+return { seq, text }`
 
-export async function appendRevalidation(redis: SharedRedis, message: RevalidationMessage & { from: string }): Promise<{ seq: number; listeners: number }> {
+export async function appendRevalidation(redis: SharedRedis, message: RevalidationMessage & { from: string }): Promise<{ seq: number; text: string }> {
   const keys = revalidationKeys(redis)
-  const text = JSON.stringify({ paths: message.paths, tags: message.tags, from: message.from })
-  const [seq, listeners] = (await redis.client.eval(appendScript, 3, keys.seq, keys.log, keys.channel, text, revalidation.logLength)) as [number, number]
-  return { seq, listeners }
+  const json = JSON.stringify({ paths: message.paths, tags: message.tags, from: message.from })
+  const [seq, text] = (await redis.client.eval(appendScript, 2, keys.seq, keys.log, json, revalidation.logLength)) as [number, string]
+  return { seq, text }
+}
+
+/** Publishes a logged revalidation to every instance: how many were listening. */
+export async function announceRevalidation(redis: SharedRedis, text: string): Promise<number> {
+  return redis.client.publish(revalidationKeys(redis).channel, text)
 }
 
 /** The newest revalidation's number; 0 when there has been none. */

@@ -140,3 +140,26 @@ t.test('named again while its regeneration runs: once more after it, so a change
   t.equal(calls, 2, 'two loader runs: one per naming')
   t.match(reports, [{ reason: 'path', outcome: 'regenerated' }, { reason: 'path', outcome: 'regenerated' }])
 })
+
+t.test('regenerated now, for the instance that takes the call: requests keep the kept version until the new one is in', async (t) => {
+  const { answers, state, match, matchPage, versionOf } = setUp(undefined)
+  t.equal((await versionOf()).version, 1)
+  state.version = 2
+  const page = match.page
+  const original = page.load!
+  let release: () => void = () => undefined
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  page.load = async (context) => {
+    const answer = await original(context)
+    await gate
+    return answer
+  }
+  const regenerating = answers.regenerateNow({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  await sleep(1)
+  t.ok(answers.keptEntry(match), 'the kept entry is still served at once while the loader runs')
+  t.equal((await versionOf()).version, 1, 'with the version before')
+  release()
+  t.same(await regenerating, ['/versioned/a'], 'resolves with the paths named once regenerated')
+  t.equal((await versionOf()).version, 2, 'then the new version')
+  t.same(await answers.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }, matchPage), [], 'nothing kept: nothing named')
+})
