@@ -13,7 +13,7 @@ import { pageCacheHeader } from '../src/pages/cache-control.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
-import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
+import { tracedStaticEntry, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
 
@@ -43,11 +43,19 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const instance = `${hostname()}:${process.pid}`
   const metrics = fastify.metrics
 
-  function reportRegeneration({ page, path, reason, durationMs, outcome, loaderRan, error }: RegenerationReport) {
+  const tracing = tracingOf(fastify)
+
+  /** One regeneration's end: its log line, its count and time, its span. */
+  function reportRegeneration(report: RegenerationReport) {
+    const { page, path, reason, durationMs, outcome, loaderRan, error } = report
     const fields = { page: page.id, path, reason, durationMs: Math.round(durationMs * 10) / 10, instance, loaderRan }
     metrics?.pageRegenerated(reason, outcome, durationMs / 1000)
-    if (outcome !== 'failed') return fastify.log.info({ ...fields, outcome }, 'page regenerated')
+    if (outcome !== 'failed') {
+      traceRegeneration(tracing, report, fastify.deploymentId)
+      return fastify.log.info({ ...fields, outcome }, 'page regenerated')
+    }
     const { digest } = assignDigest(error, 'regeneration')
+    traceRegeneration(tracing, report, fastify.deploymentId, digest)
     fastify.log.error({ ...fields, err: error, digest, retryInMs: regeneration.retryBackoffMs }, 'page regeneration failed')
   }
 
@@ -79,7 +87,6 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   fastify.decorate('regeneratePagesNow', function regeneratePagesNow(request: { paths: readonly string[]; tags: readonly string[] }) {
     return answers.regenerateNow(request, matchPage)
   })
-  const tracing = tracingOf(fastify)
   const answerItself = (answer: PageAnswer) => answer
 
   function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {

@@ -89,7 +89,7 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   })
 
   fastify.decorateRequest('traceSpan', undefined)
-  fastify.decorate('tracing', requestTracingModule.createRequestTracing(sdk.tracer))
+  fastify.decorate('tracing', requestTracingModule.createRequestTracing(sdk.tracer, sampleRoot))
 
   // Before @fastify/otel's own hook, which continues the trace of the request's `traceparent` header (there is no
   // active span for it to prefer: src/tracing/sdk.ts registers no context manager). An untrusted peer's traceparent

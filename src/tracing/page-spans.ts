@@ -1,5 +1,6 @@
 import { pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
-import type { PageAnswers, StaticPageEntry } from '../pages/answers.ts'
+import { deploymentIdAttribute } from '../../config/tracing.ts'
+import type { PageAnswers, RegenerationReport, StaticPageEntry } from '../pages/answers.ts'
 import type { ServerPage } from '../pages/site.ts'
 import type { PageMatch } from '../../site/match.ts'
 import type { SpanParent, Tracing } from './tracing.ts'
@@ -49,4 +50,28 @@ export function tracedStaticEntry(
     return kept
   }
   return traceLoader(tracing, parent, match.page, () => answers.staticEntry(match), (entry) => entry.answer)
+}
+
+/**
+ * A kept page's regeneration, made when its end is reported (src/pages/answers.ts): the root of a trace of its own,
+ * since no request waits for it (a stale page's runs behind the request that found it stale; one on demand runs on
+ * every instance told). It starts the duration measured before its end. A failure: ERROR, its exception and the
+ * digest of its log line. Nothing with tracing off.
+ */
+export function traceRegeneration(tracing: Tracing, report: RegenerationReport, deploymentId: string, digest?: string): void {
+  if (!tracing.enabled) return
+  const endedAt = performance.now()
+  const span = tracing.startRootSpan('courier.page_regeneration', {
+    startTime: endedAt - report.durationMs,
+    attributes: {
+      'courier.page.id': report.page.id,
+      'courier.page.path': report.path,
+      'courier.regeneration.reason': report.reason,
+      'courier.regeneration.outcome': report.outcome,
+      'courier.regeneration.loader_ran': report.loaderRan,
+      [deploymentIdAttribute]: deploymentId,
+    },
+  })
+  if (report.outcome === 'failed') span.fail(report.error, digest)
+  span.end(endedAt)
 }

@@ -61,8 +61,8 @@ class RecordingSpan implements TraceSpan {
     recordFailure(this.#span, error, digest)
   }
 
-  end(): void {
-    this.#span.end()
+  end(endTime?: number): void {
+    this.#span.end(endTime)
   }
 }
 
@@ -77,9 +77,10 @@ function recordFailure(span: Span, error: unknown, digest: string | undefined): 
  * Tracing on: Courier's spans as children of the parent each caller names, a request (the request span @fastify/otel
  * started, kept on the request by plugins/tracing.ts) or one of Courier's spans. There is no async context: nothing
  * is "active", a parent is passed. A request that is not sampled costs one check per call: its children would not be
- * sampled either.
+ * sampled either. Work of no request starts a trace of its own when `sampleRoot` (the door's rule,
+ * src/tracing/door-sampler.ts) says so.
  */
-export function createRequestTracing(tracer: Tracer): Tracing {
+export function createRequestTracing(tracer: Tracer, sampleRoot: () => boolean): Tracing {
   /** The OpenTelemetry span of a request or of a span of Courier's, when it is recorded (a child can go under it). */
   function parentOf(parent: SpanParent): Span | undefined {
     if (parent === undefined || parent === noSpan) return undefined
@@ -87,7 +88,8 @@ export function createRequestTracing(tracer: Tracer): Tracing {
     return span?.isRecording() ? span : undefined
   }
 
-  function start(parent: Span, name: string, options: SpanOptions | undefined): RecordingSpan {
+  /** A span under `parent`, or the root of a new trace. */
+  function start(parent: Span | undefined, name: string, options: SpanOptions | undefined): RecordingSpan {
     const links = linkOf(options?.linkedTraceparent)
     const span = tracer.startSpan(
       name,
@@ -95,8 +97,9 @@ export function createRequestTracing(tracer: Tracer): Tracing {
         kind: options?.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
         ...(options?.attributes ? { attributes: options.attributes } : {}),
         ...(links ? { links } : {}),
+        ...(options?.startTime !== undefined ? { startTime: options.startTime } : {}),
       },
-      trace.setSpan(ROOT_CONTEXT, parent),
+      parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
     )
     return new RecordingSpan(span)
   }
@@ -122,6 +125,9 @@ export function createRequestTracing(tracer: Tracer): Tracing {
     inSpan(parent, name, options, work) {
       const span = parentOf(parent)
       return span ? runInSpan(start(span, name, options), work) : work(noSpan)
+    },
+    startRootSpan(name, options) {
+      return sampleRoot() ? start(undefined, name, options) : noSpan
     },
     isRecording(on) {
       return parentOf(on) !== undefined

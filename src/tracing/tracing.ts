@@ -20,7 +20,8 @@ export interface TraceSpan {
   injectInto(headers: Record<string, string>): void
   /** Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`). */
   fail(error: unknown, digest: string | undefined): void
-  end(): void
+  /** Ends the span: now, or at `endTime` on `performance.now()`'s clock (a span made once its work has ended). */
+  end(endTime?: number): void
 }
 
 /**
@@ -36,6 +37,8 @@ export interface SpanOptions {
   attributes?: SpanAttributes
   /** A `traceparent` the span links to without joining its trace (a client report's page). */
   linkedTraceparent?: string | undefined
+  /** When the work began, on `performance.now()`'s clock, for a span made once its work has ended; default now. */
+  startTime?: number
 }
 
 export interface Tracing {
@@ -50,6 +53,12 @@ export interface Tracing {
    * span ends when `work` settles, failed when it throws.
    */
   inSpan<T>(parent: SpanParent, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
+  /**
+   * Starts a span of work no request waits for (a kept page regenerated): the root of a trace of its own, sampled by
+   * the rule OTEL_TRACES_SAMPLER gives new traces, as a request's is at the door; `noSpan` when it is not sampled or
+   * tracing is off. The caller ends it.
+   */
+  startRootSpan(name: string, options?: SpanOptions): TraceSpan
   /**
    * Whether `on` (a request's own span, or a span of Courier's) is recorded: the one check a step makes before it
    * does any work for tracing (timing itself, building attributes). False with tracing off or a request not sampled.
@@ -81,6 +90,7 @@ export const tracingOff: Tracing = Object.freeze({
   startSpan: () => noSpan,
   inSpan: <T>(_parent: SpanParent, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
     work(noSpan),
+  startRootSpan: () => noSpan,
   isRecording: () => false,
   setAttributes() {},
   requestFailed() {},

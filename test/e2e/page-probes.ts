@@ -3,7 +3,7 @@
  * self-contained, with no import or closure. A mark on the window survives client navigations only, so a test can
  * tell a client navigation from a full page load; the heading log records every `<h1>` the page shows, in order.
  */
-type ProbedWindow = Window & { courierMarker?: string; courierHeadings?: string[] }
+type ProbedWindow = Window & { courierMarker?: string; courierHeadings?: string[]; __courierClockOffset?: number }
 
 export function markWindow(): void {
   ;(window as ProbedWindow).courierMarker = 'still here'
@@ -22,4 +22,20 @@ export function recordHeadings(): void {
     const text = document.querySelector('main h1')?.textContent?.trim()
     if (text && seen[seen.length - 1] !== text) seen.push(text)
   }).observe(document.getElementById('main')!, { childList: true, subtree: true, characterData: true })
+}
+
+/**
+ * A clock of the suite's own, for drivers without one (an init script's source): `Date.now()` runs
+ * `window.__courierClockOffset` ms ahead (the router's data cache times its entries with `Date.now()`). Set before the
+ * page's scripts, so every reading is shifted alike.
+ */
+export const shiftableClock = `(() => {
+  const realNow = Date.now
+  window.__courierClockOffset = 0
+  Date.now = () => realNow() + window.__courierClockOffset
+})()`
+
+/** Moves the shiftable clock `ms` ahead. */
+export function advanceClockBy(ms: number): void {
+  ;(window as ProbedWindow).__courierClockOffset = ((window as ProbedWindow).__courierClockOffset ?? 0) + ms
 }

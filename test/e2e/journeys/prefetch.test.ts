@@ -4,7 +4,7 @@
  * Save-Data, and of two rapid navigations only the last renders, with nothing shown or logged.
  */
 import t from 'tap'
-import { markWindow, readMark, recordHeadings } from '../page-probes.ts'
+import { advanceClockBy, markWindow, readMark, recordHeadings, shiftableClock } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
@@ -31,20 +31,8 @@ function marker(session: JourneySession): Promise<string | null> {
 
 const navLink = (href: string) => `nav[aria-label="Main"] a[href="${href}"]`
 
-/**
- * A clock of the suite's own, for drivers without one: `Date.now()` runs `window.__courierClockOffset` ms ahead (the
- * data cache times its entries with `Date.now()`). Set before the page's scripts, so every reading is shifted alike.
- */
-const shiftableClock = `(() => {
-  const realNow = Date.now
-  window.__courierClockOffset = 0
-  Date.now = () => realNow() + window.__courierClockOffset
-})()`
-
 function advanceClock(session: JourneySession, seconds: number) {
-  return session.evaluate((ms) => {
-    ;(window as unknown as { __courierClockOffset: number }).__courierClockOffset += ms
-  }, seconds * 1000)
+  return session.evaluate(advanceClockBy, seconds * 1000)
 }
 
 t.test('static data prefetched stays fresh 300 s; dynamic data is fetched at every navigation', async (t) => {

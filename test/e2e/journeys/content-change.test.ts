@@ -1,0 +1,180 @@
+/**
+ * A content change reaching an open tab, in every engine: the server reads a copy of the content folder
+ * (CONTENT_DIR) and takes revalidations (REVALIDATE_TOKEN). A guide's Markdown is edited and a guide added while a
+ * tab shows them; `POST /api/revalidate` with the tag `guides`; the same tab, through the client router and with no
+ * new document, lists the new guide and shows the new sentence once its router asks the server again. A guide removed
+ * then revalidated: following its link shows the 404 page. docs/content.md "Revalidation on demand".
+ */
+import t, { type Test } from 'tap'
+import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { revalidation } from '../../../config/content.ts'
+import { router as timings } from '../../../config/router.ts'
+import { siteContent } from '../../helpers/content.ts'
+import { advanceClockBy, markWindow, readMark, shiftableClock } from '../page-probes.ts'
+import { startJourneys, type JourneySession } from '../journey.ts'
+
+const token = 'a-journey-token-of-some-length'
+const contentDir = await mkdtemp(path.join(tmpdir(), 'courier-e2e-content-'))
+t.teardown(() => rm(contentDir, { recursive: true, force: true }))
+await cp(siteContent.dir, contentDir, { recursive: true })
+const guides = await siteContent.guides()
+
+const suite = await startJourneys(t, { CONTENT_DIR: contentDir, REVALIDATE_TOKEN: token })
+const dataPrefix = `/_next/data/${suite.deploymentId}`
+
+function documentRequests(session: JourneySession) {
+  return session.requests().filter((request) => request.dest === 'document')
+}
+
+/** Page-data requests for one page (`/guides/x.json`), prefetches included. */
+function dataRequests(session: JourneySession, page: string) {
+  return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${dataPrefix}${page}`)
+}
+
+/** `POST /api/revalidate` as a CMS's webhook would call it: its status and body. */
+async function revalidate(body: { paths?: string[]; tags?: string[] }) {
+  const response = await fetch(`${suite.origin}${revalidation.path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  return { status: response.status, body: (await response.json()) as unknown }
+}
+
+/** The titles of the guides the page lists. */
+function listedTitles(session: JourneySession): Promise<string[]> {
+  return session.evaluate(
+    () => [...document.querySelectorAll('main .guide-list li > a')].map((link) => link.textContent?.trim() ?? ''),
+    null,
+  )
+}
+
+function mainText(session: JourneySession): Promise<string> {
+  return session.evaluate(() => document.querySelector('main')?.textContent ?? '', null)
+}
+
+/** Opens /guides with the shiftable clock, hydrated and marked: the mark survives client navigations only. */
+async function openGuides(t: Test): Promise<JourneySession> {
+  const session = await suite.open(t)
+  await session.tab.addInitScript(shiftableClock)
+  await session.goto('/guides')
+  t.ok(await session.waitForHydration(), '/guides hydrated')
+  await session.evaluate(markWindow, null)
+  return session
+}
+
+/** The router keeps a static page's data this long (docs/page-data-and-router.md): past it, it asks the server. */
+function outliveRouterFreshness(session: JourneySession) {
+  return session.evaluate(advanceClockBy, timings.staticStaleTimeS * 1000)
+}
+
+const guideLink = (slug: string) => `main .guide-list a[href="/guides/${slug}"]`
+const breadcrumb = 'main .breadcrumb a[href="/guides"]'
+
+t.test('a guide edited and one added, revalidated by tag: the open tab shows both through the client router', async (t) => {
+  const edited = guides[0]!
+  const added = { slug: 'written-while-running', title: 'Written while running', summary: 'A guide added to the folder while the server ran.' }
+  const sentence = 'This sentence was written while the site was running.'
+  const session = await openGuides(t)
+  t.notOk((await listedTitles(session)).includes(added.title), 'the new guide is not listed yet')
+
+  await session.tab.click(guideLink(edited.slug))
+  t.ok(await session.waitForHeading(edited.title), 'the guide is shown')
+  const before = await mainText(session)
+  t.ok(before.includes(edited.summary), 'with its summary')
+  t.ok(before.includes(edited.sections[0]!.heading), 'and its first section')
+  t.notOk(before.includes(sentence), 'not the sentence yet')
+  const firstData = dataRequests(session, `/guides/${edited.slug}.json`).find((request) => request.status === 200)
+  t.ok(firstData?.responseHeaders?.etag, 'its page data came with an ETag')
+
+  const file = path.join(contentDir, 'guides', `${edited.slug}.md`)
+  await writeFile(file, `${(await readFile(file, 'utf8')).trimEnd()}\n\n${sentence}\n`)
+  await writeFile(
+    path.join(contentDir, 'guides', `${added.slug}.md`),
+    `---\ntitle: "${added.title}"\nsummary: "${added.summary}"\norder: ${guides.at(-1)!.order + 1}\n---\n\n## Fresh\n\nIts only section.\n`,
+  )
+  const told = await revalidate({ tags: ['guides'] })
+  t.equal(told.status, 200, 'revalidated')
+  t.match(told.body, { revalidated: { tags: ['guides'] }, instances: 1 }, 'the tag named, this instance told')
+
+  // Within its 300 s the router shows what it holds, without asking: the revalidation does not reach an open tab.
+  await session.tab.back()
+  t.ok(await session.waitForHeading('Guides'), 'back: the guides')
+  t.notOk((await listedTitles(session)).includes(added.title), 'as the tab kept them: no new guide yet')
+  t.equal(dataRequests(session, '/guides.json').length, 0, 'nothing asked: the document’s own data is fresh')
+  await session.tab.forward()
+  t.ok(await session.waitForHeading(edited.title), 'forward: the guide')
+  t.notOk((await mainText(session)).includes(sentence), 'as the tab kept it')
+
+  await outliveRouterFreshness(session)
+  await session.tab.click(breadcrumb)
+  t.ok(await session.waitForHeading('Guides'), 'the guides again')
+  t.ok(await session.waitFor((title) => [...document.querySelectorAll('main .guide-list li > a')].some((link) => link.textContent?.trim() === title), added.title), 'the new guide is listed')
+  t.equal((await listedTitles(session)).at(-1), added.title, 'last, by its order')
+  const listData = dataRequests(session, '/guides.json')
+  t.same(listData.map((request) => request.status), [200], 'one data GET for the list')
+  t.equal(listData[0]?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'from the same deployment')
+
+  await session.tab.click(guideLink(edited.slug))
+  t.ok(await session.waitForHeading(edited.title), 'the edited guide')
+  t.ok(await session.waitFor((text) => document.querySelector('main')?.textContent?.includes(text) === true, sentence), 'shows the new sentence')
+  const lastData = dataRequests(session, `/guides/${edited.slug}.json`).findLast((request) => request.status === 200)
+  t.not(lastData?.responseHeaders?.etag, firstData?.responseHeaders?.etag, 'its page data has a new ETag')
+  t.equal(lastData?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'the same deployment id')
+
+  await session.tab.click(breadcrumb)
+  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+  await session.tab.click(guideLink(added.slug))
+  t.ok(await session.waitForHeading(added.title), 'the new guide opens')
+  t.ok((await mainText(session)).includes('Its only section.'), 'with its text')
+
+  t.equal(await session.evaluate(readMark, null), 'still here', 'every navigation was a client navigation')
+  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), ['/guides'], 'one document load in all')
+  t.same(await session.consoleErrors(), [], 'no console error')
+  const regenerated = suite.serverLogs().filter((line) => line.msg === 'page regenerated' && line.reason === 'tag')
+  t.ok(regenerated.some((line) => line.path === `/guides/${edited.slug}` && line.outcome === 'regenerated'), 'the server regenerated the guide')
+})
+
+t.test('a guide removed, revalidated by tag: following its link shows the 404 page', async (t) => {
+  const removed = guides.at(-1)!
+  const session = await openGuides(t)
+  t.ok((await listedTitles(session)).includes(removed.title), 'the guide is listed')
+  // The server keeps the guide's page: the revalidation regenerates it and finds it gone.
+  const kept = await fetch(`${suite.origin}/guides/${removed.slug}`)
+  t.equal(kept.status, 200, 'served before')
+  await kept.text()
+
+  await unlink(path.join(contentDir, 'guides', `${removed.slug}.md`))
+  const told = await revalidate({ tags: ['guides'] })
+  t.equal(told.status, 200, 'revalidated')
+  const gone = await suite.serverLogLine((line) => line.msg === 'page regenerated' && line.path === `/guides/${removed.slug}`)
+  t.match(gone, { reason: 'tag', outcome: 'removed' }, 'the server removed its page')
+
+  // The tab still lists it (its list is kept 300 s); past that the router asks for the guide's data.
+  await outliveRouterFreshness(session)
+  await session.tab.click(guideLink(removed.slug))
+  t.ok(
+    await session.waitFor(() => document.querySelector('main h1 .error-status')?.textContent?.trim() === '404', null, 15_000),
+    'the 404 page is shown',
+  )
+  const shown = await session.evaluate(
+    () => ({
+      path: location.pathname,
+      title: document.title,
+      heading: document.querySelector('main h1 .error-title')?.textContent?.trim(),
+    }),
+    null,
+  )
+  t.same(shown, { path: `/guides/${removed.slug}`, title: '404: This page could not be found', heading: 'This page could not be found' }, 'the 404 page of the guide’s path')
+  t.equal(dataRequests(session, `/guides/${removed.slug}.json`).at(-1)?.status, 404, 'its page data: 404')
+  // A page the server does not find is left to a full load, which the server answers with its 404 document.
+  t.same(
+    documentRequests(session).map((request) => [new URL(request.url).pathname, request.status]),
+    [['/guides', 200], [`/guides/${removed.slug}`, 404]],
+    'the 404 document',
+  )
+  t.equal(await session.evaluate(readMark, null), null, 'a new document')
+  t.same((await session.consoleErrors()).filter((text) => !/\b404\b/.test(text)), [], 'no console error but the engine’s own lines about the 404s')
+})
