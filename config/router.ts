@@ -9,6 +9,11 @@ export const router = Object.freeze({
   prefetchMarginPx: 200,
   /** How long prefetched or visited data of a `static` page stays fresh. */
   staticStaleTimeS: 300,
+  /** A page that declares `revalidate: N` keeps its data at most N s (when shorter than the above); and a navigation
+   * that shows kept data older than this asks the server again behind it (a conditional GET, mostly a 304), so the
+   * next visit shows what a revalidation changed, as Next's pages router does. Not younger data: a link prefetched a
+   * moment before its click needs no second request. */
+  revalidatingRefreshAfterS: 5,
   /** Dynamic pages: data is never reused; it is fetched at navigation. */
   dynamicStaleTimeS: 0,
   /** Prefetches run through one queue, this many at a time. */

@@ -97,7 +97,8 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   let latest = 0
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
-    cache.put(dataUrlOf(deploymentId, new URL(first.href)), 'static', { props: first.state.data })
+    const firstPage = matchPage(new URL(first.href).pathname)?.page
+    cache.put(dataUrlOf(deploymentId, new URL(first.href)), firstPage ?? { kind: 'static' }, { props: first.state.data })
   }
 
   function settle(next: Navigation): void {
@@ -106,7 +107,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   }
 
   function loadData(url: string, page: PageDefinition): Promise<PageAnswer> {
-    return cache.load(url, page.kind, () => fetchPageData(url, deploymentId))
+    return cache.load(url, page, () => fetchPageData(url, deploymentId))
   }
 
   async function navigate(href: string, mode: Mode = 'push', redirects = 0): Promise<void> {

@@ -167,27 +167,41 @@ t.test('with 20 links in view and slow data, at most 5 prefetches are in flight'
   t.equal(most, timings.prefetchConcurrency, `never more than ${timings.prefetchConcurrency} at once, and the queue filled`)
 })
 
-t.test('static data prefetched stays fresh 300 s; dynamic data is fetched at every navigation', async (t) => {
+t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation', async (t) => {
   const session = await suite.open(t)
   const { page } = session
   await page.clock.install()
   await session.goto('/guides')
   t.ok(await session.waitForHydration())
+  const gallery = '/gallery.json'
+  t.ok(await eventually(() => dataRequests(session, gallery).length, 1), 'the gallery, linked from the navigation, is prefetched')
   const path = `/guides/${firstGuide.slug}.json`
   t.ok(await eventually(() => dataRequests(session, path).length, 1), 'the first guide, in view, is prefetched')
-  const link = page.locator('main .guide-list a').first()
 
   await page.clock.fastForward('04:50')
-  await link.click()
-  await waitForHeading(page, firstGuide.title)
-  t.equal(dataRequests(session, path).length, 1, 'prefetched 290 s ago: not fetched again')
-
+  await navLink(page, 'Gallery').click()
+  await waitForHeading(page, 'Gallery')
+  t.equal(dataRequests(session, gallery).length, 1, 'prefetched 290 s ago: not fetched again')
   await page.goBack()
   await waitForHeading(page, 'Guides')
   await page.clock.fastForward('00:20')
+  await navLink(page, 'Gallery').click()
+  await waitForHeading(page, 'Gallery')
+  t.equal(dataRequests(session, gallery).length, 2, 'after 300 s it is')
+  await page.goBack()
+  await waitForHeading(page, 'Guides')
+
+  // The guide declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
+  const link = page.locator('main .guide-list a').first()
   await link.click()
   await waitForHeading(page, firstGuide.title)
-  t.equal(dataRequests(session, path).length, 2, 'after 300 s it is')
+  t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
+  const fetched = dataRequests(session, path).length
+  await page.goBack()
+  await waitForHeading(page, 'Guides')
+  await link.click()
+  await waitForHeading(page, firstGuide.title)
+  t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
 
   await navLink(page, 'Status').click()
   await waitForHeading(page, 'Status')

@@ -2,7 +2,8 @@
  * A content change reaching an open tab, in every engine: the server reads a copy of the content folder
  * (CONTENT_DIR) and takes revalidations (REVALIDATE_TOKEN). A guide's Markdown is edited and a guide added while a
  * tab shows them; `POST /api/revalidate` with the tag `guides`; the same tab, through the client router and with no
- * new document, lists the new guide and shows the new sentence once its router asks the server again. A guide removed
+ * new document, lists the new guide and shows the new sentence: a visit shows the kept data and asks the server again
+ * behind it, the next shows the change. A guide removed
  * then revalidated: following its link shows the 404 page. docs/content.md "Revalidation on demand".
  */
 import t, { type Test } from 'tap'
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { revalidation } from '../../../config/content.ts'
 import { router as timings } from '../../../config/router.ts'
+import { pageTable } from '../../../site/pages.ts'
 import { siteContent } from '../../helpers/content.ts'
 import { advanceClockBy, markWindow, readMark, shiftableClock } from '../page-probes.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
@@ -65,9 +67,24 @@ async function openGuides(t: Test): Promise<JourneySession> {
   return session
 }
 
-/** The router keeps a static page's data this long (docs/page-data-and-router.md): past it, it asks the server. */
-function outliveRouterFreshness(session: JourneySession) {
-  return session.evaluate(advanceClockBy, timings.staticStaleTimeS * 1000)
+/** Kept data of a page with `revalidate` this old is asked for again behind a navigation (docs/page-data-and-router.md). */
+function outliveRefreshAge(session: JourneySession) {
+  return session.evaluate(advanceClockBy, timings.revalidatingRefreshAfterS * 1000)
+}
+
+/** A content page keeps its data at most its `revalidate` (docs/page-data-and-router.md): past it, it asks the server. */
+function outliveRevalidate(session: JourneySession) {
+  return session.evaluate(advanceClockBy, pageTable.guide.revalidate * 1000)
+}
+
+/** Waits until `count` data GETs for a page have been answered 200. */
+async function waitForData(session: JourneySession, page: string, count = 1): Promise<boolean> {
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    if (dataRequests(session, page).filter((request) => request.status === 200).length >= count) return true
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  return false
 }
 
 const guideLink = (slug: string) => `main .guide-list a[href="/guides/${slug}"]`
@@ -99,22 +116,24 @@ t.test('a guide edited and one added, revalidated by tag: the open tab shows bot
   t.equal(told.status, 200, 'revalidated')
   t.match(told.body, { revalidated: { tags: ['guides'] }, instances: 1 }, 'the tag named, this instance told')
 
-  // Within its 300 s the router shows what it holds, without asking: the revalidation does not reach an open tab.
+  // The router shows what it holds at once, and, the data being older than a few seconds, asks the server again
+  // behind it: the visit after shows the change.
+  await outliveRefreshAge(session)
   await session.tab.back()
   t.ok(await session.waitForHeading('Guides'), 'back: the guides')
   t.notOk((await listedTitles(session)).includes(added.title), 'as the tab kept them: no new guide yet')
-  t.equal(dataRequests(session, '/guides.json').length, 0, 'nothing asked: the document’s own data is fresh')
+  t.ok(await waitForData(session, '/guides.json'), 'the list’s data asked for again behind it')
   await session.tab.forward()
   t.ok(await session.waitForHeading(edited.title), 'forward: the guide')
   t.notOk((await mainText(session)).includes(sentence), 'as the tab kept it')
+  t.ok(await waitForData(session, `/guides/${edited.slug}.json`, 2), 'the guide’s data asked for again behind it')
 
-  await outliveRouterFreshness(session)
   await session.tab.click(breadcrumb)
   t.ok(await session.waitForHeading('Guides'), 'the guides again')
   t.ok(await session.waitFor((title) => [...document.querySelectorAll('main .guide-list li > a')].some((link) => link.textContent?.trim() === title), added.title), 'the new guide is listed')
   t.equal((await listedTitles(session)).at(-1), added.title, 'last, by its order')
   const listData = dataRequests(session, '/guides.json')
-  t.same(listData.map((request) => request.status), [200], 'one data GET for the list')
+  t.same(listData.map((request) => request.status), [200], 'one data GET for the list, the one behind the first visit')
   t.equal(listData[0]?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'from the same deployment')
 
   await session.tab.click(guideLink(edited.slug))
@@ -152,8 +171,8 @@ t.test('a guide removed, revalidated by tag: following its link shows the 404 pa
   const gone = await suite.serverLogLine((line) => line.msg === 'page regenerated' && line.path === `/guides/${removed.slug}`)
   t.match(gone, { reason: 'tag', outcome: 'removed' }, 'the server removed its page')
 
-  // The tab still lists it (its list is kept 300 s); past that the router asks for the guide's data.
-  await outliveRouterFreshness(session)
+  // The tab still lists it, and may hold the guide's prefetched data: past the page's `revalidate` it asks again.
+  await outliveRevalidate(session)
   await session.tab.click(guideLink(removed.slug))
   t.ok(
     await session.waitFor(() => document.querySelector('main h1 .error-status')?.textContent?.trim() === '404', null, 15_000),

@@ -1,7 +1,8 @@
 /**
- * The prefetch queue's edges in every engine: static data prefetched stays fresh 300 s and dynamic data is fetched at
- * every navigation, a prefetch that failed is not kept (the navigation fetches again), no prefetch at all under
- * Save-Data, and of two rapid navigations only the last renders, with nothing shown or logged.
+ * The prefetch queue's edges in every engine: static data prefetched stays fresh 300 s (a page with `revalidate: N`,
+ * N s) and dynamic data is fetched at every navigation, a prefetch that failed is not kept (the navigation fetches
+ * again), no prefetch at all under Save-Data, and of two rapid navigations only the last renders, with nothing
+ * shown or logged.
  */
 import t from 'tap'
 import { advanceClockBy, markWindow, readMark, recordHeadings, shiftableClock } from '../page-probes.ts'
@@ -35,28 +36,42 @@ function advanceClock(session: JourneySession, seconds: number) {
   return session.evaluate(advanceClockBy, seconds * 1000)
 }
 
-t.test('static data prefetched stays fresh 300 s; dynamic data is fetched at every navigation', async (t) => {
+t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation', async (t) => {
   const session = await suite.open(t)
   await session.tab.addInitScript(shiftableClock)
   await session.goto('/guides')
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)
+  const gallery = '/gallery.json'
+  t.ok(await eventually(() => dataRequests(session, gallery).length >= 1), 'the gallery, linked from the navigation, is prefetched')
   const guide = guides[0]!
   const path = `/guides/${guide.slug}.json`
   t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
   const link = `main .guide-list a[href="/guides/${guide.slug}"]`
 
   await advanceClock(session, 290)
-  await session.tab.click(link)
-  t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
-  t.equal(dataRequests(session, path).length, 1, 'prefetched 290 s ago: not fetched again')
-
+  await session.tab.click(navLink('/gallery'))
+  t.ok(await session.waitForHeading('Gallery'), 'the gallery is shown')
+  t.equal(dataRequests(session, gallery).length, 1, 'prefetched 290 s ago: not fetched again')
   await session.tab.back()
   t.ok(await session.waitForHeading('Guides'), 'back to the guides')
   await advanceClock(session, 20)
+  await session.tab.click(navLink('/gallery'))
+  t.ok(await session.waitForHeading('Gallery'), 'the gallery again')
+  t.equal(dataRequests(session, gallery).length, 2, 'after 300 s it is')
+  await session.tab.back()
+  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+
+  // The guide declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
+  await session.tab.click(link)
+  t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
+  t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
+  const fetched = dataRequests(session, path).length
+  await session.tab.back()
+  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
   await session.tab.click(link)
   t.ok(await session.waitForHeading(guide.title), 'the guide again')
-  t.equal(dataRequests(session, path).length, 2, 'after 300 s it is')
+  t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
 
   for (const [href, heading] of [['/status', 'Status'], ['/faq', 'Frequently asked questions'], ['/status', 'Status']]) {
     await session.tab.click(navLink(href!))
