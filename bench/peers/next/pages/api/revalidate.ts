@@ -19,22 +19,28 @@ const { maxItems, maxItemLength, minTokenLength } = site.revalidation
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest()
 
-function badBody(body: unknown): string | { paths: string[]; tags: string[] } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body is a JSON object'
-  const { paths = [], tags = [] } = body as { paths?: unknown; tags?: unknown }
-  for (const [name, list, pattern] of [
-    ['paths', paths, /^\//],
-    ['tags', tags, /^[\x21-\x7e]+$/],
-  ] as const) {
-    if (!Array.isArray(list) || list.length > maxItems) return `${name} is a list of at most ${maxItems} items`
-    for (const item of list) {
-      if (typeof item !== 'string' || item.length === 0 || item.length > maxItemLength || !pattern.test(item)) {
-        return name === 'paths' ? 'each path is text starting with /' : 'each tag is text without spaces'
-      }
+/** A list of the body: its items, or what is wrong with it. */
+function readList(value: unknown, name: 'paths' | 'tags'): string[] | string {
+  if (value === undefined) return []
+  const pattern = name === 'paths' ? /^\// : /^[\x21-\x7e]+$/
+  if (!Array.isArray(value) || value.length > maxItems) return `${name} is a list of at most ${maxItems} items`
+  for (const item of value) {
+    if (typeof item !== 'string' || item.length === 0 || item.length > maxItemLength || !pattern.test(item)) {
+      return name === 'paths' ? `each path is text starting with / (at most ${maxItemLength} characters)` : 'each tag is text without spaces'
     }
   }
+  return value as string[]
+}
+
+/** The body's paths and tags, or what is wrong with it (Courier's checks, plugins/revalidate.ts). */
+function readBody(body: unknown): { paths: string[]; tags: string[] } | string {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'the body is a JSON object'
+  const paths = readList((body as { paths?: unknown }).paths, 'paths')
+  if (typeof paths === 'string') return paths
+  const tags = readList((body as { tags?: unknown }).tags, 'tags')
+  if (typeof tags === 'string') return tags
   if (paths.length === 0 && tags.length === 0) return 'name at least one path or tag'
-  return { paths: paths as string[], tags: tags as string[] }
+  return { paths, tags }
 }
 
 export default async function revalidateRoute(request: NextApiRequest, response: NextApiResponse) {
@@ -48,7 +54,7 @@ export default async function revalidateRoute(request: NextApiRequest, response:
   const header = request.headers.authorization ?? ''
   const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : ''
   if (!timingSafeEqual(digest(presented), digest(token))) return response.status(401).json({ error: 'unauthorized' })
-  const wanted = badBody(request.body)
+  const wanted = readBody(request.body)
   if (typeof wanted === 'string') return response.status(400).json({ error: wanted })
 
   const content = await peerContent()
