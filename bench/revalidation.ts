@@ -90,6 +90,8 @@ interface LoadTally {
 
 interface InstanceRound {
   name: string
+  /** Courier: whether this instance took the call (its `revalidation told` line); Next logs nothing of the kind. */
+  tookCall: boolean | null
   /** From the call's start until its document and page data both carried the marker (null: not within the cap). */
   newAfterMs: number | null
   /** Polls that answered the old version after a new one had been seen (an instance going back). */
@@ -402,6 +404,7 @@ async function measureRounds(
       const inWindow = (times: number[]) => times.filter((time) => time >= startedAt && time < windowEnd).length
       const perInstance: InstanceRound[] = instances.map((instance, index) => ({
         name: instance.server.name,
+        tookCall: label === 'Courier' ? inWindow(instance.callsTakenAt) > 0 : null,
         newAfterMs: polled[index]!.newAfterMs === null ? null : round1(polled[index]!.newAfterMs!),
         wentBack: polled[index]!.wentBack,
         failedPolls: polled[index]!.failedPolls,
