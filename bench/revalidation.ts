@@ -363,7 +363,7 @@ async function pollInstance(
 }
 
 async function measureRounds(
-  label: string,
+  { server, label }: ServerIdentity,
   instances: Instance[],
   origin: string,
   guide: { path: string; file: string; dataPath: string; dataHeaders: Record<string, string> },
@@ -404,7 +404,7 @@ async function measureRounds(
       const inWindow = (times: number[]) => times.filter((time) => time >= startedAt && time < windowEnd).length
       const perInstance: InstanceRound[] = instances.map((instance, index) => ({
         name: instance.server.name,
-        tookCall: label === 'Courier' ? inWindow(instance.callsTakenAt) > 0 : null,
+        tookCall: server === 'courier' ? inWindow(instance.callsTakenAt) > 0 : null,
         newAfterMs: polled[index]!.newAfterMs === null ? null : round1(polled[index]!.newAfterMs!),
         wentBack: polled[index]!.wentBack,
         failedPolls: polled[index]!.failedPolls,
@@ -505,7 +505,7 @@ async function runServer(options: {
     try {
       await sleep(settings.warmUpS * 1000)
       const file = path.join(contentDir, 'guides', `${guidePath.split('/').pop()}.md`)
-      const rounds = await measureRounds(identity.label, instances, nginx.origin, { path: guidePath, file, dataPath, dataHeaders: identity.dataHeaders }, options.rounds, options.roundCapMs)
+      const rounds = await measureRounds(identity, instances, nginx.origin, { path: guidePath, file, dataPath, dataHeaders: identity.dataHeaders }, options.rounds, options.roundCapMs)
       await load.stop()
       return {
         server: identity.server,
