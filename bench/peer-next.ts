@@ -7,18 +7,20 @@ import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { cp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import type { ServerPage } from '../src/pages/site.ts'
 import { benchContent } from './targets.ts'
 import { images } from '../config/images.ts'
 import { alwaysHeaders, documentHeaders } from '../config/request-filter.ts'
 import { statusTitle } from '../config/status-titles.ts'
+import { revalidation } from '../config/content.ts'
 import { loadConfig } from '../config/env.ts'
 import { contentColumn } from '../site/image-sources.ts'
 import { cspTemplate } from '../src/site-policy.ts'
 import { errorDocumentHead } from '../src/render/error-documents.ts'
 import type { FirstLoadJs, ScriptSize } from './first-load-js.ts'
-import { peerDir, processLimits, projectRoot } from './config.ts'
+import { benchRoot, peerDir, processLimits, projectRoot } from './config.ts'
 import { runToEnd, type ServerSpec } from './processes.ts'
 
 const nodeModules = path.join(peerDir, 'node_modules')
@@ -64,8 +66,11 @@ async function propsOf(page: ServerPage, params: Record<string, string>, deploym
 }
 
 /**
- * Writes what the peer serves, from Courier's own sources: every page's data from its loader and its head from the
- * page table, the policy headers and CSP from config/, the stylesheet, the images, the favicon and robots.txt.
+ * Writes what the peer serves, from Courier's own sources: the data of the pages without content from their loaders
+ * and their heads from the page table, each content page's `revalidate` from the page table and the module its content
+ * pages load Courier's loaders from at run time (bench/peer-content.ts: the guides, the guide index, the FAQ and the
+ * home page read CONTENT_DIR when Next runs their getStaticProps), the policy headers and CSP from config/, the
+ * stylesheet, the images, the favicon and robots.txt.
  */
 export async function writePeerSite(pages: readonly ServerPage[], deploymentId: string): Promise<void> {
   const page = (pattern: string) => {
@@ -79,24 +84,18 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   const faq = page('/faq')
   const gallery = page('/gallery')
   const status = page('/status')
-  const homeData = await propsOf(home, {}, deploymentId)
-  const guideIndexData = await propsOf(guideIndex, {}, deploymentId)
-  const faqData = await propsOf(faq, {}, deploymentId)
   const galleryData = await propsOf(gallery, {}, deploymentId)
-  const slugs = (await guide.staticParams?.({ content: benchContent })) ?? []
+  const revalidateOf = (page: ServerPage) => {
+    if (page.revalidate === undefined) throw new Error(`the page ${page.id} declares no revalidate: the peer's copy would never change`)
+    return page.revalidate
+  }
   // Next links its stylesheets: its policy has the nonce in script-src only.
   const [cspHead, cspTail] = cspTemplate(undefined, { styleNonce: false }).parts as [string, string]
   const otherDirectives = cspTail.slice(cspTail.indexOf(';') + 1).trim()
   const site = {
-    home: { data: homeData, head: home.head(homeData, {}) },
-    guides: await Promise.all(
-      slugs.map(async (params) => {
-        const data = await propsOf(guide, params, deploymentId)
-        return { slug: params.slug, data, head: guide.head(data, params) }
-      }),
-    ),
-    guideIndex: { data: guideIndexData, head: guideIndex.head(guideIndexData, {}) },
-    faq: { data: faqData, head: faq.head(faqData, {}) },
+    revalidate: { home: revalidateOf(home), guides: revalidateOf(guideIndex), guide: revalidateOf(guide), faq: revalidateOf(faq) },
+    revalidation: { maxItems: revalidation.maxItems, maxItemLength: revalidation.maxItemLength, minTokenLength: revalidation.minTokenLength },
+    runtime: { contentModule: pathToFileURL(path.join(benchRoot, 'peer-content.ts')).href },
     gallery: { data: galleryData, head: gallery.head(galleryData, {}) },
     status: { head: status.head({}, {}) },
     notFound: { head: errorDocumentHead(404), statusCode: 404, statusTitle: statusTitle(404) },
@@ -152,11 +151,13 @@ async function filesUnder(dir: string): Promise<string[]> {
     .sort()
 }
 
-/** A hash of everything `next build` reads: sources, config, lock, generated content and public files. */
+/** A hash of everything `next build` reads: sources, config, lock, generated content, public files, peer-content.ts. */
 async function buildInputsHash(): Promise<string> {
   const hash = createHash('sha256')
   const roots = ['pages', 'components', 'generated', 'public'].map((dir) => path.join(peerDir, dir))
-  const single = ['middleware.ts', 'site.ts', 'next.config.mjs', 'tsconfig.json', 'package-lock.json'].map((file) => path.join(peerDir, file))
+  const single = ['middleware.ts', 'site.ts', 'content.ts', 'next.config.mjs', 'tsconfig.json', 'package-lock.json'].map((file) => path.join(peerDir, file))
+  // Imported at run time, but the build's prerendered pages were made with it.
+  single.push(path.join(benchRoot, 'peer-content.ts'))
   for (const file of [...single, ...(await Promise.all(roots.map(filesUnder))).flat()]) {
     hash.update(path.relative(peerDir, file)).update('\0').update(await readFile(file)).update('\0')
   }

@@ -164,9 +164,11 @@ export interface ServerSpec {
   probeIntervalMs?: number
   /** The CPUs every thread of the server runs on (taskset's list, bench/cpu-pinning.ts); default: any. */
   cpus?: string
+  /** Told every line the server prints on stdout, as it comes (a bench counting log lines); the kept lines are not. */
+  onLine?: (line: string) => void
 }
 
-function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput, label: string): void {
+function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput, label: string, onLine?: (line: string) => void): void {
   if (!stream) return
   let pending = ''
   stream.setEncoding('utf8')
@@ -175,6 +177,7 @@ function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput
     pending = parts.pop() ?? ''
     for (const line of parts) {
       if (!line.trim()) continue
+      onLine?.(line)
       output.total += 1
       if (output.lines.length < keptLogLines) output.lines.push(`${label} ${line}`)
     }
@@ -251,7 +254,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   // The channel is only there so the child notices the bench dying; it must not keep the bench alive.
   child.channel?.unref()
   const output: ServerOutput = { lines: [], total: 0 }
-  collectLines(child.stdout, output, 'out')
+  collectLines(child.stdout, output, 'out', spec.onLine)
   collectLines(child.stderr, output, 'err')
 
   try {

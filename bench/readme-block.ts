@@ -27,6 +27,12 @@ export const lighthouseBlockMarkers: BlockMarkers = {
   end: '<!-- lighthouse:results:end -->',
 }
 
+/** `npm run bench:revalidation`'s block (bench/revalidation.ts). */
+export const revalidationBlockMarkers: BlockMarkers = {
+  start: '<!-- bench:revalidation:start (written by npm run bench:revalidation from bench/results/revalidation.json; do not edit) -->',
+  end: '<!-- bench:revalidation:end -->',
+}
+
 /** The document with the block between the markers replaced by `content` (markers kept; same input, same output). */
 export function rewriteBlock(readme: string, content: string, markers: BlockMarkers = { start: blockStart, end: blockEnd }): string {
   const { start: blockStart, end: blockEnd } = markers

@@ -1,6 +1,7 @@
 /**
- * The site's content as Courier's loaders give it, written by the bench (bench/peer-next.ts) into generated/site.json
- * before each build: the peer never holds a copy of its own.
+ * What the peer shares with Courier, written by the bench (bench/peer-next.ts) into generated/site.json before each
+ * build: the static pages' data and heads, the policy, the image sizes, each content page's `revalidate` and the module
+ * its content pages load from at run time (content.ts). The peer never holds a copy of the content.
  */
 import site from './generated/site.json'
 
@@ -61,10 +62,14 @@ export interface StatusData {
 }
 
 export interface Site {
-  home: { data: HomeData; head: PageHead }
-  guides: Array<{ slug: string; data: GuideData; head: PageHead }>
-  guideIndex: { data: GuidesData; head: PageHead }
-  faq: { data: FaqData; head: PageHead }
+  /** Seconds a content page is kept before a request regenerates it in the background (Courier's page table). */
+  revalidate: { home: number; guides: number; guide: number; faq: number }
+  /** Courier's limits of a revalidation call (config/content.ts). */
+  revalidation: { maxItems: number; maxItemLength: number; minTokenLength: number }
+  runtime: {
+    /** The file URL of bench/peer-content.ts: Courier's loaders over CONTENT_DIR, imported at run time. */
+    contentModule: string
+  }
   gallery: { data: GalleryData; head: PageHead }
   status: { head: PageHead }
   notFound: { head: PageHead; statusCode: number; statusTitle: string }

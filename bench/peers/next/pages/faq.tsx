@@ -2,14 +2,15 @@ import type { GetStaticProps } from 'next'
 import { useId, useState } from 'react'
 import { Markdown, textOf } from '../components/markdown'
 import { PageHeadTags } from '../components/page-head'
-import site, { type FaqData, type PageHead } from '../site'
+import { runContentLoader } from '../content'
+import type { FaqData, PageHead } from '../site'
 
 interface Props {
   data: FaqData
   head: PageHead
 }
 
-export const getStaticProps: GetStaticProps<Props> = async () => ({ props: site.faq })
+export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<FaqData>('faq', '/faq')
 
 /** Courier's FAQ page (client/pages/faq.tsx), the same markup and filter. */
 export default function FaqPage({ data, head }: Props) {

@@ -2,6 +2,7 @@ import type { GetStaticProps } from 'next'
 import Image from 'next/image'
 import Link from 'next/link'
 import { PageHeadTags } from '../components/page-head'
+import { runContentLoader } from '../content'
 import site, { type HomeData, type PageHead } from '../site'
 
 interface Props {
@@ -9,7 +10,7 @@ interface Props {
   head: PageHead
 }
 
-export const getStaticProps: GetStaticProps<Props> = async () => ({ props: site.home })
+export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<HomeData>('home', '/')
 
 /** Courier's home page (client/pages/home.tsx): the same markup, the hero through next/image. */
 export default function HomePage({ data, head }: Props) {

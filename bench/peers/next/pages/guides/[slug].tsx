@@ -2,21 +2,25 @@ import type { GetStaticPaths, GetStaticProps } from 'next'
 import Link from 'next/link'
 import { Markdown } from '../../components/markdown'
 import { PageHeadTags } from '../../components/page-head'
-import site, { type GuideData, type PageHead } from '../../site'
+import { peerContent, runContentLoader } from '../../content'
+import type { GuideData, PageHead } from '../../site'
 
 interface Props {
   data: GuideData
   head: PageHead
 }
 
+// The guides in CONTENT_DIR at build time are prerendered; one added later is loaded when first asked ('blocking'),
+// as Courier loads a page it does not keep yet.
 export const getStaticPaths: GetStaticPaths = async () => ({
-  paths: site.guides.map((guide) => ({ params: { slug: guide.slug } })),
-  fallback: false,
+  paths: await (await peerContent()).guidePaths(),
+  fallback: 'blocking',
 })
 
+// Read from CONTENT_DIR at each run; a removed guide answers not found (and is checked again after `revalidate`).
 export const getStaticProps: GetStaticProps<Props> = async ({ params }) => {
-  const found = site.guides.find((guide) => guide.slug === params?.slug)
-  return found ? { props: { data: found.data, head: found.head } } : { notFound: true }
+  const slug = typeof params?.slug === 'string' ? params.slug : ''
+  return runContentLoader<GuideData>('guide', `/guides/${slug}`, { slug })
 }
 
 /** Courier's guide page (client/pages/guide.tsx), the same markup. */

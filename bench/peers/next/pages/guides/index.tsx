@@ -1,14 +1,15 @@
 import type { GetStaticProps } from 'next'
 import Link from 'next/link'
 import { PageHeadTags } from '../../components/page-head'
-import site, { type GuidesData, type PageHead } from '../../site'
+import { runContentLoader } from '../../content'
+import type { GuidesData, PageHead } from '../../site'
 
 interface Props {
   data: GuidesData
   head: PageHead
 }
 
-export const getStaticProps: GetStaticProps<Props> = async () => ({ props: site.guideIndex })
+export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<GuidesData>('guides', '/guides')
 
 /** Courier's guide index (client/pages/guides.tsx with client/components/guide-list.tsx), the same markup. */
 export default function GuidesPage({ data, head }: Props) {
