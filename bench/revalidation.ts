@@ -86,6 +86,8 @@ interface LoadTally {
   /** Ticks skipped because the in-flight limit was reached (the servers fell behind the rate). */
   skipped: number
   wrongSamples: string[]
+  /** The edited guide's document and page data through nginx: when each was sent (performance.now) and its time. */
+  guideLatencies: Array<{ at: number; ms: number }>
 }
 
 interface InstanceRound {
@@ -114,6 +116,8 @@ interface Round {
   disagreedMs: number | null
   loaderRuns: number
   instances: InstanceRound[]
+  /** The regeneration window (performance.now): from the call's start until the last instance was new. */
+  window: { from: number; to: number }
 }
 
 interface ServerRun {
@@ -255,7 +259,7 @@ async function writeGuide(file: string, original: string, marker: string): Promi
  * for it (one fetch each: no answer can be credited to another request). Ends at `durationS` or on `stop()`.
  */
 function startLoad(origin: string, guidePath: string, dataPath: string, dataHeaders: Record<string, string>, durationS: number) {
-  const tally: LoadTally = { requests: 0, serverErrors: 0, wrong: 0, failed: 0, skipped: 0, wrongSamples: [] }
+  const tally: LoadTally = { requests: 0, serverErrors: 0, wrong: 0, failed: 0, skipped: 0, wrongSamples: [], guideLatencies: [] }
   const isPage = (status: number, type: string, body: string) => status === 200 && type.startsWith('text/html') && body.trimEnd().endsWith('</html>')
   const isData = (status: number, type: string, body: string) => status === 200 && type.startsWith('application/json') && body.startsWith('{') && body.includes('"pageProps"')
   const targets = [
@@ -269,6 +273,7 @@ function startLoad(origin: string, guidePath: string, dataPath: string, dataHead
     let status = 0
     let type = ''
     let body = ''
+    const sentAt = performance.now()
     try {
       // identity: as a plain client asks, and no decompression cost in the bench's own process.
       const response = await fetch(origin + target.path, {
@@ -284,6 +289,7 @@ function startLoad(origin: string, guidePath: string, dataPath: string, dataHead
       return
     }
     tally.requests += 1
+    if (target.path === guidePath || target.path === dataPath) tally.guideLatencies.push({ at: sentAt, ms: performance.now() - sentAt })
     if (status >= 500) tally.serverErrors += 1
     else if (!target.good(status, type, body)) tally.wrong += 1
     else return
@@ -422,6 +428,7 @@ async function measureRounds(
         disagreedMs: allNew ? round1(Math.max(...times) - Math.min(...times)) : null,
         loaderRuns: perInstance.reduce((sum, one) => sum + one.loaderRuns, 0),
         instances: perInstance,
+        window: { from: startedAt, to: startedAt + (allNew ? Math.max(...times) : roundCapMs) },
       }
       results.push(result)
       progress(
@@ -442,16 +449,18 @@ function lineCounter(target: InstanceLog, guidePath: string, server: 'courier' |
     // Cheap test first: Courier logs every request at info.
     const interesting = server === 'courier' ? /page regenerated|revalidation told|redis connected/ : /peer loader run/
     if (!interesting.test(line)) return
-    let entry: { msg?: string; path?: string }
+    let entry: { msg?: string; path?: string; loaderRan?: boolean }
     try {
-      entry = JSON.parse(line) as { msg?: string; path?: string }
+      entry = JSON.parse(line) as { msg?: string; path?: string; loaderRan?: boolean }
     } catch {
       return
     }
     const now = performance.now()
     if (entry.msg === 'redis connected: sharing state') target.redisConnected = true
     if (entry.msg === 'revalidation told') target.callsTakenAt.push(now)
-    if ((entry.msg === 'page regenerated' || entry.msg === 'peer loader run') && entry.path === guidePath) target.loaderRunsAt.push(now)
+    // Courier: a regeneration whose version another instance made ran no loader here (`loaderRan: false`).
+    const loaderRan = entry.msg === 'peer loader run' || (entry.msg === 'page regenerated' && entry.loaderRan !== false)
+    if (loaderRan && entry.path === guidePath) target.loaderRunsAt.push(now)
   }
 }
 
@@ -549,6 +558,15 @@ function summarize(run: ServerRun) {
       max: runs.length ? Math.max(...runs) : null,
     },
     instancesTold: told.length ? `${Math.min(...told)}-${Math.max(...told)}` : '— (not in its answer)',
+    guideP99Ms: (() => {
+      const during = (at: number) => run.rounds.some((round) => at >= round.window.from && at < round.window.to)
+      const samples = run.load.guideLatencies
+      return {
+        steady: percentile(samples.filter((one) => !during(one.at)).map((one) => one.ms), 0.99),
+        regenerating: percentile(samples.filter((one) => during(one.at)).map((one) => one.ms), 0.99),
+        regeneratingCount: samples.filter((one) => during(one.at)).length,
+      }
+    })(),
     wentBack: run.rounds.reduce((sum, round) => sum + round.instances.reduce((inner, one) => inner + one.wentBack, 0), 0),
     failedPolls: run.rounds.reduce((sum, round) => sum + round.instances.reduce((inner, one) => inner + one.failedPolls, 0), 0),
   }
@@ -583,12 +601,14 @@ function formatBlock(report: { date: string; node: string; next: string; cpus: s
     row('loader runs per revalidation min / mean / max', (one) => `${one.summary.loaderRuns.min} / ${one.summary.loaderRuns.mean} / ${one.summary.loaderRuns.max}`),
     row('an instance went back to the old version (polls)', (one) => String(one.summary.wentBack)),
     row('polls not answered 200 with HTML and JSON', (one) => String(one.summary.failedPolls)),
+    row('the guide through nginx: p99 ms steady / while it regenerates (requests)', (one) =>
+      `${ms(one.summary.guideP99Ms.steady)} / ${ms(one.summary.guideP99Ms.regenerating)} (${one.summary.guideP99Ms.regeneratingCount})`),
     row('load: requests / 5xx / wrong answers', (one) => `${one.run.load.requests} / ${one.run.load.serverErrors} / ${one.run.load.wrong}`),
     row('load: no answer / ticks skipped', (one) => `${one.run.load.failed} / ${one.run.load.skipped}`),
     row('load average (1, 5, 15 min) at start → end', loadAvg),
     '',
     'Time to consistent: from the start of the call through nginx until the last instance, asked directly, served the guide ' +
-      'and its page data with the new sentence. Loader runs: the guide\'s regenerations the instances logged from the call ' +
+      'and its page data with the new sentence. Loader runs: the guide\'s loader runs the instances logged from the call ' +
       `until the next round's edit (at least ${settings.settleMs / 1000} s after the last instance was new). Next's \`res.revalidate\` regenerates the instance that took the call; ` +
       'the other serves its copy until it is older than `revalidate` (60 s) and a request comes, hence fewer, longer rounds: ' +
       'its time to consistent is however long that copy still had to live when the call came, from almost nothing to 60 s ' +
@@ -669,6 +689,8 @@ async function main(): Promise<void> {
   }
   const json = {
     ...report,
+    // The latency samples are summarized (summaries): thousands of them would drown the rounds.
+    runs: runs.map((run) => ({ ...run, load: { ...run.load, guideLatencies: run.load.guideLatencies.length } })),
     settings,
     guidePath,
     loadAverage: { start: loadAtStart, end: loadAverage() },
