@@ -19,7 +19,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, openSync } from 'node:fs'
-import { chmod, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -50,6 +50,8 @@ const waits = Object.freeze({
   readyMs: 90_000,
   /** From SIGTERM to exit; the server's own grace period is 10 s. */
   drainMs: 15_000,
+  /** After a reload, nginx's old workers finish their requests within this (its proxy time-outs bound them). */
+  nginxOldWorkersMs: 10_000,
 })
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -96,6 +98,36 @@ function nginxRunning(prefix: string): boolean {
   if (!existsSync(pidFile)) return false
   const pid = Number(spawnSync('cat', [pidFile], { encoding: 'utf8' }).stdout.trim())
   return Number.isInteger(pid) && pid > 0 && isRunning(pid)
+}
+
+/**
+ * After `nginx -s reload`, the old workers finish the requests they hold (and close idle kept-alive connections)
+ * under the old configuration, which may still route to the instances being taken out: those are stopped only once
+ * no worker of the old configuration is left, or after `waits.nginxOldWorkersMs`. Old workers are the master's
+ * children named `nginx: worker process is shutting down` (Linux /proc).
+ */
+async function waitForOldNginxWorkers(prefix: string): Promise<void> {
+  const pidFile = path.join(prefix, 'logs', 'nginx.pid')
+  const master = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim())
+  if (!Number.isInteger(master) || master <= 0) return
+  const shuttingDown = async (): Promise<number> => {
+    let count = 0
+    for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^\d+$/.test(entry)) continue
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+      // pid (comm) state ppid ...: the ppid after the closing parenthesis.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid !== master) continue
+      const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
+      if (cmdline.includes('shutting down')) count += 1
+    }
+    return count
+  }
+  const deadline = Date.now() + waits.nginxOldWorkersMs
+  while ((await shuttingDown()) > 0) {
+    if (Date.now() > deadline) return log('old nginx workers still running: stopping the old instances anyway', { waitedMs: waits.nginxOldWorkersMs })
+    await sleep(50)
+  }
 }
 
 async function waitReady(port: number, pid: number): Promise<void> {
@@ -220,6 +252,7 @@ async function deploy(options: {
     state.deployments = [next]
     await writeRouting(prefix, routing(state.deployments))
     nginx(prefix, '-s', 'reload')
+    await waitForOldNginxWorkers(prefix)
     await stopInstances(old.flatMap((one) => one.instances))
     await saveState(stateFile, state)
     log('old instances drained', { deployments: old.map((one) => one.id) })

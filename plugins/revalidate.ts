@@ -25,8 +25,8 @@ const bodySchema = {
   additionalProperties: false,
   // At least one of the two, with at least one item: an empty call revalidates nothing and is a mistake.
   anyOf: [
-    { required: ['paths'], properties: { paths: { minItems: 1 } } },
-    { required: ['tags'], properties: { tags: { minItems: 1 } } },
+    { required: ['paths'], properties: { paths: { type: 'array', minItems: 1 } } },
+    { required: ['tags'], properties: { tags: { type: 'array', minItems: 1 } } },
   ],
   properties: {
     paths: { type: 'array', maxItems: revalidation.maxItems, items: { ...itemSchema, pattern: '^/' } },

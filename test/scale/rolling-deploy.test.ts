@@ -42,10 +42,10 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
   const distA = path.join(projectRoot, 'dist')
   const idA = await deploymentIdOf(distA)
 
-  // B: the same project with one page changed, built into a folder of its own.
+  // B: the same project with one page changed, built into a folder of its own, with its content (CONTENT_DIR's default).
   const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))
   t.teardown(() => rm(sourceB, { recursive: true, force: true }))
-  for (const entry of ['client', 'site', 'config', 'src', 'plugins', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
+  for (const entry of ['client', 'site', 'config', 'src', 'plugins', 'content', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
     await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
   }
   await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceB, 'node_modules'))
