@@ -28,6 +28,14 @@ export async function startNginxProxy(options: { distDir: string; deploymentId: 
     deployments: [{ id: options.deploymentId, servers: [`${host}:${options.upstreamPort}`] }],
   })
   await publishAssets(options.distDir, path.join(prefix, 'assets'), options.deploymentId)
+  return runNginx(prefix, configFile, port)
+}
+
+/**
+ * Runs nginx in the foreground with `configFile` (tracked like the servers), ready once its `/nginx-health` answers;
+ * `stop` lets it finish what is in flight and removes the prefix folder.
+ */
+export async function runNginx(prefix: string, configFile: string, port: number): Promise<NginxProxy> {
   let output = ''
   const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))

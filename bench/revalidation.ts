@@ -23,8 +23,9 @@ import { loadSite } from '../src/pages/site.ts'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { benchmarksDoc, benchRoot, host, processLimits, projectRoot } from './config.ts'
 import { runBench } from './lifecycle.ts'
+import { runNginx } from './nginx-proxy.ts'
 import { buildPeer, installPeer, peerBuildId, peerServerSpec, peerVersion, writePeerSite } from './peer-next.ts'
-import { ensureBuild, findFreePort, probe, startServer, trackChild, type ServerProcess, type ServerSpec } from './processes.ts'
+import { ensureBuild, findFreePort, startServer, trackChild, type ServerProcess, type ServerSpec } from './processes.ts'
 import { revalidationBlockMarkers, rewriteBlock } from './readme-block.ts'
 import { loadAverage } from './report.ts'
 import { courierIdentity, firstGuidePath, nextIdentity, type ServerIdentity } from './targets.ts'
@@ -214,29 +215,7 @@ ${ports.map((one) => `    server ${host}:${one};`).join('\n')}
 `
   const configFile = path.join(prefix, 'nginx.conf')
   await writeFile(configFile, config)
-  let output = ''
-  const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  async function stop() {
-    // SIGQUIT: nginx finishes what is in flight, then exits.
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT')
-    await gone
-    await rm(prefix, { recursive: true, force: true })
-  }
-  trackChild(child, stop)
-  const origin = `http://${host}:${port}`
-  const deadline = Date.now() + processLimits.startUpMs
-  while ((await probe(`${origin}/nginx-health`, processLimits.probeTimeoutMs).catch(() => 0)) !== 200) {
-    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}):\n${output}`)
-    if (Date.now() > deadline) {
-      await stop()
-      throw new Error(`nginx did not answer on ${port}:\n${output}`)
-    }
-    await sleep(processLimits.probeIntervalMs)
-  }
-  return { origin, stop }
+  return runNginx(prefix, configFile, port)
 }
 
 /** A copy of CONTENT_DIR for one server's instances: the bench edits it, never the repository's. */
