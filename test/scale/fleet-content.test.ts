@@ -15,11 +15,10 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { revalidation } from '../../config/content.ts'
 import { defaultDistDir } from '../../config/env.ts'
-import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
 import { pageDataUrl } from '../../site/page-data.ts'
 import { siteContent } from '../helpers/content.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
-import { freePort, startNginx, startRedis, waitFor } from './processes.ts'
+import { startNginxInFront, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const token = 'fleet-content-token-0123456789'
@@ -45,17 +44,7 @@ for (let index = 0; index < 3; index += 1) instances.push(await startServer(t, {
 await waitFor('every instance connected to Redis', () =>
   instances.every((one) => one.logs().some((line) => /redis connected/.test(line.msg))),
 )
-const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-'))
-t.teardown(() => rm(prefix, { recursive: true, force: true }))
-const nginxPort = await freePort()
-const { configFile } = await writePrefix({
-  prefix,
-  listen: `127.0.0.1:${nginxPort}`,
-  deployments: [{ id: deploymentId, servers: instances.map((one) => `127.0.0.1:${one.port}`) }],
-})
-await publishAssets(distDir, path.join(prefix, 'assets'), deploymentId)
-await startNginx(t, prefix, configFile, nginxPort)
-const origin = `http://127.0.0.1:${nginxPort}`
+const { origin } = await startNginxInFront(t, { distDir, deploymentId, servers: instances.map((one) => one.port) })
 
 const guides = (await siteContent.guides()).slice(0, 4)
 const edited = guides.map((guide) => `/guides/${guide.slug}`)

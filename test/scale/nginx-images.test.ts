@@ -8,17 +8,15 @@
  *   cached before for another `Accept`.
  */
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
 import { images } from '../../config/images.ts'
 import { defaultDistDir } from '../../config/env.ts'
-import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
 import type { LogLine } from '../helpers/app.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from '../metrics/exposition.ts'
-import { freePort, startNginx, startRedis, waitFor } from './processes.ts'
+import { freePort, startNginxInFront, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -64,17 +62,7 @@ async function optimizersIdle(timeoutMs = 180_000): Promise<void> {
 }
 await waitFor('both instances connected to Redis', () => linesOf(instances, (line) => /redis connected/.test(line.msg)).length === 2)
 
-const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-images-'))
-t.teardown(() => rm(prefix, { recursive: true, force: true }))
-const nginxPort = await freePort()
-const { configFile } = await writePrefix({
-  prefix,
-  listen: `127.0.0.1:${nginxPort}`,
-  deployments: [{ id: deploymentId, servers: instances.map((one) => `127.0.0.1:${one.port}`) }],
-})
-await publishAssets(distDir, path.join(prefix, 'assets'), deploymentId)
-await startNginx(t, prefix, configFile, nginxPort)
-const origin = `http://127.0.0.1:${nginxPort}`
+const { origin, prefix } = await startNginxInFront(t, { distDir, deploymentId, servers: instances.map((one) => one.port) })
 const siteImages = ['abstract', 'aurora', 'dunes', 'harbour', 'mountains'].map((name) => `/images/${name}.jpg`)
 const imagePath = (url: string, width: number) => `/_next/image?url=${encodeURIComponent(url)}&w=${width}`
 

@@ -3,7 +3,11 @@
  * (Debian's `redis-server`, no persistence) and nginx (Debian's `nginx`, with a prefix folder of the test's own).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import type { Test } from 'tap'
+import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
 export { freePort } from '../../deploy/free-port.ts'
 import { freePort } from '../../deploy/free-port.ts'
 
@@ -124,4 +128,25 @@ export async function startNginx(t: Test, prefix: string, configFile: string, po
       })
     },
   }
+}
+
+/**
+ * nginx with deploy/nginx/ in front of `servers` (one deployment, its assets published into the shared folder), in a
+ * prefix folder of the test's own removed on teardown: the fleet as docs/running-at-scale.md deploys it.
+ */
+export async function startNginxInFront(
+  t: Test,
+  options: { distDir: string; deploymentId: string; servers: readonly number[] },
+): Promise<NginxProcess & { origin: string }> {
+  const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-'))
+  t.teardown(() => rm(prefix, { recursive: true, force: true }))
+  const port = await freePort()
+  const { configFile } = await writePrefix({
+    prefix,
+    listen: `127.0.0.1:${port}`,
+    deployments: [{ id: options.deploymentId, servers: options.servers.map((one) => `127.0.0.1:${one}`) }],
+  })
+  await publishAssets(options.distDir, path.join(prefix, 'assets'), options.deploymentId)
+  const nginx = await startNginx(t, prefix, configFile, port)
+  return { ...nginx, origin: `http://127.0.0.1:${port}` }
 }
