@@ -1,3 +1,5 @@
+import type { ContentCoding } from '../src/compression/negotiate.ts'
+
 /**
  * How Courier compresses what it sends (docs/compression.md).
  */
@@ -13,9 +15,24 @@ export const compression = Object.freeze({
    */
   brotliQualityPerRequest: 4,
   gzipLevelPerRequest: 6,
+  /** zstd 3, its own default: faster than gzip 6 and smaller than it on a page (`npm run bench:codings`). */
+  zstdLevelPerRequest: 3,
   /** Once (built assets at build time, kept answers on first use): the best each format does. */
   brotliQualityOnce: 11,
   gzipLevelOnce: 9,
+  /**
+   * zstd 19, the best level without `--ultra`: levels 20-22 only widen the window, which nothing Courier sends (tens
+   * of kB) can use, and a window above 8 MiB is one browsers refuse to decode.
+   */
+  zstdLevelOnce: 19,
+  /**
+   * A streamed zstd response keeps one compressor for its life: its window (64 KiB, a document's reach, as brotli's
+   * below) and its match tables (32 K entries each; zstd 3 takes 128 K and 64 K when left to choose) bound what it
+   * holds. Measured: about 370 KiB per concurrent stream, as a brotli 4 stream with its 64 KiB window.
+   */
+  zstdStreamWindowLog: 16,
+  zstdStreamHashLog: 15,
+  zstdStreamChainLog: 15,
   /**
    * Built assets are compressed once, at build time, from this size: no request pays for it, so a small chunk is worth
    * its few hundred bytes saved (a 715 B page chunk is 420 B in brotli) even where they fit one TCP segment anyway:
@@ -36,8 +53,55 @@ export const compression = Object.freeze({
    * request (a title from its data) takes one entry per distinct head; past this many, the least recently used goes.
    */
   keptOpenings: 64,
+  /**
+   * The server's order among codings a client weighs alike (every browser: `gzip, deflate, br, zstd`), per kind of
+   * answer, read from `npm run bench:codings` (docs/benchmarks.md "Content codings", 2026-11-25: bytes sent, CPU per
+   * response). A client that weighs one coding above the others gets it, whatever this order says.
+   */
+  codingPreference: Object.freeze({
+    /**
+     * Compressed once, at build time: only bytes count. The entry chunk (227 kB): brotli 11 60.8 kB, zstd 19 63.8 kB,
+     * gzip 9 70.5 kB; the stylesheet and page chunks in the same order (zstd and gzip within a few bytes below 1 kB).
+     */
+    builtAsset: ['br', 'zstd', 'gzip'],
+    /** Compressed once per coding: only bytes count. `/`'s data: brotli 11 865 B, gzip 9 1,078 B, zstd 19 1,083 B. */
+    pageData: ['br', 'gzip', 'zstd'],
+    /**
+     * Compressed per request (plugins/compression.ts): zstd 3 costs the least CPU on a 12 kB page (77 µs against 119
+     * for gzip 6 and 185 for brotli 4) but sends the most (4,395 B against 4,267 and 4,207), and the most on the
+     * sitemap too (321 B, 308, 292) at the same CPU: bytes are what the client pays for, so brotli, then gzip.
+     */
+    perRequest: ['br', 'gzip', 'zstd'],
+    /**
+     * A kept document: gzip parts around the nonce cost a CRC per response (`/`: 4,432 B, tens of µs); zstd frames a
+     * copy (5,472 B, about 12 µs: frames cannot refer back across the nonce); brotli a compression per response
+     * (4,206 B, 185-400 µs), which would halve the throughput of static pages (docs/compression.md).
+     */
+    keptDocument: ['gzip', 'zstd', 'br'],
+    /**
+     * A streamed document: gzip in pieces keeps no compressor per response (no thread-pool hop per flush); brotli and
+     * zstd each keep one. `/status` went as 3,156 B (gzip), 2,879 B (brotli 4), 3,125 B (zstd 3) at the same CPU
+     * within the noise of a whole render (1-2 ms): brotli before zstd for its bytes.
+     */
+    streamedDocument: ['gzip', 'br', 'zstd'],
+  } satisfies Record<string, readonly ContentCoding[]>),
   /** Media types worth compressing; images and fonts (woff2 is compressed already) are not among them. */
   compressibleType: /^(?:text\/|application\/(?:json|javascript|xml|manifest\+json)|image\/svg\+xml)/,
   /** Built files compressed at build time, by extension. */
   precompressedExtensions: ['.js', '.mjs', '.css', '.svg', '.json', '.html', '.txt', '.xml'],
+  /**
+   * The media type of each, as @fastify/static gives the file itself (its `mime` table, `charset=utf-8` for
+   * JavaScript, JSON and text): a built file's `.zst` goes with the type its `.br` and `.gz` go with
+   * (src/render/zstd-assets.ts).
+   */
+  precompressedTypes: {
+    '.js': 'application/javascript; charset=utf-8',
+    '.mjs': 'application/javascript; charset=utf-8',
+    '.css': 'text/css; charset=utf-8',
+    '.svg': 'image/svg+xml',
+    '.json': 'application/json; charset=utf-8',
+    '.html': 'text/html; charset=utf-8',
+    '.txt': 'text/plain; charset=utf-8',
+    '.xml': 'application/xml',
+  } as Readonly<Record<string, string>>,
 })

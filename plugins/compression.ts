@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isReadable, type Readable } from 'node:stream'
 import { compression } from '../config/compression.ts'
-import { codingForBody, compressBody, preferredCodings } from '../src/compression/compress.ts'
+import { codingForBody, compressBody } from '../src/compression/compress.ts'
 import { addVary } from '../src/compression/vary.ts'
 
 
@@ -29,7 +29,7 @@ async function responseCompression(fastify: FastifyInstance) {
     if (isStream(payload)) return payload
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
     addVary(reply, 'accept-encoding')
-    const coding = codingForBody(acceptEncoding, Buffer.byteLength(payload), preferredCodings)
+    const coding = codingForBody(acceptEncoding, Buffer.byteLength(payload), compression.codingPreference.perRequest)
     if (coding === 'identity') return payload
     reply.header('content-encoding', coding).removeHeader('content-length')
     return compressBody(payload, coding, 'perRequest')
