@@ -18,6 +18,8 @@ export interface ProxiedRequest {
   userAgent: string
   /** Request headers as sent by the browser. */
   headers: IncomingHttpHeaders
+  /** The Accept-Encoding the server got (a rule's, none for a document the proxy changes, else the browser's). */
+  forwardedAcceptEncoding?: string | undefined
   /** Set once answered: by the server, or by a rule. */
   status?: number
   responseHeaders?: IncomingHttpHeaders
@@ -155,6 +157,7 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding
     // An HTML document that gets a script or a change must come as text, not compressed.
     if ((isDocument && injected.length > 0) || transformHtml) delete headers['accept-encoding']
+    entry.forwardedAcceptEncoding = headers['accept-encoding']
     const scripts = injected
     const outbound = http.request(
       { host: upstream.hostname, port: upstream.port, method: request.method, path: pathAndQuery, headers, agent },

@@ -55,16 +55,23 @@ t.test('as the engine asks: each kind in the coding Courier negotiates for its A
   t.comment(`${suite.engine} sends Accept-Encoding "${acceptEncoding}" and gets: ${got.join(', ')}`)
   for (const [kind, request] of Object.entries(answers)) {
     t.ok(request, `${kind}: requested`)
-    t.equal(codingOf(request), negotiateCoding(acceptEncoding, preferenceOf[kind]!), `${kind}: as negotiated`)
+    // The server's Accept-Encoding: the browser's, but for a document the proxy puts a script into (WebKit's), none.
+    const forwarded = request?.forwardedAcceptEncoding
+    t.equal(codingOf(request), negotiateCoding(forwarded, preferenceOf[kind]!), `${kind}: as negotiated for "${forwarded ?? '(none)'}"`)
   }
 })
 
 t.test('every answer in zstd: the engine decodes it, and the page works', async (t) => {
   const session = await suite.open(t)
+  // What the engine asks for, from a load that fetches nothing else (no script to cache in its own coding).
+  const browserAsked = String((await session.goto('/robots.txt')).headers['accept-encoding'] ?? '')
+  if (!/\bzstd\b/.test(browserAsked)) {
+    // WebKitGTK 2.50 sends `gzip, deflate`: zstd is never its coding, from Courier or anyone.
+    t.comment(`${suite.engine} names no zstd in its Accept-Encoding ("${browserAsked}"): not asked for zstd`)
+    return
+  }
   session.route(() => true, () => ({ acceptEncoding: 'zstd' }))
   const { answers } = await visit(t, session)
-  const browserAsked = String(answers['kept document'].headers['accept-encoding'] ?? '')
-  t.match(browserAsked, /\bzstd\b/, `${suite.engine} names zstd in its own Accept-Encoding ("${browserAsked}")`)
   const got = Object.entries(answers).map(([kind, request]) => `${kind} ${codingOf(request)}`)
   t.comment(`${suite.engine}, asked for zstd: ${got.join(', ')}`)
   for (const [kind, request] of Object.entries(answers)) t.equal(codingOf(request), 'zstd', `${kind}: zstd`)
