@@ -160,3 +160,19 @@ t.test('a built file without a .zst (a font, a chunk too small to be worth it) g
     }
   }
 })
+
+t.test('a streamed document in zstd declares a window of 64 KiB at most: what a decoder and the encoder hold', async (t) => {
+  const { app } = await build(t)
+  const response = await app.inject({ url: '/status', headers: { 'accept-encoding': 'zstd' } })
+  t.equal(response.headers['content-encoding'], 'zstd')
+  const bytes = response.rawPayload
+  t.same([...bytes.subarray(0, 4)], [0x28, 0xb5, 0x2f, 0xfd], 'a zstd frame')
+  const descriptor = bytes[4]!
+  t.equal(descriptor & 0x20, 0, 'not single-segment: the size is not known when the frame starts, so it names a window')
+  // Window_Descriptor (RFC 8878 section 3.1.1.1.2): exponent in the high 5 bits, mantissa in the low 3.
+  const windowDescriptor = bytes[5]!
+  const windowBase = 2 ** (10 + (windowDescriptor >> 3))
+  const windowSize = windowBase + (windowBase / 8) * (windowDescriptor & 0x07)
+  t.ok(windowSize <= 2 ** compression.zstdStreamWindowLog, `window ${windowSize} B`)
+  t.equal(compression.zstdStreamWindowLog, 16)
+})
