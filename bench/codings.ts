@@ -16,6 +16,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { readFile, stat, writeFile } from 'node:fs/promises'
+import { availableParallelism, loadavg } from 'node:os'
 import path from 'node:path'
 import { pino } from 'pino'
 import { gunzipSync, zstdDecompressSync } from 'node:zlib'
@@ -177,7 +178,8 @@ async function main(): Promise<void> {
   const entry = await entryChunk(app)
   row(`entry chunk \`${entry.name}\` (${entry.plain.toLocaleString('en')} B; at build time)`, entry.cells)
   await app.close()
-  const stamp = `Latest run ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, production build; CPU per response (median of ${rounds} rounds), or per compression where it is done once.`
+  const load = loadavg()[0]!.toFixed(1)
+  const stamp = `Latest run ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, production build, load average ${load} on ${availableParallelism()} cores when it ended; CPU per response (median of ${rounds} rounds), or per compression where it is done once.`
   const block = `${stamp}\n\n${header}\n${rows.join('\n')}\n`
   process.stdout.write(block)
   await writeFile(benchmarksDoc, rewriteBlock(await readFile(benchmarksDoc, 'utf8'), block, codingsBlockMarkers))

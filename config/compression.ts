@@ -15,7 +15,7 @@ export const compression = Object.freeze({
    */
   brotliQualityPerRequest: 4,
   gzipLevelPerRequest: 6,
-  /** zstd 3, its own default: faster than gzip 6 and smaller than it on a page (`npm run bench:codings`). */
+  /** zstd 3, its own default level: the CPU of gzip 6 on a page, within 3 % of its bytes (`npm run bench:codings`). */
   zstdLevelPerRequest: 3,
   /** Once (built assets at build time, kept answers on first use): the best each format does. */
   brotliQualityOnce: 11,
@@ -55,33 +55,37 @@ export const compression = Object.freeze({
   keptOpenings: 64,
   /**
    * The server's order among codings a client weighs alike (every browser: `gzip, deflate, br, zstd`), per kind of
-   * answer, read from `npm run bench:codings` (docs/benchmarks.md "Content codings", 2026-11-25: bytes sent, CPU per
-   * response). A client that weighs one coding above the others gets it, whatever this order says.
+   * answer, read from `npm run bench:codings` (docs/benchmarks.md "Content codings", 2026-11-25). The bytes are the
+   * same from run to run; the CPU moved by half between runs on the shared 2-core machine, so it decides only where
+   * it differs several times over. A client that weighs one coding above the others gets it, whatever this says.
    */
   codingPreference: Object.freeze({
     /**
-     * Compressed once, at build time: only bytes count. The entry chunk (227 kB): brotli 11 60.8 kB, zstd 19 63.8 kB,
-     * gzip 9 70.5 kB; the stylesheet and page chunks in the same order (zstd and gzip within a few bytes below 1 kB).
+     * Compressed once, at build time: only bytes count. The entry chunk (227 kB): brotli 11 60,836 B, zstd 19
+     * 63,792 B, gzip 9 70,502 B; the stylesheet and the larger page chunks in the same order (below 1 kB, zstd and
+     * gzip within a few bytes of each other).
      */
     builtAsset: ['br', 'zstd', 'gzip'],
     /** Compressed once per coding: only bytes count. `/`'s data: brotli 11 865 B, gzip 9 1,078 B, zstd 19 1,083 B. */
     pageData: ['br', 'gzip', 'zstd'],
     /**
-     * Compressed per request (plugins/compression.ts): zstd 3 costs the least CPU on a 12 kB page (77 µs against 119
-     * for gzip 6 and 185 for brotli 4) but sends the most (4,395 B against 4,267 and 4,207), and the most on the
-     * sitemap too (321 B, 308, 292) at the same CPU: bytes are what the client pays for, so brotli, then gzip.
+     * Compressed per request (plugins/compression.ts), at about the same CPU for the three (50-185 µs for a 12 kB
+     * page across runs, no coding steadily ahead): zstd 3 sends the most, on every body measured (the HTML of `/`,
+     * its nonce changing the last bytes: brotli 4 about 4,208 B, gzip 6 4,271 B, zstd 4,399 B; the page sitemap:
+     * 292, 308, 321 B).
      */
     perRequest: ['br', 'gzip', 'zstd'],
     /**
-     * A kept document: gzip parts around the nonce cost a CRC per response (`/`: 4,432 B, tens of µs); zstd frames a
-     * copy (5,472 B, about 12 µs: frames cannot refer back across the nonce); brotli a compression per response
-     * (4,206 B, 185-400 µs), which would halve the throughput of static pages (docs/compression.md).
+     * A kept document (`/`): gzip parts around the nonce cost a CRC per response (4,432 B, 20-55 µs); zstd frames a
+     * copy (5,472 B, 8-14 µs: frames cannot refer back across the nonce); brotli a compression per response (4,206 B,
+     * 135-400 µs), which would halve the throughput of static pages (docs/compression.md). gzip sends 1 kB less than
+     * zstd for a few µs more; brotli comes last for its CPU.
      */
     keptDocument: ['gzip', 'zstd', 'br'],
     /**
      * A streamed document: gzip in pieces keeps no compressor per response (no thread-pool hop per flush); brotli and
-     * zstd each keep one. `/status` went as 3,156 B (gzip), 2,879 B (brotli 4), 3,125 B (zstd 3) at the same CPU
-     * within the noise of a whole render (1-2 ms): brotli before zstd for its bytes.
+     * zstd each keep one. `/status`: gzip 3,155 B, brotli 4 2,880 B, zstd 3 3,126 B, the CPU of the coding lost in
+     * that of the render (1-2 ms per request for each): brotli before zstd for its bytes.
      */
     streamedDocument: ['gzip', 'br', 'zstd'],
   } satisfies Record<string, readonly ContentCoding[]>),
