@@ -12,9 +12,9 @@ function isStream(payload: unknown): payload is Readable {
 
 /**
  * Compression of what no route compressed itself (docs/compression.md): text answers of 1 kB or more (dynamic page
- * data, JSON errors, sitemaps, robots.txt) in brotli or gzip as `Accept-Encoding` allows, per request. Answers that
+ * data, JSON errors, sitemaps, robots.txt) in brotli, gzip or zstd as `Accept-Encoding` allows, per request. Answers that
  * carry a `Content-Encoding` already pass as they are: built assets (compressed at build time, served by
- * @fastify/static), kept page data and kept documents (compressed once, src/pages/, src/render/); so do streams:
+ * @fastify/static or src/render/zstd-assets.ts), kept page data and kept documents (compressed once, src/pages/, src/render/); so do streams:
  * streamed documents, which the renderer codes as they stream, and files. Images and fonts are never touched.
  */
 async function responseCompression(fastify: FastifyInstance) {
