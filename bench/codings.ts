@@ -9,11 +9,13 @@
  * - kept page data (`/_next/data/<id>/index.json`): compressed once per coding (the CPU is paid once, not per response);
  * - answers compressed per request (plugins/compression.ts): the sitemap and a page's HTML (what
  *   a client that takes only brotli gets of a kept document);
- * - the entry chunk: the build's `.br`, `.gz` and `.zst` (compressed once, at build time).
+ * - the entry chunk: the build's `.br`, `.gz` and `.zst` (compressed once, at build time);
+ * - the memory a streamed response's brotli or zstd compressor holds (gzip pieces keep none).
  *
  * Run by `npm run bench:codings` (NODE_ENV=production, on the production build). Prints the tables and rewrites the
  * marked block of docs/benchmarks.md.
  */
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFile, stat, writeFile } from 'node:fs/promises'
 import { availableParallelism, loadavg } from 'node:os'
@@ -155,6 +157,37 @@ async function entryChunk(app: App): Promise<{ name: string; plain: number; cell
   return { name, plain: plain.length, cells }
 }
 
+/** Concurrent compressors a memory measurement holds at once. */
+const concurrentStreams = 200
+
+/**
+ * What one streamed response's compressor holds, in a fresh process each (so no freed memory of another is reused):
+ * RSS growth with `concurrentStreams` of them open, each having compressed and flushed 20 kB of the page, per stream.
+ */
+function streamMemoryKiB(coding: 'br' | 'zstd', html: string): number {
+  const script = `
+    const { flushedStream } = await import(${JSON.stringify(new URL('../src/compression/compress.ts', import.meta.url).href)})
+    const { PassThrough } = await import('node:stream')
+    const html = Buffer.from(process.env.HTML)
+    globalThis.gc()
+    const before = process.memoryUsage().rss
+    const held = []
+    for (let index = 0; index < ${concurrentStreams}; index++) {
+      const source = new PassThrough()
+      const stream = flushedStream(source, ${JSON.stringify(coding)})
+      stream.on('data', () => {})
+      source.write(html)
+      held.push(source, stream)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    process.stdout.write(String((process.memoryUsage().rss - before) / ${concurrentStreams} / 1024))
+  `
+  const output = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    env: { ...process.env, HTML: html.repeat(Math.ceil(20_000 / html.length)).slice(0, 20_000) },
+  })
+  return Number(output.toString())
+}
+
 const micro = (us: number) => (us >= 1000 ? `${(us / 1000).toFixed(1)} ms` : `${us.toFixed(1)} µs`)
 const cell = (value: Cell | undefined) => (value ? `${value.bytes.toLocaleString('en')} B, ${micro(value.us)}` : '')
 
@@ -177,7 +210,10 @@ async function main(): Promise<void> {
   row('per request: the HTML of `/` (a kept document, for a client that takes brotli only)', await perRequest(app, '/', 200))
   const entry = await entryChunk(app)
   row(`entry chunk \`${entry.name}\` (${entry.plain.toLocaleString('en')} B; at build time)`, entry.cells)
+  const html = (await served(app, '/', 200)).body
   await app.close()
+  const memory = (['br', 'zstd'] as const).map((coding) => `${Math.round(median([0, 1, 2].map(() => streamMemoryKiB(coding, html))))} KiB`)
+  rows.push(`| memory per streamed response (RSS with ${concurrentStreams} compressors open, each having flushed 20 kB) | (none: pieces) | ${memory[0]} | ${memory[1]} |  |`)
   const load = loadavg()[0]!.toFixed(1)
   const stamp = `Latest run ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, production build, load average ${load} on ${availableParallelism()} cores when it ended; CPU per response (median of ${rounds} rounds), or per compression where it is done once.`
   const block = `${stamp}\n\n${header}\n${rows.join('\n')}\n`
