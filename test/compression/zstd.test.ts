@@ -5,13 +5,15 @@
  */
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
-import { readdir } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { zstdDecompressSync } from 'node:zlib'
 import type { LightMyRequestResponse } from 'fastify'
 import { compression } from '../../config/compression.ts'
 import { compressFrames, rawFrame, zstdWithInsertions } from '../../src/compression/zstd-frames.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
+import { findZstdAssets } from '../../src/render/zstd-assets.ts'
 import { build } from '../helpers/app.ts'
 
 const browser = 'gzip, deflate, br, zstd'
@@ -175,4 +177,21 @@ t.test('a streamed document in zstd declares a window of 64 KiB at most: what a 
   const windowSize = windowBase + (windowBase / 8) * (windowDescriptor & 0x07)
   t.ok(windowSize <= 2 ** compression.zstdStreamWindowLog, `window ${windowSize} B`)
   t.equal(compression.zstdStreamWindowLog, 16)
+})
+
+t.test('the .zst files served are those of the build: compressible types, no dotfile, by the URL of the file each codes', async (t) => {
+  const clientDir = await mkdtemp(path.join(tmpdir(), 'courier-zstd-assets-'))
+  t.teardown(() => rm(clientDir, { recursive: true, force: true }))
+  await mkdir(path.join(clientDir, 'chunks', '.vite'), { recursive: true })
+  for (const name of ['chunks/a.js.zst', 'chunks/b.css.zst', 'chunks/.hidden.js.zst', 'chunks/.vite/manifest.json.zst', 'chunks/font.woff2.zst', 'chunks/c.js']) {
+    await writeFile(path.join(clientDir, name), 'x'.repeat(10))
+  }
+  const assets = findZstdAssets(clientDir)
+  t.same([...assets.keys()].sort(), ['/_next/static/chunks/a.js', '/_next/static/chunks/b.css'])
+  t.same(assets.get('/_next/static/chunks/a.js'), {
+    file: path.join(clientDir, 'chunks', 'a.js.zst'),
+    bytes: 10,
+    type: 'application/javascript; charset=utf-8',
+  })
+  t.equal(findZstdAssets(path.join(clientDir, 'no-such-folder')).size, 0, 'no build: nothing to serve')
 })
