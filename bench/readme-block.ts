@@ -44,3 +44,9 @@ export function rewriteBlock(readme: string, content: string, markers: BlockMark
   if (readme.indexOf(blockStart, start + 1) !== -1) throw new ReadmeBlockError('the document has two results blocks')
   return `${readme.slice(0, start)}${blockStart}\n${content.trim()}\n${readme.slice(end)}`
 }
+
+/** `npm run bench:codings`'s block (bench/codings.ts). */
+export const codingsBlockMarkers: BlockMarkers = {
+  start: '<!-- bench:codings:start (written by npm run bench:codings; do not edit) -->',
+  end: '<!-- bench:codings:end -->',
+}

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isReadable, type Readable } from 'node:stream'
 import { compression } from '../config/compression.ts'
-import { codingForBody, compressBody, preferredCodings } from '../src/compression/compress.ts'
+import { codingForBody, compressBody } from '../src/compression/compress.ts'
 import { addVary } from '../src/compression/vary.ts'
 
 
@@ -12,9 +12,9 @@ function isStream(payload: unknown): payload is Readable {
 
 /**
  * Compression of what no route compressed itself (docs/compression.md): text answers of 1 kB or more (dynamic page
- * data, JSON errors, sitemaps, robots.txt) in brotli or gzip as `Accept-Encoding` allows, per request. Answers that
+ * data, JSON errors, sitemaps, robots.txt) in brotli, gzip or zstd as `Accept-Encoding` allows, per request. Answers that
  * carry a `Content-Encoding` already pass as they are: built assets (compressed at build time, served by
- * @fastify/static), kept page data and kept documents (compressed once, src/pages/, src/render/); so do streams:
+ * @fastify/static or src/render/zstd-assets.ts), kept page data and kept documents (compressed once, src/pages/, src/render/); so do streams:
  * streamed documents, which the renderer codes as they stream, and files. Images and fonts are never touched.
  */
 async function responseCompression(fastify: FastifyInstance) {
@@ -29,7 +29,7 @@ async function responseCompression(fastify: FastifyInstance) {
     if (isStream(payload)) return payload
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
     addVary(reply, 'accept-encoding')
-    const coding = codingForBody(acceptEncoding, Buffer.byteLength(payload), preferredCodings)
+    const coding = codingForBody(acceptEncoding, Buffer.byteLength(payload), compression.codingPreference.perRequest)
     if (coding === 'identity') return payload
     reply.header('content-encoding', coding).removeHeader('content-length')
     return compressBody(payload, coding, 'perRequest')

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
 import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-assets.ts'
+import { findZstdAssets, zstdAssetHandler } from '../src/render/zstd-assets.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer, type RenderDocument } from '../src/render/renderer.ts'
 import { assetBase } from '../src/render/template.ts'
@@ -45,6 +46,10 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     inlineStylesheet: dev ? undefined : builtStylesheetReader(clientDir),
     startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
+
+  // zstd of the built files, before their routes exist (src/render/zstd-assets.ts).
+  const zstdAssets = dev ? new Map() : findZstdAssets(clientDir)
+  if (zstdAssets.size > 0) fastify.addHook('preHandler', zstdAssetHandler(zstdAssets))
 
   await fastify.register(fastifyVite, {
     root,

@@ -11,7 +11,8 @@ import {
   type PageAnswerKind,
 } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
-import { codingForBody, compressBody, preferredCodings } from '../src/compression/compress.ts'
+import { compression } from '../config/compression.ts'
+import { codingForBody, compressBody } from '../src/compression/compress.ts'
 import { addVary } from '../src/compression/vary.ts'
 import { encodedEtag, matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
@@ -111,7 +112,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
     // Kept for the deployment, so compressed once per coding (the best each does), never per request.
-    const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), preferredCodings)
+    const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), compression.codingPreference.pageData)
     addVary(reply, 'accept-encoding')
     reply.header('etag', encodedEtag(data.etag, coding))
     if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {

@@ -16,13 +16,13 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 
 /**
  * The tag of one encoding of a representation: its own (a cache must not take gzip bytes for brotli ones under one
- * strong tag), as @fastify/compress does, by a suffix inside the quotes: `"x"` -> `"x-br"`, `"x-gzip"`.
+ * strong tag), as @fastify/compress does, by a suffix inside the quotes: `"x"` -> `"x-br"`, `"x-gzip"`, `"x-zstd"`.
  */
-export function encodedEtag(etag: string, coding: 'identity' | 'br' | 'gzip'): string {
+export function encodedEtag(etag: string, coding: 'identity' | 'br' | 'gzip' | 'zstd'): string {
   return coding === 'identity' ? etag : `${etag.slice(0, -1)}-${coding}"`
 }
 
 /** Whether If-None-Match names any encoding of the representation tagged `etag`: its content has not changed. */
 export function matchesAnyEncoding(header: string | undefined, etag: string): boolean {
-  return (['identity', 'br', 'gzip'] as const).some((coding) => matchesIfNoneMatch(header, encodedEtag(etag, coding)))
+  return (['identity', 'br', 'gzip', 'zstd'] as const).some((coding) => matchesIfNoneMatch(header, encodedEtag(etag, coding)))
 }

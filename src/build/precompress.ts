@@ -1,18 +1,20 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { brotliCompress, constants, gzip } from 'node:zlib'
+import { brotliCompress, constants, gzip, zstdCompress } from 'node:zlib'
 import type { Plugin } from 'vite'
 import { compression } from '../../config/compression.ts'
 
 const brotli = promisify(brotliCompress)
 const gzipAsync = promisify(gzip)
+const zstd = promisify(zstdCompress)
 
 /**
- * Compresses the client build's text assets once, at build time, at the best level of each format: `<file>.br` and
- * `<file>.gz` beside each file of `assetsDir` worth it (a compressible extension, `compression.precompressMinBytes` or more, and
- * smaller once compressed). @fastify/static serves them as they are (`preCompressed`, plugins/documents.ts): no asset
- * is compressed per request.
+ * Compresses the client build's text assets once, at build time, at the best level of each format: `<file>.br`,
+ * `<file>.gz` and `<file>.zst` beside each file of `assetsDir` worth it (a compressible extension, `compression.precompressMinBytes` or more, and
+ * smaller once compressed). @fastify/static serves `.br` and `.gz` as they are (`preCompressed`,
+ * src/render/built-assets.ts), Courier's asset route the `.zst` (src/render/zstd-assets.ts): no asset is compressed
+ * per request.
  */
 export function precompress(): Plugin {
   return {
@@ -35,7 +37,7 @@ export function precompress(): Plugin {
             const file = path.join(outDir, fileName)
             const bytes = await readFile(file)
             if (bytes.length < compression.precompressMinBytes) return
-            const [br, gz] = await Promise.all([
+            const [br, gz, zst] = await Promise.all([
               brotli(bytes, {
                 params: {
                   [constants.BROTLI_PARAM_QUALITY]: compression.brotliQualityOnce,
@@ -43,9 +45,14 @@ export function precompress(): Plugin {
                 },
               }),
               gzipAsync(bytes, { level: compression.gzipLevelOnce }),
+              zstd(bytes, {
+                params: { [constants.ZSTD_c_compressionLevel]: compression.zstdLevelOnce },
+                pledgedSrcSize: bytes.length,
+              }),
             ])
             if (br.length < bytes.length) await writeFile(`${file}.br`, br)
             if (gz.length < bytes.length) await writeFile(`${file}.gz`, gz)
+            if (zst.length < bytes.length) await writeFile(`${file}.zst`, zst)
           }),
         )
       },

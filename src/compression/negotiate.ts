@@ -2,7 +2,7 @@
  * Content negotiation of `Accept-Encoding` (RFC 9110 section 12.5.3): q-values honoured, `*` stands for any coding not
  * named, `identity` acceptable unless refused (`identity;q=0`, or `*;q=0` without an entry for it).
  */
-export type ContentCoding = 'br' | 'gzip'
+export type ContentCoding = 'br' | 'gzip' | 'zstd'
 export type Coding = ContentCoding | 'identity'
 
 /** q of each coding the header names (lower-cased), and of `*`. */

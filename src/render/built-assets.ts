@@ -28,7 +28,8 @@ export function builtAssetOptions(distDir: string): Partial<FastifyStaticOptions
     },
     // The build writes no dotfiles into its chunks; one that appears there is not the site's to serve.
     dotfiles: 'deny',
-    // `<file>.br` and `<file>.gz` written at build time (src/build/precompress.ts), sent as the client accepts.
+    // `<file>.br` and `<file>.gz` written at build time (src/build/precompress.ts), sent as the client accepts; the
+    // `.zst` beside them goes out before this, where zstd is the coding (src/render/zstd-assets.ts).
     preCompressed: true,
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { compression } from '../../config/compression.ts'
 import { compressSegments, gzipStartWithInsertions, gzipWithInsertions, type GzipSegments, type GzipStart } from '../compression/gzip-segments.ts'
+import { compressFrames, zstdWithInsertions, type ZstdFrames } from '../compression/zstd-frames.ts'
 import { escapeHtml } from './template.ts'
 
 /**
@@ -104,6 +105,23 @@ export function gzipStartOf(document: KeptDocument, nonce: string | undefined, h
 export function gzippedDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
   const { segments, between, first } = insertionsFor(document, nonce, headTags)
   return gzipWithInsertions(segments, between, first)
+}
+
+/** Each kept document's parts as zstd frames, compressed once (src/compression/zstd-frames.ts). */
+const zstdFrames = new WeakMap<KeptDocument, ZstdFrames>()
+
+/**
+ * The whole zstd bytes of one response of a kept document: its parts' frames, compressed once (on first use, at the
+ * best level), with the request's nonce attribute and head tags as raw frames in between: no compression per request.
+ */
+export function zstdDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
+  let frames = zstdFrames.get(document)
+  if (!frames) {
+    frames = compressFrames(partsAroundHead(document), compression.zstdLevelOnce)
+    zstdFrames.set(document, frames)
+  }
+  const between = nonceAttributeBytes(nonce)
+  return zstdWithInsertions(frames, between, document.headAt === undefined ? between : headTags)
 }
 
 /** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */

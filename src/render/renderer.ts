@@ -8,7 +8,8 @@ import { errorDocumentHead, lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { serializeForScript } from './serialize.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
-import { brotliStream, pieceCodings } from '../compression/compress.ts'
+import { compression } from '../../config/compression.ts'
+import { flushedStream } from '../compression/compress.ts'
 import { gzipPieces, identityPieces } from '../compression/pieces.ts'
 import { negotiateCoding } from '../compression/negotiate.ts'
 import { addVary } from '../compression/vary.ts'
@@ -16,6 +17,7 @@ import {
   DocumentCache,
   documentBytes,
   gzippedDocumentBytes,
+  zstdDocumentBytes,
   type KeptDocument,
   type KeptDocumentSlot,
 } from './document-cache.ts'
@@ -145,10 +147,14 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     // The request's traceparent, on pages only: an error page shows its digest and nothing else of the failure.
     const meta = target.type === 'page' ? tracing.documentMeta(request) : ''
     const headTags = meta ? Buffer.from(meta, 'latin1') : undefined
-    // gzip first for a kept document: its parts are compressed once, so a request costs a CRC, not a compression.
-    // Where only brotli will do, plugins/compression.ts compresses the bytes per request.
-    if (negotiateCoding(request.headers['accept-encoding'], pieceCodings) === 'gzip') {
+    // gzip and zstd: the parts are compressed once, so a request costs a CRC (gzip) or a copy (zstd), not a
+    // compression. Where only brotli will do, plugins/compression.ts compresses the bytes per request.
+    const coding = negotiateCoding(request.headers['accept-encoding'], compression.codingPreference.keptDocument)
+    if (coding === 'gzip') {
       return reply.header('content-encoding', 'gzip').send(gzippedDocumentBytes(document, request.cspNonce, headTags))
+    }
+    if (coding === 'zstd') {
+      return reply.header('content-encoding', 'zstd').send(zstdDocumentBytes(document, request.cspNonce, headTags))
     }
     return reply.send(documentBytes(document, request.cspNonce, headTags))
   }
@@ -187,8 +193,8 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
-    // gzip, where the client takes it, in pieces as React writes them; for a client that takes brotli only, brotli.
-    const coding = negotiateCoding(request.headers['accept-encoding'], pieceCodings)
+    // gzip in pieces as React writes them; brotli or zstd through a compressor flushed once per piece.
+    const coding = negotiateCoding(request.headers['accept-encoding'], compression.codingPreference.streamedDocument)
     const head = headFor(target, preloadsFor)
     const headTags = target.type === 'page' ? tracing.documentMeta(request) : ''
     // gzip: the opening compressed once and kept, where it can be (src/render/kept-openings.ts).
@@ -228,6 +234,6 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
     reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
     addVary(reply, 'accept-encoding')
     if (coding === 'identity') return reply.send(stream)
-    return reply.header('content-encoding', coding).send(coding === 'br' ? brotliStream(stream) : stream)
+    return reply.header('content-encoding', coding).send(coding === 'gzip' ? stream : flushedStream(stream, coding))
   }
 }

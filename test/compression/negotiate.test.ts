@@ -27,6 +27,25 @@ t.test('Accept-Encoding: q-values, ties to the server, identity and *', async (t
   for (const [header, offered, expected] of cases) t.equal(negotiateCoding(header, offered), expected, String(header))
 })
 
+t.test('zstd among the codings: q-values first, then the order offered', async (t) => {
+  const three = ['gzip', 'zstd', 'br'] as const
+  const cases: Array<[string, readonly ('br' | 'gzip' | 'zstd')[], string]> = [
+    ['gzip, deflate, br, zstd', three, 'gzip'],
+    ['gzip, deflate, br, zstd', ['zstd', 'br', 'gzip'], 'zstd'],
+    ['gzip, deflate, br, zstd;q=0', ['zstd', 'br', 'gzip'], 'br'],
+    ['zstd;q=0', three, 'identity'],
+    ['br;q=1, zstd;q=0.5', three, 'br'],
+    ['br;q=0.5, zstd', three, 'zstd'],
+    ['zstd, gzip;q=0.9', ['br', 'gzip', 'zstd'], 'zstd'],
+    ['*', three, 'gzip'],
+    ['*', ['zstd', 'gzip'], 'zstd'],
+    ['*, zstd;q=0', ['zstd', 'br'], 'br'],
+    ['ZSTD', three, 'zstd'],
+    ['zstd', ['br', 'gzip'], 'identity'],
+  ]
+  for (const [header, offered, expected] of cases) t.equal(negotiateCoding(header, offered), expected, `${header} (${offered.join(', ')})`)
+})
+
 t.test('identity is acceptable unless refused', async (t) => {
   t.equal(identityAcceptable(undefined), true)
   t.equal(identityAcceptable('gzip'), true)

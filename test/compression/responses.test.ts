@@ -2,7 +2,7 @@ import t from 'tap'
 import { readdir } from 'node:fs/promises'
 import http from 'node:http'
 import path from 'node:path'
-import { brotliDecompressSync, createBrotliDecompress, createGunzip, gunzipSync } from 'node:zlib'
+import { brotliDecompressSync, createBrotliDecompress, createGunzip, createZstdDecompress, gunzipSync, zstdDecompressSync } from 'node:zlib'
 import type { LightMyRequestResponse } from 'fastify'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
@@ -14,6 +14,7 @@ function decoded(response: LightMyRequestResponse): string {
   const encoding = response.headers['content-encoding']
   if (encoding === 'gzip') return gunzipSync(response.rawPayload).toString('utf8')
   if (encoding === 'br') return brotliDecompressSync(response.rawPayload).toString('utf8')
+  if (encoding === 'zstd') return zstdDecompressSync(response.rawPayload).toString('utf8')
   return response.body
 }
 
@@ -31,6 +32,7 @@ t.test('documents: compressed as the client accepts, the same page, its own nonc
       [browser, 'gzip'],
       ['br', 'br'],
       ['gzip', 'gzip'],
+      ['zstd', 'zstd'],
       ['gzip;q=0, br;q=0', undefined],
     ] as const) {
       const response = await app.inject({ url, headers: { 'accept-encoding': acceptEncoding } })
@@ -119,7 +121,7 @@ t.test('built assets: served compressed at build time, never per request', async
   const font = assets.find((asset) => /\.woff2\?/.test(asset))!
   for (const asset of [script, style]) {
     const plain = await app.inject(asset)
-    for (const coding of ['br', 'gzip'] as const) {
+    for (const coding of ['br', 'gzip', 'zstd'] as const) {
       const response = await app.inject({ url: asset, headers: { 'accept-encoding': coding } })
       t.equal(response.statusCode, 200, `${asset} ${coding}`)
       t.equal(response.headers['content-encoding'], coding, `${asset} ${coding}`)
@@ -134,12 +136,12 @@ t.test('built assets: served compressed at build time, never per request', async
 })
 
 /** GET over a real socket, decompressing as the bytes arrive: when each piece of the document could be read. */
-function streamDecoded(url: string, acceptEncoding: 'br' | 'gzip'): Promise<{ coding: string | undefined; pieces: Array<{ text: string; at: number }> }> {
+function streamDecoded(url: string, acceptEncoding: 'br' | 'gzip' | 'zstd'): Promise<{ coding: string | undefined; pieces: Array<{ text: string; at: number }> }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const request = http.get(url, { headers: { 'accept-encoding': acceptEncoding } }, (response) => {
       const coding = response.headers['content-encoding']
-      const decoder = coding === 'br' ? createBrotliDecompress() : createGunzip()
+      const decoder = coding === 'br' ? createBrotliDecompress() : coding === 'zstd' ? createZstdDecompress() : createGunzip()
       const pieces: Array<{ text: string; at: number }> = []
       decoder.on('data', (chunk: Buffer) => pieces.push({ text: chunk.toString('utf8'), at: performance.now() - started }))
       decoder.on('end', () => resolve({ coding, pieces }))
@@ -154,7 +156,7 @@ function streamDecoded(url: string, acceptEncoding: 'br' | 'gzip'): Promise<{ co
 t.test('a streamed page stays streamed through compression: the shell arrives before the slow boundary', async (t) => {
   const { app } = await build(t, { COURIER_TEST_ROUTES: 'true' })
   const origin = await listen(app)
-  for (const coding of ['br', 'gzip'] as const) {
+  for (const coding of ['br', 'gzip', 'zstd'] as const) {
     const { coding: sent, pieces } = await streamDecoded(`${origin}/__test/slow?delay=1500`, coding)
     t.equal(sent, coding, `${coding}: sent in the coding asked for`)
     const text = pieces.map((piece) => piece.text).join('')

@@ -22,6 +22,7 @@ t.test('the first load of / arrives compressed, and the page works', async (t) =
   await session.settle()
   t.equal((await document.allHeaders())['content-encoding'], 'gzip', 'the document: gzip, its parts compressed once')
   const entries = [...encodings.entries()]
+  t.comment(`chromium gets: ${entries.map(([key, coding]) => `${key} ${coding ?? 'identity'}`).join(', ')}`)
   const entry = entries.find(([key]) => /^script \/_next\/static\/chunks\/index-/.test(key))
   t.equal(entry?.[1], 'br', 'the entry script: brotli, compressed at build time')
   t.notOk(entries.some(([key]) => key.startsWith('stylesheet ')), 'no stylesheet request: it came inside the document')

@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib'
 import t from 'tap'
 import { compression } from '../../config/compression.ts'
 import { defaultDistDir } from '../../config/env.ts'
@@ -49,6 +49,8 @@ function decode(answer: RawAnswer): Buffer {
       return gunzipSync(answer.wire)
     case 'deflate':
       return inflateSync(answer.wire)
+    case 'zstd':
+      return zstdDecompressSync(answer.wire)
     default:
       throw new Error(`unexpected content-encoding ${answer.headers['content-encoding']}`)
   }
@@ -105,6 +107,11 @@ const acceptEncodings: Array<[string | undefined, 'nginx' | 'an instance']> = [
   ['gzip;q=1, br;q=0.5', 'an instance'],
   ['gzip, deflate, br, zstd', 'nginx'],
   ['gzip, xbr, br', 'an instance'],
+  // zstd is the best coding for these, and nginx has no zstd module: an instance answers, cached by coding.
+  ['zstd', 'an instance'],
+  ['gzip, zstd', 'an instance'],
+  ['br;q=0.5, zstd', 'an instance'],
+  ['zstd;q=0, br', 'an instance'],
 ]
 
 const redis = await startRedis(t)
@@ -142,16 +149,16 @@ const small = builtFiles.find((name) => name.endsWith('.js') && !builtFiles.incl
 const unpublished = builtFiles.find((name) => /^home-.*\.js$/.test(name))
 if (!stylesheet || !font || !small || !unpublished) throw new Error(`the build lacks a stylesheet, a font, a small chunk or the home page's chunk: ${builtFiles.join(' ')}`)
 const asset = (name: string) => `/_next/static/chunks/${name}?dpl=${deploymentId}`
-for (const suffix of ['', '.br', '.gz']) await rm(path.join(prefix, 'assets', '_next', 'static', 'chunks', `${unpublished}${suffix}`), { force: true })
+for (const suffix of ['', '.br', '.gz', '.zst']) await rm(path.join(prefix, 'assets', '_next', 'static', 'chunks', `${unpublished}${suffix}`), { force: true })
 
-t.test('the shared folder holds the .br and .gz the build wrote beside each text asset', async (t) => {
+t.test('the shared folder holds the .br, .gz and .zst the build wrote beside each text asset', async (t) => {
   const folder = path.join(prefix, 'assets', '_next', 'static', 'chunks')
   const published = await readdir(folder)
   const text = builtFiles.filter((name) => compression.precompressedExtensions.includes(path.extname(name)) && name !== unpublished)
   t.ok(text.length > 0)
   for (const name of text) {
     const { size } = await stat(path.join(distDir, 'client', 'chunks', name))
-    const expected = size >= compression.precompressMinBytes ? [name, `${name}.br`, `${name}.gz`] : [name]
+    const expected = size >= compression.precompressMinBytes ? [name, `${name}.br`, `${name}.gz`, `${name}.zst`] : [name]
     t.same(expected.filter((file) => published.includes(file)), expected, `${name} (${size} bytes)`)
   }
 })
@@ -171,7 +178,7 @@ const kinds: Array<{ kind: string; path: string; headers?: Record<string, string
   { kind: 'a chunk too small to precompress', path: asset(small), inFolder: true },
   { kind: 'the entry chunk through another proxy', path: `${new URL(entry, proxy).pathname}?dpl=${deploymentId}`, headers: { via: '1.1 cdn.example' }, inFolder: true },
   { kind: 'a chunk not in the shared folder (from the instance, cached)', path: asset(unpublished),
-    cacheStatuses: ['MISS', 'MISS', 'HIT', 'MISS', 'HIT', 'BYPASS', 'BYPASS', 'HIT', 'BYPASS', 'HIT', 'BYPASS'] },
+    cacheStatuses: ['MISS', 'MISS', 'HIT', 'MISS', 'HIT', 'BYPASS', 'BYPASS', 'HIT', 'BYPASS', 'HIT', 'BYPASS', 'MISS', 'HIT', 'BYPASS', 'BYPASS'] },
   { kind: 'an unknown asset (404)', path: asset('not-published-A1b2C3d4.js') },
   { kind: 'sitemap.xml', path: '/sitemap.xml' },
   { kind: 'a sitemap of pages', path: '/sitemap-0.xml' },
@@ -194,6 +201,9 @@ for (const { kind, path: requestPath, headers = {}, inFolder = false, cacheStatu
       if (inFolder) {
         const servedBy = proxied.headers['x-courier-asset'] === 'shared-folder' ? 'nginx' : 'an instance'
         t.equal(servedBy, negotiatedBy, 'served from the shared folder unless an instance must negotiate')
+      }
+      if (kind === 'the entry chunk' && (acceptEncoding === 'zstd' || acceptEncoding === 'gzip, zstd')) {
+        t.equal(proxied.headers['content-encoding'], 'zstd', `${acceptEncoding}: the build's .zst, through nginx from an instance`)
       }
       if (acceptEncoding === 'br, gzip') {
         t.comment(`${kind}, br, gzip: ${proxied.wire.length} bytes through nginx (${proxied.headers['content-encoding'] ?? 'identity'}), ${direct.wire.length} from the instance (${direct.headers['content-encoding'] ?? 'identity'})`)

@@ -18,6 +18,8 @@ export interface ProxiedRequest {
   userAgent: string
   /** Request headers as sent by the browser. */
   headers: IncomingHttpHeaders
+  /** The Accept-Encoding the server got (a rule's, none for a document the proxy changes, else the browser's). */
+  forwardedAcceptEncoding?: string | undefined
   /** Set once answered: by the server, or by a rule. */
   status?: number
   responseHeaders?: IncomingHttpHeaders
@@ -32,6 +34,11 @@ export type RuleAnswer =
   | { delayMs: number }
   /** Pass the request to the server, and change the HTML it answers (`nonce`: the answer's CSP nonce, if any). */
   | { transformHtml: (html: string, nonce: string | undefined) => string }
+  /**
+   * Pass the request to the server with this Accept-Encoding in place of the browser's (one the browser named, so it
+   * decodes the answer itself): a coding the server would not choose for the browser's own header.
+   */
+  | { acceptEncoding: string }
   /** Pass the request to the server as it is. */
   | 'pass'
 
@@ -128,10 +135,12 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     })
     const matched = rules.find(({ rule }) => rule.matches(pathAndQuery))
     let transformHtml: ((html: string, nonce: string | undefined) => string) | undefined
+    let acceptEncoding: string | undefined
     if (matched) {
       matched.attempts += 1
       const answer = matched.rule.answer(matched.attempts)
       if (answer !== 'pass' && 'transformHtml' in answer) transformHtml = answer.transformHtml
+      else if (answer !== 'pass' && 'acceptEncoding' in answer) acceptEncoding = answer.acceptEncoding
       else if (answer !== 'pass' && 'respond' in answer) {
         const { status, headers = {}, body = '' } = answer.respond
         entry.status = status
@@ -145,8 +154,10 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     }
     const isDocument = entry.dest === 'document' || entry.dest === 'iframe'
     const headers = { ...request.headers, host: request.headers.host ?? upstream.host }
+    if (acceptEncoding !== undefined) headers['accept-encoding'] = acceptEncoding
     // An HTML document that gets a script or a change must come as text, not compressed.
     if ((isDocument && injected.length > 0) || transformHtml) delete headers['accept-encoding']
+    entry.forwardedAcceptEncoding = headers['accept-encoding']
     const scripts = injected
     const outbound = http.request(
       { host: upstream.hostname, port: upstream.port, method: request.method, path: pathAndQuery, headers, agent },
