@@ -31,6 +31,7 @@ import { documentNoncePlaceholder, documentBytes, gzippedDocumentBytes, splitAtN
 import { entryLoaderUrls } from '../src/render/template.ts'
 import { benchmarksDoc, distDir } from './config.ts'
 import { codingsBlockMarkers, rewriteBlock } from './readme-block.ts'
+import { cpuPerCall } from './stats.ts'
 
 /** Rounds of each measurement, the median kept: the machine is shared, a round may be disturbed. */
 const rounds = 15
@@ -50,15 +51,7 @@ function median(values: number[]): number {
 }
 
 function cpuMicroseconds(work: () => Buffer): Cell {
-  const samples: number[] = []
-  let bytes = 0
-  for (let round = 0; round < rounds; round++) {
-    const started = process.cpuUsage()
-    for (let index = 0; index < perRound; index++) bytes = work().length
-    const used = process.cpuUsage(started)
-    samples.push((used.user + used.system) / perRound)
-  }
-  return { us: median(samples), bytes }
+  return cpuPerCall(work, rounds, perRound)
 }
 
 /**

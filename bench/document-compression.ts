@@ -14,24 +14,13 @@ import { compressBody } from '../src/compression/compress.ts'
 import { buildApp } from '../src/app.ts'
 import { documentNoncePlaceholder, documentBytes, gzippedDocumentBytes, splitAtNonce } from '../src/render/document-cache.ts'
 import { brotliCompressSync } from 'node:zlib'
+import { cpuPerCall } from './stats.ts'
 
 const rounds = 21
 const perRound = 200
 
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-}
-
 function cpuMicroseconds(work: () => Buffer): { us: number; bytes: number } {
-  const samples: number[] = []
-  let bytes = 0
-  for (let round = 0; round < rounds; round++) {
-    const started = process.cpuUsage()
-    for (let index = 0; index < perRound; index++) bytes = work().length
-    const used = process.cpuUsage(started)
-    samples.push((used.user + used.system) / perRound)
-  }
-  return { us: median(samples), bytes }
+  return cpuPerCall(work, rounds, perRound)
 }
 
 /**

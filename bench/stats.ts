@@ -77,3 +77,19 @@ export function evaluateGoals(inputs: GoalInputs): Goal[] {
     goal('bytes on the wire, first visit to /, Courier ÷ Next', ratio(inputs.firstVisitBytes.courier, inputs.firstVisitBytes.next), '<=', 0.6),
   ]
 }
+
+/**
+ * The CPU time (user and system, µs) of one call of `work`: the median over `rounds` rounds of `perRound` calls each,
+ * with the length of what it returned (the bytes a coding sends).
+ */
+export function cpuPerCall(work: () => Buffer, rounds: number, perRound: number): { us: number; bytes: number } {
+  const samples: number[] = []
+  let bytes = 0
+  for (let round = 0; round < rounds; round++) {
+    const started = process.cpuUsage()
+    for (let index = 0; index < perRound; index++) bytes = work().length
+    const used = process.cpuUsage(started)
+    samples.push((used.user + used.system) / perRound)
+  }
+  return { us: median(samples)!, bytes }
+}
