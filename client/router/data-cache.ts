@@ -87,7 +87,7 @@ export function createDataCache(): DataCache {
     has: (url) => fresh(url) !== undefined,
     put(url, page, data) {
       const keepMs = keepMsOf(page)
-      if (keepMs > 0) entries.set(url, { data: Promise.resolve(data), requestedAt: Date.now(), keepMs })
+      if (keepMs > 0) keep(url, Promise.resolve(data), keepMs)
     },
   }
 }

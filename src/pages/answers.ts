@@ -79,6 +79,11 @@ export function instancePath(match: PageMatch<ServerPage>): string {
   return match.page.path.replace(/:(\w+)/g, (_whole, name: string) => encodeURIComponent(match.params[name] ?? ''))
 }
 
+/** From when a version loaded at `generatedAt` is stale: its page's `revalidate` later; undefined without one. */
+function staleAtOf(page: ServerPage, generatedAt: number): number | undefined {
+  return page.revalidate === undefined ? undefined : generatedAt + page.revalidate * 1000
+}
+
 class LoaderTimeoutError extends Error {
   override name = 'LoaderTimeoutError'
 }
@@ -157,7 +162,7 @@ export class PageAnswers {
     const kept = this.#keptEntries.get(key)
     if (!kept) return undefined
     if (this.#invalidated.size > 0 && this.#invalidated.has(key) && this.#mayRegenerate(key)) return undefined
-    if (kept.entry.staleAt !== undefined && this.#now() >= kept.entry.staleAt && this.#mayRegenerate(key)) {
+    if (this.isStale(kept.entry) && this.#mayRegenerate(key)) {
       void this.#regenerate(key, kept.match, 'time')
     }
     return kept.entry
@@ -313,7 +318,8 @@ export class PageAnswers {
 
   /** Whether a version is past its page's `revalidate` time. */
   #isPast(page: ServerPage, version: PageVersion): boolean {
-    return page.revalidate !== undefined && this.#now() >= version.generatedAt + page.revalidate * 1000
+    const staleAt = staleAtOf(page, version.generatedAt)
+    return staleAt !== undefined && this.#now() >= staleAt
   }
 
   #withTimeout<T>(work: Promise<T>): Promise<T> {
@@ -347,7 +353,6 @@ export class PageAnswers {
     }
     const { answer, tags, generatedAt } = version
     const data = encodePageAnswer(answer, match.page.kind)
-    const revalidateS = match.page.revalidate
     return {
       answer,
       data: { ...data, etag: strongEtag(data.body) },
@@ -355,7 +360,7 @@ export class PageAnswers {
       document: keep ? new KeptDocumentSlot() : undefined,
       tags,
       generatedAt,
-      staleAt: revalidateS === undefined ? undefined : generatedAt + revalidateS * 1000,
+      staleAt: staleAtOf(match.page, generatedAt),
     }
   }
 

@@ -6,18 +6,16 @@
  * compared with their nonce blanked.
  */
 import { createHash } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { readdir, readFile, rm, stat } from 'node:fs/promises'
 import http from 'node:http'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib'
 import t from 'tap'
 import { compression } from '../../config/compression.ts'
 import { defaultDistDir } from '../../config/env.ts'
-import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { projectRoot, startServer } from '../reliability/server-process.ts'
-import { freePort, startNginx, startRedis } from './processes.ts'
+import { startNginxInFront, startRedis } from './processes.ts'
 
 interface RawAnswer {
   status: number
@@ -123,17 +121,7 @@ const instance = await startServer(t, {
   keepAccessLines: false,
 })
 
-const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-parity-'))
-t.teardown(() => rm(prefix, { recursive: true, force: true }))
-const nginxPort = await freePort()
-const { configFile } = await writePrefix({
-  prefix,
-  listen: `127.0.0.1:${nginxPort}`,
-  deployments: [{ id: deploymentId, servers: [`127.0.0.1:${instance.port}`] }],
-})
-await publishAssets(distDir, path.join(prefix, 'assets'), deploymentId)
-await startNginx(t, prefix, configFile, nginxPort)
-const proxy = `http://127.0.0.1:${nginxPort}`
+const { origin: proxy, prefix } = await startNginxInFront(t, { distDir, deploymentId, servers: [instance.port] })
 
 // The built files `/` loads, found as a browser finds them: the entry chunk from the loader, the stylesheet and
 // the font from the build's folder (the document may inline the stylesheet).
