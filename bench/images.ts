@@ -56,7 +56,7 @@ export async function primeImage(origin: string, cacheHeader: string): Promise<B
 }
 
 /** The image target of one server: the cached hit, exactly `bytes` long. */
-export function imageTarget(server: 'courier' | 'next', label: string, bytes: number): Target {
+export function imageTarget(server: 'courier' | 'next' | 'baseline', label: string, bytes: number): Target {
   return {
     name: `${label} image (cache hit)`,
     server,

@@ -162,6 +162,8 @@ export interface ServerSpec {
   healthPath: string
   /** Between two probes of the health path (default processLimits.probeIntervalMs). */
   probeIntervalMs?: number
+  /** The Node that runs it (default: the one running the bench; BENCH_BASELINE_NODE's comparison names another). */
+  execPath?: string
   /** The CPUs every thread of the server runs on (taskset's list, bench/cpu-pinning.ts); default: any. */
   cpus?: string
   /** Told every line the server prints on stdout, as it comes (a bench counting log lines); the kept lines are not. */
@@ -236,7 +238,7 @@ export async function startServer(spec: ServerSpec): Promise<ServerProcess> {
   const origin = `http://${host}:${port}`
   const guard = pathToFileURL(path.join(benchRoot, 'exit-with-parent.mjs')).href
   // taskset execs Node in its own place: the child's pid is the server's.
-  const [command, args] = pinnedCommand(spec.cpus, process.execPath, ['--import', guard, ...spec.args])
+  const [command, args] = pinnedCommand(spec.cpus, spec.execPath ?? process.execPath, ['--import', guard, ...spec.args])
   const child = spawn(command, args, {
     cwd: spec.cwd ?? projectRoot,
     env: { ...spec.env, HOST: host, PORT: String(port) },

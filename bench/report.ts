@@ -57,7 +57,19 @@ export interface BenchReport {
   wallTimeS: number
   targets: TargetSummary[]
   /** Courier ÷ Next per kind of target, from the medians. */
-  comparisons: Array<{ kind: TargetKind; courierRps: number | null; nextRps: number | null; ratio: number | null }>
+  comparisons: Array<{
+    kind: TargetKind
+    courierRps: number | null
+    nextRps: number | null
+    ratio: number | null
+    /** Peak RSS, Courier ÷ Next, for this kind of target. */
+    rssRatio: number | null
+    /** With BENCH_BASELINE_NODE: the same build's req/s on that Node, and Courier's ÷ it. */
+    baselineRps?: number | null
+    versusBaseline?: number | null
+  }>
+  /** With BENCH_BASELINE_NODE: the older Node the same build also ran on, and its cold start (median). */
+  baseline?: { node: string; coldStartMs: number | null }
   coldStart: { courier: { ms: number[]; medianMs: number | null }; next: { ms: number[]; medianMs: number | null }; ratio: number | null }
   firstLoadJs: { courier: FirstLoadJs; next: FirstLoadJs }
   /** A first visit to / in Chromium, by resource type (null where Chromium is missing). */
@@ -159,9 +171,19 @@ export function formatReport(report: BenchReport): string {
         `${disturbed.map((target) => target.name).join(', ')}: those numbers are skewed, run again on a quiet machine`,
     )
   }
-  lines.push('', 'Courier ÷ Next (req/s, medians):')
+  lines.push('', 'Courier ÷ Next (req/s, medians; peak RSS):')
   for (const comparison of report.comparisons) {
-    lines.push(`  ${comparison.kind}: ${fixed(comparison.courierRps, 1)} ÷ ${fixed(comparison.nextRps, 1)} = ${fixed(comparison.ratio, 2)}`)
+    lines.push(
+      `  ${comparison.kind}: ${fixed(comparison.courierRps, 1)} ÷ ${fixed(comparison.nextRps, 1)} = ${fixed(comparison.ratio, 2)}; ` +
+        `RSS ${fixed(comparison.rssRatio, 2)}`,
+    )
+  }
+  if (report.baseline) {
+    lines.push('', `Courier on ${report.node} ÷ the same build on ${report.baseline.node} (req/s, medians):`)
+    for (const comparison of report.comparisons) {
+      lines.push(`  ${comparison.kind}: ${fixed(comparison.courierRps, 1)} ÷ ${fixed(comparison.baselineRps ?? null, 1)} = ${fixed(comparison.versusBaseline ?? null, 3)}`)
+    }
+    lines.push(`  cold start on ${report.baseline.node}: ${fixed(report.baseline.coldStartMs, 0)} ms`)
   }
   const cold = report.coldStart
   lines.push(

@@ -467,7 +467,7 @@ async function warmInstances(instances: Instance[], guidePath: string, dataPath:
 }
 
 async function runServer(options: {
-  identity: ServerIdentity
+  identity: ServerIdentity<'courier' | 'next'>
   setup: string
   rounds: number
   roundCapMs: number

@@ -4,8 +4,11 @@
  * filtered paths, the markers of every target), then for each pass and each target starts a fresh server (timed from
  * spawn to its first 200 of `/`: the cold start), warms it up, loads it with autocannon and judges every response. Prints a table on stdout, writes
  * bench/results/latest.json and the results block of docs/benchmarks.md; progress goes to stderr. Every process it starts is
- * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run.
+ * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run;
+ * BENCH_KINDS=<kind,...> loads only those kinds of target; BENCH_BASELINE_NODE=<node binary> also runs Courier's same
+ * build on that Node (an older line), target by target beside the pinned one.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -35,6 +38,7 @@ import {
 import { evaluateGoals, median, ratio } from './stats.ts'
 import {
   bareStatusTarget,
+  baselineIdentity,
   codingAsked,
   compressedTwin,
   courierIdentity,
@@ -61,7 +65,7 @@ const serverEnv: NodeJS.ProcessEnv = {
 }
 
 /** How each server says an optimized image came from its cache. */
-const imageCacheHeader = { courier: 'x-image-cache', next: 'x-nextjs-cache' } as const
+const imageCacheHeader = { courier: 'x-image-cache', baseline: 'x-image-cache', next: 'x-nextjs-cache' } as const
 
 const kindOrder: TargetKind[] = [
   'static-page',
@@ -79,7 +83,25 @@ const kindOrder: TargetKind[] = [
   'image-hit',
   'robots',
 ]
-const serverOrder: ServerName[] = ['courier', 'next', 'bare']
+const serverOrder: ServerName[] = ['courier', 'baseline', 'next', 'bare']
+
+/** BENCH_KINDS: the kinds of target to load (all when unset); a name that is no kind stops the run before it starts. */
+function selectedKinds(): Set<TargetKind> | undefined {
+  const raw = process.env.BENCH_KINDS?.trim()
+  if (!raw) return undefined
+  const kinds = raw.split(',').map((kind) => kind.trim())
+  const unknown = kinds.filter((kind) => !kindOrder.includes(kind as TargetKind))
+  if (unknown.length) throw new Error(`BENCH_KINDS names no kind of target: ${unknown.join(', ')} (kinds: ${kindOrder.join(', ')})`)
+  return new Set(kinds as TargetKind[])
+}
+
+/** BENCH_BASELINE_NODE: a Node binary to run Courier's same build on beside the pinned Node, and its version. */
+function baselineNode(): { execPath: string; version: string } | undefined {
+  const execPath = process.env.BENCH_BASELINE_NODE?.trim()
+  if (!execPath) return undefined
+  const version = execFileSync(execPath, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim()
+  return { execPath, version }
+}
 
 /** Paths whose filter decision both servers must share (config/request-filter.ts and the middleware's matcher). */
 const parityPaths = [
@@ -148,6 +170,8 @@ function collectOutput(into: Record<string, ServerOutput>, server: ServerProcess
 
 async function main(): Promise<void> {
   const loadAtStart = loadAverage()
+  const kinds = selectedKinds()
+  const baseline = baselineNode()
   // The peer's install waits on the network, Courier's build on the CPU: both at once.
   const [courierBuild, peerInstall] = await Promise.all([ensureBuild(), installPeer()])
   const { pages } = await loadSite(false)
@@ -169,6 +193,13 @@ async function main(): Promise<void> {
     },
     next: peerServerSpec(serverEnv, '/robots.txt'),
   }
+  const baselineSpec: ServerSpec | undefined = baseline && {
+    ...specs.courier,
+    name: 'baseline',
+    execPath: baseline.execPath,
+    // The same chunks as dist/node/server.js loads, without its Node check and compile cache (the file says why).
+    args: [...startCommand.nodeArgs, 'bench/older-node-entry.mjs'],
+  }
   const logs: Record<string, ServerOutput> = {}
 
   progress('checking that both servers serve the same site')
@@ -181,10 +212,12 @@ async function main(): Promise<void> {
     healthPath: '/api/health',
   }
   const [next, bare] = [await startServer(specs.next), await startServer(bareSpec)]
+  const older = baselineSpec && (await startServer(baselineSpec))
   const nextImageBytes = (await primeImage(next.origin, imageCacheHeader.next)).length
   const targets: Target[] = []
   for (const [who, imageBytes] of [
     [courierIdentity(deploymentId), images.bytes],
+    ...(baseline ? [[baselineIdentity(deploymentId, baseline.version), images.bytes] as const] : []),
     [nextIdentity(buildId), nextImageBytes],
   ] as const) {
     const plain = await pageTargets(pages, who)
@@ -192,9 +225,10 @@ async function main(): Promise<void> {
     targets.push(...plain, ...compressed, imageTarget(who.server, who.label, imageBytes))
   }
   targets.push(await bareStatusTarget(pages, deploymentId), images.staticTarget)
+  if (kinds) targets.splice(0, targets.length, ...targets.filter((target) => kinds.has(target.kind)))
   // Kind by kind, Courier then Next then the floor: the numbers a ratio divides are taken minutes apart at most.
   targets.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || serverOrder.indexOf(a.server) - serverOrder.indexOf(b.server))
-  const origins: Record<ServerName, string> = { courier: courier.origin, next: next.origin, bare: bare.origin }
+  const origins: Record<ServerName, string> = { courier: courier.origin, next: next.origin, bare: bare.origin, baseline: older?.origin ?? '' }
   for (const target of targets) await preflight(target, origins[target.server])
   const floorCheck = await checkFloor(`${courier.origin}/status`, `${bare.origin}/status`)
   if (!floorCheck.sameDocument) progress(`warning: the floor differs from Courier: ${JSON.stringify(floorCheck)}`)
@@ -217,12 +251,13 @@ async function main(): Promise<void> {
   for (const pathname of parityPaths) {
     policyParity.push({ path: pathname, courier: await filtered(courier.origin, pathname), next: await filtered(next.origin, pathname) })
   }
-  for (const server of [courier, next, bare]) collectOutput(logs, server)
+  for (const server of [courier, next, bare, ...(older ? [older] : [])]) collectOutput(logs, server)
   await stopAll()
 
   // Every Courier and Next server of the passes is started fresh and timed from spawn to its first 200 of `/`: those
   // starts are the cold starts (no separate round of them: the budget goes to the load).
-  const coldMs: Record<'courier' | 'next', number[]> = { courier: [], next: [] }
+  const coldMs: Record<'courier' | 'next' | 'baseline', number[]> = { courier: [], next: [], baseline: [] }
+  const serverSpecs = { ...specs, ...(baselineSpec ? { baseline: baselineSpec } : {}) }
   const passes = new Map<Target, TargetSummary['passes']>(targets.map((target) => [target, []]))
   for (let pass = 1; pass <= load.passes; pass += 1) {
     for (const target of targets) {
@@ -230,7 +265,7 @@ async function main(): Promise<void> {
       let server: ServerProcess
       if (target.server === 'bare') server = await startServer(bareSpec)
       else {
-        const started = await timeStart({ ...specs[target.server], healthPath: '/', probeIntervalMs: load.coldProbeIntervalMs })
+        const started = await timeStart({ ...serverSpecs[target.server]!, healthPath: '/', probeIntervalMs: load.coldProbeIntervalMs })
         coldMs[target.server].push(started.ms)
         server = started.server
       }
@@ -268,7 +303,9 @@ async function main(): Promise<void> {
   })
   const rps = (server: ServerName, kind: string) =>
     summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.requestsPerSecond ?? null
-  const kinds = [...new Set(targets.map((target) => target.kind))] as TargetKind[]
+  const rss = (server: ServerName, kind: string) =>
+    summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.peakRssMiB ?? null
+  const loadedKinds = [...new Set(targets.map((target) => target.kind))] as TargetKind[]
   const largestRss = (server: ServerName) => {
     const values = summaries.filter((summary) => summary.server === server).flatMap((summary) => summary.median.peakRssMiB ?? [])
     return values.length ? Math.max(...values) : null
@@ -288,8 +325,16 @@ async function main(): Promise<void> {
     setup: { courierBuild, peerInstall, peerBuild },
     wallTimeS: 0,
     targets: summaries,
-    comparisons: kinds.map((kind) => ({ kind, courierRps: rps('courier', kind), nextRps: rps('next', kind), ratio: ratio(rps('courier', kind), rps('next', kind)) })),
+    comparisons: loadedKinds.map((kind) => ({
+      kind,
+      courierRps: rps('courier', kind),
+      nextRps: rps('next', kind),
+      ratio: ratio(rps('courier', kind), rps('next', kind)),
+      rssRatio: ratio(rss('courier', kind), rss('next', kind)),
+      ...(baseline ? { baselineRps: rps('baseline', kind), versusBaseline: ratio(rps('courier', kind), rps('baseline', kind)) } : {}),
+    })),
     coldStart,
+    ...(baseline ? { baseline: { node: baseline.version, coldStartMs: median(coldMs.baseline) } } : {}),
     firstLoadJs,
     firstVisit,
     peakRssMiB: { ...peakRssMiB, ratio: ratio(peakRssMiB.courier, peakRssMiB.next) },
@@ -297,6 +342,8 @@ async function main(): Promise<void> {
     policyParity,
     goals: evaluateGoals({
       rps,
+      peakRss: rss,
+      kinds: loadedKinds,
       coldStartMs: { courier: coldStart.courier.medianMs, next: coldStart.next.medianMs },
       firstLoadJsGzipBytes: firstLoadJs.courier.totalGzipBytes,
       firstLoadJsSentBytes: firstLoadJs.courier.totalSentBytes,
@@ -308,9 +355,11 @@ async function main(): Promise<void> {
     serverLogs: logs,
   }
   report.wallTimeS = Math.round((performance.now() - benchStart) / 1000)
+  process.stdout.write(formatReport(report))
+  // A run of some kinds only is printed, never recorded over the last whole run.
+  if (kinds) return
   await writeReport(resultsFile, report)
   await updateReadme(benchmarksDoc, report)
-  process.stdout.write(formatReport(report))
   progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of docs/benchmarks.md`)
 }
 

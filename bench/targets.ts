@@ -10,8 +10,11 @@ import { loadConfig } from '../config/env.ts'
 import { ContentSource } from '../src/content/content-source.ts'
 import { escapeHtml } from '../src/render/template.ts'
 
-/** `bare`: Fastify + renderToPipeableStream of /status and @fastify/static (bench/bare-server.ts), the floors. */
-export type ServerName = 'courier' | 'next' | 'bare'
+/**
+ * `bare`: Fastify + renderToPipeableStream of /status and @fastify/static (bench/bare-server.ts), the floors.
+ * `baseline`: Courier's same build on the older Node that BENCH_BASELINE_NODE names (bench/older-node-entry.mjs).
+ */
+export type ServerName = 'courier' | 'next' | 'bare' | 'baseline'
 
 /** What a target measures: the same kind on two servers is one comparison. */
 export type BaseKind =
@@ -114,23 +117,30 @@ async function titleMarker(page: ServerPage, params: RouteParams, deploymentId: 
 export const titleEnd = (title: string) => `>${escapeHtml(title)}</title>`
 
 /** How one server names its deployment, and what its client sends with a page-data request. */
-export interface ServerIdentity {
-  server: 'courier' | 'next'
+export interface ServerIdentity<Server extends 'courier' | 'next' | 'baseline' = 'courier' | 'next' | 'baseline'> {
+  server: Server
   label: string
   /** Courier's deployment id, Next's build id: in the page-data URL and on the status page. */
   deploymentId: string
   dataHeaders: Record<string, string>
 }
 
-export const courierIdentity = (deploymentId: string): ServerIdentity => ({
+export const courierIdentity = (deploymentId: string): ServerIdentity<'courier'> => ({
   server: 'courier',
   label: 'Courier',
   deploymentId,
   dataHeaders: { 'x-deployment-id': deploymentId },
 })
 
+/** Courier's build on another Node: its targets are Courier's, named after that Node (`Courier on v20.20.2`). */
+export const baselineIdentity = (deploymentId: string, nodeVersion: string): ServerIdentity<'baseline'> => ({
+  ...courierIdentity(deploymentId),
+  server: 'baseline',
+  label: `Courier on ${nodeVersion}`,
+})
+
 /** Next's client sends x-nextjs-data: 1 with every data fetch (next/dist/shared/lib/router/router.js). */
-export const nextIdentity = (buildId: string): ServerIdentity => ({
+export const nextIdentity = (buildId: string): ServerIdentity<'next'> => ({
   server: 'next',
   label: 'Next',
   deploymentId: buildId,
