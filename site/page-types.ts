@@ -48,8 +48,10 @@ export type PageTable<DataTypes> = { readonly [Id in keyof DataTypes]: PageEntry
 export interface SiteContent {
   /** Every guide, in order. */
   guides(): Promise<readonly Guide[]>
-  /** The guides' summaries, in order. */
+  /** The guides' summaries, in order (from each file's front matter alone). */
   guideSummaries(): Promise<readonly GuideSummary[]>
+  /** One guide, whole; undefined when there is none of that slug. */
+  guide(slug: string): Promise<Guide | undefined>
   faq(): Promise<FaqData>
 }
 

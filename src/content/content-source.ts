@@ -4,7 +4,7 @@ import type { ElementContent, Root, RootContent } from 'hast'
 import { contentLayout } from '../../config/content.ts'
 import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
 import { errors } from '../errors.ts'
-import { parseMarkdown, textOf, type MarkdownFile } from './markdown.ts'
+import { parseFrontMatter, parseMarkdown, textOf, type MarkdownFile } from './markdown.ts'
 
 /** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
 export const contentTags = Object.freeze({
@@ -23,11 +23,16 @@ export interface GuideEntry extends Guide {
 /**
  * The example site's content, read from CONTENT_DIR at run time (docs/content.md): guides from `guides/<slug>.md`,
  * the FAQ from `faq/<anchor>.md`. Every call reads the files again: loaders run once per kept page and again when it is
- * revalidated, so what a call returns is what the folder holds then. Bad content throws COURIER_ERR_CONTENT_INVALID
- * naming the file (relative to CONTENT_DIR); an unreadable folder COURIER_ERR_CONTENT_UNREADABLE.
+ * revalidated, so what a call returns is what the folder holds then. A file whose text has not changed since it was
+ * last parsed is not parsed again (the parsed form is kept beside the text, compared whole, so no clock or file date
+ * can make it serve an old version). Bad content throws COURIER_ERR_CONTENT_INVALID naming the file (relative to
+ * CONTENT_DIR); an unreadable folder COURIER_ERR_CONTENT_UNREADABLE.
  */
 export class ContentSource {
   readonly dir: string
+  /** By file (relative to the folder): the text last parsed and what it gave. Read-only to every caller. */
+  readonly #parsed = new Map<string, { text: string; parsed: MarkdownFile }>()
+  #parsedBytes = 0
 
   constructor(dir: string) {
     this.dir = dir
@@ -40,9 +45,24 @@ export class ContentSource {
     return guides.sort(byOrder).map(({ name: _name, ...guide }) => guide)
   }
 
-  /** The guides' summaries, in order. */
+  /** The guides' summaries, in order: from their front matter alone (a list needs no body). */
   async guideSummaries(): Promise<GuideSummary[]> {
-    return (await this.guides()).map(({ slug, title, summary }) => ({ slug, title, summary }))
+    const slugs = await this.#names(contentLayout.guidesDir)
+    const summaries = await Promise.all(
+      slugs.map(async (slug) => {
+        const file = `${contentLayout.guidesDir}/${slug}.md`
+        const frontMatter = parseFrontMatter(await this.#text(file), file)
+        return { name: slug, order: requiredOrder(frontMatter, file), ...guideSummary(slug, frontMatter, file) }
+      }),
+    )
+    return summaries.sort(byOrder).map(({ slug, title, summary }) => ({ slug, title, summary }))
+  }
+
+  /** One guide, whole; undefined when the folder has no such guide. */
+  async guide(slug: string): Promise<GuideEntry | undefined> {
+    if (!(await this.#names(contentLayout.guidesDir)).includes(slug)) return undefined
+    const { name: _name, ...guide } = await this.#readGuide(slug)
+    return guide
   }
 
   /** The FAQ: one entry per file, in order (front matter `order`, then file name). */
@@ -77,18 +97,21 @@ export class ContentSource {
   async #readGuide(slug: string): Promise<GuideEntry & { name: string }> {
     const file = `${contentLayout.guidesDir}/${slug}.md`
     const { frontMatter, body } = await this.#read(file)
-    return {
-      name: slug,
-      slug,
-      title: requiredText(frontMatter, 'title', file),
-      summary: requiredText(frontMatter, 'summary', file),
-      order: requiredOrder(frontMatter, file),
-      sections: sectionsOf(body, file),
-    }
+    return { name: slug, ...guideSummary(slug, frontMatter, file), order: requiredOrder(frontMatter, file), sections: sectionsOf(body, file) }
   }
 
   /** One file of the folder, parsed; `file` is relative to it and named in every error. */
   async #read(file: string): Promise<MarkdownFile> {
+    const text = await this.#text(file)
+    const kept = this.#parsed.get(file)
+    if (kept?.text === text) return kept.parsed
+    const parsed = parseMarkdown(text, file)
+    this.#keep(file, text, parsed)
+    return parsed
+  }
+
+  /** One file's text, refused above the size a page's content may have. */
+  async #text(file: string): Promise<string> {
     const absolute = path.join(this.dir, file)
     let text: string
     try {
@@ -101,7 +124,25 @@ export class ContentSource {
       if (error instanceof errors.ContentInvalid) throw error
       throw new errors.ContentUnreadable(file, (error as Error).message)
     }
-    return parseMarkdown(text, file)
+    return text
+  }
+
+  #keep(file: string, text: string, parsed: MarkdownFile): void {
+    this.#forget(file)
+    const bytes = Buffer.byteLength(text)
+    for (const oldest of this.#parsed.keys()) {
+      if (this.#parsedBytes + bytes <= contentLayout.parsedTextBytesKept && this.#parsed.size < contentLayout.parsedFilesKept) break
+      this.#forget(oldest)
+    }
+    this.#parsed.set(file, { text, parsed })
+    this.#parsedBytes += bytes
+  }
+
+  #forget(file: string): void {
+    const entry = this.#parsed.get(file)
+    if (!entry) return
+    this.#parsed.delete(file)
+    this.#parsedBytes -= Buffer.byteLength(entry.text)
   }
 }
 
@@ -116,6 +157,10 @@ function requiredOrder(frontMatter: Readonly<Record<string, unknown>>, file: str
     throw new errors.ContentInvalid(file, 'front matter field order must be a number (the place in the list)')
   }
   return order
+}
+
+function guideSummary(slug: string, frontMatter: Readonly<Record<string, unknown>>, file: string): GuideSummary {
+  return { slug, title: requiredText(frontMatter, 'title', file), summary: requiredText(frontMatter, 'summary', file) }
 }
 
 function requiredText(frontMatter: Readonly<Record<string, unknown>>, field: string, file: string): string {

@@ -1,9 +1,7 @@
 import GithubSlugger from 'github-slugger'
 import type { Element, ElementContent, Root, RootContent } from 'hast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
-import { frontmatterFromMarkdown } from 'mdast-util-frontmatter'
 import { toHast } from 'mdast-util-to-hast'
-import { frontmatter } from 'micromark-extension-frontmatter'
 import { parse as parseYaml } from 'yaml'
 import { errors } from '../errors.ts'
 
@@ -21,16 +19,33 @@ export interface MarkdownFile {
  * (github-slugger), unique within the file, so `#anchor` links hold. `file` names the file in errors.
  */
 export function parseMarkdown(text: string, file: string): MarkdownFile {
-  const tree = fromMarkdown(text, {
-    extensions: [frontmatter(['yaml'])],
-    mdastExtensions: [frontmatterFromMarkdown(['yaml'])],
-  })
-  const yamlNode = tree.children.find((node) => node.type === 'yaml')
-  const body = toHast(tree)
+  const { yaml, markdown } = splitFrontMatter(text)
+  const frontMatter = readFrontMatter(yaml, file)
+  const body = toHast(fromMarkdown(markdown))
   if (body.type !== 'root') throw new errors.ContentInvalid(file, 'the Markdown did not give a document')
   const slugger = new GithubSlugger()
   const root: Root = { type: 'root', children: body.children.filter(notBlank).map((node) => stripped(node, slugger)) }
-  return { frontMatter: readFrontMatter(yamlNode?.value, file), body: root }
+  return { frontMatter, body: root }
+}
+
+/**
+ * The front matter alone, the body left unparsed: what a list of the files needs (a guide's title and summary), at a
+ * fraction of a whole parse. The same rules and errors as parseMarkdown's front matter.
+ */
+export function parseFrontMatter(text: string, file: string): Readonly<Record<string, unknown>> {
+  return readFrontMatter(splitFrontMatter(text).yaml, file)
+}
+
+/**
+ * The YAML block that opens a file between two `---` lines (as Jekyll, Hugo and micromark's front matter read it:
+ * the first line, nothing before it), and the Markdown after it.
+ */
+const frontMatterBlock = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/
+
+function splitFrontMatter(text: string): { yaml: string | undefined; markdown: string } {
+  const match = frontMatterBlock.exec(text)
+  if (!match) return { yaml: undefined, markdown: text }
+  return { yaml: match[1] ?? '', markdown: text.slice(match[0].length) }
 }
 
 function readFrontMatter(yamlText: string | undefined, file: string): Record<string, unknown> {

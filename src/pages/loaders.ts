@@ -37,10 +37,12 @@ export const pageLoaders = {
   },
   guide: {
     load: async ({ params, content }) => {
-      const guides = await content.guides()
+      // The list for the pager (front matter only), the body of this guide alone.
+      const guides = await content.guideSummaries()
       const index = guides.findIndex((guide) => guide.slug === params.slug)
-      if (index === -1) return { notFound: true }
-      const { slug, title, summary, sections } = guides[index]!
+      const guide = index === -1 ? undefined : await content.guide(params.slug!)
+      if (!guide) return { notFound: true }
+      const { slug, title, summary, sections } = guide
       return {
         props: { guide: { slug, title, summary, sections }, previous: summaryOf(guides[index - 1]), next: summaryOf(guides[index + 1]) },
         // Its neighbours' titles are in its pager: a change to any guide may change it.

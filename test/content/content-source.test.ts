@@ -101,3 +101,59 @@ t.test('served: content read at run time from CONTENT_DIR; bad content is a 500 
   t.equal((await app.inject('/guides/page-data')).statusCode, 200, 'other pages are served')
   t.equal((await app.inject('/api/health')).statusCode, 200, 'the server stays up')
 })
+
+t.test('a file read again unchanged is not parsed again; a changed one is, whatever its size or date', async (t) => {
+  const dir = await contentCopy(t)
+  const source = new ContentSource(dir)
+  const first = (await source.faq()).entries[0]!
+  const again = (await source.faq()).entries[0]!
+  t.equal(again.answer, first.answer, 'the same parsed answer: the unchanged file was not parsed again')
+
+  const file = path.join(dir, 'faq', `${first.anchor}.md`)
+  const text = await readFile(file, 'utf8')
+  // One letter changed: the same length, and within the same second as the first write.
+  const changed = text.replace(/([a-z])(?![\s\S]*[a-z])/, (letter) => (letter === 'x' ? 'y' : 'x'))
+  t.not(changed, text)
+  t.equal(Buffer.byteLength(changed), Buffer.byteLength(text))
+  await writeFile(file, changed)
+  const after = (await source.faq()).entries[0]!
+  t.not(after.answer, first.answer, 'parsed again')
+  t.not(JSON.stringify(after.answer), JSON.stringify(first.answer), 'the new text')
+})
+
+t.test('front matter: the block on the first lines, CRLF and trailing blanks as Markdown editors write them', async (t) => {
+  const body = '## A\n\nText.\n'
+  for (const [text, label] of [
+    [`---\ntitle: T\n---\n${body}`, 'LF'],
+    [`---\r\ntitle: T\r\n---\r\n${body}`, 'CRLF'],
+    [`--- \ntitle: T\n---\t\n${body}`, 'blanks after the fences'],
+  ] as const) {
+    const parsed = parseMarkdown(text, 'guides/x.md')
+    t.same(parsed.frontMatter, { title: 'T' }, label)
+    t.equal(textOf(parsed.body), 'AText.', `${label}: the body without the block`)
+  }
+  t.throws(() => parseMarkdown(`\n---\ntitle: T\n---\n${body}`, 'guides/x.md'), { message: /no front matter/ }, 'a blank line first: no block')
+  t.throws(() => parseMarkdown(`---\n---\n${body}`, 'guides/x.md'), { message: /must be a YAML mapping/ }, 'an empty block')
+  t.throws(() => parseMarkdown(`---\ntitle: T\n${body}`, 'guides/x.md'), { message: /no front matter/ }, 'an unclosed block')
+})
+
+t.test('a guide is served with its neighbours from their front matter: a broken body elsewhere is that page\'s error only', async (t) => {
+  const dir = await contentCopy(t)
+  const source = new ContentSource(dir)
+  const summaries = await source.guideSummaries()
+  const [first, second] = summaries
+  const file = path.join(dir, 'guides', `${second!.slug}.md`)
+  const original = await readFile(file, 'utf8')
+  await writeFile(file, original.replace(/\n---\n\n##/, '\n---\n\nA stray paragraph.\n\n##'))
+  t.same(await source.guideSummaries(), summaries, 'the list reads the front matter only')
+  t.equal((await source.guide(first!.slug))?.slug, first!.slug, 'its neighbour reads')
+  await t.rejects(source.guide(second!.slug), { message: new RegExp(`${second!.slug}\\.md is invalid: text before the first ## heading`) })
+  t.equal(await source.guide('no-such-guide'), undefined)
+  t.equal(await source.guide('../faq/broken'), undefined, 'a slug is a file of the folder, never a path')
+
+  const { app } = await build(t, { CONTENT_DIR: dir })
+  const page = await app.inject(`/guides/${first!.slug}`)
+  t.equal(page.statusCode, 200)
+  t.match(page.body, second!.title, 'the pager names the neighbour')
+  t.equal((await app.inject(`/guides/${second!.slug}`)).statusCode, 500, 'the broken guide is an error page')
+})
