@@ -6,6 +6,7 @@ import type { Plugin } from 'vite'
 import type { ServerBuildStamp } from './build-stamp.ts'
 import { deploymentManifestName, type DeploymentManifest } from './deployment-id.ts'
 import { serverManifestName } from './source-hash.mjs'
+import { startUp } from '../../config/start-up.ts'
 
 export interface ServerBuildOptions {
   /** The project root: holds src/server.ts. */
@@ -101,12 +102,15 @@ function builtinsThroughRequire(): RolldownPlugin {
     name: 'courier:builtins-through-require',
     renderChunk(code) {
       let rewritten = false
-      const next = code.replace(builtinImport, (line, namespace: string | undefined, name: string | undefined, names: string | undefined, id: string) => {
+      const lazy = lazyBuiltins(code)
+      if (lazy !== code) rewritten = true
+      const next = lazy.replace(builtinImport, (line, namespace: string | undefined, name: string | undefined, names: string | undefined, id: string) => {
         if (!isBuiltin(id)) return line
         rewritten = true
         const load = `__courierRequire(${JSON.stringify(id)})`
         const parts: string[] = []
         const binding = namespace?.slice('* as '.length) ?? name
+        if (binding && !names && startUp.lazyBuiltins.includes(id)) return `const ${binding} = __courierLazyBuiltin(${JSON.stringify(id)});`
         if (binding) parts.push(`const ${binding} = ${load};`)
         if (names) {
           const fields = names.split(',').map((one) => one.trim().replace(/^([\w$]+) as ([\w$]+)$/, '$1: $2'))
@@ -116,10 +120,33 @@ function builtinsThroughRequire(): RolldownPlugin {
       })
       if (!rewritten) return null
       // On the first line, before everything: no line moves.
-      const prelude = 'import { createRequire as __courierCreateRequire } from "node:module"; const __courierRequire = __courierCreateRequire(import.meta.url); '
+      const prelude =
+        'import { createRequire as __courierCreateRequire } from "node:module"; const __courierRequire = __courierCreateRequire(import.meta.url); ' +
+        lazyBuiltinPrelude
       return { code: prelude + next, map: null }
     },
   }
+}
+
+/** A bundled package's `__require("node:https")` (Rolldown's require of a built-in from CommonJS). */
+const bundledRequire = /\b__require\("(node:[\w/]+)"\)/g
+
+/**
+ * `__courierLazyBuiltin(id)`: a stand-in for a built-in module that requires it on the first read, write or `in` of
+ * one of its properties and forwards every one to it from then on.
+ */
+export const lazyBuiltinPrelude =
+  'const __courierLazyBuiltin = (id) => { let loaded; const real = () => (loaded ??= __courierRequire(id)); ' +
+  'return new Proxy({}, { get: (_, key) => real()[key], set: (_, key, value) => { real()[key] = value; return true }, ' +
+  'has: (_, key) => key in real(), ownKeys: () => Reflect.ownKeys(real()), ' +
+  'getOwnPropertyDescriptor: (_, key) => { const found = Reflect.getOwnPropertyDescriptor(real(), key); return found && { ...found, configurable: true } } }) }; '
+
+/**
+ * The bundled packages' requires of config/start-up.ts `lazyBuiltins` become stand-ins that load the module on first
+ * use (the config says which and why). Same line, same length or longer: the source map stays right.
+ */
+export function lazyBuiltins(code: string): string {
+  return code.replace(bundledRequire, (call, id: string) => (startUp.lazyBuiltins.includes(id) ? `__courierLazyBuiltin(${JSON.stringify(id)})` : call))
 }
 
 /**

@@ -22,9 +22,9 @@ function bundleFiles(dir: string): string[] {
  * Starts the compiled server as `npm start` does (without tap's NODE_OPTIONS), waits for it to listen and answer `/`,
  * then stops it with SIGTERM; resolves its whole output.
  */
-async function startOnce(env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+async function startOnce(env: Record<string, string> = {}, extraNodeArgs: string[] = []): Promise<{ code: number | null; output: string }> {
   const command = await readStartCommand(projectRoot)
-  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...command.nodeArgs, command.entry], {
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...command.nodeArgs, ...extraNodeArgs, command.entry], {
     cwd: projectRoot,
     env: { ...process.env, ...command.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,6 +65,39 @@ t.test('a start writes the compile cache beside the compiled server, and the nex
   t.equal(second.code, 0, 'second start: served and closed')
   t.match(second.output, /V8 code cache for ESM file:\/\/\S+\/dist\/node\/chunks\/main-[\w-]+\.js was accepted/, "the server's main chunk came from the cache")
   t.match(second.output, /react-dom-server\.node\.production\.js was accepted|react-dom\S+ was accepted/, "and React's server renderer")
+})
+
+t.test('a start that served / has not loaded the Node modules it uses only on demand (TLS, HTTP/2)', async (t) => {
+  // Preloaded: at exit, the list of Node's own modules the process loaded.
+  const report = "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'))"
+  const { code, output } = await startOnce({}, [`--import=data:text/javascript,${encodeURIComponent(report)}`])
+  t.equal(code, 0)
+  const loaded = JSON.parse(/^LOADED (.*)$/m.exec(output)?.[1] ?? '[]') as string[]
+  t.ok(loaded.includes('NativeModule http'), 'the list is read (it has node:http)')
+  for (const id of startUp.lazyBuiltins) {
+    t.notOk(loaded.includes(`NativeModule ${id.slice('node:'.length)}`), `${id} is not loaded`)
+  }
+  t.notOk(loaded.includes('NativeModule tls'), 'nor TLS, which https loads')
+})
+
+t.test('a stand-in loads its module on first use and forwards reads, writes and `in`', async (t) => {
+  const { lazyBuiltinPrelude, lazyBuiltins } = await import('../../src/build/server-build.ts')
+  t.equal(lazyBuiltins('const http2 = __require("node:http2");'), 'const http2 = __courierLazyBuiltin("node:http2");')
+  t.equal(lazyBuiltins('const fs = __require("node:fs");'), 'const fs = __require("node:fs");', 'a module not listed is left as it is')
+
+  const loads: string[] = []
+  const real = { constants: { one: 1 }, createServer: () => 'server' } as Record<string, unknown>
+  const fakeRequire = (id: string) => (loads.push(id), real)
+  // The prelude as the compiled server runs it, given a require that counts.
+  const standIn = new Function('__courierRequire', `${lazyBuiltinPrelude} return __courierLazyBuiltin("node:http2")`)(fakeRequire)
+  t.same(loads, [], 'nothing loaded when the stand-in is made')
+  t.equal(standIn.createServer(), 'server', 'a read reaches the module')
+  t.same(loads, ['node:http2'], 'loaded on that first use')
+  standIn.globalAgent = 'mine'
+  t.equal(real.globalAgent, 'mine', 'a write reaches the module')
+  t.ok('constants' in standIn, '`in` asks the module')
+  t.same(Object.keys(standIn).sort(), ['constants', 'createServer', 'globalAgent'])
+  t.same(loads, ['node:http2'], 'loaded once')
 })
 
 t.test('stack traces of the compiled server name the TypeScript sources (source maps on without the flag)', async (t) => {
