@@ -62,6 +62,8 @@ export interface JourneySuite {
   /** Waits (bounded) for a server log line. */
   serverLogLine(predicate: (line: LogLine) => boolean, ms?: number): Promise<LogLine | undefined>
   open(t: Test): Promise<JourneySession>
+  /** Sends every later request to another server behind the same origin (a new deployment, docs/compression.md). */
+  routeTo(origin: string): void
 }
 
 /** The tab a session has open: one at a time (WebKitWebDriver holds one session at a time), closed when replaced. */
@@ -169,5 +171,6 @@ export async function startJourneys(t: Test, env: Record<string, string> = {}): 
       return found
     },
     open: (test) => openSession(test, engine, proxy, openTab),
+    routeTo: (origin) => proxy.retarget(origin),
   }
 }
