@@ -1,6 +1,6 @@
 /**
  * Deltas for one server without the rolling deploy (docs/compression.md "Dictionaries"): writes, beside the chunks of
- * a build, their `dcz` deltas against the chunks of the builds served before it, which returning visitors' browsers
+ * a build, their `dcb` and `dcz` deltas against the chunks of the builds served before it, which returning visitors' browsers
  * hold as dictionaries. Run after `npm run build`, before the server starts (it finds the deltas at start-up).
  *
  *   node deploy/dictionary-deltas.ts [--dist dist] --previous <older build's client/chunks> [--previous ...]
@@ -31,7 +31,7 @@ if (dictionaryFiles.length === 0) {
 }
 const report = await writeDeltas(path.resolve(values.dist, 'client', 'chunks'), dictionaryFiles)
 for (const delta of report.written) {
-  process.stdout.write(`${delta.chunk} against ${path.basename(delta.dictionary)}: ${delta.bytes} B (best ordinary coding ${delta.ordinaryBytes} B)\n`)
+  process.stdout.write(`${delta.chunk} against ${path.basename(delta.dictionary)}: ${delta.coding} ${delta.bytes} B (best ordinary coding ${delta.ordinaryBytes} B)\n`)
 }
 process.stdout.write(
   `dictionary-deltas: ${report.written.length} written, ${report.notSmaller} no smaller than the chunk's coding, ${report.tooLarge} too large\n`,

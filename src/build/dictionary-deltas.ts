@@ -1,17 +1,34 @@
 /**
- * Deltas of a build's chunks against older deployments' chunks (RFC 9842 `dcz`), made once, when a deployment is
+ * Deltas of a build's chunks against older deployments' chunks (RFC 9842 `dcb` and `dcz`), made once, when a deployment is
  * published (deploy/rolling-deploy.ts) or by `npm run deltas` on a single server: never per request.
  * docs/compression.md "Dictionaries".
  */
 import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { constants, zstdCompress, zstdDecompress } from 'node:zlib'
+import { brotliCompress, brotliDecompress, constants, zstdCompress, zstdDecompress, type BrotliOptions } from 'node:zlib'
 import { dictionaries } from '../../config/dictionaries.ts'
-import { chunkBase, dczHeader, dczHeaderBytes, deltaFileName, dictionaryRule, sha256 } from '../compression/dictionaries.ts'
+import {
+  chunkBase,
+  deltaFileName,
+  deltaHeader,
+  deltaHeaderBytes,
+  dictionaryCodings,
+  dictionaryRule,
+  sha256,
+  type DictionaryCoding,
+} from '../compression/dictionaries.ts'
 
 const zstd = promisify(zstdCompress)
 const unzstd = promisify(zstdDecompress)
+/**
+ * node:zlib's brotli takes a `dictionary` (Node 24.15 and later: "zlib: add support for brotli compression
+ * dictionary"), the raw shared dictionary `dcb` needs: Chromium decodes these deltas
+ * (test/e2e/journeys/dictionaries.test.ts). The installed @types/node does not declare the option yet.
+ */
+type BrotliWithDictionary = BrotliOptions & { dictionary: Buffer }
+const brotli = promisify(brotliCompress) as (content: Buffer, options: BrotliWithDictionary) => Promise<Buffer>
+const unbrotli = promisify(brotliDecompress) as (content: Buffer, options: BrotliWithDictionary) => Promise<Buffer>
 
 /** A zstd dictionary in zstd's own format starts so; zstd would read such a chunk as one, not as raw content. */
 const zstdDictionaryMagic = Buffer.from([0x37, 0xa4, 0x30, 0xec])
@@ -21,16 +38,17 @@ const origin = 'https://courier.invalid'
 export interface Delta {
   /** The new chunk's file name (`faq-Bx2….js`). */
   chunk: string
+  coding: DictionaryCoding
   /** The dictionary: the older chunk's path. */
   dictionary: string
-  /** Bytes of the `.dcz`, header included, and of the best ordinary coding of the chunk it replaces. */
+  /** Bytes of the delta, header included, and of the best ordinary coding of the chunk it replaces. */
   bytes: number
   ordinaryBytes: number
 }
 
 export interface DeltaReport {
   written: Delta[]
-  /** Pairs whose delta was no smaller than the chunk's best ordinary coding. */
+  /** Deltas (a pair in one coding) no smaller than the chunk's best ordinary coding. */
   notSmaller: number
   /** Chunks or dictionaries above `dictionaries.maxDeltaBytes`. */
   tooLarge: number
@@ -44,20 +62,35 @@ async function ordinaryBytes(file: string): Promise<number> {
   return Math.min(...sizes)
 }
 
-/** One `dcz` body: the header naming the dictionary, then a zstd frame coded with it as raw content. */
-export async function encodeDelta(content: Buffer, dictionary: Buffer): Promise<Buffer> {
-  const frame = await zstd(content, {
-    dictionary,
-    // The frame declares the content size, so it is one segment whose window is the content itself: at most
-    // `maxDeltaBytes`, within what every dcz decoder accepts (config/dictionaries.ts).
-    pledgedSrcSize: content.length,
-    params: { [constants.ZSTD_c_compressionLevel]: dictionaries.zstdLevel, [constants.ZSTD_c_checksumFlag]: 1 },
-  })
-  return Buffer.concat([dczHeader(dictionary), frame])
+/**
+ * One delta: the header naming the dictionary, then the chunk coded with it as raw content. `dcb`: brotli 11 with the
+ * dictionary attached as a raw shared dictionary (node:zlib's `dictionary`), its window the default 4 MiB, within the
+ * 16 MiB RFC 9842 allows. `dcz`: one zstd 19 frame that declares the content size, so it is one segment whose window
+ * is the content itself: at most `maxDeltaBytes`, within what every `dcz` decoder accepts (config/dictionaries.ts).
+ */
+export async function encodeDelta(coding: DictionaryCoding, content: Buffer, dictionary: Buffer): Promise<Buffer> {
+  const body =
+    coding === 'dcb'
+      ? await brotli(content, {
+          dictionary,
+          params: { [constants.BROTLI_PARAM_QUALITY]: dictionaries.brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: content.length },
+        })
+      : await zstd(content, {
+          dictionary,
+          pledgedSrcSize: content.length,
+          params: { [constants.ZSTD_c_compressionLevel]: dictionaries.zstdLevel, [constants.ZSTD_c_checksumFlag]: 1 },
+        })
+  return Buffer.concat([deltaHeader(coding, dictionary), body])
+}
+
+/** The chunk a delta decodes to, with node:zlib. */
+export async function decodeDelta(coding: DictionaryCoding, delta: Buffer, dictionary: Buffer): Promise<Buffer> {
+  const body = delta.subarray(deltaHeaderBytes(coding))
+  return coding === 'dcb' ? unbrotli(body, { dictionary }) : unzstd(body, { dictionary })
 }
 
 /**
- * Writes `<chunk>.<hex sha-256 of the dictionary>.dcz` beside each JavaScript and CSS chunk of `chunksDir` for every
+ * Writes `<chunk>.<hex sha-256 of the dictionary>.dcb` and `.dcz` beside each JavaScript and CSS chunk of `chunksDir` for every
  * file of `dictionaryFiles` that a browser would offer as its dictionary (the older chunk's `match` pattern takes the
  * new chunk's URL, under another name: a changed file), where the delta is smaller than the chunk's best ordinary
  * coding. Each delta is decoded once before it is written. Files are written under a temporary name, then renamed.
@@ -94,17 +127,20 @@ export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly s
       // The same chunk kept by several deployments is one dictionary.
       if (done.has(hash)) continue
       done.add(hash)
-      const delta = await encodeDelta(content, dictionary)
-      if (delta.length >= ordinary) {
-        report.notSmaller += 1
-        continue
+      for (const coding of dictionaryCodings) {
+        const delta = await encodeDelta(coding, content, dictionary)
+        if (delta.length >= ordinary) {
+          report.notSmaller += 1
+          continue
+        }
+        if (!(await decodeDelta(coding, delta, dictionary)).equals(content)) {
+          throw new Error(`the ${coding} delta of ${name} against ${candidate.file} does not decode to it`)
+        }
+        const target = path.join(chunksDir, deltaFileName(name, hash, coding))
+        await writeFile(`${target}.tmp`, delta)
+        await rename(`${target}.tmp`, target)
+        report.written.push({ chunk: name, coding, dictionary: candidate.file, bytes: delta.length, ordinaryBytes: ordinary })
       }
-      const decoded = await unzstd(delta.subarray(dczHeaderBytes), { dictionary })
-      if (!decoded.equals(content)) throw new Error(`the delta of ${name} against ${candidate.file} does not decode to it`)
-      const target = path.join(chunksDir, deltaFileName(name, hash))
-      await writeFile(`${target}.tmp`, delta)
-      await rename(`${target}.tmp`, target)
-      report.written.push({ chunk: name, dictionary: candidate.file, bytes: delta.length, ordinaryBytes: ordinary })
     }
   }
   return report

@@ -1,6 +1,6 @@
 /**
  * Compression Dictionary Transport (RFC 9842), the parts that are rules rather than files: which chunk is offered as
- * a dictionary and under which pattern, how a request names the dictionary it holds, and the `dcz` framing.
+ * a dictionary and under which pattern, how a request names the dictionary it holds, the coding it takes, and the framing of `dcb` and `dcz`.
  * docs/compression.md "Dictionaries".
  */
 import { createHash } from 'node:crypto'
@@ -77,35 +77,62 @@ export function availableDictionaryHash(header: string | undefined): string | un
   return bytes.toString('hex')
 }
 
-/** Whether Accept-Encoding names `dcz` itself (not only through `*`) and weighs it at least as much as any coding. */
-export function dczAccepted(acceptEncoding: string | undefined, fallbacks: readonly string[]): boolean {
-  if (acceptEncoding === undefined || !/(?:^|,)[ \t]*dcz[ \t]*(?:;|,|$)/i.test(acceptEncoding)) return false
-  return negotiateCoding(acceptEncoding, ['dcz', ...fallbacks]) === 'dcz'
+/** The two dictionary codings of RFC 9842: brotli (`dcb`) and zstd (`dcz`), each with the old chunk as dictionary. */
+export type DictionaryCoding = 'dcb' | 'dcz'
+export const dictionaryCodings: readonly DictionaryCoding[] = ['dcb', 'dcz']
+
+/** An Accept-Encoding entry that names the coding itself (any case, with or without parameters). */
+const namedIn: Readonly<Record<DictionaryCoding, RegExp>> = {
+  dcb: /(?:^|,)[ \t]*dcb[ \t]*(?:;|,|$)/i,
+  dcz: /(?:^|,)[ \t]*dcz[ \t]*(?:;|,|$)/i,
 }
 
 /**
- * The start of every `dcz` body (RFC 9842 section 4.2): a zstd skippable frame of 32 bytes (magic `0x184D2A5E`
- * little-endian, length 32) that carries the SHA-256 of the dictionary, so a decoder checks it has the right one.
+ * The dictionary coding to answer in, of those the build has a delta in (`offered`, smallest first), or undefined:
+ * one Accept-Encoding names itself (not only through `*`: no client takes a delta it did not ask for) and weighs at
+ * least as much as any other coding of built assets (`fallbacks`); on a tie, the smaller delta.
  */
-export const dczMagic = Buffer.from([0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00])
-export const dczHeaderBytes = dczMagic.length + 32
+export function dictionaryCoding(
+  acceptEncoding: string | undefined,
+  offered: readonly DictionaryCoding[],
+  fallbacks: readonly string[],
+): DictionaryCoding | undefined {
+  if (acceptEncoding === undefined) return undefined
+  const named = offered.filter((coding) => namedIn[coding].test(acceptEncoding))
+  if (named.length === 0) return undefined
+  const chosen = negotiateCoding<string>(acceptEncoding, [...named, ...fallbacks])
+  return named.find((coding) => coding === chosen)
+}
+
+/**
+ * The start of every delta (RFC 9842 section 4): the magic of its coding, then the SHA-256 of the dictionary, so a
+ * decoder checks it has the right one. `dcb`: `ff 44 43 42`; `dcz`: `5e 2a 4d 18 20 00 00 00`, a zstd skippable frame
+ * of 32 bytes (magic `0x184D2A5E` little-endian, length 32), which a zstd decoder skips.
+ */
+export const deltaMagic: Readonly<Record<DictionaryCoding, Buffer>> = {
+  dcb: Buffer.from([0xff, 0x44, 0x43, 0x42]),
+  dcz: Buffer.from([0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00]),
+}
+export function deltaHeaderBytes(coding: DictionaryCoding): number {
+  return deltaMagic[coding].length + 32
+}
 
 export function sha256(bytes: Uint8Array): Buffer {
   return createHash('sha256').update(bytes).digest()
 }
 
-/** The 40-byte `dcz` header for a dictionary. */
-export function dczHeader(dictionary: Uint8Array): Buffer {
-  return Buffer.concat([dczMagic, sha256(dictionary)])
+/** The header of a delta in `coding` against a dictionary. */
+export function deltaHeader(coding: DictionaryCoding, dictionary: Uint8Array): Buffer {
+  return Buffer.concat([deltaMagic[coding], sha256(dictionary)])
 }
 
 /** The file a delta of `chunkFile` against the dictionary of this hex SHA-256 is written to, beside the chunk. */
-export function deltaFileName(chunkFile: string, dictionaryHash: string): string {
-  return `${chunkFile}.${dictionaryHash}.dcz`
+export function deltaFileName(chunkFile: string, dictionaryHash: string, coding: DictionaryCoding): string {
+  return `${chunkFile}.${dictionaryHash}.${coding}`
 }
 
-/** The chunk file and dictionary hash of a delta's file name, or undefined for any other name. */
-export function parseDeltaFileName(name: string): { chunkFile: string; dictionaryHash: string } | undefined {
-  const match = /^(.+)\.([0-9a-f]{64})\.dcz$/.exec(name)
-  return match ? { chunkFile: match[1]!, dictionaryHash: match[2]! } : undefined
+/** The chunk file, dictionary hash and coding of a delta's file name, or undefined for any other name. */
+export function parseDeltaFileName(name: string): { chunkFile: string; dictionaryHash: string; coding: DictionaryCoding } | undefined {
+  const match = /^(.+)\.([0-9a-f]{64})\.(dcb|dcz)$/.exec(name)
+  return match ? { chunkFile: match[1]!, dictionaryHash: match[2]!, coding: match[3] as DictionaryCoding } : undefined
 }

@@ -1,5 +1,6 @@
 /**
- * Serving the build's chunks as deltas against a chunk the browser kept from an older deployment (RFC 9842 `dcz`),
+ * Serving the build's chunks as deltas against a chunk the browser kept from an older deployment (RFC 9842 `dcb`,
+ * `dcz`),
  * and the headers that make every chunk answer a dictionary for the next deployment. docs/compression.md
  * "Dictionaries"; the deltas are written once, before (src/build/dictionary-deltas.ts).
  */
@@ -10,13 +11,14 @@ import { compression } from '../../config/compression.ts'
 import {
   availableDictionaryHash,
   chunkBase,
-  dczAccepted,
-  dczHeaderBytes,
-  dczMagic,
+  deltaHeaderBytes,
+  deltaMagic,
+  dictionaryCoding,
   dictionaryRule,
   parseDeltaFileName,
   useAsDictionary,
   variesByDictionary,
+  type DictionaryCoding,
 } from '../compression/dictionaries.ts'
 import { addVary } from '../compression/vary.ts'
 import { errors } from '../errors.ts'
@@ -26,19 +28,27 @@ import { immutableAssetCacheControl } from './built-assets.ts'
 const zstdFrameMagic = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])
 
 export interface DictionaryDelta {
-  /** The `.dcz` on disk. */
+  /** The delta on disk. */
   file: string
   bytes: number
   /** The media type of the chunk it codes. */
   type: string
 }
 
-/** The deltas of the build, by the URL path of the chunk each codes, then by the hex SHA-256 of its dictionary. */
-export type DictionaryDeltas = ReadonlyMap<string, ReadonlyMap<string, DictionaryDelta>>
+/** A chunk's deltas against one dictionary: one per coding the build wrote, and those codings smallest first. */
+export interface DeltasAgainst {
+  byCoding: Partial<Record<DictionaryCoding, DictionaryDelta>>
+  smallestFirst: DictionaryCoding[]
+}
 
-/** Why a delta's file cannot be served, or undefined when its header and frame start are what its name says. */
-function corruption(file: string, dictionaryHash: string): string | undefined {
-  const head = Buffer.alloc(dczHeaderBytes + zstdFrameMagic.length)
+/** The deltas of the build, by the URL path of the chunk each codes, then by the hex SHA-256 of its dictionary. */
+export type DictionaryDeltas = ReadonlyMap<string, ReadonlyMap<string, DeltasAgainst>>
+
+/** Why a delta's file cannot be served, or undefined when its header (and a zstd frame's start) are what its name says. */
+function corruption(file: string, coding: DictionaryCoding, dictionaryHash: string): string | undefined {
+  const magic = deltaMagic[coding]
+  const headerBytes = deltaHeaderBytes(coding)
+  const head = Buffer.alloc(headerBytes + zstdFrameMagic.length)
   const descriptor = openSync(file, 'r')
   let read: number
   try {
@@ -46,20 +56,20 @@ function corruption(file: string, dictionaryHash: string): string | undefined {
   } finally {
     closeSync(descriptor)
   }
-  if (read < head.length) return 'shorter than a dcz header and a zstd frame'
-  if (!head.subarray(0, dczMagic.length).equals(dczMagic)) return 'no dcz header'
-  if (head.subarray(dczMagic.length, dczHeaderBytes).toString('hex') !== dictionaryHash) return 'its header names another dictionary'
-  if (!head.subarray(dczHeaderBytes).equals(zstdFrameMagic)) return 'no zstd frame after the header'
+  if (read <= headerBytes) return `no ${coding} header and body`
+  if (!head.subarray(0, magic.length).equals(magic)) return `no ${coding} header`
+  if (head.subarray(magic.length, headerBytes).toString('hex') !== dictionaryHash) return 'its header names another dictionary'
+  if (coding === 'dcz' && (read < head.length || !head.subarray(headerBytes).equals(zstdFrameMagic))) return 'no zstd frame after the header'
   return undefined
 }
 
 /**
- * The deltas beside the build's chunks (`<chunk>.<hex sha-256>.dcz` in `client/chunks`), found once, at start-up. A
+ * The deltas beside the build's chunks (`<chunk>.<hex sha-256>.dcb` and `.dcz` in `client/chunks`), found once, at start-up. A
  * delta whose header is not what its name says, or with no chunk of a dictionary rule beside it, is logged as
  * COURIER_ERR_DICTIONARY_DELTA_CORRUPT and left out: its chunk goes in its other codings.
  */
 export function findDictionaryDeltas(clientDir: string, log: FastifyBaseLogger): DictionaryDeltas {
-  const deltas = new Map<string, Map<string, DictionaryDelta>>()
+  const deltas = new Map<string, Map<string, DeltasAgainst>>()
   const chunksDir = path.join(clientDir, 'chunks')
   let names: string[]
   try {
@@ -79,7 +89,7 @@ export function findDictionaryDeltas(clientDir: string, log: FastifyBaseLogger):
       problem =
         !present.has(parsed.chunkFile) || !dictionaryRule(urlPath) || !type
           ? 'no JavaScript or CSS chunk of that name beside it'
-          : corruption(file, parsed.dictionaryHash)
+          : corruption(file, parsed.coding, parsed.dictionaryHash)
     } catch (error) {
       problem = (error as Error).message
     }
@@ -89,7 +99,11 @@ export function findDictionaryDeltas(clientDir: string, log: FastifyBaseLogger):
     }
     let byDictionary = deltas.get(urlPath)
     if (!byDictionary) deltas.set(urlPath, (byDictionary = new Map()))
-    byDictionary.set(parsed.dictionaryHash, { file, bytes: statSync(file).size, type: type! })
+    let against = byDictionary.get(parsed.dictionaryHash)
+    if (!against) byDictionary.set(parsed.dictionaryHash, (against = { byCoding: {}, smallestFirst: [] }))
+    against.byCoding[parsed.coding] = { file, bytes: statSync(file).size, type: type! }
+    const sizes = against.byCoding
+    against.smallestFirst = (Object.keys(sizes) as DictionaryCoding[]).sort((a, b) => sizes[a]!.bytes - sizes[b]!.bytes)
   }
   return deltas
 }
@@ -115,11 +129,11 @@ export function setChunkHeaders(reply: FastifyReply, url: string): void {
 }
 
 /**
- * Sends a chunk's delta where the request names, in `Available-Dictionary`, a dictionary the build has a delta
- * against and its Accept-Encoding takes `dcz` (named, weighed at least as any other coding of built assets): the
- * answer has the headers of the chunk's other codings (type, year-long immutable Cache-Control, no validator: the
- * hash in the name is one) with `Content-Encoding: dcz`. Every other request goes on to the `.zst`, `.br`, `.gz` or
- * the file. A preHandler of the asset routes, before the one of zstd.
+ * Sends a chunk's delta where the request names, in `Available-Dictionary`, a dictionary the build has a delta against
+ * and its Accept-Encoding takes `dcb` or `dcz` (named, weighed at least as any other coding of built assets; the
+ * smaller delta on a tie): the answer has the headers of the chunk's other codings (type, year-long immutable
+ * Cache-Control, no validator: the hash in the name is one) with `Content-Encoding: dcb` or `dcz`. Every other
+ * request goes on to the `.zst`, `.br`, `.gz` or the file. A preHandler of the asset routes, before the one of zstd.
  */
 export function dictionaryAssetHandler(deltas: DictionaryDeltas) {
   return function sendDictionaryDelta(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
@@ -128,11 +142,14 @@ export function dictionaryAssetHandler(deltas: DictionaryDeltas) {
     if (!byDictionary) return done()
     const header = request.headers['available-dictionary']
     const hash = availableDictionaryHash(Array.isArray(header) ? undefined : header)
-    const delta = hash === undefined ? undefined : byDictionary.get(hash)
-    if (!delta || !dczAccepted(request.headers['accept-encoding'], compression.codingPreference.builtAsset)) return done()
+    const against = hash === undefined ? undefined : byDictionary.get(hash)
+    if (!against) return done()
+    const coding = dictionaryCoding(request.headers['accept-encoding'], against.smallestFirst, compression.codingPreference.builtAsset)
+    const delta = coding && against.byCoding[coding]
+    if (!coding || !delta) return done()
     reply.code(200).type(delta.type).header('cache-control', immutableAssetCacheControl)
     setChunkHeaders(reply, request.url)
-    reply.header('content-encoding', 'dcz').header('content-length', delta.bytes)
+    reply.header('content-encoding', coding).header('content-length', delta.bytes)
     reply.send(request.method === 'HEAD' ? undefined : createReadStream(delta.file))
   }
 }

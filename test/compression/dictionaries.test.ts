@@ -8,15 +8,17 @@ import { execFileSync } from 'node:child_process'
 import { copyFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { zstdDecompressSync } from 'node:zlib'
+import { brotliDecompressSync, zstdDecompressSync, type BrotliOptions } from 'node:zlib'
 import { projectRoot } from '../../config/env.ts'
 import {
   availableDictionaryHash,
-  dczAccepted,
-  dczHeaderBytes,
+  deltaHeaderBytes,
+  deltaMagic,
+  dictionaryCoding,
   dictionaryRule,
   sha256,
   useAsDictionary,
+  type DictionaryCoding,
 } from '../../src/compression/dictionaries.ts'
 import { dictionaryFilesIn, writeDeltas } from '../../src/build/dictionary-deltas.ts'
 import { pino } from 'pino'
@@ -85,27 +87,43 @@ t.test('Available-Dictionary: one byte sequence of 32 bytes, strictly; anything 
   t.equal(availableDictionaryHash(nonCanonical), undefined, 'bits past the 32nd byte: not canonical')
 })
 
-t.test('dcz only when named and weighed at least as any other coding of built assets', async (t) => {
+t.test('dcb or dcz only when named and weighed at least as any other coding of built assets; the smaller on a tie', async (t) => {
   const fallbacks = ['br', 'zstd', 'gzip']
-  const table: [string | undefined, boolean][] = [
-    ['gzip, deflate, br, zstd, dcb, dcz', true],
-    ['dcz', true],
-    ['DCZ;q=1, br', true],
-    ['gzip, deflate, br, zstd', false],
-    ['gzip, deflate, br, zstd, dcz;q=0', false],
-    ['br;q=1, dcz;q=0.5', false],
-    ['br;q=0.5, dcz;q=0.8', true],
-    ['*', false],
-    ['dczx, br', false],
-    ['', false],
-    [undefined, false],
+  const table: [string | undefined, readonly DictionaryCoding[], DictionaryCoding | undefined][] = [
+    ['gzip, deflate, br, zstd, dcb, dcz', ['dcb', 'dcz'], 'dcb'],
+    ['gzip, deflate, br, zstd, dcb, dcz', ['dcz', 'dcb'], 'dcz'],
+    ['gzip, deflate, br, zstd, dcb, dcz', ['dcz'], 'dcz'],
+    ['dcz', ['dcb', 'dcz'], 'dcz'],
+    ['br, dcb', ['dcb', 'dcz'], 'dcb'],
+    ['DCZ;q=1, br', ['dcb', 'dcz'], 'dcz'],
+    ['dcb;q=0.5, dcz', ['dcb', 'dcz'], 'dcz'],
+    ['gzip, deflate, br, zstd', ['dcb', 'dcz'], undefined],
+    ['gzip, deflate, br, zstd, dcb;q=0, dcz;q=0', ['dcb', 'dcz'], undefined],
+    ['br;q=1, dcz;q=0.5', ['dcb', 'dcz'], undefined],
+    ['br;q=0.5, dcz;q=0.8', ['dcb', 'dcz'], 'dcz'],
+    ['*', ['dcb', 'dcz'], undefined],
+    ['*, dcz;q=0.5', ['dcb', 'dcz'], undefined],
+    ['dczx, dcbb, br', ['dcb', 'dcz'], undefined],
+    ['dcb', ['dcz'], undefined],
+    ['', ['dcb', 'dcz'], undefined],
+    [undefined, ['dcb', 'dcz'], undefined],
   ]
-  for (const [header, expected] of table) t.equal(dczAccepted(header, fallbacks), expected, String(header))
+  for (const [header, offered, expected] of table) {
+    t.equal(dictionaryCoding(header, offered, fallbacks), expected, `${String(header)}, deltas in ${offered.join(' and ')}`)
+  }
 })
+
+type BrotliWithDictionary = BrotliOptions & { dictionary: Buffer }
+
+/** A delta decoded with node:zlib. */
+function decodeDelta(coding: DictionaryCoding, body: Buffer, dictionary: Buffer): Buffer {
+  const coded = body.subarray(deltaHeaderBytes(coding))
+  return coding === 'dcb' ? brotliDecompressSync(coded, { dictionary } as BrotliWithDictionary) : zstdDecompressSync(coded, { dictionary })
+}
 
 /** The bytes the `zstd` tool decodes from a dcz body, its 40-byte header stripped, with the dictionary file. */
 function zstdTool(body: Buffer, dictionaryFile: string): Buffer {
-  return execFileSync('zstd', ['-d', '-q', '-c', '-D', dictionaryFile], { input: body.subarray(dczHeaderBytes), maxBuffer: 16 * 1024 * 1024 })
+  return execFileSync('zstd', ['-d', '-q', '-c', '-D', dictionaryFile], { input: body.subarray(deltaHeaderBytes('dcz')), maxBuffer: 16 * 1024 * 1024 })
 }
 
 t.test('deltas of a build whose FAQ changed, against the build before it, and the answers with them', async (t) => {
@@ -121,23 +139,30 @@ t.test('deltas of a build whose FAQ changed, against the build before it, and th
   t.ok(changedChunks.some((name) => name.startsWith('index-') && name.endsWith('.js')), 'and the entry chunk that names it')
   // Every chunk that imports another names it with the deployment's `?dpl=`: a new deployment changes them all.
   t.same([...new Set(report.written.map((delta) => delta.chunk))].sort(), [...changedChunks].sort(), 'a delta for each changed chunk, none for the others')
-  const guideList = report.written.filter((delta) => delta.chunk.startsWith('guide-list-')).map((delta) => path.basename(delta.dictionary).replace(/-[^-]+$/, ''))
+  const guideList = report.written.filter((delta) => delta.chunk.startsWith('guide-list-') && delta.coding === 'dcz').map((delta) => path.basename(delta.dictionary).replace(/-[^-]+$/, ''))
   t.same(guideList.sort(), ['guide', 'guide-list'], "guide-list's chunk: against the old guide-list, and the old guide whose `guide-*.js` takes its name too")
   for (const delta of report.written) {
     const content = await readFile(path.join(chunksB, delta.chunk))
     const dictionary = await readFile(delta.dictionary)
     const hash = sha256(dictionary).toString('hex')
-    const file = path.join(chunksB, `${delta.chunk}.${hash}.dcz`)
-    const body = await readFile(file)
+    const body = await readFile(path.join(chunksB, `${delta.chunk}.${hash}.${delta.coding}`))
+    const label = `${delta.chunk} in ${delta.coding}`
+    const magic = deltaMagic[delta.coding]
     t.equal(body.length, delta.bytes)
-    t.same([...body.subarray(0, 8)], [0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00], `${delta.chunk}: the dcz magic`)
-    t.equal(body.subarray(8, 40).toString('hex'), hash, 'then the SHA-256 of the dictionary')
-    t.ok(zstdDecompressSync(body.subarray(dczHeaderBytes), { dictionary }).equals(content), 'node:zlib decodes it to the chunk')
-    t.ok(zstdTool(body, delta.dictionary).equals(content), 'zstd -D decodes it to the chunk')
+    t.same([...body.subarray(0, magic.length)], delta.coding === 'dcb' ? [0xff, 0x44, 0x43, 0x42] : [0x5e, 0x2a, 0x4d, 0x18, 0x20, 0x00, 0x00, 0x00], `${label}: the magic`)
+    t.equal(body.subarray(magic.length, magic.length + 32).toString('hex'), hash, 'then the SHA-256 of the dictionary')
+    t.ok(decodeDelta(delta.coding, body, dictionary).equals(content), 'node:zlib decodes it to the chunk')
+    if (delta.coding === 'dcz') t.ok(zstdTool(body, delta.dictionary).equals(content), 'zstd -D decodes it to the chunk')
     t.ok(delta.bytes < delta.ordinaryBytes, `${delta.bytes} B, below the best ordinary coding (${delta.ordinaryBytes} B)`)
   }
-  const entry = report.written.find((delta) => delta.chunk.startsWith('index-') && delta.chunk.endsWith('.js'))!
-  t.ok(entry.bytes < entry.ordinaryBytes / 20, `the entry chunk: ${entry.bytes} B for ${entry.ordinaryBytes} B in brotli`)
+  for (const coding of ['dcb', 'dcz'] as const) {
+    t.same([...new Set(report.written.filter((delta) => delta.coding === coding).map((delta) => delta.chunk))].sort(), [...changedChunks].sort(), `each changed chunk in ${coding}`)
+  }
+  const entryDeltas = report.written.filter((delta) => delta.chunk.startsWith('index-') && delta.chunk.endsWith('.js'))
+  const entry = entryDeltas.find((delta) => delta.coding === 'dcz')!
+  const entryDcb = entryDeltas.find((delta) => delta.coding === 'dcb')!
+  t.ok(entry.bytes < entry.ordinaryBytes / 20, `the entry chunk: ${entry.bytes} B in dcz, ${entryDcb.bytes} B in dcb, for ${entry.ordinaryBytes} B in brotli`)
+  const smaller = entryDcb.bytes <= entry.bytes ? entryDcb : entry
   t.same(await writeDeltas(chunksB, []), { written: [], notSmaller: 0, tooLarge: 0 }, 'no dictionary: nothing')
 
   // A delta that is not one: left out at start-up with a coded log line; the server starts.
@@ -145,6 +170,7 @@ t.test('deltas of a build whose FAQ changed, against the build before it, and th
   const bogusHash = 'ab'.repeat(32)
   await writeFile(path.join(chunksB, `${chunkWithDelta}.${bogusHash}.dcz`), 'not a delta at all, longer than forty-four bytes of header')
   await writeFile(path.join(chunksB, `gone-AAAAAAAA.js.${bogusHash}.dcz`), 'x')
+  await writeFile(path.join(chunksB, `${chunkWithDelta}.${bogusHash}.dcb`), Buffer.concat([deltaMagic.dcb, Buffer.alloc(32), Buffer.from('brotli')]))
   // The app of deployment B: its build, and its copy of the project as the root (@fastify/vite finds the client
   // build from there).
   const { stream, lines: logs } = captureLogs()
@@ -155,8 +181,8 @@ t.test('deltas of a build whose FAQ changed, against the build before it, and th
   const skipped = logs().filter((line) => line.msg === 'dictionary delta skipped')
   t.same(
     skipped.map((line) => (line.err as { code: string }).code),
-    ['COURIER_ERR_DICTIONARY_DELTA_CORRUPT', 'COURIER_ERR_DICTIONARY_DELTA_CORRUPT'],
-    'both bad deltas logged with their code',
+    ['COURIER_ERR_DICTIONARY_DELTA_CORRUPT', 'COURIER_ERR_DICTIONARY_DELTA_CORRUPT', 'COURIER_ERR_DICTIONARY_DELTA_CORRUPT'],
+    'the three bad deltas logged with their code',
   )
 
   const url = `/_next/static/chunks/${entry.chunk}?dpl=${app.deploymentId}`
@@ -168,18 +194,24 @@ t.test('deltas of a build whose FAQ changed, against the build before it, and th
 
   const delta = await get({ 'accept-encoding': chrome, 'available-dictionary': known })
   t.equal(delta.statusCode, 200)
-  t.equal(delta.headers['content-encoding'], 'dcz')
-  t.equal(delta.headers['content-length'], String(entry.bytes))
-  t.equal(delta.rawPayload.length, entry.bytes)
+  t.equal(delta.headers['content-encoding'], smaller.coding, `the browser takes both: the smaller, ${smaller.coding}`)
+  t.equal(delta.headers['content-length'], String(smaller.bytes))
+  t.equal(delta.rawPayload.length, smaller.bytes)
   t.equal(delta.headers.vary, 'accept-encoding, available-dictionary')
   t.equal(delta.headers['cache-control'], 'public, max-age=31536000, immutable')
   t.equal(delta.headers['content-type'], 'application/javascript; charset=utf-8')
   t.match(delta.headers['use-as-dictionary'], /^match="\/_next\/static\/chunks\/index-\*\.js", match-dest=\("script"\)$/)
   t.equal(delta.headers.etag, undefined, 'no validator, as in every coding of a chunk: the hash in the name is one')
-  t.ok(zstdDecompressSync(delta.rawPayload.subarray(dczHeaderBytes), { dictionary }).equals(content), 'decodes to the chunk')
+  t.ok(decodeDelta(smaller.coding, delta.rawPayload, dictionary).equals(content), 'decodes to the chunk')
+  for (const [acceptEncoding, coding] of [['gzip, dcz', 'dcz'], ['br, dcb', 'dcb'], ['dcz, dcb;q=0.5', 'dcz']] as const) {
+    const one = await get({ 'accept-encoding': acceptEncoding, 'available-dictionary': known })
+    t.equal(one.headers['content-encoding'], coding, `${acceptEncoding}: ${coding}`)
+    t.equal(one.headers['content-length'], String((coding === 'dcb' ? entryDcb : entry).bytes))
+    t.ok(decodeDelta(coding, one.rawPayload, dictionary).equals(content), 'which decodes to the chunk')
+  }
   const head = await get({ 'accept-encoding': chrome, 'available-dictionary': known }, 'HEAD')
-  t.equal(head.headers['content-encoding'], 'dcz', 'HEAD: the same headers')
-  t.equal(head.headers['content-length'], String(entry.bytes))
+  t.equal(head.headers['content-encoding'], smaller.coding, 'HEAD: the same headers')
+  t.equal(head.headers['content-length'], String(smaller.bytes))
   t.equal(head.rawPayload.length, 0, 'and no body')
 
   const fallbacks: [string, Record<string, string>, string | undefined][] = [
@@ -187,8 +219,8 @@ t.test('deltas of a build whose FAQ changed, against the build before it, and th
     ['the corrupt delta\'s dictionary', { 'accept-encoding': chrome, 'available-dictionary': `:${Buffer.from(bogusHash, 'hex').toString('base64')}:` }, 'br'],
     ['a malformed header', { 'accept-encoding': chrome, 'available-dictionary': known.slice(1) }, 'br'],
     ['two headers joined', { 'accept-encoding': chrome, 'available-dictionary': `${known}, ${known}` }, 'br'],
-    ['dcz not listed', { 'accept-encoding': 'gzip, deflate, br, zstd', 'available-dictionary': known }, 'br'],
-    ['dcz;q=0', { 'accept-encoding': 'gzip, br, zstd, dcz;q=0', 'available-dictionary': known }, 'br'],
+    ['no dictionary coding listed', { 'accept-encoding': 'gzip, deflate, br, zstd', 'available-dictionary': known }, 'br'],
+    ['dcb;q=0, dcz;q=0', { 'accept-encoding': 'gzip, br, zstd, dcb;q=0, dcz;q=0', 'available-dictionary': known }, 'br'],
     ['dcz below br', { 'accept-encoding': 'br, dcz;q=0.5', 'available-dictionary': known }, 'br'],
     ['an unknown dictionary, zstd the best other', { 'accept-encoding': 'zstd, dcz', 'available-dictionary': ':' + 'A'.repeat(43) + '=:' }, 'zstd'],
     ['an unknown dictionary, gzip the best other', { 'accept-encoding': 'gzip, dcz', 'available-dictionary': ':' + 'A'.repeat(43) + '=:' }, 'gzip'],
@@ -229,6 +261,6 @@ t.test('a delta is written only where it is smaller than the best ordinary codin
   await copyFile(path.join(older, 'page-AAAAAAAA.js'), path.join(newer, 'other-AAAAAAAA.js'))
   const report = await writeDeltas(newer, await dictionaryFilesIn(older))
   t.same(report.written, [], 'nothing written')
-  t.equal(report.notSmaller, 1, 'the one pair the pattern names was not smaller')
+  t.equal(report.notSmaller, 2, 'the one pair the pattern names was not smaller, in dcb nor in dcz')
   t.same((await readdir(newer)).filter((name) => name.endsWith('.dcz')), [])
 })

@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile, rm, stat } from 'node:fs/promises'
 import http from 'node:http'
 import path from 'node:path'
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync, type BrotliOptions } from 'node:zlib'
 import t from 'tap'
 import { compression } from '../../config/compression.ts'
 import { defaultDistDir } from '../../config/env.ts'
 import { dictionaryFilesIn, writeDeltas } from '../../src/build/dictionary-deltas.ts'
-import { dczHeaderBytes, sha256 } from '../../src/compression/dictionaries.ts'
+import { deltaHeaderBytes, deltaMagic, sha256, type DictionaryCoding } from '../../src/compression/dictionaries.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { projectRoot, startServer } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis } from './processes.ts'
@@ -45,10 +45,14 @@ const dictionaryBytes = new Map<string, Buffer>()
 
 function decode(answer: RawAnswer): Buffer {
   switch (answer.headers['content-encoding']) {
+    case 'dcb':
     case 'dcz': {
-      const dictionary = dictionaryBytes.get(answer.wire.subarray(8, dczHeaderBytes).toString('hex'))
-      if (!dictionary) throw new Error('a dcz answer names a dictionary the test did not offer')
-      return zstdDecompressSync(answer.wire.subarray(dczHeaderBytes), { dictionary })
+      const coding: DictionaryCoding = answer.headers['content-encoding']
+      const magic = deltaMagic[coding]
+      const dictionary = dictionaryBytes.get(answer.wire.subarray(magic.length, deltaHeaderBytes(coding)).toString('hex'))
+      if (!answer.wire.subarray(0, magic.length).equals(magic) || !dictionary) throw new Error(`a ${coding} answer names a dictionary the test did not offer`)
+      const body = answer.wire.subarray(deltaHeaderBytes(coding))
+      return coding === 'dcb' ? brotliDecompressSync(body, { dictionary } as BrotliOptions & { dictionary: Buffer }) : zstdDecompressSync(body, { dictionary })
     }
     case undefined:
       return answer.wire
@@ -143,7 +147,7 @@ for (const file of previousFiles) {
 const chunksDir = path.join(distDir, 'client', 'chunks')
 const deltas = await writeDeltas(chunksDir, previousFiles)
 t.teardown(() =>
-  Promise.all(deltas.written.map((delta) => rm(path.join(chunksDir, `${delta.chunk}.${dictionaryHashOf.get(delta.dictionary)}.dcz`), { force: true }))),
+  Promise.all(deltas.written.map((delta) => rm(path.join(chunksDir, `${delta.chunk}.${dictionaryHashOf.get(delta.dictionary)}.${delta.coding}`), { force: true }))),
 )
 const instance = await startServer(t, {
   env: { REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1', COURIER_TEST_ROUTES: 'true' },
@@ -238,46 +242,55 @@ for (const { kind, path: requestPath, headers = {}, inFolder = false, cacheStatu
  */
 t.test('the entry chunk with Available-Dictionary', async (t) => {
   const entryName = path.basename(new URL(entry, proxy).pathname)
-  const delta = deltas.written.find((one) => one.chunk === entryName)
-  if (!delta) throw new Error(`no delta of the entry chunk ${entryName}: ${deltas.written.map((one) => one.chunk).join(' ')}`)
-  const known = `:${Buffer.from(dictionaryHashOf.get(delta.dictionary)!, 'hex').toString('base64')}:`
+  const entryDeltas = deltas.written.filter((one) => one.chunk === entryName)
+  const dcz = entryDeltas.find((one) => one.coding === 'dcz')
+  const dcb = entryDeltas.find((one) => one.coding === 'dcb')
+  if (!dcz || !dcb) throw new Error(`no dcb and dcz delta of the entry chunk ${entryName}: ${deltas.written.map((one) => `${one.chunk}.${one.coding}`).join(' ')}`)
+  const smaller = dcb.bytes <= dcz.bytes ? dcb : dcz
+  const known = `:${Buffer.from(dictionaryHashOf.get(dcz.dictionary)!, 'hex').toString('base64')}:`
   const dictionaryHeaders: Array<[string, string]> = [
     ['a known dictionary', known],
     ['an unknown dictionary', `:${sha256(Buffer.from('not a chunk of any deployment')).toString('base64')}:`],
     ['a malformed header', known.slice(0, -1)],
   ]
-  const codings: Array<[string, 'nginx' | 'an instance']> = [
-    ['gzip, deflate, br, zstd, dcb, dcz', 'an instance'],
-    ['gzip, deflate, br, zstd', 'nginx'],
-    ['br;q=1, dcz;q=0.5', 'an instance'],
-    ['gzip, dcz', 'an instance'],
-    ['dcz;q=0, br', 'an instance'],
+  // Accept-Encoding, who answers, and the coding of the answer for a known dictionary.
+  const codings: Array<[string, 'nginx' | 'an instance', string]> = [
+    ['gzip, deflate, br, zstd, dcb, dcz', 'an instance', smaller.coding],
+    ['gzip, deflate, br, zstd, dcz', 'an instance', 'dcz'],
+    ['br, dcb', 'an instance', 'dcb'],
+    ['gzip, deflate, br, zstd', 'nginx', 'br'],
+    ['br;q=1, dcz;q=0.5', 'an instance', 'br'],
+    ['gzip, dcz', 'an instance', 'dcz'],
+    ['dcz;q=0, br', 'an instance', 'br'],
   ]
   const requestPath = `${new URL(entry, proxy).pathname}?dpl=${deploymentId}`
   for (const [name, dictionary] of dictionaryHeaders) {
-    for (const [acceptEncoding, servedBy] of codings) {
+    for (const [acceptEncoding, servedBy, knownCoding] of codings) {
       const sent = { 'accept-encoding': acceptEncoding, 'available-dictionary': dictionary }
       const direct = await get(instance.origin, requestPath, sent)
       const proxied = await get(proxy, requestPath, sent)
       const label = `${name}, Accept-Encoding "${acceptEncoding}"`
       t.same(view(proxied, direct), view(direct, proxied), label)
       t.equal(proxied.headers['x-courier-asset'] === 'shared-folder' ? 'nginx' : 'an instance', servedBy, `${label}: served by ${servedBy}`)
-      const expectDelta = name === 'a known dictionary' && (acceptEncoding === 'gzip, deflate, br, zstd, dcb, dcz' || acceptEncoding === 'gzip, dcz')
-      t.equal(proxied.headers['content-encoding'] === 'dcz', expectDelta, `${label}: ${expectDelta ? 'the delta' : 'no delta'}`)
+      const isDelta = knownCoding === 'dcb' || knownCoding === 'dcz'
+      const expected = name === 'a known dictionary' || !isDelta ? knownCoding : acceptEncoding.includes('br') ? 'br' : 'gzip'
+      t.equal(proxied.headers['content-encoding'], expected, `${label}: ${expected}`)
       t.equal(proxied.headers.vary, 'accept-encoding, available-dictionary', `${label}: Vary names both`)
-      if (expectDelta) t.equal(proxied.wire.length, delta.bytes, `${label}: the delta's ${delta.bytes} bytes`)
+      if (expected === 'dcb' || expected === 'dcz') t.equal(proxied.wire.length, (expected === 'dcb' ? dcb : dcz).bytes, `${label}: the delta's bytes`)
     }
   }
-  // The cache: a delta is kept and given again; an unknown dictionary's fallback is not kept.
-  const chrome = 'gzip, deflate, br, zstd, dcb, dcz'
-  const statuses = async (dictionary: string) => {
+  // The cache: a delta is kept and given again, per set of dictionary codings named; an unknown dictionary's
+  // fallback is not kept.
+  const statuses = async (acceptEncoding: string, dictionary: string) => {
     const seen: string[] = []
     for (let index = 0; index < 2; index += 1) {
-      seen.push(String((await get(proxy, requestPath, { 'accept-encoding': chrome, 'available-dictionary': dictionary })).headers['x-cache-status']))
+      const answer = await get(proxy, requestPath, { 'accept-encoding': acceptEncoding, 'available-dictionary': dictionary })
+      seen.push(`${String(answer.headers['x-cache-status'])} ${String(answer.headers['content-encoding'])}`)
     }
     return seen
   }
-  t.same(await statuses(known), ['HIT', 'HIT'], 'the delta: cached since the first request above')
-  t.same(await statuses(dictionaryHeaders[1]![1]), ['MISS', 'MISS'], 'an unknown dictionary: never cached')
-  t.comment(`the entry chunk: ${delta.bytes} bytes as a delta against the production build's, ${delta.ordinaryBytes} in its best coding`)
+  t.same(await statuses('gzip, deflate, br, zstd, dcb, dcz', known), [`HIT ${smaller.coding}`, `HIT ${smaller.coding}`], 'the delta: cached since the first request above')
+  t.same(await statuses('gzip, deflate, br, zstd, dcz', known), ['HIT dcz', 'HIT dcz'], 'a client that takes only dcz: its own entry, never the dcb one')
+  t.same(await statuses('gzip, deflate, br, zstd, dcb, dcz', dictionaryHeaders[1]![1]), ['MISS br', 'MISS br'], 'an unknown dictionary: never cached')
+  t.comment(`the entry chunk against the production build's: ${dcb.bytes} B in dcb, ${dcz.bytes} B in dcz, ${dcz.ordinaryBytes} B in its best coding`)
 })
