@@ -1,7 +1,7 @@
 /**
  * Compression Dictionary Transport (RFC 9842), the parts that are rules rather than files: which chunk is offered as
- * a dictionary and under which pattern, how a request names the dictionary it holds, the coding it takes, and the framing of `dcb` and `dcz`.
- * docs/compression.md "Dictionaries".
+ * a dictionary and under which pattern, how a request names the dictionary it holds and the coding it takes, and the
+ * framing of `dcb` and `dcz`. docs/compression.md "Dictionaries".
  */
 import { createHash } from 'node:crypto'
 import path from 'node:path'
@@ -58,14 +58,11 @@ export function variesByDictionary(urlPath: string): boolean {
   return urlPath.startsWith(chunkBase) && dictionaries.extensions.includes(path.extname(urlPath))
 }
 
-/** The Vary of a chunk that may be delta-coded: the two request headers its coding depends on. */
-export const dictionaryVary = 'accept-encoding, available-dictionary'
-
 /**
  * The SHA-256 an `Available-Dictionary` header names, in hex, or undefined for anything but exactly one structured
  * field byte sequence (RFC 8941 section 3.3.5: `:` base64 `:`) of 32 bytes, in canonical base64 with its padding.
  * A header that is malformed, names another length or comes twice (joined with a comma) is as if absent: the answer
- * falls back to the ordinary codings, never an error (RFC 9842 section 2.2: the server may ignore it).
+ * falls back to the ordinary codings, never an error (a server may always answer without the dictionary).
  */
 export function availableDictionaryHash(header: string | undefined): string | undefined {
   if (header === undefined) return undefined
