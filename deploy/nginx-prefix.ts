@@ -140,6 +140,26 @@ export async function publishAssets(distDir: string, assetsDir: string, deployme
 }
 
 /**
+ * The names of the chunk files (in the shared folder) of the `count` most recently published deployments: the ones a
+ * returning visitor may hold, which the new deployment's chunks are delta-coded against
+ * (src/build/dictionary-deltas.ts).
+ */
+export async function retainedChunkNames(assetsDir: string, count: number): Promise<Set<string>> {
+  const manifestsDir = path.join(assetsDir, 'deployments')
+  const manifests: PublishedManifest[] = []
+  const names = await readdir(manifestsDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return []
+    throw error
+  })
+  for (const name of names) {
+    if (!name.endsWith('.json')) continue
+    manifests.push(JSON.parse(await readFile(path.join(manifestsDir, name), 'utf8')) as PublishedManifest)
+  }
+  manifests.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt))
+  return new Set(manifests.slice(Math.max(0, manifests.length - count)).flatMap((manifest) => manifest.files))
+}
+
+/**
  * Keeps the assets of the `keep` most recently published deployments (and of any in `alsoKeep`, e.g. one still
  * live); deletes the files no kept deployment lists. Returns the deployments dropped.
  */

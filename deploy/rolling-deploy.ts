@@ -1,6 +1,6 @@
 /**
  * A rolling deploy on one machine (docs/running-at-scale.md "Rolling deploy"): builds the new deployment, publishes its assets into
- * the shared folder, starts its instances, waits until each answers /api/ready, points nginx at them (documents to
+ * the shared folder (with deltas of its chunks against the retained deployments'), starts its instances, waits until each answers /api/ready, points nginx at them (documents to
  * the new deployment, requests naming the old one still to the old instances), and after a grace period drains the
  * old instances (SIGTERM: they finish what is in flight) and prunes the assets of deployments beyond the last few.
  *
@@ -23,8 +23,9 @@ import { chmod, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { publishAssets, pruneAssets, writePrefix, writeRouting, type LiveDeployment } from './nginx-prefix.ts'
+import { publishAssets, pruneAssets, retainedChunkNames, writePrefix, writeRouting, type LiveDeployment } from './nginx-prefix.ts'
 import { freePort } from './free-port.ts'
+import { dictionaryFilesIn, writeDeltas } from '../src/build/dictionary-deltas.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -195,7 +196,14 @@ async function deploy(options: {
   }
   if (state.deployments.some((one) => one.id === release.id)) throw new Error(`deployment ${release.id} is live already`)
   await mkdir(path.join(releasesDir, release.id), { recursive: true })
-  const published = await publishAssets(release.distDir, path.join(prefix, 'assets'), release.id)
+  // Deltas of its chunks against those of the deployments kept with it (the `keep - 1` before it): a returning
+  // visitor's browser holds one of them as a dictionary (docs/running-at-scale.md "Dictionaries after a deploy").
+  const assetsDir = path.join(prefix, 'assets')
+  const retained = await retainedChunkNames(assetsDir, options.keep - 1)
+  const dictionaryFiles = await dictionaryFilesIn(path.join(assetsDir, '_next', 'static', 'chunks'), retained)
+  const deltas = await writeDeltas(path.join(release.distDir, 'client', 'chunks'), dictionaryFiles)
+  log('dictionary deltas written', { deploymentId: release.id, deltas: deltas.written.length, notSmaller: deltas.notSmaller, tooLarge: deltas.tooLarge })
+  const published = await publishAssets(release.distDir, assetsDir, release.id)
   log('assets published', { deploymentId: release.id, files: published })
 
   // 3. Start its instances and wait until each is ready; a failure stops them and leaves the live site alone.

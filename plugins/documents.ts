@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
 import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-assets.ts'
+import { dictionaryAssetHandler, findDictionaryDeltas } from '../src/render/dictionary-assets.ts'
 import { findZstdAssets, zstdAssetHandler } from '../src/render/zstd-assets.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer, type RenderDocument } from '../src/render/renderer.ts'
@@ -47,7 +48,10 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
 
-  // zstd of the built files, before their routes exist (src/render/zstd-assets.ts).
+  // Deltas of the chunks against older deployments' (src/render/dictionary-assets.ts), then zstd of the built files,
+  // before their routes exist (src/render/zstd-assets.ts).
+  const dictionaryDeltas = dev ? new Map() : findDictionaryDeltas(clientDir, fastify.log)
+  if (dictionaryDeltas.size > 0) fastify.addHook('preHandler', dictionaryAssetHandler(dictionaryDeltas))
   const zstdAssets = dev ? new Map() : findZstdAssets(clientDir)
   if (zstdAssets.size > 0) fastify.addHook('preHandler', zstdAssetHandler(zstdAssets))
 

@@ -75,6 +75,10 @@ export const errors = {
   ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
   ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
   ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),
+  /** A delta of the build (`<chunk>.<sha-256>.dcz`, docs/compression.md "Dictionaries") that is not one: a wrong
+   * header, another dictionary's hash than its name says, no zstd frame, or no chunk beside it. Logged at start-up;
+   * the chunk is served in its other codings. */
+  DictionaryDeltaCorrupt: createError('COURIER_ERR_DICTIONARY_DELTA_CORRUPT', 'The dictionary delta %s is not usable: %s', 500),
   /** A content file (CONTENT_DIR, docs/content.md) that cannot be used: front matter missing a field or not YAML, a
    * file too large, text outside a section. The page that reads it fails; a kept version of it stays served. */
   ContentInvalid: createError('COURIER_ERR_CONTENT_INVALID', 'Content file %s is invalid: %s', 500),

@@ -43,12 +43,15 @@ function weightsOf(header: string): Map<string, number> {
  * preference for ties) and identity. No header: identity. When nothing offered is acceptable, identity: the response
  * goes without content coding, as RFC 9110 advises, even where identity was refused.
  */
-export function negotiateCoding(header: string | undefined, offered: readonly ContentCoding[]): Coding {
+export function negotiateCoding<C extends string = ContentCoding>(
+  header: string | undefined,
+  offered: readonly C[],
+): C | 'identity' {
   if (header === undefined) return 'identity'
   const weights = weightsOf(header)
   const any = weights.get('*')
   const weight = (coding: string) => weights.get(coding) ?? any ?? 0
-  let best: Coding = 'identity'
+  let best: C | 'identity' = 'identity'
   let bestQ = 0
   for (const coding of offered) {
     const q = weight(coding)

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { FastifyStaticOptions } from '@fastify/static'
 import { clientBundle } from '../../config/client-bundle.ts'
+import { setChunkHeaders } from './dictionary-assets.ts'
 import { assetBase } from './template.ts'
 
 /** Built assets have content-hashed names: cache them for a year, never revalidate (docs/rendering.md "Assets"). */
@@ -21,6 +22,9 @@ export function builtAssetOptions(distDir: string): Partial<FastifyStaticOptions
     lastModified: false,
     setHeaders(reply) {
       reply.header('cache-control', immutableAssetCacheControl)
+      // A chunk is a dictionary for the next deployment's, and its coding depends on the one the browser holds
+      // (src/render/dictionary-assets.ts).
+      setChunkHeaders(reply, reply.request.url)
     },
     // A name only the SSR build has (its chunks) is a 404, not the server's source.
     allowedPath(_pathname, root) {

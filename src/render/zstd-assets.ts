@@ -5,6 +5,7 @@ import { compression } from '../../config/compression.ts'
 import { negotiateCoding } from '../compression/negotiate.ts'
 import { addVary } from '../compression/vary.ts'
 import { immutableAssetCacheControl } from './built-assets.ts'
+import { setChunkHeaders } from './dictionary-assets.ts'
 import { assetBase } from './template.ts'
 
 /** A built file's `.zst`, written at build time beside it (src/build/precompress.ts). */
@@ -54,6 +55,7 @@ export function zstdAssetHandler(assets: ReadonlyMap<string, ZstdAsset>) {
     if (!asset) return done()
     if (negotiateCoding(request.headers['accept-encoding'], compression.codingPreference.builtAsset) !== 'zstd') return done()
     reply.code(200).type(asset.type).header('cache-control', immutableAssetCacheControl)
+    setChunkHeaders(reply, request.url)
     addVary(reply, 'accept-encoding')
     reply.header('content-encoding', 'zstd').header('content-length', asset.bytes)
     reply.send(request.method === 'HEAD' ? undefined : createReadStream(asset.file))

@@ -127,7 +127,7 @@ export interface RunningServer {
  * The app over the production build, listening on 127.0.0.1 on a free port, logging into memory. NODE_ENV is set
  * before the app is imported: React picks its production or development build when it is first loaded.
  */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>, options: { rootDir?: string } = {}): Promise<RunningServer> {
   process.env.NODE_ENV = 'production'
   const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { pino }] = await Promise.all([
     import('../../config/env.ts'),
@@ -141,13 +141,15 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-e2e-images-'))
   const removeImageCache = () => rm(imageCacheDir, { recursive: true, force: true })
   // Only what the suite needs: an operator's DEPLOYMENT_ID or TRUST_PROXY must not change what is tested.
-  const config = loadConfig({
+  let config = loadConfig({
     LOG_LEVEL: 'info',
     // The production build, or with COURIER_TEST_ROUTES the test build (config/env.ts), unless DIST_DIR names one.
     ...(process.env.DIST_DIR ? { DIST_DIR: process.env.DIST_DIR } : {}),
     IMAGE_CACHE_DIR: imageCacheDir,
     ...env,
   })
+  // Another copy of the project (a second deployment's source): @fastify/vite finds its client build from there.
+  if (options.rootDir) config = { ...config, rootDir: options.rootDir }
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
   try {

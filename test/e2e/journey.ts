@@ -62,6 +62,10 @@ export interface JourneySuite {
   /** Waits (bounded) for a server log line. */
   serverLogLine(predicate: (line: LogLine) => boolean, ms?: number): Promise<LogLine | undefined>
   open(t: Test): Promise<JourneySession>
+  /** The suite's own server, behind the proxy. */
+  serverOrigin: string
+  /** Sends every later request to another server behind the same origin (a new deployment, docs/compression.md). */
+  routeTo(origin: string): void
 }
 
 /** The tab a session has open: one at a time (WebKitWebDriver holds one session at a time), closed when replaced. */
@@ -169,5 +173,7 @@ export async function startJourneys(t: Test, env: Record<string, string> = {}): 
       return found
     },
     open: (test) => openSession(test, engine, proxy, openTab),
+    serverOrigin: server.origin,
+    routeTo: (origin) => proxy.retarget(origin),
   }
 }

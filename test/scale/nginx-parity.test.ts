@@ -3,16 +3,19 @@
  * through nginx with deploy/nginx/ and from the instance behind it directly, for each `Accept-Encoding` a client may
  * send. The same status, the same `Content-Encoding`, the same bytes once decoded, and the same headers a client or a
  * cache relies on. Values made per request (the nonce, `x-request-id`, `Date`) are left out, and documents are
- * compared with their nonce blanked.
+ * compared with their nonce blanked. Chunks also with `Available-Dictionary` (docs/compression.md "Dictionaries"):
+ * a dictionary the instance has a delta against, an unknown one and a malformed header.
  */
 import { createHash } from 'node:crypto'
 import { readdir, readFile, rm, stat } from 'node:fs/promises'
 import http from 'node:http'
 import path from 'node:path'
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync, type BrotliOptions } from 'node:zlib'
 import t from 'tap'
 import { compression } from '../../config/compression.ts'
 import { defaultDistDir } from '../../config/env.ts'
+import { dictionaryFilesIn, writeDeltas } from '../../src/build/dictionary-deltas.ts'
+import { deltaHeaderBytes, deltaMagic, sha256, type DictionaryCoding } from '../../src/compression/dictionaries.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { projectRoot, startServer } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis } from './processes.ts'
@@ -37,8 +40,20 @@ function get(origin: string, pathname: string, headers: Record<string, string>):
   })
 }
 
+/** The dictionaries a `dcz` answer may name, by hex SHA-256. */
+const dictionaryBytes = new Map<string, Buffer>()
+
 function decode(answer: RawAnswer): Buffer {
   switch (answer.headers['content-encoding']) {
+    case 'dcb':
+    case 'dcz': {
+      const coding: DictionaryCoding = answer.headers['content-encoding']
+      const magic = deltaMagic[coding]
+      const dictionary = dictionaryBytes.get(answer.wire.subarray(magic.length, deltaHeaderBytes(coding)).toString('hex'))
+      if (!answer.wire.subarray(0, magic.length).equals(magic) || !dictionary) throw new Error(`a ${coding} answer names a dictionary the test did not offer`)
+      const body = answer.wire.subarray(deltaHeaderBytes(coding))
+      return coding === 'dcb' ? brotliDecompressSync(body, { dictionary } as BrotliOptions & { dictionary: Buffer }) : zstdDecompressSync(body, { dictionary })
+    }
     case undefined:
       return answer.wire
     case 'br':
@@ -78,6 +93,7 @@ function view(answer: RawAnswer, other: RawAnswer) {
     'content-type': header('content-type'),
     'cache-control': header('cache-control'),
     vary: header('vary'),
+    'use-as-dictionary': header('use-as-dictionary'),
     etag: header('etag'),
     'last-modified': header('last-modified'),
     'content-length': lengthCompared ? header('content-length') : bothHaveLength ? '(a coded document: per request)' : '(not compared: one side streams)',
@@ -116,6 +132,23 @@ const redis = await startRedis(t)
 // The instance serves the test build (COURIER_TEST_ROUTES): its assets are the ones nginx publishes.
 const distDir = path.join(projectRoot, defaultDistDir(true))
 const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+// Deltas of the test build's chunks against the production build's (another deployment: every chunk differs), written
+// before the instance starts (it finds them at start-up) and removed when the test ends.
+const previousChunks = path.join(projectRoot, defaultDistDir(false), 'client', 'chunks')
+const previousFiles = await dictionaryFilesIn(previousChunks)
+if (previousFiles.length === 0) throw new Error(`no production build at ${previousChunks}: run \`npm run build\``)
+const dictionaryHashOf = new Map<string, string>()
+for (const file of previousFiles) {
+  const bytes = await readFile(file)
+  const hash = sha256(bytes).toString('hex')
+  dictionaryBytes.set(hash, bytes)
+  dictionaryHashOf.set(file, hash)
+}
+const chunksDir = path.join(distDir, 'client', 'chunks')
+const deltas = await writeDeltas(chunksDir, previousFiles)
+t.teardown(() =>
+  Promise.all(deltas.written.map((delta) => rm(path.join(chunksDir, `${delta.chunk}.${dictionaryHashOf.get(delta.dictionary)}.${delta.coding}`), { force: true }))),
+)
 const instance = await startServer(t, {
   env: { REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1', COURIER_TEST_ROUTES: 'true' },
   keepAccessLines: false,
@@ -200,3 +233,64 @@ for (const { kind, path: requestPath, headers = {}, inFolder = false, cacheStatu
     if (cacheStatuses) t.same(seenCacheStatuses, cacheStatuses, 'cached once per coding; never what an instance negotiated')
   })
 }
+
+/**
+ * A chunk with `Available-Dictionary`: through nginx and directly, the same answer for a dictionary the instance has
+ * a delta against (`dcz` where Accept-Encoding takes it), for an unknown one and for a malformed header (the chunk's
+ * other codings), with the same Vary. nginx passes both headers to an instance where the request takes `dcz`, caches
+ * only the deltas (one entry per dictionary), and serves every other from the shared folder.
+ */
+t.test('the entry chunk with Available-Dictionary', async (t) => {
+  const entryName = path.basename(new URL(entry, proxy).pathname)
+  const entryDeltas = deltas.written.filter((one) => one.chunk === entryName)
+  const dcz = entryDeltas.find((one) => one.coding === 'dcz')
+  const dcb = entryDeltas.find((one) => one.coding === 'dcb')
+  if (!dcz || !dcb) throw new Error(`no dcb and dcz delta of the entry chunk ${entryName}: ${deltas.written.map((one) => `${one.chunk}.${one.coding}`).join(' ')}`)
+  const smaller = dcb.bytes <= dcz.bytes ? dcb : dcz
+  const known = `:${Buffer.from(dictionaryHashOf.get(dcz.dictionary)!, 'hex').toString('base64')}:`
+  const dictionaryHeaders: Array<[string, string]> = [
+    ['a known dictionary', known],
+    ['an unknown dictionary', `:${sha256(Buffer.from('not a chunk of any deployment')).toString('base64')}:`],
+    ['a malformed header', known.slice(0, -1)],
+  ]
+  // Accept-Encoding, who answers, and the coding of the answer for a known dictionary.
+  const codings: Array<[string, 'nginx' | 'an instance', string]> = [
+    ['gzip, deflate, br, zstd, dcb, dcz', 'an instance', smaller.coding],
+    ['gzip, deflate, br, zstd, dcz', 'an instance', 'dcz'],
+    ['br, dcb', 'an instance', 'dcb'],
+    ['gzip, deflate, br, zstd', 'nginx', 'br'],
+    ['br;q=1, dcz;q=0.5', 'an instance', 'br'],
+    ['gzip, dcz', 'an instance', 'dcz'],
+    ['dcz;q=0, br', 'an instance', 'br'],
+  ]
+  const requestPath = `${new URL(entry, proxy).pathname}?dpl=${deploymentId}`
+  for (const [name, dictionary] of dictionaryHeaders) {
+    for (const [acceptEncoding, servedBy, knownCoding] of codings) {
+      const sent = { 'accept-encoding': acceptEncoding, 'available-dictionary': dictionary }
+      const direct = await get(instance.origin, requestPath, sent)
+      const proxied = await get(proxy, requestPath, sent)
+      const label = `${name}, Accept-Encoding "${acceptEncoding}"`
+      t.same(view(proxied, direct), view(direct, proxied), label)
+      t.equal(proxied.headers['x-courier-asset'] === 'shared-folder' ? 'nginx' : 'an instance', servedBy, `${label}: served by ${servedBy}`)
+      const isDelta = knownCoding === 'dcb' || knownCoding === 'dcz'
+      const expected = name === 'a known dictionary' || !isDelta ? knownCoding : acceptEncoding.includes('br') ? 'br' : 'gzip'
+      t.equal(proxied.headers['content-encoding'], expected, `${label}: ${expected}`)
+      t.equal(proxied.headers.vary, 'accept-encoding, available-dictionary', `${label}: Vary names both`)
+      if (expected === 'dcb' || expected === 'dcz') t.equal(proxied.wire.length, (expected === 'dcb' ? dcb : dcz).bytes, `${label}: the delta's bytes`)
+    }
+  }
+  // The cache: a delta is kept and given again, per set of dictionary codings named; an unknown dictionary's
+  // fallback is not kept.
+  const statuses = async (acceptEncoding: string, dictionary: string) => {
+    const seen: string[] = []
+    for (let index = 0; index < 2; index += 1) {
+      const answer = await get(proxy, requestPath, { 'accept-encoding': acceptEncoding, 'available-dictionary': dictionary })
+      seen.push(`${String(answer.headers['x-cache-status'])} ${String(answer.headers['content-encoding'])}`)
+    }
+    return seen
+  }
+  t.same(await statuses('gzip, deflate, br, zstd, dcb, dcz', known), [`HIT ${smaller.coding}`, `HIT ${smaller.coding}`], 'the delta: cached since the first request above')
+  t.same(await statuses('gzip, deflate, br, zstd, dcz', known), ['HIT dcz', 'HIT dcz'], 'a client that takes only dcz: its own entry, never the dcb one')
+  t.same(await statuses('gzip, deflate, br, zstd, dcb, dcz', dictionaryHeaders[1]![1]), ['MISS br', 'MISS br'], 'an unknown dictionary: never cached')
+  t.comment(`the entry chunk against the production build's: ${dcb.bytes} B in dcb, ${dcz.bytes} B in dcz, ${dcz.ordinaryBytes} B in its best coding`)
+})

@@ -3,9 +3,14 @@
  * Chromium tabs opened on A keep navigating and prefetching and while load runs. B is a build of a copy of the
  * project whose FAQ page differs, so its chunk names differ from A's. Expected: no failed chunk load, no 5xx, every
  * old tab on B's pages after at most one full navigation, and no console error but the expected
- * `Failed to load page data` (with the 409 that causes it).
+ * `Failed to load page data` (with the 409 that causes it). B's chunks are published with their deltas against A's
+ * (docs/running-at-scale.md "Dictionaries after a deploy"): through nginx, a browser that kept A's FAQ chunk gets
+ * B's as a delta, which decodes to B's file.
  */
 import { spawn, spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import http from 'node:http'
+import { brotliDecompressSync, type BrotliOptions } from 'node:zlib'
 import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -168,6 +173,30 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
   const deployedB = await runDeploy([...common, '--dist', distB, '--source', sourceB], env)
   t.equal(deployedB.code, 0, 'B deployed, A drained')
   if (deployedB.code !== 0) t.comment(deployedB.output)
+  const deltaLine = deployedB.output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; deltas?: number })
+    .find((line) => line.msg === 'dictionary deltas written')
+  t.ok((deltaLine?.deltas ?? 0) > 0, `B published with ${deltaLine?.deltas} deltas against A's chunks`)
+  {
+    const [faqA] = await faqChunks(distA)
+    const [faqB] = (await faqChunks(distB)).filter((name) => name.endsWith('.js'))
+    const dictionary = await readFile(path.join(distA, 'client', 'chunks', faqA!))
+    const answer = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const hash = createHash('sha256').update(dictionary).digest('base64')
+      const headers = { 'accept-encoding': 'gzip, deflate, br, zstd, dcb, dcz', 'available-dictionary': `:${hash}:` }
+      http.get(`${origin}/_next/static/chunks/${faqB}?dpl=${idB}`, { headers, agent: false }, (response) => {
+        const parts: Buffer[] = []
+        response.on('data', (part: Buffer) => parts.push(part))
+        response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(parts) }))
+        response.on('error', reject)
+      }).on('error', reject)
+    })
+    t.equal(answer.headers['content-encoding'], 'dcb', "B's FAQ chunk through nginx, to a browser that kept A's: a delta (brotli's, the smaller)")
+    const decoded = brotliDecompressSync(answer.body.subarray(36), { dictionary } as BrotliOptions & { dictionary: Buffer })
+    t.ok(decoded.equals(await readFile(path.join(distB, 'client', 'chunks', faqB!))), `which decodes to B's chunk (${answer.body.length} bytes for ${decoded.length})`)
+  }
   await sleep(2_000)
   moving = false
   await Promise.all(activity)

@@ -55,6 +55,11 @@ export interface LoopbackProxy {
   requests: ProxiedRequest[]
   /** Adds a rule; the first matching rule answers. */
   route(rule: Rule): void
+  /**
+   * Passes later requests to another server (`http://127.0.0.1:<port>`): a new deployment behind the same origin,
+   * as a returning visitor's browser meets it (the same cache, the same compression dictionaries).
+   */
+  retarget(target: string): void
   /** Script source put first in the `<head>` of every HTML document, with the document's CSP nonce. */
   injectIntoDocuments(source: string): void
   /**
@@ -78,7 +83,7 @@ function nonceOf(headers: IncomingHttpHeaders): string | undefined {
 }
 
 export async function startProxy(target: string): Promise<LoopbackProxy> {
-  const upstream = new URL(target)
+  let upstream = new URL(target)
   const agent = new http.Agent({ keepAlive: true })
   let requests: ProxiedRequest[] = []
   let rules: Array<{ rule: Rule; attempts: number }> = []
@@ -218,6 +223,9 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     },
     route(rule) {
       rules.push({ rule, attempts: 0 })
+    },
+    retarget(next) {
+      upstream = new URL(next)
     },
     injectIntoDocuments(source) {
       injected = [...injected, source]
