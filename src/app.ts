@@ -12,11 +12,13 @@ import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
 import { serverBuildStamp } from './build/build-stamp.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
+import { PlainErrorAnswers } from './error-format.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import { compileSchemasAfterListening, lazySchemaCompilers } from './lazy-schema-compilers.ts'
 import { routeEveryMethod } from './method-not-allowed.ts'
 import { loadSite, type Site } from './pages/site.ts'
 import { ContentSource } from './content/content-source.ts'
+import { caches } from '../config/caches.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
@@ -102,6 +104,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return app.errorHandler(error, request, reply)
     },
   })
+  // The answers of plugins/drain.ts, plugins/load-shedding.ts and of connection errors (src/error-format.ts).
+  app.decorate('plainErrorAnswers', new PlainErrorAnswers(caches.plainErrorAnswers))
   app.server.on('connect', refuseConnect.bind(app))
   // Before any route: the 405 routes take every method Node parses, not only those Fastify routes by default.
   routeEveryMethod(app)
