@@ -10,6 +10,8 @@ export class BoundedCache<K, V> {
   readonly #bounds: CacheBounds
   readonly #sizeOf: (value: V, key: K) => number
   #bytes = 0
+  /** The most recently used key: asked again (the common case: one browser's header), nothing moves. */
+  #newest: K | undefined
 
   /** `sizeOf`: an estimate of the bytes an entry holds (its strings and buffers). */
   constructor(bounds: CacheBounds, sizeOf: (value: V, key: K) => number) {
@@ -30,9 +32,12 @@ export class BoundedCache<K, V> {
   get(key: K): V | undefined {
     const entry = this.#entries.get(key)
     if (!entry) return undefined
-    // Re-inserted: the Map's order is the order of last use.
-    this.#entries.delete(key)
-    this.#entries.set(key, entry)
+    if (key !== this.#newest) {
+      // Re-inserted: the Map's order is the order of last use.
+      this.#entries.delete(key)
+      this.#entries.set(key, entry)
+      this.#newest = key
+    }
     return entry.value
   }
 
@@ -48,6 +53,7 @@ export class BoundedCache<K, V> {
       this.#bytes -= entry.bytes
     }
     this.#entries.set(key, { value, bytes })
+    this.#newest = key
     this.#bytes += bytes
   }
 
@@ -65,5 +71,6 @@ export class BoundedCache<K, V> {
     if (!entry) return
     this.#entries.delete(key)
     this.#bytes -= entry.bytes
+    if (key === this.#newest) this.#newest = undefined
   }
 }

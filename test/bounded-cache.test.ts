@@ -14,6 +14,11 @@ t.test('past its entries, the least recently used goes', async (t) => {
   t.equal(cache.get('a'), 'x')
   t.equal(cache.get('c'), 'z')
   t.equal(cache.size, 2)
+  cache.get('c')
+  cache.get('c')
+  cache.set('d', 'w')
+  t.equal(cache.get('a'), undefined, 'asked twice in a row, c stays the newest: a went')
+  t.equal(cache.get('c'), 'z')
 })
 
 t.test('bytes first: entries go until the new one fits, whatever their number', async (t) => {

@@ -38,14 +38,19 @@ export function parsedAcceptEncoding(bounds: CacheBounds = caches.acceptEncoding
 }
 
 function weightsOf(header: string, parsed: ParsedAcceptEncoding | undefined): Map<string, number> {
-  return parsed ? parsed.getOrSet(header, () => parse(header)) : parse(header)
+  let weights = parsed?.get(header)
+  if (!weights) {
+    weights = parse(header)
+    parsed?.set(header, weights)
+  }
+  return weights
 }
 
 /**
  * The coding to send a response in: the acceptable one with the highest q among `offered` (in the server's order of
- * preference for ties) and identity. No header: identity. `parsed`: where parsed headers are kept (without it, the
- * header is parsed on each call). When nothing offered is acceptable, identity: the response
- * goes without content coding, as RFC 9110 advises, even where identity was refused.
+ * preference for ties) and identity. No header: identity. When nothing offered is acceptable, identity: the response
+ * goes without content coding, as RFC 9110 advises, even where identity was refused. `parsed`: where parsed headers
+ * are kept (src/delivery/send.ts keeps them); without it, the header is parsed on each call.
  */
 export function negotiateCoding(
   header: string | undefined,
