@@ -92,6 +92,7 @@ export class Sender {
     addVary(reply, 'accept-encoding')
     reply.header('etag', encodedEtag(kept.etag, coding))
     if (matchesAnyEncoding(request.headers['if-none-match'], kept.etag)) return reply.code(304).header('cache-control', head.cacheControl).send()
+    if (coding !== 'identity') reply.header('content-encoding', coding)
     reply.code(head.statusCode).header('cache-control', head.cacheControl).type(head.type)
     if (coding === 'identity') return reply.send(kept.body)
     let encoded = kept.encoded.get(coding)
