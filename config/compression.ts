@@ -48,13 +48,6 @@ export const compression = Object.freeze({
    */
   pieceDictionaryBytes: 8 * 1024,
   /**
-   * Streamed documents' openings (the HTML before the app: the head, with the inlined stylesheet, three quarters of
-   * `/status`) kept compressed, per document template: most pages open alike for every request but for the nonce, so
-   * a gzip response compresses only what React renders (src/render/kept-openings.ts). A page whose head differs per
-   * request (a title from its data) takes one entry per distinct head; past this many, the least recently used goes.
-   */
-  keptOpenings: 64,
-  /**
    * The server's order among codings a client weighs alike (every browser: `gzip, deflate, br, zstd`), per kind of
    * answer, read from `npm run bench:codings` (docs/benchmarks.md "Content codings", 2026-11-25). The bytes are the
    * same from run to run; the CPU moved by half between runs on the shared 2-core machine, so it decides only where

@@ -8,7 +8,9 @@ import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-as
 import { dictionaryAssetHandler, findDictionaryDeltas } from '../src/render/dictionary-assets.ts'
 import { findZstdAssets, zstdAssetHandler } from '../src/render/zstd-assets.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
-import { createDocumentRenderer, type RenderDocument } from '../src/render/renderer.ts'
+import { createDocumentRenderer } from '../src/render/renderer.ts'
+import { createDocumentResponder, type RenderDocument } from '../src/render/respond.ts'
+import type { Sender } from '../src/delivery/send.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
@@ -25,15 +27,18 @@ export interface DocumentsOptions {
   renderTimeoutMs: number
   /** Keep documents rendered once (static pages, error pages without a digest); never in development. */
   keepDocuments: boolean
+  /** How documents go on the wire (src/delivery/send.ts): the one `buildApp` makes. */
+  sender: Sender
 }
 
 /**
  * Documents: @fastify/vite brings the client in (the build in production, Vite's dev server with HMR in development)
  * and serves the built assets under `/_next/static/`; Courier takes the template and the SSR module from it and
- * renders every document, page or error page, through `fastify.renderDocument` (src/render/renderer.ts).
+ * renders every document, page or error page, through `fastify.renderDocument` (src/render/respond.ts: the renderer
+ * of src/render/renderer.ts, its span and metrics, and the sender of src/delivery/send.ts).
  */
 async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
-  const { root, distDir, dev, pageIds, renderTimeoutMs, keepDocuments } = options
+  const { root, distDir, dev, pageIds, renderTimeoutMs, keepDocuments, sender } = options
   if (!Number.isInteger(renderTimeoutMs) || renderTimeoutMs <= 0) {
     throw new errors.OptionInvalid('renderTimeoutMs', 'a whole number of milliseconds above 0')
   }
@@ -67,11 +72,15 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
 
   fastify.decorate(
     'renderDocument',
-    createDocumentRenderer({
-      source,
-      deploymentId,
-      renderTimeoutMs,
-      preloadsFor,
+    createDocumentResponder({
+      render: createDocumentRenderer({
+        source,
+        deploymentId,
+        renderTimeoutMs,
+        preloadsFor,
+        streamCoding: (request, template, head, headTags) => sender.streamCoding(request, template, head, headTags),
+      }),
+      sender,
       keepDocuments: keepDocuments && !dev,
       tracing: tracingOf(fastify),
       metrics: fastify.metrics,

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Socket } from 'node:net'
 import { errors } from '../src/errors.ts'
-import { plainErrorAnswer } from '../src/error-format.ts'
 
 const closingError = new errors.ServerClosing()
 
@@ -50,7 +49,7 @@ async function drain(fastify: FastifyInstance, options: DrainOptions) {
   fastify.addHook('onRequest', function refuseWhileClosing(request: FastifyRequest, reply: FastifyReply, done) {
     if (!closing) return done()
     fastify.metrics?.requestShed('draining')
-    const answer = plainErrorAnswer(request.url, 503, closingError.code)
+    const answer = fastify.plainErrorAnswers.answer(request.url, 503, closingError.code)
     reply.code(503).header('connection', 'close').header('cache-control', 'no-store').header('x-content-type-options', 'nosniff')
     return reply.type(answer.contentType).send(answer.body)
   })

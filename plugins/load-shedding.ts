@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { plainErrorAnswer } from '../src/error-format.ts'
 import { errors } from '../src/errors.ts'
 
 export interface LoadSheddingOptions {
@@ -58,7 +57,7 @@ async function loadShedding(fastify: FastifyInstance, options: LoadSheddingOptio
       episode = { startedAt: Date.now(), shed: 1 }
       request.log.warn({ code: overloaded.code, type, value, maxEventLoopDelayMs }, 'shedding load')
     }
-    const answer = plainErrorAnswer(request.url, overloadedStatus, overloaded.code)
+    const answer = fastify.plainErrorAnswers.answer(request.url, overloadedStatus, overloaded.code)
     reply
       .code(overloadedStatus)
       .header('retry-after', retryAfter)

@@ -11,10 +11,8 @@ import {
   type PageAnswerKind,
 } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
-import { compression } from '../config/compression.ts'
-import { codingForBody, compressBody } from '../src/compression/compress.ts'
-import { addVary } from '../src/compression/vary.ts'
-import { encodedEtag, matchesAnyEncoding } from '../src/etag.ts'
+import type { Sender } from '../src/delivery/send.ts'
+import { matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import type { PageAnswers } from '../src/pages/answers.ts'
@@ -29,6 +27,8 @@ export interface PageDataOptions {
   matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
   /** The page-data span and its loader's (plugins/tracing.ts); off by default. */
   tracing?: Tracing
+  /** How kept page data goes on the wire (src/delivery/send.ts). */
+  sender: Sender
 }
 
 const jsonType = 'application/json; charset=utf-8'
@@ -47,8 +47,9 @@ interface DataRequest {
 /** A loader's answer as the page-data metric counts it (METRICS_PORT). */
 const outcomes: Readonly<Record<PageAnswerKind, PageDataOutcome>> = { props: 'props', redirect: 'redirect', notFound: 'not_found' }
 
-function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl: string, body: string | Buffer = answer.body) {
-  return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(body)
+/** An answer computed per request, or one with no data: plugins/compression.ts compresses it as it goes. */
+function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl: string) {
+  return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(answer.body)
 }
 
 /**
@@ -58,7 +59,7 @@ function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl
  * ETag; a `dynamic` page's is computed per request.
  */
 async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
-  const { answers, matchPage, tracing = tracingOff } = options
+  const { answers, matchPage, tracing = tracingOff, sender } = options
   const deploymentId = fastify.deploymentId
   const metrics = fastify.metrics
 
@@ -112,22 +113,10 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
     // Kept for the deployment, so compressed once per coding (the best each does), never per request.
-    const coding = codingForBody(request.headers['accept-encoding'], Buffer.byteLength(data.body), compression.codingPreference.pageData)
-    addVary(reply, 'accept-encoding')
-    reply.header('etag', encodedEtag(data.etag, coding))
-    if (matchesAnyEncoding(request.headers['if-none-match'], data.etag)) {
-      metrics?.pageDataAnswered('static', 'not_modified')
-      return reply.code(304).header('cache-control', cacheControl).send()
-    }
-    metrics?.pageDataAnswered('static', outcomes[pageAnswerKind(entry.answer)])
-    if (coding === 'identity') return sendAnswer(reply, data, cacheControl)
-    let encoded = entry.encodedData.get(coding)
-    if (!encoded) {
-      encoded = compressBody(data.body, coding, 'once')
-      entry.encodedData.set(coding, encoded)
-    }
-    reply.header('content-encoding', coding)
-    return sendAnswer(reply, data, cacheControl, encoded)
+    const notModified = matchesAnyEncoding(request.headers['if-none-match'], data.etag)
+    metrics?.pageDataAnswered('static', notModified ? 'not_modified' : outcomes[pageAnswerKind(entry.answer)])
+    const kept = { body: data.body, etag: data.etag, encoded: entry.encodedData }
+    return sender.sendKeptBody(request, reply, kept, { statusCode: data.statusCode, cacheControl, type: jsonType })
   }
 
   // Any other method: 405 with Allow, decided before any body is read.

@@ -16,6 +16,7 @@ import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { tracedStaticEntry, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
+import type { Sender } from '../src/delivery/send.ts'
 
 export interface PagesOptions {
   /** The pages to serve, loaded once at start-up (src/pages/site.ts). */
@@ -24,6 +25,8 @@ export interface PagesOptions {
   content: ContentSource
   /** `static` page instances kept per deployment, at most this many (config/server.ts). */
   staticPageCacheEntries: number
+  /** How kept page data goes on the wire (src/delivery/send.ts): the one `buildApp` makes. */
+  sender: Sender
 }
 
 /** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
@@ -115,7 +118,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     fastify.route(methodNotAllowedRoute(fastify, page.path, pageMethods))
   }
 
-  await fastify.register(pageData, { answers, matchPage, tracing })
+  await fastify.register(pageData, { answers, matchPage, tracing, sender: options.sender })
   fastify.log.debug({ pages: site.pages.length }, 'pages ready')
 }
 

@@ -12,11 +12,14 @@ import { serverLimits } from '../config/server.ts'
 import { AccessLogController } from './access-log.ts'
 import { serverBuildStamp } from './build/build-stamp.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
+import { PlainErrorAnswers } from './error-format.ts'
 import { generateRequestId, loggerOptions } from './logger.ts'
 import { compileSchemasAfterListening, lazySchemaCompilers } from './lazy-schema-compilers.ts'
 import { routeEveryMethod } from './method-not-allowed.ts'
 import { loadSite, type Site } from './pages/site.ts'
 import { ContentSource } from './content/content-source.ts'
+import { Sender } from './delivery/send.ts'
+import { caches } from '../config/caches.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
@@ -65,6 +68,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const accessLogController = new AccessLogController()
   const logger: FastifyBaseLogger = options.logger ?? pino(loggerOptions(config.logLevel))
   const schemaCompilers = lazySchemaCompilers()
+  // How every answer's bytes go on the wire, and the caches of that (src/delivery/send.ts, config/caches.ts).
+  const sender = new Sender(caches)
   const app = Fastify({
     loggerInstance: logger,
     schemaController: { compilersFactory: schemaCompilers.compilersFactory },
@@ -102,6 +107,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return app.errorHandler(error, request, reply)
     },
   })
+  // The answers of plugins/drain.ts, plugins/load-shedding.ts and of connection errors (src/error-format.ts).
+  app.decorate('plainErrorAnswers', new PlainErrorAnswers(caches.plainErrorAnswers))
   app.server.on('connect', refuseConnect.bind(app))
   // Before any route: the 405 routes take every method Node parses, not only those Fastify routes by default.
   routeEveryMethod(app)
@@ -133,7 +140,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(metrics, { host: config.metricsHost, port: config.metricsPort, rootDir: config.rootDir })
   }
   await app.register(accessLog)
-  await app.register(compression)
+  await app.register(compression, { sender })
   await app.register(errors)
   await app.register(drain, { keepAliveTimeoutMs: limits.drainKeepAliveTimeoutMs })
   // Before the request filter and every route: a shed request costs no other work.
@@ -167,8 +174,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     renderTimeoutMs: limits.renderTimeoutMs,
     // A server that keeps no static page (the bound at 0) keeps no document at all: every document streams.
     keepDocuments: limits.staticPageCacheEntries > 0,
+    sender,
   })
-  await app.register(pages, { site, content, staticPageCacheEntries: limits.staticPageCacheEntries })
+  await app.register(pages, { site, content, staticPageCacheEntries: limits.staticPageCacheEntries, sender })
   // The route only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others' revalidations.
   await app.register(revalidate, { token: config.revalidateToken })
   return app

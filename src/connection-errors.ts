@@ -1,7 +1,7 @@
 import http from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { plainErrorAnswer } from './error-format.ts'
+import type { PlainErrorAnswers } from './error-format.ts'
 import { errorCode, errors } from './errors.ts'
 
 /**
@@ -29,9 +29,9 @@ function requestPath(rawPacket: unknown): string | undefined {
   return line?.[1]
 }
 
-function connectionErrorResponse(statusCode: number, path: string | undefined): string {
+function connectionErrorResponse(answers: PlainErrorAnswers, statusCode: number, path: string | undefined): string {
   // Without a readable path the answer is the HTML page (the JSON form is for /api and /_next).
-  const answer = plainErrorAnswer(path ?? '/', statusCode, codeByStatus[statusCode] ?? errorCode(errors.BadRequest))
+  const answer = answers.answer(path ?? '/', statusCode, codeByStatus[statusCode] ?? errorCode(errors.BadRequest))
   return (
     `HTTP/1.1 ${statusCode} ${http.STATUS_CODES[statusCode]}\r\n` +
     `Content-Type: ${answer.contentType}\r\n` +
@@ -51,7 +51,7 @@ export function handleConnectionError(
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const statusCode = (error.code && statusByCode[error.code]) || 400
   this.log.info({ code: error.code, statusCode }, 'connection rejected')
-  if (socket.writable) socket.write(connectionErrorResponse(statusCode, requestPath(error.rawPacket)))
+  if (socket.writable) socket.write(connectionErrorResponse(this.plainErrorAnswers, statusCode, requestPath(error.rawPacket)))
   socket.destroy()
 }
 
@@ -63,6 +63,6 @@ export function refuseConnect(this: FastifyInstance, request: http.IncomingMessa
   this.log.info({ method: request.method, statusCode: 405 }, 'connection rejected')
   // The target is usually `host:port`; a path (`CONNECT /api/x`) gets JSON under /api and /_next, like any error.
   const path = request.url?.startsWith('/') ? request.url : undefined
-  if (socket.writable) socket.write(connectionErrorResponse(405, path))
+  if (socket.writable) socket.write(connectionErrorResponse(this.plainErrorAnswers, 405, path))
   socket.destroy()
 }

@@ -1,4 +1,6 @@
+import { caches, type CacheBounds } from '../config/caches.ts'
 import { statusTitle } from '../config/status-titles.ts'
+import { BoundedCache } from './bounded-cache.ts'
 import { plainErrorDocument } from './render/error-documents.ts'
 
 /** The API and everything under /_next (data, assets, images) fail in JSON; every other path gets an HTML page. */
@@ -12,22 +14,32 @@ export interface PlainErrorAnswer {
   body: string
 }
 
-const plainAnswers = new Map<string, PlainErrorAnswer>()
-
 /**
- * The status-title table's answer without React: JSON `{ statusCode, code, error, message }` for the API and /_next,
- * a script-free HTML page otherwise. Built once per status, code and format.
+ * The status-title table's answers without React: JSON `{ statusCode, code, error, message }` for the API and
+ * /_next, a script-free HTML page otherwise. Each is built once per status, code and format and kept (config/caches.ts):
+ * `buildApp` makes one of these per instance, as `fastify.plainErrorAnswers`.
  */
-export function plainErrorAnswer(url: string, statusCode: number, code: string): PlainErrorAnswer {
-  const json = answersInJson(url)
-  const key = `${statusCode}:${code}:${json}`
-  let answer = plainAnswers.get(key)
-  if (!answer) {
-    const title = statusTitle(statusCode)
-    answer = json
-      ? { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, code, error: title, message: title }) }
-      : { contentType: 'text/html; charset=utf-8', body: plainErrorDocument(statusCode) }
-    plainAnswers.set(key, answer)
+export class PlainErrorAnswers {
+  readonly #answers: BoundedCache<string, PlainErrorAnswer>
+
+  constructor(bounds: CacheBounds = caches.plainErrorAnswers) {
+    this.#answers = new BoundedCache(bounds, (answer, key) => (answer.body.length + key.length) * 2)
   }
-  return answer
+
+  answer(url: string, statusCode: number, code: string): PlainErrorAnswer {
+    const json = answersInJson(url)
+    return this.#answers.getOrSet(`${statusCode}:${code}:${json}`, () => {
+      const title = statusTitle(statusCode)
+      return json
+        ? { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, code, error: title, message: title }) }
+        : { contentType: 'text/html; charset=utf-8', body: plainErrorDocument(statusCode) }
+    })
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The plain error answers of this instance (src/error-format.ts). */
+    plainErrorAnswers: PlainErrorAnswers
+  }
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import { brotliCompressSync, constants, createBrotliCompress, createZstdCompress, gzipSync, zstdCompressSync, type BrotliCompress, type ZstdCompress } from 'node:zlib'
 import { compression } from '../../config/compression.ts'
-import { identityAcceptable, negotiateCoding, type Coding, type ContentCoding } from './negotiate.ts'
+import type { ContentCoding } from './negotiate.ts'
 
 /** A body compressed in one go: per request (`perRequest`) or once, to keep (the best ratio). */
 export function compressBody(body: Buffer | string, coding: ContentCoding, effort: 'perRequest' | 'once'): Buffer {
@@ -79,13 +79,4 @@ function zstdCompressor(): ZstdCompress {
       [constants.ZSTD_c_chainLog]: compression.zstdStreamChainLog,
     },
   })
-}
-
-/**
- * The coding for a body of `byteLength` bytes: none below `compression.minBytes` (unless the client refuses identity),
- * else as negotiated among `offered`.
- */
-export function codingForBody(acceptEncoding: string | undefined, byteLength: number, offered: readonly ContentCoding[]): Coding {
-  if (byteLength < compression.minBytes && identityAcceptable(acceptEncoding)) return 'identity'
-  return negotiateCoding(acceptEncoding, offered)
 }

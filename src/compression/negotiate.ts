@@ -1,3 +1,6 @@
+import { caches, type CacheBounds } from '../../config/caches.ts'
+import { BoundedCache } from '../bounded-cache.ts'
+
 /**
  * Content negotiation of `Accept-Encoding` (RFC 9110 section 12.5.3): q-values honoured, `*` stands for any coding not
  * named, `identity` acceptable unless refused (`identity;q=0`, or `*;q=0` without an entry for it).
@@ -25,15 +28,20 @@ function parse(header: string): Map<string, number> {
   return weights
 }
 
-const parsedHeaders = new Map<string, Map<string, number>>()
-/** Browsers send a handful of distinct headers: parse each once (bounded, so odd headers cannot grow it). */
-const maxParsedHeaders = 64
+/** Parsed headers by their text: browsers send a handful of distinct ones, so each is parsed once (config/caches.ts). */
+export type ParsedAcceptEncoding = BoundedCache<string, Map<string, number>>
 
-function weightsOf(header: string): Map<string, number> {
-  let weights = parsedHeaders.get(header)
+/** The cache of parsed headers the sender keeps (src/delivery/send.ts); `buildApp` makes one per instance. */
+export function parsedAcceptEncoding(bounds: CacheBounds = caches.acceptEncoding): ParsedAcceptEncoding {
+  // The header's text twice (key and parse) and about 48 bytes per coding named.
+  return new BoundedCache(bounds, (weights, header) => header.length * 2 + weights.size * 48)
+}
+
+function weightsOf(header: string, parsed: ParsedAcceptEncoding | undefined): Map<string, number> {
+  let weights = parsed?.get(header)
   if (!weights) {
     weights = parse(header)
-    if (parsedHeaders.size < maxParsedHeaders) parsedHeaders.set(header, weights)
+    parsed?.set(header, weights)
   }
   return weights
 }
@@ -41,14 +49,16 @@ function weightsOf(header: string): Map<string, number> {
 /**
  * The coding to send a response in: the acceptable one with the highest q among `offered` (in the server's order of
  * preference for ties) and identity. No header: identity. When nothing offered is acceptable, identity: the response
- * goes without content coding, as RFC 9110 advises, even where identity was refused.
+ * goes without content coding, as RFC 9110 advises, even where identity was refused. `parsed`: where parsed headers
+ * are kept (src/delivery/send.ts keeps them); without it, the header is parsed on each call.
  */
 export function negotiateCoding<C extends string = ContentCoding>(
   header: string | undefined,
   offered: readonly C[],
+  parsed?: ParsedAcceptEncoding,
 ): C | 'identity' {
   if (header === undefined) return 'identity'
-  const weights = weightsOf(header)
+  const weights = weightsOf(header, parsed)
   const any = weights.get('*')
   const weight = (coding: string) => weights.get(coding) ?? any ?? 0
   let best: C | 'identity' = 'identity'
@@ -67,8 +77,8 @@ export function negotiateCoding<C extends string = ContentCoding>(
 }
 
 /** Whether the response may go without content coding: identity not refused (`identity;q=0`, or `*;q=0` alone). */
-export function identityAcceptable(header: string | undefined): boolean {
+export function identityAcceptable(header: string | undefined, parsed?: ParsedAcceptEncoding): boolean {
   if (header === undefined) return true
-  const weights = weightsOf(header)
+  const weights = weightsOf(header, parsed)
   return (weights.get('identity') ?? weights.get('*') ?? 1) > 0
 }

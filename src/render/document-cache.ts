@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { compression } from '../../config/compression.ts'
 import { compressSegments, gzipStartWithInsertions, gzipWithInsertions, type GzipSegments, type GzipStart } from '../compression/gzip-segments.ts'
 import { compressFrames, zstdWithInsertions, type ZstdFrames } from '../compression/zstd-frames.ts'
-import { escapeHtml } from './template.ts'
+import { nonceAttribute } from './template.ts'
 
 /**
  * A document rendered once, kept as the bytes between its nonce attributes: per request only the request's nonce
@@ -15,6 +15,19 @@ export interface KeptDocument {
   length: number
   /** Where per-request head tags go (the `traceparent` meta), in bytes into the first part; undefined: none go in. */
   headAt?: number | undefined
+  /** Its encoded variants, each made once, on first use, and kept as long as the document is. */
+  readonly encoded: EncodedVariants
+}
+
+/**
+ * A kept document's compressed parts: gzip by the lengths of what goes between them (a nonce attribute has one
+ * length, or none; the head tags another), since parts compressed for those lengths refer back across them (src/
+ * compression/gzip-segments.ts); zstd frames once. A few gzip variants per document at most; past them, parts
+ * compressed alone serve any lengths.
+ */
+export interface EncodedVariants {
+  readonly gzip: Map<number, GzipSegments>
+  zstd: ZstdFrames | undefined
 }
 
 /**
@@ -32,32 +45,22 @@ export function splitAtNonce(html: string): KeptDocument | undefined {
   const texts = html.split(placeholderAttribute)
   if (texts.some((text) => text.includes(documentNoncePlaceholder))) return undefined
   const parts = texts.map((text) => Buffer.from(text, 'utf8'))
-  return { parts, length: parts.reduce((total, part) => total + part.length, 0) }
+  return { parts, length: parts.reduce((total, part) => total + part.length, 0), encoded: { gzip: new Map(), zstd: undefined } }
 }
 
 const noBytes = Buffer.alloc(0)
 
-/** What goes between the parts for one request: its nonce attribute, or nothing. */
+/** What goes between the parts for one request: its nonce attribute (src/render/template.ts), or nothing. */
 function nonceAttributeBytes(nonce: string | undefined): Buffer {
-  return nonce ? Buffer.from(` nonce="${escapeHtml(nonce)}"`, 'latin1') : noBytes
+  return nonce ? Buffer.from(nonceAttribute(nonce), 'latin1') : noBytes
 }
 
-/**
- * Each kept document's compressed parts, by the lengths of what goes between them (a nonce attribute has one length,
- * or none; the head tags another): parts compressed for those lengths refer back across them (src/compression/
- * gzip-segments.ts). A few variants per document at most; past them, parts compressed alone serve any lengths.
- */
-const gzipSegments = new WeakMap<KeptDocument, Map<number, GzipSegments>>()
 const maxSegmentVariants = 4
 const anyGapLengths = -1
 
 /** The compressed parts for these insertions: `between` (the nonce attribute) and `first` (what the first gap takes). */
 function segmentsFor(document: KeptDocument, between: Buffer, first: Buffer): GzipSegments {
-  let variants = gzipSegments.get(document)
-  if (!variants) {
-    variants = new Map()
-    gzipSegments.set(document, variants)
-  }
+  const variants = document.encoded.gzip
   // Both lengths in one number (a nonce attribute and head tags are far shorter than 2^20 bytes): no string per request.
   const key = first.length * 2 ** 20 + between.length
   let segments = variants.get(key)
@@ -107,19 +110,13 @@ export function gzippedDocumentBytes(document: KeptDocument, nonce: string | und
   return gzipWithInsertions(segments, between, first)
 }
 
-/** Each kept document's parts as zstd frames, compressed once (src/compression/zstd-frames.ts). */
-const zstdFrames = new WeakMap<KeptDocument, ZstdFrames>()
-
 /**
  * The whole zstd bytes of one response of a kept document: its parts' frames, compressed once (on first use, at the
  * best level), with the request's nonce attribute and head tags as raw frames in between: no compression per request.
  */
 export function zstdDocumentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
-  let frames = zstdFrames.get(document)
-  if (!frames) {
-    frames = compressFrames(partsAroundHead(document), compression.zstdLevelOnce)
-    zstdFrames.set(document, frames)
-  }
+  // The parts as zstd frames, compressed once (src/compression/zstd-frames.ts).
+  const frames = (document.encoded.zstd ??= compressFrames(partsAroundHead(document), compression.zstdLevelOnce))
   const between = nonceAttributeBytes(nonce)
   return zstdWithInsertions(frames, between, document.headAt === undefined ? between : headTags)
 }

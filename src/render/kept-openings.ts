@@ -1,4 +1,5 @@
-import { compression } from '../../config/compression.ts'
+import { caches, type CacheBounds } from '../../config/caches.ts'
+import { BoundedCache } from '../bounded-cache.ts'
 import type { GzipStart } from '../compression/gzip-segments.ts'
 import { documentBytes, documentNoncePlaceholder, gzipStartOf, splitAtNonce, type KeptDocument } from './document-cache.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
@@ -10,11 +11,12 @@ import type { DocumentHead, DocumentTemplate } from './template.ts'
  * 5.9 kB of `/status`, most of it the inlined stylesheet), and compressing it took a sixth of that page's CPU.
  */
 export class KeptOpenings {
-  readonly #byTemplate = new WeakMap<DocumentTemplate, Map<string, KeptDocument | null>>()
-  readonly #maxEntries: number
+  readonly #byTemplate = new WeakMap<DocumentTemplate, BoundedCache<string, KeptDocument | null>>()
+  readonly #bounds: CacheBounds
 
-  constructor(maxEntries: number = compression.keptOpenings) {
-    this.#maxEntries = maxEntries
+  /** `bounds`: config/caches.ts, or a number of entries alone. */
+  constructor(bounds: CacheBounds | number = caches.keptOpenings) {
+    this.#bounds = typeof bounds === 'number' ? { ...caches.keptOpenings, maxEntries: bounds } : bounds
   }
 
   /**
@@ -38,7 +40,7 @@ export class KeptOpenings {
   #opening(template: DocumentTemplate, head: DocumentHead): KeptDocument | undefined {
     let openings = this.#byTemplate.get(template)
     if (!openings) {
-      openings = new Map()
+      openings = new BoundedCache(this.#bounds, openingBytes)
       this.#byTemplate.set(template, openings)
     }
     const key = headKey(head)
@@ -46,11 +48,8 @@ export class KeptOpenings {
     if (opening === undefined) {
       const split = splitAtNonce(template.open(head, documentNoncePlaceholder))
       opening = split ? { ...split, headAt: template.headTagsAt } : null
-      if (openings.size >= this.#maxEntries) openings.delete(openings.keys().next().value!)
-    } else {
-      openings.delete(key) // re-inserted below: the Map's order is the order of last use
+      openings.set(key, opening)
     }
-    openings.set(key, opening)
     return opening ?? undefined
   }
 
@@ -63,4 +62,9 @@ export class KeptOpenings {
 /** Everything of a head the opening is made of, as one string. */
 function headKey(head: DocumentHead): string {
   return JSON.stringify([head.title, head.description, head.preloadModules, head.preloadStyles])
+}
+
+/** What a kept opening holds: its key, its bytes and their gzip parts (at most as long as the bytes). */
+function openingBytes(opening: KeptDocument | null, key: string): number {
+  return key.length * 2 + (opening ? opening.length * 2 : 0)
 }

@@ -56,7 +56,11 @@ function unescapeHtml(text: string): string {
   return text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => htmlUnescapes[entity]!)
 }
 
-function nonceAttribute(nonce: string | undefined): string {
+/**
+ * The one way a request's nonce goes into a document: as this attribute, or nothing where the request filter gave
+ * none. The template writes it; a kept document takes it between its parts (src/render/document-cache.ts).
+ */
+export function nonceAttribute(nonce: string | undefined): string {
   return nonce ? ` nonce="${escapeHtml(nonce)}"` : ''
 }
 
@@ -147,16 +151,16 @@ export function compileTemplate(
       const description = head.description
         ? `<meta name="description" content="${escapeHtml(head.description)}" />`
         : ''
-      const nonceAttr = nonceAttribute(nonce)
+      const attribute = nonceAttribute(nonce)
       let preloads = ''
-      for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${nonceAttr}>`
+      for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${attribute}>`
       let code = ''
       if (loader) {
         const preloadAttribute = head.preloadModules?.length ? ` data-preload="${escapeHtml(head.preloadModules.join(' '))}"` : ''
-        code = `<script${nonceAttr}${entryAttribute}${preloadAttribute}>${loader}</script>`
+        code = `<script${attribute}${entryAttribute}${preloadAttribute}>${loader}</script>`
       } else {
         for (const href of head.preloadModules ?? []) {
-          code += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${nonceAttr}>`
+          code += `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" fetchpriority="low"${attribute}>`
         }
       }
       // Render-blocking first (stylesheets, the font), then the entry script (or its loader), then the page's own

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import type { RenderTarget } from '../render/renderer.ts'
+import type { RenderTarget } from '../render/document-target.ts'
 import type { FastifyRequest } from 'fastify'
 import { noSpan, type SpanAttributes, type TraceSpan, type Tracing } from './tracing.ts'
 
@@ -38,7 +38,7 @@ export function traceStreamedRender(span: TraceSpan, stream: Readable, startedAt
     span.addEvent('all ready')
   })
   stream.once('close', function renderDone() {
-    // A time-out has said aborted already (renderer.ts); a stream cut before its end says it here.
+    // A time-out has said aborted already (respond.ts); a stream cut before its end says it here.
     if (!stream.readableEnded) span.setAttributes({ 'courier.render.aborted': true })
     span.end()
   })

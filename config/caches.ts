@@ -1,0 +1,36 @@
+/**
+ * The bounds of every cache Courier keeps in memory for the bytes it sends (docs/compression.md "One seam for the
+ * bytes on the wire"). Each is an object `buildApp` makes (src/bounded-cache.ts): bytes first, then entries; past
+ * either, the least recently used entry goes. An entry larger than a cache's bytes is not kept at all.
+ */
+export interface CacheBounds {
+  /** The most bytes the entries may hold together (an estimate of what each holds: its strings and buffers). */
+  readonly maxBytes: number
+  /** The most entries, whatever their size. */
+  readonly maxEntries: number
+}
+
+export const caches = Object.freeze({
+  /**
+   * Parsed `Accept-Encoding` headers: browsers send a handful of distinct ones, so 64 holds them all; odd headers
+   * from scripts cannot grow it. 64 kB: 64 headers of a few hundred bytes each and their weights.
+   */
+  acceptEncoding: Object.freeze({ maxEntries: 64, maxBytes: 64 * 1024 }),
+  /**
+   * Streamed documents' openings kept compressed (src/render/kept-openings.ts): one per distinct head per template.
+   * A page whose head differs per request (a title from its data) takes one entry per distinct head. An opening is
+   * about 5 kB, its compressed parts about 2 kB more: 64 of them, well under 1 MB.
+   */
+  keptOpenings: Object.freeze({ maxEntries: 64, maxBytes: 1024 * 1024 }),
+  /**
+   * The plain error answers (src/error-format.ts), built once per status, code and format: a few dozen at most (the
+   * coded errors times two formats); 256 leave room, 256 kB bound them (each is under 1 kB).
+   */
+  plainErrorAnswers: Object.freeze({ maxEntries: 256, maxBytes: 256 * 1024 }),
+  /**
+   * Error documents without a digest, kept by status (src/render/document-cache.ts): at most one per 4xx and 5xx
+   * status. Unlike the others, once full this table keeps what it has and streams the rest (a document is a render,
+   * not a lookup, and the statuses that hit it first are the ones to keep).
+   */
+  errorDocuments: Object.freeze({ maxEntries: 200, maxBytes: 8 * 1024 * 1024 }),
+} satisfies Record<string, CacheBounds>)
