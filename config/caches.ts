@@ -1,6 +1,6 @@
 /**
- * The bounds of every cache Courier keeps in memory for the bytes it sends (docs/compression.md "One seam for the
- * bytes on the wire"). Each is an object `buildApp` makes (src/bounded-cache.ts): bytes first, then entries; past
+ * The bounds of every cache Courier keeps in memory: those of the bytes it sends (docs/compression.md "One seam for
+ * the bytes on the wire") and parsed content (docs/content.md). Each is an object `buildApp` makes (src/bounded-cache.ts): bytes first, then entries; past
  * either, the least recently used entry goes. An entry larger than a cache's bytes is not kept at all.
  */
 export interface CacheBounds {
@@ -27,6 +27,12 @@ export const caches = Object.freeze({
    * coded errors times two formats); 256 leave room, 256 kB bound them (each is under 1 kB).
    */
   plainErrorAnswers: Object.freeze({ maxEntries: 256, maxBytes: 256 * 1024 }),
+  /**
+   * Content files parsed, each kept with the text it came from (src/content/content-source.ts): a file read again
+   * unchanged is not parsed again. Counted by the texts' bytes (the trees take a few times as much): 8 MiB and 1,000
+   * files, far above the example's folder of a few dozen files of a few kB.
+   */
+  parsedContent: Object.freeze({ maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 }),
   /**
    * Error documents without a digest, kept by status (src/render/document-cache.ts): at most one per 4xx and 5xx
    * status. Unlike the others, once full this table keeps what it has and streams the rest (a document is a render,

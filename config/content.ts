@@ -15,12 +15,6 @@ export const contentLayout = Object.freeze({
   /** Markdown files larger than this are refused (COURIER_ERR_CONTENT_INVALID): a page's content is prose, and a
    * runaway file must not be parsed and sent as page data on every request. */
   maxFileBytes: 256 * 1024,
-  /** Files whose parsed form is kept with the text it came from (src/content/content-source.ts): a file read again
-   * unchanged is not parsed again. Every page of the list and the pager reads every guide, so without it a start
-   * parsed each guide once per page kept. Bounded by the texts' bytes (the trees take a few times as much), then by
-   * files, both far above the example's folder; past either the oldest entry goes. */
-  parsedTextBytesKept: 8 * 1024 * 1024,
-  parsedFilesKept: 1_000,
 })
 
 /** Regeneration of kept pages (docs/content.md "Freshness"). */

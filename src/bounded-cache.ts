@@ -2,8 +2,8 @@ import type { CacheBounds } from '../config/caches.ts'
 
 /**
  * A cache bounded by one rule (config/caches.ts): the bytes its entries hold, then their number; past either, the
- * least recently used entry goes. Every cache of the delivery (parsed headers, kept openings, plain error answers) is
- * one of these, made by `buildApp` and passed down: none lives in module scope.
+ * least recently used entry goes. Every cache of the delivery (parsed headers, kept openings, plain error answers) and
+ * the parsed content files are one of these, made by `buildApp` and passed down: none lives in module scope.
  */
 export class BoundedCache<K, V> {
   readonly #entries = new Map<K, { value: V; bytes: number }>()

@@ -3,6 +3,8 @@ import path from 'node:path'
 import type { ElementContent, Root, RootContent } from 'hast'
 import { contentLayout } from '../../config/content.ts'
 import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
+import { caches } from '../../config/caches.ts'
+import { BoundedCache } from '../bounded-cache.ts'
 import { errors } from '../errors.ts'
 import { parseFrontMatter, parseMarkdown, textOf, type MarkdownFile } from './markdown.ts'
 
@@ -31,8 +33,7 @@ export interface GuideEntry extends Guide {
 export class ContentSource {
   readonly dir: string
   /** By file (relative to the folder): the text last parsed and what it gave. Read-only to every caller. */
-  readonly #parsed = new Map<string, { text: string; parsed: MarkdownFile }>()
-  #parsedBytes = 0
+  readonly #parsed = new BoundedCache<string, { text: string; parsed: MarkdownFile }>(caches.parsedContent, ({ text }) => Buffer.byteLength(text))
 
   constructor(dir: string) {
     this.dir = dir
@@ -106,7 +107,7 @@ export class ContentSource {
     const kept = this.#parsed.get(file)
     if (kept?.text === text) return kept.parsed
     const parsed = parseMarkdown(text, file)
-    this.#keep(file, text, parsed)
+    this.#parsed.set(file, { text, parsed })
     return parsed
   }
 
@@ -127,23 +128,6 @@ export class ContentSource {
     return text
   }
 
-  #keep(file: string, text: string, parsed: MarkdownFile): void {
-    this.#forget(file)
-    const bytes = Buffer.byteLength(text)
-    for (const oldest of this.#parsed.keys()) {
-      if (this.#parsedBytes + bytes <= contentLayout.parsedTextBytesKept && this.#parsed.size < contentLayout.parsedFilesKept) break
-      this.#forget(oldest)
-    }
-    this.#parsed.set(file, { text, parsed })
-    this.#parsedBytes += bytes
-  }
-
-  #forget(file: string): void {
-    const entry = this.#parsed.get(file)
-    if (!entry) return
-    this.#parsed.delete(file)
-    this.#parsedBytes -= Buffer.byteLength(entry.text)
-  }
 }
 
 /** Front matter order, then file name: the order a folder's files are listed in. */
