@@ -4,17 +4,13 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, 
 import type { TrustProxy } from '../config/env.ts'
 import { deploymentIdAttribute, tracingShutdownFlushMs, untracedPaths, type TracingConfig } from '../config/tracing.ts'
 import { tracingOff } from '../src/tracing/tracing.ts'
+import { pathOf } from '../src/request-path.ts'
 
 export interface TracingOptions {
   /** The OTEL_* configuration (config/tracing.ts); undefined: tracing off, and nothing of OpenTelemetry is loaded. */
   config: TracingConfig | undefined
   /** TRUST_PROXY: only a trusted peer's `traceparent` continues a trace. */
   trustProxy: TrustProxy
-}
-
-function pathOf(url: string): string {
-  const queryAt = url.indexOf('?')
-  return queryAt === -1 ? url : url.slice(0, queryAt)
 }
 
 /**

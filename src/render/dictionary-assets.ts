@@ -23,6 +23,7 @@ import {
 import { addVary } from '../compression/vary.ts'
 import { errors } from '../errors.ts'
 import { immutableAssetCacheControl } from './built-assets.ts'
+import { pathOf } from '../request-path.ts'
 
 /** A zstd frame starts so (RFC 8878 section 3.1.1), right after the `dcz` header. */
 const zstdFrameMagic = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])
@@ -106,11 +107,6 @@ export function findDictionaryDeltas(clientDir: string, log: FastifyBaseLogger):
     against.smallestFirst = (Object.keys(sizes) as DictionaryCoding[]).sort((a, b) => sizes[a]!.bytes - sizes[b]!.bytes)
   }
   return deltas
-}
-
-function pathOf(url: string): string {
-  const queryAt = url.indexOf('?')
-  return queryAt === -1 ? url : url.slice(0, queryAt)
 }
 
 /**

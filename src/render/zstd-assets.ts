@@ -7,6 +7,7 @@ import { addVary } from '../compression/vary.ts'
 import { immutableAssetCacheControl } from './built-assets.ts'
 import { setChunkHeaders } from './dictionary-assets.ts'
 import { assetBase } from './template.ts'
+import { pathOf } from '../request-path.ts'
 
 /** A built file's `.zst`, written at build time beside it (src/build/precompress.ts). */
 export interface ZstdAsset {
@@ -50,8 +51,7 @@ export function findZstdAssets(clientDir: string): ReadonlyMap<string, ZstdAsset
 export function zstdAssetHandler(assets: ReadonlyMap<string, ZstdAsset>) {
   return function sendZstdAsset(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
     if (!request.url.startsWith(assetBase) || (request.method !== 'GET' && request.method !== 'HEAD')) return done()
-    const queryAt = request.url.indexOf('?')
-    const asset = assets.get(queryAt === -1 ? request.url : request.url.slice(0, queryAt))
+    const asset = assets.get(pathOf(request.url))
     if (!asset) return done()
     if (negotiateCoding(request.headers['accept-encoding'], compression.codingPreference.builtAsset) !== 'zstd') return done()
     reply.code(200).type(asset.type).header('cache-control', immutableAssetCacheControl)
