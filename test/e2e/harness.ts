@@ -190,6 +190,16 @@ function record(context: BrowserContext, page: Page): Recording {
     const entry = entries.get(response.request())
     if (entry) entry.status = response.status()
   })
+  // A request can finish without a `response` event reaching the context (Chromium's idle-time prefetches under
+  // load): its answer is read from the request once it has finished.
+  context.on('requestfinished', function recordFinished(request) {
+    const entry = entries.get(request)
+    if (!entry || entry.status !== undefined) return
+    request.response().then(
+      (response) => void (entry.status ??= response?.status()),
+      () => undefined,
+    )
+  })
   context.on('requestfailed', function recordFailure(request) {
     const entry = entries.get(request)
     if (entry) entry.failure = request.failure()?.errorText ?? 'failed'
