@@ -24,8 +24,9 @@ export const startUp = Object.freeze({
    * listens on plain HTTP. Loading them (and `tls` with them) cost 15-25 ms of a start and about 7 MiB of resident
    * memory, the TLS and HTTP/2 stacks and the parts of Node's binary they run; src/build/server-build.ts
    * `lazyBuiltins` says how. A module added here must be one whose exports are read as properties, never
-   * destructured at load (that would load it at once, which is correct but saves nothing). Not `dns`: Fastify looks
-   * the listening host up once it listens, whatever the host.
+   * destructured at load (that would load it at once, which is correct but saves nothing). `v8` (and its heap and
+   * CPU profiler modules) is read by the status page only. Not `dns`: Fastify looks the listening host up once it
+   * listens, whatever the host.
    */
-  lazyBuiltins: Object.freeze(['node:https', 'node:http2']),
+  lazyBuiltins: Object.freeze(['node:https', 'node:http2', 'node:v8']),
 })

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { getHeapStatistics } from 'node:v8'
+import v8 from 'node:v8'
 import { processMemory } from '../../config/server.ts'
 
 export interface ProcessMemory {
@@ -21,6 +21,6 @@ export function readProcessMemory(now = performance.now()): ProcessMemory {
     rss = process.memoryUsage.rss()
     rssReadAt = now
   }
-  const heap = getHeapStatistics()
+  const heap = v8.getHeapStatistics()
   return { rss, heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size }
 }

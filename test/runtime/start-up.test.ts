@@ -67,7 +67,7 @@ t.test('a start writes the compile cache beside the compiled server, and the nex
   t.match(second.output, /react-dom-server\.node\.production\.js was accepted|react-dom\S+ was accepted/, "and React's server renderer")
 })
 
-t.test('a start that served / has not loaded the Node modules it uses only on demand (TLS, HTTP/2)', async (t) => {
+t.test('a start that served / has not loaded the Node modules it uses only on demand (TLS, HTTP/2, V8 statistics)', async (t) => {
   // Preloaded: at exit, the list of Node's own modules the process loaded.
   const report = "process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(process.moduleLoadList) + '\\n'))"
   const { code, output } = await startOnce({}, [`--import=data:text/javascript,${encodeURIComponent(report)}`])
