@@ -164,45 +164,56 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     if ((isDocument && injected.length > 0) || transformHtml) delete headers['accept-encoding']
     entry.forwardedAcceptEncoding = headers['accept-encoding']
     const scripts = injected
-    const outbound = http.request(
-      { host: upstream.hostname, port: upstream.port, method: request.method, path: pathAndQuery, headers, agent },
-      (answer) => {
-        entry.status = answer.statusCode
-        entry.responseHeaders = answer.headers
-        const html = String(answer.headers['content-type'] ?? '').startsWith('text/html')
-        if (transformHtml && html) {
-          const change = transformHtml
-          const chunks: Buffer[] = []
-          answer.on('data', (chunk: Buffer) => chunks.push(chunk))
-          answer.on('end', () => {
-            const nonce = nonceOf(answer.headers)
-            let body = change(Buffer.concat(chunks).toString('utf8'), nonce)
-            if (isDocument && scripts.length > 0) body = body.replace('<head>', `<head>${scriptTags(scripts, nonce)}`)
-            const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) }
-            reply.writeHead(answer.statusCode ?? 502, headers)
-            reply.end(body)
-          })
-          answer.on('error', () => reply.destroy())
-          return
-        }
-        if (isDocument && html && scripts.length > 0 && request.method !== 'HEAD') {
-          pipeHtmlWithScripts(answer, reply, scripts)
-          return
-        }
-        reply.writeHead(answer.statusCode ?? 502, answer.headers)
-        answer.pipe(reply)
-      },
-    )
-    outbound.on('error', () => {
-      if (!reply.headersSent) reply.writeHead(502).end()
-      else reply.destroy()
-    })
+    // A kept-alive socket the server closed while idle fails the request sent on it (ECONNRESET, no byte of an
+    // answer): a GET or HEAD goes again once on a fresh socket, as Node's docs advise and nginx does, instead of
+    // answering the browser 502 for a race of the proxy's own.
+    const idempotent = request.method === 'GET' || request.method === 'HEAD'
+    let outbound: http.ClientRequest
+    const send = (retried: boolean) => {
+      const current = http.request(
+        { host: upstream.hostname, port: upstream.port, method: request.method, path: pathAndQuery, headers, agent },
+        (answer) => {
+          entry.status = answer.statusCode
+          entry.responseHeaders = answer.headers
+          const html = String(answer.headers['content-type'] ?? '').startsWith('text/html')
+          if (transformHtml && html) {
+            const change = transformHtml
+            const chunks: Buffer[] = []
+            answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+            answer.on('end', () => {
+              const nonce = nonceOf(answer.headers)
+              let body = change(Buffer.concat(chunks).toString('utf8'), nonce)
+              if (isDocument && scripts.length > 0) body = body.replace('<head>', `<head>${scriptTags(scripts, nonce)}`)
+              const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) }
+              reply.writeHead(answer.statusCode ?? 502, headers)
+              reply.end(body)
+            })
+            answer.on('error', () => reply.destroy())
+            return
+          }
+          if (isDocument && html && scripts.length > 0 && request.method !== 'HEAD') {
+            pipeHtmlWithScripts(answer, reply, scripts)
+            return
+          }
+          reply.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(reply)
+        },
+      )
+      outbound = current
+      current.on('error', () => {
+        if (!retried && idempotent && current.reusedSocket && !reply.headersSent && !reply.destroyed) return send(true)
+        if (!reply.headersSent) reply.writeHead(502).end()
+        else reply.destroy()
+      })
+      if (idempotent) current.end()
+      else request.pipe(current)
+    }
+    send(false)
     // The browser went away before the answer was through: so does the request upstream (a finished one keeps its
     // keep-alive socket, which may already serve another request).
     reply.on('close', () => {
       if (!reply.writableFinished) outbound.destroy()
     })
-    request.pipe(outbound)
   }
 
   const server = http.createServer((request, reply) => {
