@@ -32,9 +32,10 @@ export function builtAssetOptions(distDir: string): Partial<FastifyStaticOptions
     },
     // The build writes no dotfiles into its chunks; one that appears there is not the site's to serve.
     dotfiles: 'deny',
-    // @fastify/vite registers the client build's root a second time with one route per file, found by a glob walk at
-    // start-up (its "public files"): the build has none outside the chunks, which the wildcard route above serves.
-    // Nothing is listed, so a start walks no folder and registers no route per chunk (docs/runtime.md "Cold start").
+    // @fastify/vite registers the client build's root a second time with one route per file, found by a glob walk
+    // at start-up (its "public files"): the build has none outside the chunks, which the chunks folder's wildcard
+    // route serves. Nothing is listed, so a start walks no folder and registers no route per chunk (docs/runtime.md
+    // "Cold start").
     globIgnore: ['**'],
     // `<file>.br` and `<file>.gz` written at build time (src/build/precompress.ts), sent as the client accepts; the
     // `.zst` beside them goes out before this, where zstd is the coding (src/render/zstd-assets.ts).
