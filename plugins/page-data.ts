@@ -12,7 +12,6 @@ import {
 } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
-import { matchesAnyEncoding } from '../src/etag.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import type { PageAnswers } from '../src/pages/answers.ts'
@@ -113,10 +112,11 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
     // Kept for the deployment, so compressed once per coding (the best each does), never per request.
-    const notModified = matchesAnyEncoding(request.headers['if-none-match'], data.etag)
-    metrics?.pageDataAnswered('static', notModified ? 'not_modified' : outcomes[pageAnswerKind(entry.answer)])
     const kept = { body: data.body, etag: data.etag, encoded: entry.encodedData }
-    return sender.sendKeptBody(request, reply, kept, { statusCode: data.statusCode, cacheControl, type: jsonType })
+    const sent = sender.sendKeptBody(request, reply, kept, { statusCode: data.statusCode, cacheControl, type: jsonType })
+    // The sender answered 304 where If-None-Match named any encoding of this data.
+    metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(entry.answer)])
+    return sent
   }
 
   // Any other method: 405 with Allow, decided before any body is read.

@@ -127,7 +127,6 @@ export class ContentSource {
     }
     return text
   }
-
 }
 
 /** Front matter order, then file name: the order a folder's files are listed in. */

@@ -14,9 +14,9 @@ export class KeptOpenings {
   readonly #byTemplate = new WeakMap<DocumentTemplate, BoundedCache<string, KeptDocument | null>>()
   readonly #bounds: CacheBounds
 
-  /** `bounds`: config/caches.ts, or a number of entries alone. */
-  constructor(bounds: CacheBounds | number = caches.keptOpenings) {
-    this.#bounds = typeof bounds === 'number' ? { ...caches.keptOpenings, maxEntries: bounds } : bounds
+  /** `bounds`: config/caches.ts. */
+  constructor(bounds: CacheBounds = caches.keptOpenings) {
+    this.#bounds = bounds
   }
 
   /**

@@ -62,18 +62,19 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
 
   return async function renderDocument(request, reply, target, kept) {
     const slot = slotFor(target, kept)
+    const headTags = headTagsOf(request, target)
     const ready = slot?.ready
     if (ready) {
       // Nothing renders: no render span; the request span says the kept document was sent (docs/operations.md "Traces").
       traceKeptDocument(tracing, request, target)
       metrics?.keptDocumentSent(request, target.type)
-      return sender.sendKeptDocument(request, answerHead(request, reply, target), ready, headTagsOf(request, target))
+      return sender.sendKeptDocument(request, answerHead(request, reply, target), ready, headTags)
     }
     const span = tracing.startSpan(request, 'courier.render', { attributes: renderSpanAttributes(target) })
     let renderStarted = performance.now()
     const seconds = () => (performance.now() - renderStarted) / 1000
     const rendered = await render(request, target, slot, {
-      headTags: headTagsOf(request, target),
+      headTags,
       onStreamStart: () => void (renderStarted = performance.now()),
       onError(error, digest) {
         if (error instanceof ClientGoneError || error instanceof RenderTimeoutError) span.setAttributes({ 'courier.render.aborted': true })
@@ -89,7 +90,7 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
       span.setAttributes({ 'courier.render.kept': true })
       span.end()
       metrics?.keptDocumentSent(request, target.type)
-      return sender.sendKeptDocument(request, answerHead(request, reply, target), rendered.document, headTagsOf(request, target))
+      return sender.sendKeptDocument(request, answerHead(request, reply, target), rendered.document, headTags)
     }
     span.setAttributes({ 'courier.render.kept': false })
     traceStreamedRender(span, rendered.stream, renderStarted)

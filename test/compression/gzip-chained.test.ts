@@ -7,6 +7,7 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { gunzipSync } from 'node:zlib'
+import { caches } from '../../config/caches.ts'
 import { compression } from '../../config/compression.ts'
 import { compressSegments, gzipStartWithInsertions, gzipTrailer, gzipWithInsertions } from '../../src/compression/gzip-segments.ts'
 import { gzipPieces } from '../../src/compression/pieces.ts'
@@ -79,7 +80,7 @@ t.test('a kept start continues with pieces: one member', async (t) => {
 t.test('kept openings: one per head, least recently used out first, same bytes as the template writes', async (t) => {
   const source = `<!doctype html><html><head><!--courier-head--><style nonce="__COURIER_NONCE__">${css}</style><script type="module" nonce="__COURIER_NONCE__" src="/e.js"></script></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>`
   const template = compileTemplate(source, '__DATA__', 'dpl-1')
-  const openings = new KeptOpenings(2)
+  const openings = new KeptOpenings({ ...caches.keptOpenings, maxEntries: 2 })
   for (const [title, n, tags] of [['A', nonce(), ''], ['A', undefined, ''], ['B', nonce(), '<meta name="traceparent" content="x">'], ['A', nonce(), '']] as const) {
     const kept = openings.gzipStart(template, { title }, n, tags)
     if (!kept) throw new Error('not kept')
