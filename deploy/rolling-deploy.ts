@@ -101,31 +101,35 @@ function nginxRunning(prefix: string): boolean {
   return Number.isInteger(pid) && pid > 0 && isRunning(pid)
 }
 
-/**
- * After `nginx -s reload`, the old workers finish the requests they hold (and close idle kept-alive connections)
- * under the old configuration, which may still route to the instances being taken out: those are stopped only once
- * no worker of the old configuration is left, or after `waits.nginxOldWorkersMs`. Old workers are the master's
- * children named `nginx: worker process is shutting down` (Linux /proc).
- */
-async function waitForOldNginxWorkers(prefix: string): Promise<void> {
-  const pidFile = path.join(prefix, 'logs', 'nginx.pid')
-  const master = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim())
-  if (!Number.isInteger(master) || master <= 0) return
-  const shuttingDown = async (): Promise<number> => {
-    let count = 0
-    for (const entry of await readdir('/proc').catch(() => [] as string[])) {
-      if (!/^\d+$/.test(entry)) continue
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
-      // pid (comm) state ppid ...: the ppid after the closing parenthesis.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid !== master) continue
-      const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
-      if (cmdline.includes('shutting down')) count += 1
-    }
-    return count
+/** The pids of the nginx master's worker processes (Linux /proc: its children whose command line names a worker). */
+async function nginxWorkers(prefix: string): Promise<number[]> {
+  const master = Number((await readFile(path.join(prefix, 'logs', 'nginx.pid'), 'utf8').catch(() => '')).trim())
+  if (!Number.isInteger(master) || master <= 0) return []
+  const workers: number[] = []
+  for (const entry of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(entry)) continue
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    // pid (comm) state ppid ...: the ppid after the closing parenthesis.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    if (ppid !== master) continue
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
+    if (cmdline.includes('worker process')) workers.push(Number(entry))
   }
+  return workers
+}
+
+/**
+ * `nginx -s reload`, then the wait for every worker of the old configuration to exit: they finish the requests they
+ * hold (and close idle kept-alive connections) under that configuration, which may still route to the instances being
+ * taken out, so those are stopped only after it, or after `waits.nginxOldWorkersMs`. The workers waited for are the
+ * ones that ran before the signal: the signal only asks the master, which may not have told any of them to shut down
+ * yet when the wait begins (under load it did not, and an instance stopped then answered an old worker's request 503).
+ */
+async function reloadNginxAndDrainOldWorkers(prefix: string): Promise<void> {
+  const oldWorkers = await nginxWorkers(prefix)
+  nginx(prefix, '-s', 'reload')
   const deadline = Date.now() + waits.nginxOldWorkersMs
-  while ((await shuttingDown()) > 0) {
+  while (oldWorkers.some(isRunning)) {
     if (Date.now() > deadline) return log('old nginx workers still running: stopping the old instances anyway', { waitedMs: waits.nginxOldWorkersMs })
     await sleep(50)
   }
@@ -259,8 +263,7 @@ async function deploy(options: {
     await sleep(options.oldGraceSeconds * 1000)
     state.deployments = [next]
     await writeRouting(prefix, routing(state.deployments))
-    nginx(prefix, '-s', 'reload')
-    await waitForOldNginxWorkers(prefix)
+    await reloadNginxAndDrainOldWorkers(prefix)
     await stopInstances(old.flatMap((one) => one.instances))
     await saveState(stateFile, state)
     log('old instances drained', { deployments: old.map((one) => one.id) })
