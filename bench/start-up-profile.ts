@@ -64,7 +64,8 @@ for (const file of files) {
   profile.samples.forEach((id, index) => {
     const delta = (profile.timeDeltas[index] ?? 0) / 1000
     const names = stackNames(id)
-    while (phase + 1 < phaseMarks.length && names.has(phaseMarks[phase + 1]![1])) phase += 1
+    // A phase too short to be sampled (the configuration often is) is skipped, not waited for.
+    for (let later = phase + 1; later < phaseMarks.length; later += 1) if (names.has(phaseMarks[later]![1])) phase = later
     const name = phaseMarks[phase]![0]
     phases.set(name, (phases.get(name) ?? 0) + delta)
     const kind = kindOf(byId.get(id)!)
