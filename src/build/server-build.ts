@@ -149,6 +149,57 @@ export function lazyBuiltins(code: string): string {
   return code.replace(bundledRequire, (call, id: string) => (startUp.lazyBuiltins.includes(id) ? `__courierLazyBuiltin(${JSON.stringify(id)})` : call))
 }
 
+// A legal comment (slash, star, bang ... star, slash) on lines of its own, as the minifier leaves one.
+const legalCommentLines = /^\/\*![^]*?\*\/$/gm
+
+/**
+ * `charset: 'ascii'` escapes every string, template and identifier, but leaves comments as they are: a license notice
+ * naming its author with an accent would keep the chunk's source from being ASCII. Its other characters are written
+ * as `\u{...}`. Only on comments that are lines of their own, so no column of the source map moves.
+ */
+function asciiLegalComments(): RolldownPlugin {
+  return {
+    name: 'courier:ascii-legal-comments',
+    // After minifying, which puts each legal comment on lines of its own.
+    generateBundle(_options, bundle) {
+      for (const output of Object.values(bundle)) {
+        if (output.type !== 'chunk' || !/[^\0-\x7f]/.test(output.code)) continue
+        output.code = output.code.replace(legalCommentLines, (comment) =>
+          comment.replace(/[^\0-\x7f]/gu, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`),
+        )
+      }
+    },
+  }
+}
+
+/** What @fastify/static's `import { glob } from 'glob'` resolves to in the compiled server. */
+const globStandInId = '\0courier:glob-on-demand'
+
+/**
+ * @fastify/static's `glob` package, loaded on its first walk instead of when @fastify/static loads, and a walk that
+ * ignores every file (`globIgnore: ['**']`, src/render/built-assets.ts) answered at once, as glob answers it: no
+ * file. A production start walks nothing else (plugins/public-files.ts lists its folder itself), so it neither loads
+ * nor runs glob, about 10 ms of a start (docs/runtime.md "Cold start").
+ */
+function globOnDemand(): RolldownPlugin {
+  const fastifyStatic = `${path.sep}@fastify${path.sep}static${path.sep}`
+  return {
+    name: 'courier:glob-on-demand',
+    resolveId(source, importer) {
+      return source === 'glob' && importer?.includes(fastifyStatic) ? globStandInId : undefined
+    },
+    load(id) {
+      if (id !== globStandInId) return undefined
+      return (
+        'export async function glob(pattern, options) {\n' +
+        "  if (options?.ignore?.length === 1 && options.ignore[0] === '**') return []\n" +
+        "  return (await import('glob')).glob(pattern, options)\n" +
+        '}\n'
+      )
+    },
+  }
+}
+
 /**
  * Compiles the server (src/server.ts and everything of Courier's it imports: src/, plugins/, config/, site/) to plain
  * ES modules in `<outDir>/node/` with source maps, after Vite has built the client and the SSR entry, so `npm start`
@@ -172,7 +223,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
           input: { server: path.join(options.root, 'src', 'server.ts') },
           platform: 'node',
           external: isExternal,
-          plugins: [buildDecisions(options, stamp), builtinsThroughRequire()],
+          plugins: [buildDecisions(options, stamp), globOnDemand(), builtinsThroughRequire(), asciiLegalComments()],
           transform: { target: 'node26', jsx: 'react-jsx' },
           output: {
             dir: nodeDir,
@@ -185,6 +236,9 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
               mangle: { keepNames: true },
               codegen: { removeWhitespace: true },
             },
+            // ASCII only (docs/runtime.md "Cold start"): one character beyond Latin-1 anywhere in a chunk makes V8 hold
+            // all of its source as two bytes per character, and any beyond ASCII makes Node transcode it on every start.
+            charset: 'ascii',
             sourcemap: true,
             // Stack traces need the mappings only; the sources are in the repository. Keeps the map Node loads at
             // start-up (src/runtime/start-up.ts turns source maps on) and holds in memory a third of the size.
