@@ -4,6 +4,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown'
 import { toHast } from 'mdast-util-to-hast'
 import { parse as parseYaml } from 'yaml'
 import { errors } from '../errors.ts'
+import { readSimpleFrontMatter } from './simple-front-matter.ts'
 
 /** A Markdown file read: its front matter (YAML between `---` fences) and its body as an element tree. */
 export interface MarkdownFile {
@@ -50,6 +51,8 @@ function splitFrontMatter(text: string): { yaml: string | undefined; markdown: s
 
 function readFrontMatter(yamlText: string | undefined, file: string): Record<string, unknown> {
   if (yamlText === undefined) throw new errors.ContentInvalid(file, 'no front matter (a --- fenced YAML block first)')
+  const simple = readSimpleFrontMatter(yamlText)
+  if (simple) return simple
   let value: unknown
   try {
     value = parseYaml(yamlText)
