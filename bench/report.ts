@@ -179,7 +179,7 @@ export function formatReport(report: BenchReport): string {
     )
   }
   if (report.baseline) {
-    lines.push('', `Courier on ${report.node} ÷ the same build on ${report.baseline.node} (req/s, medians):`)
+    lines.push('', `Courier on ${report.node} ÷ the same build on ${report.baseline.node} (req/s; the median of each pass's ratio, the two run back to back):`)
     for (const comparison of report.comparisons) {
       lines.push(`  ${comparison.kind}: ${fixed(comparison.courierRps, 1)} ÷ ${fixed(comparison.baselineRps ?? null, 1)} = ${fixed(comparison.versusBaseline ?? null, 3)}`)
     }

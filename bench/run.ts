@@ -35,7 +35,7 @@ import {
   type PageSize,
   type TargetSummary,
 } from './report.ts'
-import { evaluateGoals, median, ratio } from './stats.ts'
+import { evaluateGoals, median, pairedRatio, ratio } from './stats.ts'
 import {
   bareStatusTarget,
   baselineIdentity,
@@ -303,6 +303,9 @@ async function main(): Promise<void> {
   })
   const rps = (server: ServerName, kind: string) =>
     summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.requestsPerSecond ?? null
+  // Each pass's req/s, in pass order: the baseline runs right after Courier on the same target (serverOrder).
+  const passRps = (server: ServerName, kind: string) =>
+    summaries.find((summary) => summary.server === server && summary.kind === kind)?.passes.map((pass) => pass.requestsPerSecond) ?? []
   const rss = (server: ServerName, kind: string) =>
     summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.peakRssMiB ?? null
   const loadedKinds = [...new Set(targets.map((target) => target.kind))] as TargetKind[]
@@ -331,7 +334,7 @@ async function main(): Promise<void> {
       nextRps: rps('next', kind),
       ratio: ratio(rps('courier', kind), rps('next', kind)),
       rssRatio: ratio(rss('courier', kind), rss('next', kind)),
-      ...(baseline ? { baselineRps: rps('baseline', kind), versusBaseline: ratio(rps('courier', kind), rps('baseline', kind)) } : {}),
+      ...(baseline ? { baselineRps: rps('baseline', kind), versusBaseline: pairedRatio(passRps('courier', kind), passRps('baseline', kind)) } : {}),
     })),
     coldStart,
     ...(baseline ? { baseline: { node: baseline.version, coldStartMs: median(coldMs.baseline) } } : {}),
@@ -349,6 +352,7 @@ async function main(): Promise<void> {
       firstLoadJsSentBytes: firstLoadJs.courier.totalSentBytes,
       firstVisitBytes: { courier: firstVisit.courier?.total ?? null, next: firstVisit.next?.total ?? null },
       peakRssMiB,
+      ...(baseline ? { versusOlderNode: (kind: string) => pairedRatio(passRps('courier', kind), passRps('baseline', kind)) } : {}),
     }),
     floorCheck,
     images: { courierBytes: images.bytes, nextBytes: nextImageBytes, coldTransform },

@@ -17,6 +17,16 @@ export function ratio(a: number | null | undefined, b: number | null | undefined
   return Number((a / b).toFixed(3))
 }
 
+/**
+ * a ÷ b for runs made in pairs (pass i of a beside pass i of b): the median of the pairs' ratios. Two servers run
+ * back to back see the same speed of the host, which moved up to 2x from pass to pass on the shared machine, so the
+ * ratio of each pair is steadier than the ratio of two medians taken over all passes. Null without a whole pair.
+ */
+export function pairedRatio(a: readonly (number | null)[], b: readonly (number | null)[]): number | null {
+  const ratios = a.flatMap((value, index) => ratio(value, b[index]) ?? [])
+  return ratios.length ? Number(median(ratios)!.toFixed(3)) : null
+}
+
 export interface Goal {
   /** What is compared, e.g. `dynamic page /status req/s, Courier ÷ Next`. */
   name: string
@@ -47,6 +57,8 @@ export interface GoalInputs {
   /** Bytes on the wire of a first visit to / in Chromium (document, scripts, styles, fonts). */
   firstVisitBytes: { courier: number | null; next: number | null }
   peakRssMiB: { courier: number | null; next: number | null }
+  /** Courier ÷ the same build on the older Node, per kind, from paired passes (`pairedRatio`); else the medians'. */
+  versusOlderNode?: (kind: string) => number | null
 }
 
 /** The worst of per-kind ratios (`max` for a ceiling, `min` for a floor); null when no kind has one. */
@@ -61,7 +73,8 @@ export function evaluateGoals(inputs: GoalInputs): Goal[] {
   const versusNext = (kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('next', kind))
   const rssVersusNext = worstRatio(inputs.kinds.map((kind) => ratio(inputs.peakRss('courier', kind), inputs.peakRss('next', kind))), 'max')
   // Null (not measured) unless BENCH_BASELINE_NODE ran the same build on an older Node beside it.
-  const versusOlderNode = worstRatio(inputs.kinds.map((kind) => ratio(inputs.rps('courier', kind), inputs.rps('baseline', kind))), 'min')
+  const olderNodeRatio = inputs.versusOlderNode ?? ((kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('baseline', kind)))
+  const versusOlderNode = worstRatio(inputs.kinds.map(olderNodeRatio), 'min')
   return [
     goal('dynamic page /status req/s, Courier ÷ Next', versusNext('dynamic-page'), '>=', 5),
     goal('dynamic page /status req/s, Courier ÷ bare Fastify floor', ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('bare', 'dynamic-page')), '>=', 0.85),

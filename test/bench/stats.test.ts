@@ -1,5 +1,5 @@
 import t from 'tap'
-import { evaluateGoals, goal, median, ratio } from '../../bench/stats.ts'
+import { evaluateGoals, goal, median, pairedRatio, ratio } from '../../bench/stats.ts'
 
 t.test('median: the middle pass, the mean of the two middle ones for an even count, null for none', async (t) => {
   t.equal(median([3, 1, 2]), 2)
@@ -16,6 +16,18 @@ t.test('ratio: Courier over Next to 3 decimals, null without both sides', async 
   t.equal(ratio(1, 0), null)
   t.equal(ratio(null, 5), null)
   t.equal(ratio(5, undefined), null)
+})
+
+t.test('pairedRatio: the median of pass-by-pass ratios, so one pass where the host changed speed between the two does not decide', async (t) => {
+  // A bench run's data of / (Node 26 against Node 20): two passes at 1.135 and 1.175, one at 0.778, when the medians
+  // of all passes say 0.781.
+  const node26 = [10_525, 18_328, 12_175]
+  const node20 = [9_270, 15_594, 15_646]
+  t.equal(ratio(median(node26), median(node20)), 0.781)
+  t.equal(pairedRatio(node26, node20), 1.135)
+  t.equal(pairedRatio([100, null], [50, 80]), 2, 'a pair with a side missing is left out')
+  t.equal(pairedRatio([], []), null)
+  t.equal(pairedRatio([100], [0]), null)
 })
 
 t.test('a goal is met, not met, or not measured', async (t) => {
