@@ -24,9 +24,11 @@ async function main(): Promise<void> {
     throw error
   }
 
-  // Pretty lines for a person at a terminal, JSON for everything else (log shippers, files, pipes).
+  // Pretty lines for a person at a terminal, JSON for everything else (log shippers, files, pipes). pino-pretty is a
+  // stream of this thread, loaded only then, not a transport: a transport's worker loads pino's files by path, and
+  // the compiled server has pino inside it (src/build/server-build.ts).
   const logger = process.stdout.isTTY
-    ? pino({ ...loggerOptions(config.logLevel), transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } })
+    ? pino(loggerOptions(config.logLevel), (await import('pino-pretty')).default({ translateTime: 'SYS:HH:MM:ss.l' }))
     : pino(loggerOptions(config.logLevel))
 
   // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().

@@ -29,19 +29,19 @@ export interface ServerManifest extends ServerBuildStamp {
  * - react, react-dom: the SSR entry (dist/server/) imports them too; two copies of React break its hooks;
  * - sharp: a native addon, loaded on the first image transform;
  * - undici: loaded on the first remote image only;
- * - pino, pino-pretty: pino's transports start a worker thread that loads its files by path;
+ * - pino-pretty: only for a terminal (src/main.ts), where it is a stream rather than a transport;
  * - vite and its plugins: the dev server only (`COURIER_DEV`), never loaded by a production start;
  * - @opentelemetry/*, @fastify/otel: tracing (OTEL_* set) only, imported on start-up then and never otherwise; one
  *   copy of @opentelemetry/api for Courier and @fastify/otel, which finds the SDK through its globals.
- * Every other package (fastify, its plugins, ajv, ...) is bundled: Node then resolves and reads a handful of files at
- * start-up instead of some 800, which was most of a cold start.
+ * Every other package (fastify, its plugins, ajv, pino, ...) is bundled: Node then resolves and reads a handful of
+ * files at start-up instead of some 800, which was most of a cold start. pino too, since no transport is used (its
+ * twenty files from node_modules were 10-20 ms of a start).
  */
 export const externalPackages: readonly string[] = Object.freeze([
   'react',
   'react-dom',
   'sharp',
   'undici',
-  'pino',
   'pino-pretty',
   'vite',
   '@vitejs/plugin-react',
