@@ -301,13 +301,12 @@ async function main(): Promise<void> {
       failed: results.reduce((sum, result) => sum + result.failed, 0),
     }
   })
-  const rps = (server: ServerName, kind: string) =>
-    summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.requestsPerSecond ?? null
-  // Each pass's req/s, in pass order: the baseline runs right after Courier on the same target (serverOrder).
-  const passRps = (server: ServerName, kind: string) =>
-    summaries.find((summary) => summary.server === server && summary.kind === kind)?.passes.map((pass) => pass.requestsPerSecond) ?? []
-  const rss = (server: ServerName, kind: string) =>
-    summaries.find((summary) => summary.server === server && summary.kind === kind)?.median.peakRssMiB ?? null
+  const summaryOf = (server: ServerName, kind: string) => summaries.find((summary) => summary.server === server && summary.kind === kind)
+  const rps = (server: ServerName, kind: string) => summaryOf(server, kind)?.median.requestsPerSecond ?? null
+  const rss = (server: ServerName, kind: string) => summaryOf(server, kind)?.median.peakRssMiB ?? null
+  // Pass by pass: the baseline runs right after Courier on the same target (serverOrder).
+  const passRps = (server: ServerName, kind: string) => summaryOf(server, kind)?.passes.map((pass) => pass.requestsPerSecond) ?? []
+  const versusOlderNode = (kind: string) => pairedRatio(passRps('courier', kind), passRps('baseline', kind))
   const loadedKinds = [...new Set(targets.map((target) => target.kind))] as TargetKind[]
   const largestRss = (server: ServerName) => {
     const values = summaries.filter((summary) => summary.server === server).flatMap((summary) => summary.median.peakRssMiB ?? [])
@@ -334,7 +333,7 @@ async function main(): Promise<void> {
       nextRps: rps('next', kind),
       ratio: ratio(rps('courier', kind), rps('next', kind)),
       rssRatio: ratio(rss('courier', kind), rss('next', kind)),
-      ...(baseline ? { baselineRps: rps('baseline', kind), versusBaseline: pairedRatio(passRps('courier', kind), passRps('baseline', kind)) } : {}),
+      ...(baseline ? { baselineRps: rps('baseline', kind), versusBaseline: versusOlderNode(kind) } : {}),
     })),
     coldStart,
     ...(baseline ? { baseline: { node: baseline.version, coldStartMs: median(coldMs.baseline) } } : {}),
@@ -352,7 +351,7 @@ async function main(): Promise<void> {
       firstLoadJsSentBytes: firstLoadJs.courier.totalSentBytes,
       firstVisitBytes: { courier: firstVisit.courier?.total ?? null, next: firstVisit.next?.total ?? null },
       peakRssMiB,
-      ...(baseline ? { versusOlderNode: (kind: string) => pairedRatio(passRps('courier', kind), passRps('baseline', kind)) } : {}),
+      ...(baseline ? { versusOlderNode } : {}),
     }),
     floorCheck,
     images: { courierBytes: images.bytes, nextBytes: nextImageBytes, coldTransform },
