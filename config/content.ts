@@ -15,6 +15,38 @@ export const contentLayout = Object.freeze({
   /** Markdown files larger than this are refused (COURIER_ERR_CONTENT_INVALID): a page's content is prose, and a
    * runaway file must not be parsed and sent as page data on every request. */
   maxFileBytes: 256 * 1024,
+  /** Front matter larger than this is refused before YAML reads it: it is a few fields (a title, a summary, an
+   * order), and it is read on the main thread for every list of guides. */
+  maxFrontMatterBytes: 8 * 1024,
+  /** Blocks (quotes, list items, indentation) nested deeper than this refuse the file before it is parsed: prose
+   * needs a quote in a list in a list, and micromark's time grows with the square of the depth (32 levels of `>` on
+   * 1,000 lines of 32 KB took 3 s here). */
+  maxNestingDepth: 12,
+})
+
+/**
+ * How CONTENT_DIR is read (src/content/content-files.ts, docs/content.md "What a content file may be"): content is
+ * untrusted input, like an image to optimize, and the file system under it may stop answering (a network mount).
+ */
+export const contentReads = Object.freeze({
+  /** A listing or a file read that has not finished by then fails the load (a 500 for a first load, the kept version
+   * after that): a local disk answers in microseconds, a healthy network file system in milliseconds. */
+  readTimeoutMs: 2_000,
+  /** Listings and reads of content at once. A read stuck in a system call holds one of libuv's 4 threads until the
+   * call returns, whatever its time-out did: content never holds more than half of them, so chunks, public files and
+   * images are still read while a mount hangs. */
+  maxReadsInFlight: 2,
+})
+
+/** Markdown is parsed on a thread of its own (src/content/markdown-parser.ts): about 4 ms per KiB of prose here. */
+export const markdownParsing = Object.freeze({
+  /** A parse that has not finished by then fails the file (COURIER_ERR_CONTENT_INVALID); its thread is ended. The
+   * largest file allowed, 256 KiB of prose, parses in 1-3.5 s here: the limit is above that, below the loader's. */
+  parseTimeoutMs: 6_000,
+  /** The parser thread's heap (MiB): a file of the largest size, parsed, holds far less. */
+  parseHeapMb: 192,
+  /** The thread ends after this long without a file to parse, giving its memory back; the next file starts one. */
+  idleMs: 30_000,
 })
 
 /** Regeneration of kept pages (docs/content.md "Freshness"). */

@@ -64,9 +64,9 @@ function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: s
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const limits = { ...serverLimits, ...options.limits }
   const site = options.site ?? (await loadSite(config.testRoutes))
-  const content = new ContentSource(config.contentDir)
   const accessLogController = new AccessLogController()
   const logger: FastifyBaseLogger = options.logger ?? pino(loggerOptions(config.logLevel))
+  const content = new ContentSource(config.contentDir, { log: logger })
   const schemaCompilers = lazySchemaCompilers()
   // How every answer's bytes go on the wire, and the caches of that (src/delivery/send.ts, config/caches.ts).
   const sender = new Sender(caches)
@@ -106,6 +106,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       })
       return app.errorHandler(error, request, reply)
     },
+  })
+  // The Markdown parser's thread ends with the app.
+  app.addHook('onClose', async function closeContent() {
+    await content.close()
   })
   // The answers of plugins/drain.ts, plugins/load-shedding.ts and of connection errors (src/error-format.ts).
   app.decorate('plainErrorAnswers', new PlainErrorAnswers(caches.plainErrorAnswers))

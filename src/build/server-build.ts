@@ -64,16 +64,25 @@ function isExternal(id: string): boolean {
   return externalPackages.includes(name) || externalScopes.includes(name.split('/')[0]!)
 }
 
-/** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/test-site.ts). */
+/** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/test-site.ts,
+ * src/content/markdown-worker-file.ts). */
 function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): RolldownPlugin {
   const stampModule = path.join(options.root, 'src', 'build', 'build-stamp.ts')
   const testSiteModule = path.join(options.root, 'src', 'pages', 'test-site.ts')
   const testSite = JSON.stringify(path.join(options.root, 'test', 'site', 'site.ts'))
   const errorsModule = JSON.stringify(path.join(options.root, 'src', 'errors.ts'))
+  const markdownWorkerFileModule = path.join(options.root, 'src', 'content', 'markdown-worker-file.ts')
+  const markdownWorker = path.join(options.root, 'src', 'content', 'markdown-worker.ts')
   return {
     name: 'courier:server-build-decisions',
     load(id) {
       if (id === stampModule) return `export const serverBuildStamp = Object.freeze(${JSON.stringify(stamp)})\n`
+      if (id === markdownWorkerFileModule) {
+        // The parser's thread is an entry of its own, `markdown-worker.js`; its URL is the bundler's file reference
+        // (Rollup's `import.meta.ROLLUP_FILE_URL_<id>`), relative to the chunk that names it: no build path is kept.
+        const reference = this.emitFile({ type: 'chunk', id: markdownWorker, name: 'markdown-worker' })
+        return `export const markdownWorkerFile = new URL(import.meta.ROLLUP_FILE_URL_${reference})\n`
+      }
       if (id !== testSiteModule) return undefined
       if (options.testPages) {
         return `export async function loadTestSitePages() {\n  return (await import(${testSite})).testSitePages\n}\n`

@@ -1,12 +1,15 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
-import path from 'node:path'
 import type { ElementContent, Root, RootContent } from 'hast'
-import { contentLayout } from '../../config/content.ts'
+import { contentLayout, contentReads, markdownParsing } from '../../config/content.ts'
 import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
 import { caches } from '../../config/caches.ts'
 import { BoundedCache } from '../bounded-cache.ts'
 import { errors } from '../errors.ts'
-import { parseFrontMatter, parseMarkdown, textOf, type MarkdownFile } from './markdown.ts'
+import { ContentFiles, type ContentReadStats, type RefusedReason } from './content-files.ts'
+import { readFrontMatter, splitFrontMatter } from './front-matter.ts'
+import { textOf } from './hast-text.ts'
+import type { MarkdownFile } from './markdown.ts'
+import { checkNesting } from './markdown-bounds.ts'
+import { MarkdownParser } from './markdown-parser.ts'
 
 /** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
 export const contentTags = Object.freeze({
@@ -22,27 +25,63 @@ export interface GuideEntry extends Guide {
   order: number
 }
 
+/** Where a content source tells what it refused (a pino logger in the app). */
+export interface ContentLog {
+  warn(fields: Record<string, unknown>, message: string): void
+}
+
+export interface ContentSourceOptions {
+  log?: ContentLog
+  /** Overrides of config/content.ts (tests shorten them). */
+  limits?: Partial<typeof contentReads & typeof markdownParsing & Pick<typeof contentLayout, 'maxFileBytes' | 'maxNestingDepth' | 'maxFrontMatterBytes'>>
+}
+
+/** What the parse of one version of a file gave: kept whole, a failure too, so no visitor makes it fail again. */
+type ParseOutcome = { text: string; parsed: MarkdownFile } | { text: string; failure: Error }
+
 /**
  * The example site's content, read from CONTENT_DIR at run time (docs/content.md): guides from `guides/<slug>.md`,
  * the FAQ from `faq/<anchor>.md`. Every call reads the files again: loaders run once per kept page and again when it is
  * revalidated, so what a call returns is what the folder holds then. A file whose text has not changed since it was
- * last parsed is not parsed again (the parsed form is kept beside the text, compared whole, so no clock or file date
- * can make it serve an old version). Bad content throws COURIER_ERR_CONTENT_INVALID naming the file (relative to
- * CONTENT_DIR); an unreadable folder COURIER_ERR_CONTENT_UNREADABLE.
+ * last parsed is not parsed again, nor one whose parse failed (the outcome is kept beside the text, compared whole, so
+ * no clock or file date can make it serve an old version). Files are untrusted input (docs/content.md "What a content
+ * file may be"): read within bounds (src/content/content-files.ts), their nesting checked before parsing, parsed off the
+ * event loop (src/content/markdown-parser.ts). A file that is not content (a FIFO, a device, a link out of the folder)
+ * is left out, with a warn line: its page is a 404. Bad content throws COURIER_ERR_CONTENT_INVALID naming the file
+ * (relative to CONTENT_DIR); an unreadable folder, or one that does not answer in time, COURIER_ERR_CONTENT_UNREADABLE.
  */
 export class ContentSource {
   readonly dir: string
+  readonly #files: ContentFiles
+  readonly #parser: MarkdownParser
+  readonly #limits: { maxNestingDepth: number; maxFrontMatterBytes: number }
   /** By file (relative to the folder): the text last parsed and what it gave. Read-only to every caller. */
-  readonly #parsed = new BoundedCache<string, { text: string; parsed: MarkdownFile }>(caches.parsedContent, ({ text }) => Buffer.byteLength(text))
+  readonly #parsed = new BoundedCache<string, ParseOutcome>(caches.parsedContent, ({ text }) => Buffer.byteLength(text))
 
-  constructor(dir: string) {
+  constructor(dir: string, options: ContentSourceOptions = {}) {
     this.dir = dir
+    const limits = { ...contentReads, ...markdownParsing, ...contentLayout, ...options.limits }
+    const log = options.log
+    const refused = (file: string, reason: RefusedReason) => log?.warn({ file, reason }, 'content file refused')
+    this.#files = new ContentFiles(dir, limits, refused)
+    this.#parser = new MarkdownParser(limits)
+    this.#limits = limits
+  }
+
+  /** The reads of the folder now and since start: the health details and metrics report them. */
+  get readStats(): ContentReadStats {
+    return this.#files.stats
+  }
+
+  /** Ends the parser's thread (the app's close). */
+  close(): Promise<void> {
+    return this.#parser.close()
   }
 
   /** Every guide, in order (front matter `order`, then slug). */
   async guides(): Promise<GuideEntry[]> {
     const slugs = await this.#names(contentLayout.guidesDir)
-    const guides = await Promise.all(slugs.map((slug) => this.#readGuide(slug)))
+    const guides = (await Promise.all(slugs.map((slug) => this.#readGuide(slug)))).filter((guide) => guide !== undefined)
     return guides.sort(byOrder).map(({ name: _name, ...guide }) => guide)
   }
 
@@ -52,17 +91,24 @@ export class ContentSource {
     const summaries = await Promise.all(
       slugs.map(async (slug) => {
         const file = `${contentLayout.guidesDir}/${slug}.md`
-        const frontMatter = parseFrontMatter(await this.#text(file), file)
+        const text = await this.#files.text(file)
+        if (text === undefined) return undefined
+        const frontMatter = this.#frontMatter(text, file)
         return { name: slug, order: requiredOrder(frontMatter, file), ...guideSummary(slug, frontMatter, file) }
       }),
     )
-    return summaries.sort(byOrder).map(({ slug, title, summary }) => ({ slug, title, summary }))
+    return summaries
+      .filter((summary) => summary !== undefined)
+      .sort(byOrder)
+      .map(({ slug, title, summary }) => ({ slug, title, summary }))
   }
 
   /** One guide, whole; undefined when the folder has no such guide. */
   async guide(slug: string): Promise<GuideEntry | undefined> {
     if (!(await this.#names(contentLayout.guidesDir)).includes(slug)) return undefined
-    const { name: _name, ...guide } = await this.#readGuide(slug)
+    const read = await this.#readGuide(slug)
+    if (!read) return undefined
+    const { name: _name, ...guide } = read
     return guide
   }
 
@@ -72,21 +118,23 @@ export class ContentSource {
     const entries = await Promise.all(
       names.map(async (name) => {
         const file = `${contentLayout.faqDir}/${name}.md`
-        const { frontMatter, body } = await this.#read(file)
+        const read = await this.#read(file)
+        if (!read) return undefined
+        const { frontMatter, body } = read
         return { name, order: requiredOrder(frontMatter, file), question: requiredText(frontMatter, 'question', file), answer: body }
       }),
     )
-    return { entries: entries.sort(byOrder).map(({ name, question, answer }) => ({ question, anchor: name, answer })) }
+    return {
+      entries: entries
+        .filter((entry) => entry !== undefined)
+        .sort(byOrder)
+        .map(({ name, question, answer }) => ({ question, anchor: name, answer })),
+    }
   }
 
   /** The names of a folder's Markdown files, without `.md`; a name a URL cannot keep readable is bad content. */
   async #names(folder: string): Promise<string[]> {
-    let files: string[]
-    try {
-      files = await readdir(path.join(this.dir, folder))
-    } catch (error) {
-      throw new errors.ContentUnreadable(folder, (error as Error).message)
-    }
+    const files = await this.#files.list(folder)
     const names = files.filter((file) => file.endsWith('.md') && !file.startsWith('.')).map((file) => file.slice(0, -3))
     const misnamed = names.find((name) => !contentLayout.namePattern.test(name))
     if (misnamed !== undefined) {
@@ -95,37 +143,49 @@ export class ContentSource {
     return names
   }
 
-  async #readGuide(slug: string): Promise<GuideEntry & { name: string }> {
+  async #readGuide(slug: string): Promise<(GuideEntry & { name: string }) | undefined> {
     const file = `${contentLayout.guidesDir}/${slug}.md`
-    const { frontMatter, body } = await this.#read(file)
+    const read = await this.#read(file)
+    if (!read) return undefined
+    const { frontMatter, body } = read
     return { name: slug, ...guideSummary(slug, frontMatter, file), order: requiredOrder(frontMatter, file), sections: sectionsOf(body, file) }
   }
 
-  /** One file of the folder, parsed; `file` is relative to it and named in every error. */
-  async #read(file: string): Promise<MarkdownFile> {
-    const text = await this.#text(file)
+  /** One file of the folder, parsed (undefined when it is not content); `file` is relative to it and named in every error. */
+  async #read(file: string): Promise<MarkdownFile | undefined> {
+    const text = await this.#files.text(file)
+    if (text === undefined) return undefined
     const kept = this.#parsed.get(file)
-    if (kept?.text === text) return kept.parsed
-    const parsed = parseMarkdown(text, file)
-    this.#parsed.set(file, { text, parsed })
-    return parsed
+    if (kept?.text === text) {
+      if ('failure' in kept) throw kept.failure
+      return kept.parsed
+    }
+    try {
+      const { yaml, markdown } = splitFrontMatter(text)
+      this.#checkFrontMatterSize(yaml, file)
+      checkNesting(markdown, file, this.#limits.maxNestingDepth)
+      const parsed = await this.#parser.parse(text, file)
+      this.#parsed.set(file, { text, parsed })
+      return parsed
+    } catch (error) {
+      // A bad file fails the same way for every visitor until it changes, without being parsed again.
+      if (error instanceof errors.ContentInvalid) this.#parsed.set(file, { text, failure: error })
+      throw error
+    }
   }
 
-  /** One file's text, refused above the size a page's content may have. */
-  async #text(file: string): Promise<string> {
-    const absolute = path.join(this.dir, file)
-    let text: string
-    try {
-      const { size } = await stat(absolute)
-      if (size > contentLayout.maxFileBytes) {
-        throw new errors.ContentInvalid(file, `${size} bytes; at most ${contentLayout.maxFileBytes} are read`)
-      }
-      text = await readFile(absolute, 'utf8')
-    } catch (error) {
-      if (error instanceof errors.ContentInvalid) throw error
-      throw new errors.ContentUnreadable(file, (error as Error).message)
+  /** The front matter alone, the body left unparsed: what a list of the files needs (a guide's title and summary). */
+  #frontMatter(text: string, file: string): Readonly<Record<string, unknown>> {
+    const { yaml } = splitFrontMatter(text)
+    this.#checkFrontMatterSize(yaml, file)
+    return readFrontMatter(yaml, file)
+  }
+
+  #checkFrontMatterSize(yaml: string | undefined, file: string): void {
+    const bytes = yaml === undefined ? 0 : Buffer.byteLength(yaml)
+    if (bytes > this.#limits.maxFrontMatterBytes) {
+      throw new errors.ContentInvalid(file, `front matter of ${bytes} bytes; at most ${this.#limits.maxFrontMatterBytes}`)
     }
-    return text
   }
 }
 

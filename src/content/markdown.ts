@@ -2,9 +2,9 @@ import GithubSlugger from 'github-slugger'
 import type { Element, ElementContent, Root, RootContent } from 'hast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { toHast } from 'mdast-util-to-hast'
-import { parse as parseYaml } from 'yaml'
 import { errors } from '../errors.ts'
-import { readSimpleFrontMatter } from './simple-front-matter.ts'
+import { readFrontMatter, splitFrontMatter } from './front-matter.ts'
+import { textOf } from './hast-text.ts'
 
 /** A Markdown file read: its front matter (YAML between `---` fences) and its body as an element tree. */
 export interface MarkdownFile {
@@ -29,42 +29,6 @@ export function parseMarkdown(text: string, file: string): MarkdownFile {
   return { frontMatter, body: root }
 }
 
-/**
- * The front matter alone, the body left unparsed: what a list of the files needs (a guide's title and summary), at a
- * fraction of a whole parse. The same rules and errors as parseMarkdown's front matter.
- */
-export function parseFrontMatter(text: string, file: string): Readonly<Record<string, unknown>> {
-  return readFrontMatter(splitFrontMatter(text).yaml, file)
-}
-
-/**
- * The YAML block that opens a file between two `---` lines (as Jekyll, Hugo and micromark's front matter read it:
- * the first line, nothing before it), and the Markdown after it.
- */
-const frontMatterBlock = /^---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)?---[ \t]*(?:\r?\n|$)/
-
-function splitFrontMatter(text: string): { yaml: string | undefined; markdown: string } {
-  const match = frontMatterBlock.exec(text)
-  if (!match) return { yaml: undefined, markdown: text }
-  return { yaml: match[1] ?? '', markdown: text.slice(match[0].length) }
-}
-
-function readFrontMatter(yamlText: string | undefined, file: string): Record<string, unknown> {
-  if (yamlText === undefined) throw new errors.ContentInvalid(file, 'no front matter (a --- fenced YAML block first)')
-  const simple = readSimpleFrontMatter(yamlText)
-  if (simple) return simple
-  let value: unknown
-  try {
-    value = parseYaml(yamlText)
-  } catch (error) {
-    throw new errors.ContentInvalid(file, `front matter is not YAML: ${(error as Error).message.split('\n')[0]}`)
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new errors.ContentInvalid(file, 'front matter must be a YAML mapping of field: value')
-  }
-  return value as Record<string, unknown>
-}
-
 /** Whitespace between block elements: React would render it as text nodes, and page data would carry it. */
 function notBlank(node: RootContent): boolean {
   return !(node.type === 'text' && node.value.trim() === '')
@@ -87,9 +51,4 @@ function stripped<Node extends RootContent | ElementContent>(node: Node, slugger
   return element as Node
 }
 
-/** The text of a node, as a reader sees it. */
-export function textOf(node: Root | RootContent | ElementContent): string {
-  if (node.type === 'text') return node.value
-  if (node.type === 'element' || node.type === 'root') return node.children.map(textOf).join('')
-  return ''
-}
+export { textOf }

@@ -184,7 +184,9 @@ export class PageAnswers {
     const pending = this.#staticEntries.get(key)
     if (pending) return pending
     const keep = this.#staticEntries.size < this.#maxStaticEntries
-    const loading = this.#makeEntry(key, match, keep, { fits: (version) => !this.#isPast(match.page, version) })
+    // A first load is bounded like a regeneration: a loader that never answers fails its requests (500, with a
+    // digest), and the next request tries again, instead of holding every request of the page until a restart.
+    const loading = this.#withTimeout(this.#makeEntry(key, match, keep, { fits: (version) => !this.#isPast(match.page, version) }))
     if (!keep) return loading
     this.#staticEntries.set(key, loading)
     loading.then(

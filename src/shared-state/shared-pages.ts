@@ -129,7 +129,9 @@ export class SharedPages {
       // The number before the loader reads: a revalidation numbered after it may name what the loader read too late.
       const seq = await this.#redis.client.get(revalidationKeys(this.#redis).seq).then(parseSeq, () => 0)
       const version = await load()
-      await this.#store(key, { ...version, seq })
+      // Only a page that exists is shared: a not-found (or a redirect) answer for any path a client makes up would
+      // let anyone fill Redis with versions of pages that are not there (docs/content.md "Across the fleet").
+      if ('props' in version.answer) await this.#store(key, { ...version, seq })
       return { version, loaderRan: true }
     } finally {
       await this.#release(key, lockToken)

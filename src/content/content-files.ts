@@ -1,0 +1,172 @@
+import { constants } from 'node:fs'
+import { open, readdir, realpath } from 'node:fs/promises'
+import path from 'node:path'
+import { errors } from '../errors.ts'
+
+export interface ContentFilesLimits {
+  /** A file larger than this is refused, counted on the bytes read, not on what `stat` says. */
+  maxFileBytes: number
+  /** A listing or a file read that has not finished by then fails the load that asked for it. */
+  readTimeoutMs: number
+  /** Listings and reads running at once; more wait (their time-out counting). */
+  maxReadsInFlight: number
+}
+
+/** Why a file of the folder is not read: it is not content (docs/content.md "What a content file may be"). */
+export type RefusedReason = 'not a regular file' | 'a link that leads out of CONTENT_DIR'
+
+export interface ContentReadStats {
+  /** Listings and reads running now. */
+  inFlight: number
+  /** Of those, the ones past their time-out: still holding a thread of the pool, in a system call that has not returned. */
+  stuck: number
+  /** Listings and reads that timed out since start. */
+  timedOut: number
+}
+
+/** The file system calls content is read with: Node's, or a stand-in in a test that makes one hang. */
+export interface ContentFileSystem {
+  readdir: typeof readdir
+  realpath: typeof realpath
+  open: typeof open
+}
+
+const nodeFileSystem: ContentFileSystem = { readdir, realpath, open }
+
+/** Opened so that a FIFO cannot block the open and a link swapped in after the check is not followed. */
+const openFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+
+/**
+ * The files of CONTENT_DIR, read as untrusted input (docs/content.md "What a content file may be"): regular files
+ * only, links followed only when they end inside the folder, at most `maxFileBytes` read from any file, and every
+ * listing and read bounded in time and in number. A file system that stops answering (a stuck network mount) fails
+ * the load that asked within `readTimeoutMs`, and since a time-out frees the request but not the thread of libuv's pool
+ * that waits in the system call, at most `maxReadsInFlight` of those threads are ever held by content: the rest of the
+ * pool stays with chunks, public files and images.
+ */
+export class ContentFiles {
+  readonly dir: string
+  readonly #limits: ContentFilesLimits
+  readonly #onRefused: (file: string, reason: RefusedReason) => void
+  readonly #fs: ContentFileSystem
+  #inFlight = 0
+  #stuck = 0
+  #timedOut = 0
+  /** Waiting for a slot, first come first served. */
+  readonly #waiting: Array<() => void> = []
+
+  constructor(
+    dir: string,
+    limits: ContentFilesLimits,
+    onRefused: (file: string, reason: RefusedReason) => void,
+    fileSystem: ContentFileSystem = nodeFileSystem,
+  ) {
+    this.dir = dir
+    this.#limits = limits
+    this.#onRefused = onRefused
+    this.#fs = fileSystem
+  }
+
+  get stats(): ContentReadStats {
+    return { inFlight: this.#inFlight, stuck: this.#stuck, timedOut: this.#timedOut }
+  }
+
+  /** The names of a folder's entries that may be content (files, and links, checked when read), dotfiles left out. */
+  async list(folder: string): Promise<string[]> {
+    const entries = await this.#bounded(folder, () => this.#fs.readdir(path.join(this.dir, folder), { withFileTypes: true }))
+    const names: string[] = []
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue
+      if (entry.isFile() || entry.isSymbolicLink()) names.push(entry.name)
+      else if (!entry.isDirectory()) this.#onRefused(`${folder}/${entry.name}`, 'not a regular file')
+    }
+    return names
+  }
+
+  /**
+   * A file's text (`file` relative to the folder); undefined when it is not content: a FIFO, a device or a socket, or
+   * a link that leads out of the folder (each told to `onRefused`). Larger than the limit: COURIER_ERR_CONTENT_INVALID.
+   */
+  async text(file: string): Promise<string | undefined> {
+    const read = await this.#bounded(file, () => this.#readInside(file))
+    if (typeof read === 'string') return read
+    this.#onRefused(file, read.refused)
+    return undefined
+  }
+
+  async #readInside(file: string): Promise<string | { refused: RefusedReason }> {
+    const root = await this.#fs.realpath(this.dir)
+    const target = await this.#fs.realpath(path.join(this.dir, file))
+    if (!target.startsWith(root + path.sep)) return { refused: 'a link that leads out of CONTENT_DIR' }
+    const handle = await this.#fs.open(target, openFlags)
+    try {
+      if (!(await handle.stat()).isFile()) return { refused: 'not a regular file' }
+      // One byte more than the limit tells a file over it, whatever its size said a moment ago.
+      const buffer = Buffer.allocUnsafe(this.#limits.maxFileBytes + 1)
+      let length = 0
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
+        if (bytesRead === 0) break
+        length += bytesRead
+        if (length > this.#limits.maxFileBytes) {
+          throw new errors.ContentInvalid(file, `more than ${this.#limits.maxFileBytes} bytes; at most ${this.#limits.maxFileBytes} are read`)
+        }
+      }
+      return buffer.toString('utf8', 0, length)
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * Runs one listing or read within the limits: it waits for a slot, and fails with COURIER_ERR_CONTENT_UNREADABLE
+   * when the whole (wait included) takes longer than the time-out. The slot stays taken until the work really ends.
+   */
+  async #bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
+    const { readTimeoutMs } = this.#limits
+    const state = { running: false, timedOut: false }
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        state.timedOut = true
+        this.#timedOut++
+        if (state.running) this.#stuck++
+        reject(new errors.ContentUnreadable(what, `no answer from the file system within ${readTimeoutMs} ms`))
+      }, readTimeoutMs)
+    })
+    const slot = this.#slot()
+    try {
+      await Promise.race([slot, timeout])
+      state.running = true
+      const running = work().finally(() => {
+        if (state.timedOut) this.#stuck--
+        this.#release()
+      })
+      // Settled later, after a time-out: its failure is already told as the time-out.
+      running.catch(() => undefined)
+      return await Promise.race([running, timeout])
+    } catch (error) {
+      // Timed out while waiting: the slot, when it comes, goes straight to the next caller.
+      if (!state.running) void slot.then(() => this.#release())
+      if (error instanceof errors.ContentInvalid || error instanceof errors.ContentUnreadable) throw error
+      throw new errors.ContentUnreadable(what, (error as Error).message)
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Resolves once a slot is this caller's. A caller that timed out while waiting gives its slot straight back. */
+  #slot(): Promise<void> {
+    if (this.#inFlight < this.#limits.maxReadsInFlight) {
+      this.#inFlight++
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve))
+  }
+
+  #release(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#inFlight--
+  }
+}

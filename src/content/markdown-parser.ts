@@ -1,0 +1,122 @@
+import { Worker } from 'node:worker_threads'
+import { errors } from '../errors.ts'
+import type { MarkdownFile } from './markdown.ts'
+import { markdownWorkerFile } from './markdown-worker-file.ts'
+import type { ParseJob, ParseResult } from './markdown-worker.ts'
+
+export interface MarkdownParserLimits {
+  /** A parse that has not finished by then fails: its thread is ended and a new one takes the next file. */
+  parseTimeoutMs: number
+  /** The parser thread's heap, so that no file can take the process's memory with it. */
+  parseHeapMb: number
+  /** A thread with nothing to parse for this long ends, and gives its memory back; the next file starts another. */
+  idleMs: number
+}
+
+interface Pending {
+  job: ParseJob
+  resolve: (parsed: MarkdownFile) => void
+  reject: (error: Error) => void
+}
+
+/**
+ * Parses Markdown on a thread of its own (src/content/markdown-worker.ts), one file at a time, so that no content file
+ * can hold the event loop: micromark needs about 4 ms per KiB of prose, and much more for deep nesting
+ * (docs/content.md "What a content file may be"). A parse is bounded in time and in memory: past either the thread is
+ * ended and the file is COURIER_ERR_CONTENT_INVALID. The thread starts on the first parse and ends when idle.
+ */
+export class MarkdownParser {
+  readonly #limits: MarkdownParserLimits
+  #worker: Worker | undefined
+  #running: (Pending & { timer: NodeJS.Timeout }) | undefined
+  readonly #queue: Pending[] = []
+  #idle: NodeJS.Timeout | undefined
+  #nextId = 0
+  #closed = false
+
+  constructor(limits: MarkdownParserLimits) {
+    this.#limits = limits
+  }
+
+  parse(text: string, file: string): Promise<MarkdownFile> {
+    if (this.#closed) return Promise.reject(new errors.ContentUnreadable(file, 'the server is closing'))
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ job: { id: ++this.#nextId, text, file }, resolve, reject })
+      this.#next()
+    })
+  }
+
+  /** Ends the thread; files waiting fail. */
+  async close(): Promise<void> {
+    this.#closed = true
+    const waiting = [...(this.#running ? [this.#running] : []), ...this.#queue.splice(0)]
+    for (const pending of waiting) pending.reject(new errors.ContentUnreadable(pending.job.file, 'the server is closing'))
+    await this.#end()
+  }
+
+  #next(): void {
+    if (this.#running || this.#queue.length === 0) return
+    const pending = this.#queue.shift()!
+    clearTimeout(this.#idle)
+    const worker = this.#worker ?? this.#start()
+    const timer = setTimeout(() => {
+      void this.#end()
+      this.#settle(new errors.ContentInvalid(pending.job.file, `parsing took longer than ${this.#limits.parseTimeoutMs} ms`))
+    }, this.#limits.parseTimeoutMs)
+    this.#running = { ...pending, timer }
+    worker.postMessage(pending.job)
+  }
+
+  #start(): Worker {
+    const worker = new Worker(markdownWorkerFile, {
+      resourceLimits: { maxOldGenerationSizeMb: this.#limits.parseHeapMb },
+      stdout: false,
+      stderr: false,
+    })
+    // It never keeps the process alive: a server that closes ends it, a script that parsed a file may exit.
+    worker.unref()
+    worker.on('message', (result: ParseResult) => {
+      if (result.id !== this.#running?.job.id) return
+      const { file } = this.#running.job
+      if ('parsed' in result) return this.#settle(undefined, result.parsed)
+      if ('invalid' in result) return this.#settle(new errors.ContentInvalid(file, result.invalid))
+      this.#settle(new errors.ContentInvalid(file, `the Markdown parser failed on it: ${result.failed}`))
+    })
+    worker.on('error', (error: Error) => {
+      // Out of its heap, or a failure of the thread itself: the file it was parsing is the one to blame. A thread
+      // ended here (#end) is no longer #worker, and says nothing about the file parsed now.
+      if (this.#worker !== worker) return
+      this.#worker = undefined
+      const file = this.#running?.job.file
+      if (file !== undefined) this.#settle(new errors.ContentInvalid(file, `the Markdown parser failed on it: ${error.message}`))
+    })
+    worker.on('exit', () => {
+      if (this.#worker !== worker) return
+      this.#worker = undefined
+      const file = this.#running?.job.file
+      if (file !== undefined && !this.#closed) this.#settle(new errors.ContentInvalid(file, 'the Markdown parser stopped while parsing it'))
+    })
+    this.#worker = worker
+    return worker
+  }
+
+  #settle(error: Error | undefined, parsed?: MarkdownFile): void {
+    const running = this.#running
+    if (!running) return
+    clearTimeout(running.timer)
+    this.#running = undefined
+    if (error) running.reject(error)
+    else running.resolve(parsed!)
+    if (this.#closed) return
+    if (this.#queue.length > 0) return this.#next()
+    this.#idle = setTimeout(() => void this.#end(), this.#limits.idleMs)
+    this.#idle.unref()
+  }
+
+  async #end(): Promise<void> {
+    clearTimeout(this.#idle)
+    const worker = this.#worker
+    this.#worker = undefined
+    await worker?.terminate()
+  }
+}
