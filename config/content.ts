@@ -41,9 +41,11 @@ export const contentReads = Object.freeze({
 /** Markdown is parsed on a thread of its own (src/content/markdown-parser.ts): about 4 ms per KiB of prose here. */
 export const markdownParsing = Object.freeze({
   /** A parse that has not finished by then fails the file (COURIER_ERR_CONTENT_INVALID); its thread is ended. The
-   * largest file allowed, 256 KiB of prose, parses in 1-3.5 s here: the limit is above that, below the loader's. */
-  parseTimeoutMs: 6_000,
-  /** The parser thread's heap (MiB): a file of the largest size, parsed, holds far less. */
+   * largest file allowed parses in 1.2-3.5 s here as plain prose, 6.5-7 s as dense Markdown (lists, quotes and links
+   * in every paragraph) with the other core busy: the limit is above that and below the loader's 10 s. */
+  parseTimeoutMs: 8_000,
+  /** The parser thread's heap (MiB): the largest dense file parses within it (the process measured 270-340 MiB RSS
+   * while parsing one); a file that needs more fails alone, and the thread ends after `idleMs`. */
   parseHeapMb: 192,
   /** The thread ends after this long without a file to parse, giving its memory back; the next file starts one. */
   idleMs: 30_000,

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads'
 import { errors } from '../errors.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { markdownWorkerFile } from './markdown-worker-file.ts'
-import type { ParseJob, ParseResult } from './markdown-worker.ts'
+import { parserReady, type ParseJob, type ParseResult } from './markdown-worker.ts'
 
 export interface MarkdownParserLimits {
   /** A parse that has not finished by then fails: its thread is ended and a new one takes the next file. */
@@ -28,7 +28,9 @@ interface Pending {
 export class MarkdownParser {
   readonly #limits: MarkdownParserLimits
   #worker: Worker | undefined
-  #running: (Pending & { timer: NodeJS.Timeout }) | undefined
+  /** Whether #worker has loaded the parser: until then a parse's time does not run. */
+  #ready = false
+  #running: (Pending & { timer: NodeJS.Timeout | undefined }) | undefined
   readonly #queue: Pending[] = []
   #idle: NodeJS.Timeout | undefined
   #nextId = 0
@@ -59,12 +61,21 @@ export class MarkdownParser {
     const pending = this.#queue.shift()!
     clearTimeout(this.#idle)
     const worker = this.#worker ?? this.#start()
-    const timer = setTimeout(() => {
-      void this.#end()
-      this.#settle(new errors.ContentInvalid(pending.job.file, `parsing took longer than ${this.#limits.parseTimeoutMs} ms`))
-    }, this.#limits.parseTimeoutMs)
-    this.#running = { ...pending, timer }
+    this.#running = { ...pending, timer: undefined }
+    // Kept alive while it parses (someone waits for the file); idle, it never keeps the process alive.
+    worker.ref()
+    if (this.#ready) this.#startClock()
     worker.postMessage(pending.job)
+  }
+
+  /** The running parse's time starts: past it, the thread is ended and the file refused. */
+  #startClock(): void {
+    const running = this.#running
+    if (!running || running.timer !== undefined) return
+    running.timer = setTimeout(() => {
+      void this.#end()
+      this.#settle(new errors.ContentInvalid(running.job.file, `parsing took longer than ${this.#limits.parseTimeoutMs} ms`))
+    }, this.#limits.parseTimeoutMs)
   }
 
   #start(): Worker {
@@ -73,9 +84,11 @@ export class MarkdownParser {
       stdout: false,
       stderr: false,
     })
-    // It never keeps the process alive: a server that closes ends it, a script that parsed a file may exit.
-    worker.unref()
-    worker.on('message', (result: ParseResult) => {
+    worker.on('message', (result: ParseResult | typeof parserReady) => {
+      if (result === parserReady) {
+        if (this.#worker === worker) this.#ready = true
+        return this.#startClock()
+      }
       if (result.id !== this.#running?.job.id) return
       const { file } = this.#running.job
       if ('parsed' in result) return this.#settle(undefined, result.parsed)
@@ -87,16 +100,19 @@ export class MarkdownParser {
       // ended here (#end) is no longer #worker, and says nothing about the file parsed now.
       if (this.#worker !== worker) return
       this.#worker = undefined
+      this.#ready = false
       const file = this.#running?.job.file
       if (file !== undefined) this.#settle(new errors.ContentInvalid(file, `the Markdown parser failed on it: ${error.message}`))
     })
     worker.on('exit', () => {
       if (this.#worker !== worker) return
       this.#worker = undefined
+      this.#ready = false
       const file = this.#running?.job.file
       if (file !== undefined && !this.#closed) this.#settle(new errors.ContentInvalid(file, 'the Markdown parser stopped while parsing it'))
     })
     this.#worker = worker
+    this.#ready = false
     return worker
   }
 
@@ -109,6 +125,7 @@ export class MarkdownParser {
     else running.resolve(parsed!)
     if (this.#closed) return
     if (this.#queue.length > 0) return this.#next()
+    this.#worker?.unref()
     this.#idle = setTimeout(() => void this.#end(), this.#limits.idleMs)
     this.#idle.unref()
   }
@@ -117,6 +134,7 @@ export class MarkdownParser {
     clearTimeout(this.#idle)
     const worker = this.#worker
     this.#worker = undefined
+    this.#ready = false
     await worker?.terminate()
   }
 }

@@ -13,6 +13,9 @@ export interface ParseJob {
 
 export type ParseResult = { id: number; parsed: ReturnType<typeof parseMarkdown> } | { id: number; invalid: string } | { id: number; failed: string }
 
+/** Posted once the parser is loaded: a parse's time counts from here, not from the thread's start. */
+export const parserReady = 'ready'
+
 parentPort?.on('message', function parseJob({ id, text, file }: ParseJob) {
   let result: ParseResult
   try {
@@ -26,3 +29,4 @@ parentPort?.on('message', function parseJob({ id, text, file }: ParseJob) {
   }
   parentPort!.postMessage(result)
 })
+parentPort?.postMessage(parserReady)
