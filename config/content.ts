@@ -77,8 +77,15 @@ export const revalidation = Object.freeze({
    * far below; a loop or a token-guessing client does not. */
   maxPerWindow: 30,
   windowMs: 60_000,
-  /** REVALIDATE_TOKEN's shortest length: a bearer token must not be guessable. */
-  minTokenLength: 16,
+  /** REVALIDATE_TOKEN's shortest length: a bearer token must not be guessable. 32 printable characters (what
+   * `openssl rand -base64 32` prints is 44) are far beyond any guessing rate; 16 was allowed before. */
+  minTokenLength: 32,
+  /** ...and its fewest different characters: `aaaa...` of any length is not a secret. */
+  minTokenDistinct: 8,
+  /** Failed calls (no token, or another) one client may make per window before it gets 429, whatever it sends then,
+   * the right token included: a budget of their own, counted before the token is compared, so a guesser is stopped
+   * after a handful of tries and cannot use up the budget of the token's holder (`maxPerWindow`). */
+  maxFailuresPerWindow: 10,
   /** With REDIS_URL, the last revalidations kept in Redis, numbered: an instance that missed a message (a dropped
    * subscription, a pause) reads what it missed from here. Beyond it, it regenerates every kept page. */
   logLength: 1_000,

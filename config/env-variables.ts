@@ -57,6 +57,34 @@ export function text(rule: TextRule & { default?: string }): EnvVariable<string 
   }
 }
 
+/** What a secret must be: its characters, its shortest length, how many different characters at least. */
+interface SecretRule {
+  minLength: number
+  minDistinct: number
+}
+
+/** Printable ASCII without the space: what an `Authorization` header carries as it is typed, and compares byte for byte. */
+const printableAscii = /^[\x21-\x7e]*$/
+
+/**
+ * A secret (a bearer token): printable ASCII, long enough and varied enough not to be guessed. The message names the
+ * rule and never the value, which would otherwise stand in the process's exit message and its logs.
+ */
+export function secret(rule: SecretRule): EnvVariable<string | undefined> {
+  return {
+    read(name, value) {
+      if (value === undefined) return undefined
+      const must = `printable ASCII without spaces, at least ${rule.minLength} characters of which ${rule.minDistinct} different (e.g. \`openssl rand -base64 32\`)`
+      const distinct = new Set(value).size
+      if (!printableAscii.test(value) || value.length < rule.minLength || distinct < rule.minDistinct) {
+        const what = printableAscii.test(value) ? `${value.length} characters, ${distinct} different` : 'characters outside printable ASCII'
+        throw new EnvValueError(`${name} must be ${must} (got ${what}; the value is not shown)`)
+      }
+      return value
+    },
+  }
+}
+
 /** One of a fixed set of words; with `ignoreCase`, in any case (read as the word of the set). */
 export function oneOf<const Word extends string>(words: readonly Word[], fallback: Word, options?: WordRule): EnvVariable<Word>
 export function oneOf<const Word extends string>(words: readonly Word[], fallback?: undefined, options?: WordRule): EnvVariable<Word | undefined>

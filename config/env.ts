@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
-import { EnvValueError, flag, integer, oneOf, readEnv, text } from './env-variables.ts'
+import { EnvValueError, flag, integer, oneOf, readEnv, secret, text } from './env-variables.ts'
 import { contentLayout, revalidation } from './content.ts'
 import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
@@ -32,9 +32,7 @@ const variables = {
   /** Where the site's content lives (docs/content.md), read at run time: relative paths from the project root. */
   CONTENT_DIR: text({ default: contentLayout.defaultDir }),
   /** The bearer token of POST /api/revalidate (docs/content.md); unset, the route does not exist. */
-  REVALIDATE_TOKEN: text({
-    pattern: { test: new RegExp(`^\\S{${revalidation.minTokenLength},}$`), says: `at least ${revalidation.minTokenLength} characters, no spaces` },
-  }),
+  REVALIDATE_TOKEN: secret({ minLength: revalidation.minTokenLength, minDistinct: revalidation.minTokenDistinct }),
   /** Where the image optimizer caches its output (relative paths from the project root). */
   IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
   /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */

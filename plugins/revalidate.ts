@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
+import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
 import type { Revalidation } from '../src/shared-state/revalidation-channel.ts'
@@ -48,11 +48,6 @@ const responseSchema = {
   },
 } as const
 
-/** A digest of a token: compared in constant time whatever the lengths (timingSafeEqual needs equal lengths). */
-function tokenDigest(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest()
-}
-
 /**
  * POST /api/revalidate (docs/content.md): with `Authorization: Bearer <REVALIDATE_TOKEN>` and a JSON body
  * `{ "paths": [...], "tags": [...] }`, every kept page at those paths or carrying those tags is regenerated on every
@@ -65,6 +60,7 @@ function tokenDigest(token: string): Buffer {
  */
 async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) {
   const { token } = options
+  // config/env.ts checks REVALIDATE_TOKEN's characters and length at start-up; a plugin registered by hand too.
   if (token !== undefined && (typeof token !== 'string' || token.length < revalidation.minTokenLength)) {
     throw new errors.OptionInvalid('token', `a bearer token of at least ${revalidation.minTokenLength} characters`)
   }
@@ -91,13 +87,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   }
   // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.
   if (token === undefined) return
-  const expected = tokenDigest(token)
-
-  async function requireToken(request: FastifyRequest) {
-    const header = request.headers.authorization ?? ''
-    const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : ''
-    if (!timingSafeEqual(tokenDigest(presented), expected)) throw new errors.RevalidateUnauthorized()
-  }
+  const matchesToken = tokenCheck(token)
 
   async function revalidateRequested(request: FastifyRequest<{ Body: Partial<RevalidationRequest> }>, reply: FastifyReply) {
     const wanted = { paths: request.body.paths ?? [], tags: request.body.tags ?? [] }
@@ -108,17 +98,38 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   }
 
   await fastify.register(async function revalidateRoute(scope) {
+    const clientOf = (request: FastifyRequest) => (request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip))
     await scope.register(rateLimit, {
       global: false,
-      keyGenerator: (request) => (request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip)),
+      keyGenerator: clientOf,
       ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis ? { store: sharedRateLimitStore(fastify.sharedRedis) } : {}),
       errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
     })
+    // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet
+    // like the calls' budget: read before the token is compared, counted when it does not match.
+    const failures = scope.createRateLimit({
+      max: revalidation.maxFailuresPerWindow,
+      timeWindow: revalidation.windowMs,
+      keyGenerator: (request) => `revalidate-failures:${clientOf(request)}`,
+    })
+
+    async function requireToken(request: FastifyRequest) {
+      const spent = await failures(request, { increment: false })
+      if (!spent.isAllowed && spent.remaining === 0) {
+        request.log.warn({ failures: spent.max }, 'revalidation refused: too many failed calls from this client')
+        throw new errors.RevalidateRateLimited(`${spent.ttlInSeconds} seconds`)
+      }
+      if (matchesToken(bearerToken(request.headers.authorization))) return
+      await failures(request)
+      throw new errors.RevalidateUnauthorized()
+    }
+
     scope.post(revalidation.path, {
       bodyLimit: revalidation.bodyLimitBytes,
       config: { rateLimit: { max: revalidation.maxPerWindow, timeWindow: revalidation.windowMs } },
       schema: { body: bodySchema, response: responseSchema },
-      // The token first: a caller without it learns nothing of what a good body looks like.
+      // The failed calls' budget, then the token, then the calls' budget (the rate limit's own hook runs before this
+      // route's): a caller without the token learns nothing of what a good body looks like.
       onRequest: requireToken,
       handler: revalidateRequested,
     })

@@ -97,3 +97,19 @@ t.test('METRICS_PORT and METRICS_HOST: off unless a port is given, loopback by d
   t.throws(() => loadConfig({ PORT: '8080', METRICS_PORT: '8080' }), { name: 'ConfigError', message: /METRICS_PORT must differ from PORT/ })
   t.throws(() => loadConfig({ METRICS_PORT: '3000' }), { name: 'ConfigError', message: /METRICS_PORT/ }, 'PORT defaults to 3000')
 })
+
+t.test('REVALIDATE_TOKEN: printable ASCII, at least 32 characters, 8 different; the message names the rule, never the token', async (t) => {
+  const good = 'k7Hq2mZp9Lx4Vb1Nc8Rt5Ws3Yd6Fg0Ja'
+  t.equal(loadConfig({ REVALIDATE_TOKEN: good }).revalidateToken, good)
+  const refused = ['a'.repeat(64), 'short-token-0123', 'ü'.repeat(2) + good, `${good.slice(0, 16)} ${good.slice(16)}`, 'abababababababababababababababababab']
+  for (const token of refused) {
+    let message = ''
+    try {
+      loadConfig({ REVALIDATE_TOKEN: token })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    t.match(message, /REVALIDATE_TOKEN must be printable ASCII without spaces, at least 32 characters of which 8 different/, token.slice(0, 8))
+    t.notMatch(message, token.slice(0, 12), 'the value is not shown')
+  }
+})

@@ -6,7 +6,7 @@ import { revalidation } from '../../config/content.ts'
 import { build } from '../helpers/app.ts'
 import { siteContent } from '../helpers/content.ts'
 
-const token = 'a-test-token-of-some-length'
+const token = 'a-test-token-of-some-length-0123456789'
 const authorization = `Bearer ${token}`
 
 async function contentCopy(t: Test): Promise<string> {
@@ -130,4 +130,30 @@ t.test('revalidations are rate-limited per client', async (t) => {
     last = (await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['none'] } })).statusCode
   }
   t.equal(last, 429)
+})
+
+t.test('failed calls have a budget of their own per client: a guesser gets 429, even with the right token, while the holder is answered', async (t) => {
+  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, TRUST_PROXY: '127.0.0.1' })
+  const call = (client: string, authorization: string) =>
+    app.inject({ method: 'POST', url: revalidation.path, remoteAddress: '127.0.0.1', headers: { authorization, 'x-forwarded-for': client }, payload: { tags: ['none'] } })
+  const statuses: number[] = []
+  for (let guess = 0; guess < 1_000; guess++) statuses.push((await call('203.0.113.7', `Bearer guess-${guess}`)).statusCode)
+  t.same(statuses.slice(0, revalidation.maxFailuresPerWindow), Array(revalidation.maxFailuresPerWindow).fill(401), 'the first failures: 401')
+  t.ok(statuses.slice(revalidation.maxFailuresPerWindow).every((status) => status === 429), 'every guess after the budget: 429')
+  const refused = await call('203.0.113.7', `Bearer ${token}`)
+  t.equal(refused.statusCode, 429, 'the right token from the guessing client is not even compared')
+  t.match(refused.json(), { code: 'COURIER_ERR_REVALIDATE_RATE_LIMITED' })
+  t.equal((await call('198.51.100.9', `Bearer ${token}`)).statusCode, 200, "the token holder's calls are still answered")
+  t.ok(logs().some((line) => line.msg === 'revalidation refused: too many failed calls from this client'))
+})
+
+t.test('the Bearer scheme in any case; the 401 says what a call needs', async (t) => {
+  const { app } = await build(t, { REVALIDATE_TOKEN: token })
+  for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+    const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization: `${scheme} ${token}` }, payload: { tags: ['none'] } })
+    t.equal(response.statusCode, 200, scheme)
+  }
+  const refused = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization: `Bearer ${token}x` }, payload: { tags: ['none'] } })
+  t.equal(refused.statusCode, 401)
+  t.match(refused.json(), { code: 'COURIER_ERR_REVALIDATE_UNAUTHORIZED', message: 'A revalidation needs the bearer token REVALIDATE_TOKEN' })
 })

@@ -101,7 +101,7 @@ t.test('WEB_CONCURRENCY=2 without Redis: a revalidation one worker takes reaches
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-cluster-content-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await cp(siteContent.dir, dir, { recursive: true })
-  const token = 'cluster-test-token-0123456789'
+  const token = 'cluster-test-token-0123456789abcdefghi'
   const server = await startServer(t, { env: { WEB_CONCURRENCY: '2', CONTENT_DIR: dir, REVALIDATE_TOKEN: token } })
   await waitFor('both workers listening', () => {
     const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))

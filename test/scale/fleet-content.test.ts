@@ -21,7 +21,7 @@ import { projectRoot, startServer, type ServerProcess } from '../reliability/ser
 import { startNginxInFront, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-const token = 'fleet-content-token-0123456789'
+const token = 'fleet-content-token-0123456789abcdefgh'
 const loadSeconds = 30
 const roundEveryMs = 1_500
 /** A round whose change has not reached every instance by then fails (the goal is 1 s; this bounds a hang). */

@@ -15,7 +15,7 @@ import { siteContent } from '../helpers/content.ts'
 import { Redis } from 'ioredis'
 import { startRedis } from './processes.ts'
 
-const token = 'scale-test-token-0123456789'
+const token = 'scale-test-token-0123456789abcdefghij'
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 async function contentCopy(t: Test): Promise<string> {

@@ -15,7 +15,7 @@ import { otlpReceiverFor, until } from '../helpers/otlp-receiver.ts'
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 
-const token = 'a-test-token-of-some-length'
+const token = 'a-test-token-of-some-length-0123456789'
 const page = '/guides/page-data'
 
 async function contentCopy(t: Test): Promise<string> {

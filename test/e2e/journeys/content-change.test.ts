@@ -17,7 +17,7 @@ import { siteContent } from '../../helpers/content.ts'
 import { advanceClockBy, markWindow, readMark, shiftableClock } from '../page-probes.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
 
-const token = 'a-journey-token-of-some-length'
+const token = 'a-journey-token-of-some-length-0123456789'
 const contentDir = await mkdtemp(path.join(tmpdir(), 'courier-e2e-content-'))
 t.teardown(() => rm(contentDir, { recursive: true, force: true }))
 await cp(siteContent.dir, contentDir, { recursive: true })
