@@ -89,8 +89,21 @@ export const revalidation = Object.freeze({
   /** With REDIS_URL, the last revalidations kept in Redis, numbered: an instance that missed a message (a dropped
    * subscription, a pause) reads what it missed from here. Beyond it, it regenerates every kept page. */
   logLength: 1_000,
-  /** ...and each instance checks the newest number this often: a missed message leaves a page stale at most this long. */
+  /** ...and each instance checks the newest number this often: a missed message leaves a page stale at most this long.
+   * The check is also its heartbeat. */
   versionCheckMs: 1_000,
+  /** An instance whose last heartbeat is older than this is no longer counted alive (3 missed checks). */
+  heartbeatTtlMs: 3_000,
+  /** The instance that takes a call waits at most this long for every instance alive to say it applied it; the 200
+   * says how many did (`acknowledged`) out of how many are alive (`alive`). */
+  ackWaitMs: 1_000,
+  /** ...polling the count this often. */
+  ackPollMs: 10,
+  /** Who applied a revalidation is kept this long. */
+  ackTtlMs: 60_000,
+  /** The revalidation number, log and epoch live this long past the last instance's last check (renewed every
+   * second while any instance runs): a fleet gone for a month leaves nothing behind. */
+  stateTtlMs: 30 * 24 * 60 * 60 * 1000,
   /** Without Redis, under WEB_CONCURRENCY: how long a worker waits for the primary to say every worker has been told
    * before it answers with itself alone (the primary answers in well under a millisecond). */
   clusterAckTimeoutMs: 1_000,

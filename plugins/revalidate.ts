@@ -42,7 +42,10 @@ const responseSchema = {
         type: 'object',
         properties: { paths: { type: 'array', items: { type: 'string' } }, tags: { type: 'array', items: { type: 'string' } } },
       },
+      /** Instances that applied the call within the wait (config/content.ts ackWaitMs), this one included. */
       instances: { type: 'integer' },
+      /** Instances known alive (their heartbeat in Redis, or the cluster's workers). */
+      alive: { type: 'integer' },
       now: { type: 'integer' },
     },
   },
@@ -51,8 +54,9 @@ const responseSchema = {
 /**
  * POST /api/revalidate (docs/content.md): with `Authorization: Bearer <REVALIDATE_TOKEN>` and a JSON body
  * `{ "paths": [...], "tags": [...] }`, every kept page at those paths or carrying those tags is regenerated on every
- * instance. 200 once every instance has been told (each then serves the new version: a request for a named page
- * waits for its one regeneration); 401 without the token or with another (compared in constant time); 400 for a
+ * instance. 200 once every instance alive has applied it, or after at most 1 s (each then serves the new version: a
+ * request for a named page waits for its one regeneration), with how many did (`instances`) of how many are alive
+ * (`alive`); 401 without the token or with another (compared in constant time); 400 for a
  * bad body, with the reason; 429 for a flood. The route exists only when REVALIDATE_TOKEN is set: otherwise the path
  * is a 404 like any other. With REDIS_URL, revalidations reach every instance through Redis
  * (src/shared-state/revalidation-channel.ts); without it, every worker of WEB_CONCURRENCY through the primary
@@ -79,11 +83,16 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
     await channel?.close()
     siblings?.close()
   })
-  const broadcast = async (message: RevalidationMessage): Promise<{ instances: number }> => {
+  /** Tells every instance: how many applied the call (this one included), of how many are known alive. */
+  const broadcast = async (message: RevalidationMessage): Promise<{ instances: number; alive: number }> => {
     if (channel && (redis?.up || !siblings)) return channel.tell(message)
-    if (siblings) return siblings.tell(message)
+    if (siblings) {
+      // The primary answers once every worker has been told, and knows them all.
+      const { instances } = await siblings.tell(message)
+      return { instances, alive: instances }
+    }
     await applyHere(message)
-    return { instances: 1 }
+    return { instances: 1, alive: 1 }
   }
   // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.
   if (token === undefined) return
@@ -92,9 +101,9 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   async function revalidateRequested(request: FastifyRequest<{ Body: Partial<RevalidationRequest> }>, reply: FastifyReply) {
     const wanted = { paths: request.body.paths ?? [], tags: request.body.tags ?? [] }
     const startedAt = performance.now()
-    const { instances } = await broadcast(wanted)
-    request.log.info({ ...wanted, instances, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 }, 'revalidation told')
-    return reply.code(200).header('cache-control', 'no-store').send({ revalidated: wanted, instances, now: Date.now() })
+    const { instances, alive } = await broadcast(wanted)
+    request.log.info({ ...wanted, instances, alive, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 }, 'revalidation told')
+    return reply.code(200).header('cache-control', 'no-store').send({ revalidated: wanted, instances, alive, now: Date.now() })
   }
 
   await fastify.register(async function revalidateRoute(scope) {

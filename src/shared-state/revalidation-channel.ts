@@ -4,9 +4,11 @@ import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
 import type { SharedRedis } from './redis.ts'
 import {
+  acknowledgeRevalidation,
+  acknowledgements,
   announceRevalidation,
   appendRevalidation,
-  newestRevalidation,
+  checkRevalidations,
   readLogged,
   revalidationKeys,
   revalidationsSince,
@@ -50,6 +52,10 @@ export class RevalidationChannel {
   readonly #self = randomUUID()
   /** The newest revalidation number applied here; undefined until Redis has said one. */
   #applied: number | undefined
+  /** The epoch of the revalidation state that number counts in (docs/content.md "When Redis restarts"). */
+  #epoch: string | undefined
+  /** Instances alive at the last check. */
+  #alive = 1
   /** Numbers of the revalidations this instance took and is applying itself: catching up skips them. */
   readonly #taking = new Set<number>()
   /** Catching up runs one at a time, in order. */
@@ -77,11 +83,11 @@ export class RevalidationChannel {
    * carry the number: the other instances take them without running the loaders), then publishes it: how many
    * instances have been told, this one included.
    */
-  async tell(message: RevalidationMessage): Promise<{ instances: number }> {
+  async tell(message: RevalidationMessage): Promise<{ instances: number; alive: number }> {
     const alone = async (warning: string, error?: unknown) => {
       await this.#applyHere(message)
       this.#log.warn({ ...(error === undefined ? {} : { err: error }), ...message }, warning)
-      return { instances: 1 }
+      return { instances: 1, alive: 1 }
     }
     if (!this.#redis.up) return alone('revalidation applied to this instance only: redis is not connected')
     let logged: { seq: number; text: string }
@@ -93,59 +99,87 @@ export class RevalidationChannel {
     // Anything numbered before it that this instance missed, then its own, regenerated here before anyone is told.
     this.#taking.add(logged.seq)
     try {
-      await this.#catchUp(logged.seq - 1)
+      await this.#catchUp(logged.seq - 1, readLogged(logged.text)?.epoch)
       await this.#applyHere(message)
     } finally {
       this.#taking.delete(logged.seq)
     }
     this.#applied = Math.max(this.#applied ?? 0, logged.seq)
     try {
-      const listeners = await announceRevalidation(this.#redis, logged.text)
-      // This instance's own subscriber is among the listeners, or is reconnecting: it has applied the call either way.
-      return { instances: Math.max(1, listeners) }
+      await this.#acknowledge(logged.seq)
+      await announceRevalidation(this.#redis, logged.text)
+      return await this.#acknowledged(logged.seq)
     } catch (error) {
       // Logged: the other instances catch up at their next check of the newest number.
       this.#log.warn({ err: error, ...message }, 'revalidation not published: other instances catch up from the log')
-      return { instances: 1 }
+      return { instances: 1, alive: this.#alive }
     }
+  }
+
+  /** Waits (at most ackWaitMs) for every instance alive to have applied `seq`: how many did, of how many. */
+  async #acknowledged(seq: number): Promise<{ instances: number; alive: number }> {
+    const deadline = performance.now() + revalidation.ackWaitMs
+    for (;;) {
+      const instances = await acknowledgements(this.#redis, seq)
+      if (instances >= this.#alive || performance.now() >= deadline) return { instances, alive: Math.max(this.#alive, instances) }
+      await new Promise((resolve) => setTimeout(resolve, revalidation.ackPollMs))
+    }
+  }
+
+  #acknowledge(seq: number): Promise<void> {
+    return acknowledgeRevalidation(this.#redis, seq, this.#self).catch((error: unknown) => this.#redis.commandFailed(error, 'revalidation ack'))
   }
 
   #heard(text: string) {
     const message = readLogged(text)
     if (!message) return this.#log.warn({}, 'revalidation message of another shape: ignored')
     this.#log.debug({ seq: message.seq, paths: message.paths, tags: message.tags }, 'revalidation heard')
-    void this.#catchUp(message.seq, message)
+    void this.#catchUp(message.seq, message.epoch, message)
   }
 
-  /** At start, then every 1 s: a number newer than the last applied means messages were missed. */
+  /** At start, then every 1 s, with this instance's heartbeat: a number newer than the last applied means messages
+   * were missed; another epoch, that Redis lost the state (docs/content.md "When Redis restarts"). */
   #checkNewest() {
     if (!this.#redis.up) return
-    newestRevalidation(this.#redis).then(
-      (newest) => {
-        if (this.#applied !== undefined && newest > this.#applied) {
-          this.#log.info({ applied: this.#applied, newest }, 'revalidations missed: catching up from the log')
+    checkRevalidations(this.#redis, this.#self).then(
+      ({ seq, epoch, alive }) => {
+        this.#alive = alive
+        if (this.#applied !== undefined && seq > this.#applied && epoch === this.#epoch) {
+          this.#log.info({ applied: this.#applied, newest: seq }, 'revalidations missed: catching up from the log')
         }
-        return this.#catchUp(newest)
+        return this.#catchUp(seq, epoch)
       },
       (error: unknown) => this.#redis.commandFailed(error, 'revalidation check'),
     )
   }
 
-  /** Applies every revalidation numbered up to `seq` not applied yet: `known` without reading the log when it is next. */
-  #catchUp(seq: number, known?: LoggedRevalidation): Promise<void> {
+  /**
+   * Applies every revalidation numbered up to `seq` not applied yet: `known` without reading the log when it is next.
+   * A number of another epoch than the one applied (or one that went back) means Redis lost what it kept: nothing
+   * this instance keeps can be proven current, so every kept page is checked again.
+   */
+  #catchUp(seq: number, epoch: string | undefined, known?: LoggedRevalidation): Promise<void> {
     this.#catchingUp = this.#catchingUp.then(async () => {
+      if (epoch !== undefined && this.#epoch !== undefined && (epoch !== this.#epoch || seq < (this.#applied ?? 0))) {
+        this.#log.warn({ applied: this.#applied, newest: seq }, 'revalidation state in redis is new (restarted or emptied): regenerating every kept page')
+        this.#applied = undefined
+      }
+      if (epoch !== undefined) this.#epoch = epoch
       const applied = this.#applied
       if (applied === undefined) {
-        // The first number this instance learns (at start, or once Redis is reachable): a page it kept before may
-        // have been named meanwhile. Each is checked against the fleet's version (no loader runs when it is current).
+        // The first number this instance learns (at start, once Redis is reachable, or in a new epoch): a page it kept
+        // before may have been named meanwhile. Each is checked against the fleet's version (no loader runs when it
+        // is current).
         this.#apply('everything')
         this.#applied = seq
+        if (seq > 0) await this.#acknowledge(seq)
         return
       }
       if (seq <= applied) return
       if (known && seq === applied + 1) {
         if (!this.#taking.has(seq)) this.#apply(known)
         this.#applied = seq
+        await this.#acknowledge(seq)
         return
       }
       let missed: LoggedRevalidation[] | 'gone'
@@ -162,6 +196,7 @@ export class RevalidationChannel {
         for (const message of missed) if (!this.#taking.has(message.seq)) this.#apply(message)
       }
       this.#applied = Math.max(this.#applied ?? 0, seq)
+      await this.#acknowledge(seq)
     })
     return this.#catchingUp
   }

@@ -93,7 +93,8 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   // newest number within the version check, and serves the new version.
   await writeFile(file, (await readFile(file, 'utf8')).replace('never downloads a whole new document', 'keeps the document it has'))
   const seq = await observer.incr('courier:revalidate-seq')
-  await observer.lpush('courier:revalidate-log', JSON.stringify({ seq, paths: [guide], tags: [], from: 'elsewhere' }))
+  const epoch = await observer.get('courier:revalidate-epoch')
+  await observer.lpush('courier:revalidate-log', JSON.stringify({ seq, epoch, paths: [guide], tags: [], from: 'elsewhere' }))
   const heardAt = performance.now()
   await waitFor('every instance catching up with the unheard revalidation', async () =>
     (await Promise.all([...fleet, late].map(async ({ app }) => (await app.inject(dataPath(app))).body.includes('keeps the document it has')))).every(Boolean),
@@ -114,4 +115,26 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   t.equal(alone.json().instances, 1, 'for this instance only')
   t.ok(fleet[0]!.logs().some((line) => line.level === 40 && /revalidation applied to this instance only/.test(line.msg)), 'with a warn line')
   for (const { app } of [...fleet, late]) t.equal((await app.inject(guide)).statusCode, 200, 'no 5xx')
+
+  // Redis comes back empty: its revalidation numbers start again from 1, below what every instance applied. Each
+  // instance sees the new epoch, and the next revalidation reaches every one of them.
+  const everyone = [...fleet, late]
+  const restoredBefore = everyone.map(({ logs }) => logs().filter((line) => /redis connection restored/.test(line.msg)).length)
+  await redis.start()
+  await waitFor('every instance back on redis', () => everyone.every(({ logs }, index) => logs().filter((line) => /redis connection restored/.test(line.msg)).length > restoredBefore[index]!))
+  await waitFor('every instance subscribed again', async () => (await subscribers()) === 4)
+  await waitFor('every instance alive in the new state', async () => (await observer.zcard('courier:instances')) === 4)
+  await writeFile(file, (await readFile(file, 'utf8')).replace('keeps the document it has', 'holds on to its document'))
+  const afterRestart = await fleet[1]!.app.inject({ method: 'POST', url: revalidation.path, headers: { authorization: `Bearer ${token}` }, payload: { paths: [guide] } })
+  t.equal(afterRestart.statusCode, 200)
+  t.match(afterRestart.json(), { instances: 4, alive: 4 }, 'every instance alive applied it: the count is of acknowledgements')
+  const restartedAt = performance.now()
+  await waitFor('every instance serving the page revalidated after the restart', async () =>
+    (await Promise.all(everyone.map(async ({ app }) => (await app.inject(dataPath(app))).body.includes('holds on to its document')))).every(Boolean), 10_000,
+  )
+  t.comment(`after a restart of redis, every instance served the new page ${(performance.now() - restartedAt).toFixed(1)} ms after the 200`)
+  t.ok(everyone.some(({ logs }) => logs().some((line) => /revalidation state in redis is new/.test(line.msg))), 'the new state is said in the log')
+  for (const key of ['courier:revalidate-seq', 'courier:revalidate-log', 'courier:revalidate-epoch', 'courier:instances']) {
+    t.ok((await observer.pttl(key)) > 0, `${key} has a time to live`)
+  }
 })
