@@ -158,7 +158,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pagePatterns: site.pages.map((page) => page.path),
     ...options.requestFilter,
   })
-  await app.register(health)
+  await app.register(health, { contentReads: () => content.readStats })
   await app.register(readiness)
   await app.register(sharedState, { redisUrl: config.redisUrl })
   await app.register(clientErrors)
