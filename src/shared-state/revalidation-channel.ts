@@ -52,7 +52,7 @@ export class RevalidationChannel {
   readonly #self = randomUUID()
   /** The newest revalidation number applied here; undefined until Redis has said one. */
   #applied: number | undefined
-  /** The epoch of the revalidation state that number counts in (docs/content.md "When Redis restarts"). */
+  /** The epoch of the revalidation state that number counts in (docs/content.md "Across the fleet"). */
   #epoch: string | undefined
   /** Instances alive at the last check. */
   #alive = 1
@@ -138,7 +138,7 @@ export class RevalidationChannel {
   }
 
   /** At start, then every 1 s, with this instance's heartbeat: a number newer than the last applied means messages
-   * were missed; another epoch, that Redis lost the state (docs/content.md "When Redis restarts"). */
+   * were missed; another epoch, that Redis lost the state (docs/content.md "Across the fleet"). */
   #checkNewest() {
     if (!this.#redis.up) return
     checkRevalidations(this.#redis, this.#self).then(

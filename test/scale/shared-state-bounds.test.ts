@@ -1,5 +1,5 @@
 /**
- * What Courier writes to Redis is bounded (docs/running-at-scale.md "What Redis holds"), against a real redis-server:
+ * What Courier writes to Redis is bounded (docs/content.md "What Redis holds"), against a real redis-server:
  * requests for page instances that do not exist write no page version, and every key written has a time to live.
  * Run by `npm run test:scale`.
  */
