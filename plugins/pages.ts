@@ -45,6 +45,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   }
   const instance = `${hostname()}:${process.pid}`
   const metrics = fastify.metrics
+  metrics?.watchContentReads(() => content.readStats)
 
   const tracing = tracingOf(fastify)
 

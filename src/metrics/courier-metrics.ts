@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
+import type { ContentReadStats } from '../content/content-files.ts'
 import { clientErrorsPath } from '../../config/client-errors.ts'
 import type { OutputFormat } from '../images/negotiate.ts'
 import {
@@ -76,6 +77,7 @@ export class CourierMetrics implements MetricsRecorder {
   readonly #shed: LabelledCounter
   readonly #clientReports: LabelledCounter
   readonly #transformQueues: TransformQueueState[] = []
+  #contentReads: () => ContentReadStats = () => ({ inFlight: 0, stuck: 0, timedOut: 0 })
 
   constructor(build: BuildInfo) {
     const registers = [this.registry]
@@ -158,6 +160,26 @@ export class CourierMetrics implements MetricsRecorder {
         this.set(queues.reduce((sum, queue) => sum + queue.running, 0))
       },
     })
+    const contentReads = () => this.#contentReads()
+    new Gauge({
+      name: 'courier_content_reads_stuck',
+      help: 'Reads of CONTENT_DIR past their time-out whose system call has not returned (a file system that stopped answering), read at scrape time.',
+      registers,
+      collect() {
+        this.set(contentReads().stuck)
+      },
+    })
+    let timedOutSeen = 0
+    new Counter({
+      name: 'courier_content_read_timeouts_total',
+      help: 'Listings and reads of CONTENT_DIR that timed out, read at scrape time.',
+      registers,
+      collect() {
+        const { timedOut } = contentReads()
+        this.inc(timedOut - timedOutSeen)
+        timedOutSeen = timedOut
+      },
+    })
     this.#shed = new LabelledCounter({
       name: 'courier_requests_shed_total',
       help: 'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when the transform queue is full.',
@@ -214,5 +236,9 @@ export class CourierMetrics implements MetricsRecorder {
 
   requestShed(reason: ShedReason): void {
     this.#shed.inc(reason)
+  }
+
+  watchContentReads(read: () => ContentReadStats): void {
+    this.#contentReads = read
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { OutputFormat } from '../images/negotiate.ts'
+import type { ContentReadStats } from '../content/content-files.ts'
 
 /**
  * What the rest of Courier tells the metrics (plugins/metrics.ts decorates `fastify.metrics` with it when
@@ -28,6 +29,8 @@ export interface MetricsRecorder {
   watchTransformQueue(queue: TransformQueueState): void
   /** A request refused before any work: load shedding (plugins/load-shedding.ts) or the drain (plugins/drain.ts). */
   requestShed(reason: ShedReason): void
+  /** The reads of CONTENT_DIR (src/content/content-files.ts), read at scrape time. */
+  watchContentReads(read: () => ContentReadStats): void
 }
 
 export type DocumentKind = 'page' | 'error'

@@ -157,6 +157,8 @@ t.test('images: cache states and tier, transform durations by format, the queue 
   t.ok(valueOf(samples, 'courier_image_transform_seconds_sum', { format: 'webp' })! > 0)
   t.equal(valueOf(samples, 'courier_image_transform_queue_length'), 0)
   t.equal(valueOf(samples, 'courier_image_transforms_running'), 0)
+  t.equal(valueOf(samples, 'courier_content_reads_stuck'), 0, 'content reads, read at scrape time')
+  t.equal(valueOf(samples, 'courier_content_read_timeouts_total'), 0)
 })
 
 t.test('build info and the default process metrics', async (t) => {
