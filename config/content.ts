@@ -12,9 +12,11 @@ export const contentLayout = Object.freeze({
   faqDir: 'faq',
   /** A file name (without `.md`) as a URL or an anchor keeps it readable: lower-case words joined by dashes. */
   namePattern: /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
-  /** Markdown files larger than this are refused (COURIER_ERR_CONTENT_INVALID): a page's content is prose, and a
-   * runaway file must not be parsed and sent as page data on every request. */
-  maxFileBytes: 256 * 1024,
+  /** Markdown files larger than this are refused (COURIER_ERR_CONTENT_INVALID): a page's content is prose (the
+   * example's guides are 2 KB; 64 KiB is some 10,000 words), and what a file costs grows with it on the event loop
+   * too, after the parser's thread: 256 KiB of dense Markdown (the limit before) made 2.9 MB of page data and 66,000
+   * elements to render, and held other requests for up to 2.5 s. Next.js warns of page data above 128 kB. */
+  maxFileBytes: 64 * 1024,
   /** Front matter larger than this is refused before YAML reads it: it is a few fields (a title, a summary, an
    * order), and it is read on the main thread for every list of guides. */
   maxFrontMatterBytes: 8 * 1024,
