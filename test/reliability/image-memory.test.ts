@@ -11,6 +11,8 @@ import sharp from 'sharp'
 import t from 'tap'
 import { imageOptimizer } from '../../config/images.ts'
 import { temporaryFolder } from '../helpers/images.ts'
+import { readStartCommand } from '../../src/build/start-command.ts'
+import { projectRoot } from './server-process.ts'
 
 /** The figure docs/images.md states for one optimizer process, in MiB. */
 const peakRssMiB = 640
@@ -34,9 +36,14 @@ t.test(`peak RSS stays under ${peakRssMiB} MiB with 7000x7000 PNGs at full concu
   // The configured limits, but a time-out long enough for a machine busy with other work: a transform that timed out
   // would free its memory early and hide the peak this test is about.
   const limits = JSON.stringify({ transformTimeoutS: 120 })
-  const server = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/image-server.ts', publicRoot, path.join(publicRoot, 'cache'), limits], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  // With the memory settings of `npm start` (its variables, e.g. MALLOC_ARENA_MAX, and Node's flags): the process
+  // users run, whose allocator arenas and heap growth the figure is about.
+  const start = await readStartCommand(projectRoot)
+  const server = spawn(
+    process.execPath,
+    [...start.nodeArgs, '--import', 'tsx', 'test/helpers/image-server.ts', publicRoot, path.join(publicRoot, 'cache'), limits],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...start.env } },
+  )
   t.teardown(() => {
     server.kill('SIGKILL')
   })
