@@ -37,11 +37,12 @@ export const pageLoaders = {
   },
   guide: {
     load: async ({ params, content }) => {
-      // The list for the pager (front matter only), the body of this guide alone.
-      const guides = await content.guideSummaries()
-      const index = guides.findIndex((guide) => guide.slug === params.slug)
-      const guide = index === -1 ? undefined : await content.guide(params.slug!)
+      // This guide first (one listing of the folder tells a missing one: a made-up URL costs no other read), then the
+      // list for the pager (front matter only).
+      const guide = await content.guide(params.slug!)
       if (!guide) return { notFound: true }
+      const guides = await content.guideSummaries()
+      const index = guides.findIndex((summary) => summary.slug === params.slug)
       const { slug, title, summary, sections } = guide
       return {
         props: { guide: { slug, title, summary, sections }, previous: summaryOf(guides[index - 1]), next: summaryOf(guides[index + 1]) },
