@@ -6,8 +6,10 @@ import { errors } from '../errors.ts'
 export interface ContentFilesLimits {
   /** A file larger than this is refused, counted on the bytes read, not on what `stat` says. */
   maxFileBytes: number
-  /** A listing or a file read that has not finished by then fails the load that asked for it. */
+  /** A listing or a file read that has not finished this long after it started fails the load that asked for it. */
   readTimeoutMs: number
+  /** A listing or read that has waited this long for a slot fails too, without starting. */
+  readWaitMs: number
   /** Listings and reads running at once; more wait (their time-out counting). */
   maxReadsInFlight: number
 }
@@ -119,35 +121,47 @@ export class ContentFiles {
   }
 
   /**
-   * Runs one listing or read within the limits: it waits for a slot, and fails with COURIER_ERR_CONTENT_UNREADABLE
-   * when the whole (wait included) takes longer than the time-out. The slot stays taken until the work really ends.
+   * Runs one listing or read within the limits: it waits for a slot (at most `readWaitMs`), then runs (at most
+   * `readTimeoutMs`); past either it fails with COURIER_ERR_CONTENT_UNREADABLE. The slot stays taken until the work
+   * really ends, however long after its time-out that is.
    */
   async #bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
-    const { readTimeoutMs } = this.#limits
-    const state = { running: false, timedOut: false }
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => {
-        state.timedOut = true
-        this.#timedOut++
-        if (state.running) this.#stuck++
-        reject(new errors.ContentUnreadable(what, `no answer from the file system within ${readTimeoutMs} ms`))
-      }, readTimeoutMs)
-    })
+    const { readTimeoutMs, readWaitMs } = this.#limits
     const slot = this.#slot()
+    let timer: NodeJS.Timeout | undefined
+    const after = (ms: number, reason: string, onTimeOut: () => void) =>
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          onTimeOut()
+          reject(new errors.ContentUnreadable(what, reason))
+        }, ms)
+      })
     try {
-      await Promise.race([slot, timeout])
-      state.running = true
+      try {
+        await Promise.race([slot, after(readWaitMs, `waited longer than ${readWaitMs} ms for the file system (${this.#waiting.length} reads queued)`, () => undefined)])
+      } catch (error) {
+        // The slot, when it comes, goes straight to the next caller.
+        void slot.then(() => this.#release())
+        throw error
+      } finally {
+        clearTimeout(timer)
+      }
+      let timedOut = false
       const running = work().finally(() => {
-        if (state.timedOut) this.#stuck--
+        if (timedOut) this.#stuck--
         this.#release()
       })
       // Settled later, after a time-out: its failure is already told as the time-out.
       running.catch(() => undefined)
-      return await Promise.race([running, timeout])
+      return await Promise.race([
+        running,
+        after(readTimeoutMs, `no answer from the file system within ${readTimeoutMs} ms`, () => {
+          timedOut = true
+          this.#timedOut++
+          this.#stuck++
+        }),
+      ])
     } catch (error) {
-      // Timed out while waiting: the slot, when it comes, goes straight to the next caller.
-      if (!state.running) void slot.then(() => this.#release())
       if (error instanceof errors.ContentInvalid || error instanceof errors.ContentUnreadable) throw error
       throw new errors.ContentUnreadable(what, (error as Error).message)
     } finally {

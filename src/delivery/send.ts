@@ -6,7 +6,7 @@ import { compressBody, flushedStream } from '../compression/compress.ts'
 import { identityAcceptable, negotiateCoding, parsedAcceptEncoding, type Coding, type ContentCoding, type ParsedAcceptEncoding } from '../compression/negotiate.ts'
 import { gzipPieces, identityPieces, type PieceCoding } from '../compression/pieces.ts'
 import { addVary } from '../compression/vary.ts'
-import { encodedEtag, matchesAnyEncoding } from '../etag.ts'
+import { encodedEtag, matchesAnyEncoding, strongEtag } from '../etag.ts'
 import { documentBytes, gzippedDocumentBytes, zstdDocumentBytes, type KeptDocument } from '../render/document-cache.ts'
 import { KeptOpenings } from '../render/kept-openings.ts'
 import { ClientGoneError } from '../render/stream.ts'
@@ -74,6 +74,14 @@ export class Sender {
     const tags = headTags ? Buffer.from(headTags, 'latin1') : undefined
     const nonce = request.cspNonce
     const coding = this.codingFor(request, 'keptDocument')
+    // A document sent as it was kept, with nothing of the request in it (a path the request filter leaves without a
+    // nonce, as /faq, and no per-request head tags), is the same bytes for everyone on every instance: it gets a
+    // strong ETag, one per coding, and 304s, as kept page data does. A nonce-bearing document never does.
+    if (nonce === undefined && tags === undefined && reply.statusCode === 200) {
+      document.etag ??= strongEtag(Buffer.concat(document.parts))
+      reply.header('etag', encodedEtag(document.etag, coding))
+      if (matchesAnyEncoding(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
+    }
     if (coding === 'gzip') return sendBytes(reply, gzippedDocumentBytes(document, nonce, tags), coding)
     if (coding === 'zstd') return sendBytes(reply, zstdDocumentBytes(document, nonce, tags), coding)
     const plain = documentBytes(document, nonce, tags)

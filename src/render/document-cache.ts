@@ -17,6 +17,8 @@ export interface KeptDocument {
   headAt?: number | undefined
   /** Its encoded variants, each made once, on first use, and kept as long as the document is. */
   readonly encoded: EncodedVariants
+  /** Its strong ETag when it is sent without insertions (no nonce, no head tags): made on first use. */
+  etag?: string
 }
 
 /**
