@@ -1,3 +1,5 @@
+import { contentImagePrefix } from './images.ts'
+
 /**
  * Where the example site's content lives and what each file must say (docs/content.md). The content is read at run
  * time by the page loaders (src/content/), never bundled: editing a file and revalidating changes the site without a
@@ -24,6 +26,34 @@ export const contentLayout = Object.freeze({
    * needs a quote in a list in a list, and micromark's time grows with the square of the depth (32 levels of `>` on
    * 1,000 lines of 32 KB took 3 s here). */
   maxNestingDepth: 12,
+})
+
+/**
+ * Images that belong to the content (docs/content.md "Images of the content"): `CONTENT_DIR/images/<file>`, served at
+ * `/content/images/<file>` as they are and through the image optimizer, read at run time like the Markdown.
+ */
+export const contentImages = Object.freeze({
+  /** The folder under CONTENT_DIR. */
+  dir: 'images',
+  /** The URL they are served at: `<urlPrefix><file>`. */
+  urlPrefix: contentImagePrefix,
+  /** A file name a URL keeps readable, with a lower-case extension of a format browsers draw (SVG only with
+   * IMAGES_ALLOW_SVG, as the optimizer's sources). */
+  namePattern: /^[a-z0-9]+(?:[-_.][a-z0-9]+)*\.(?:png|jpg|jpeg|gif|webp|avif|svg)$/,
+  /** Each extension's type, sent with `nosniff`: the bytes are never taken for anything else. */
+  types: Object.freeze({
+    png: 'image/png',
+    jpg: 'image/jpeg',
+    jpeg: 'image/jpeg',
+    gif: 'image/gif',
+    webp: 'image/webp',
+    avif: 'image/avif',
+    svg: 'image/svg+xml',
+  } as Record<string, string>),
+  /** Revalidated on every use, as pages are: a replaced file is seen at once (its ETag is its bytes'). */
+  cacheControl: 'public, max-age=0, must-revalidate',
+  /** As the optimizer's answers: an image opened as a document runs nothing (an SVG's scripts included). */
+  contentSecurityPolicy: "script-src 'none'; sandbox",
 })
 
 /**

@@ -98,3 +98,7 @@ export const imageOptimizer = Object.freeze({
 export type ImageOptimizerLimits = {
   readonly [Key in keyof typeof imageOptimizer]: (typeof imageOptimizer)[Key] extends number ? number : readonly string[]
 }
+
+/** Where the images of the content are served (docs/content.md "Images of the content"): a guide draws
+ * `![alt](/content/images/<file>)`, and the client draws it through the optimizer. Shared with the browser. */
+export const contentImagePrefix = '/content/images/'

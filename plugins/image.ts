@@ -1,8 +1,11 @@
 import fp from 'fastify-plugin'
+import { createHash } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { allowedWidths, images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
 import { sharedState } from '../config/shared-state.ts'
+import { contentImages } from '../config/content.ts'
+import type { ContentSource } from '../src/content/content-source.ts'
 import { errors } from '../src/errors.ts'
 import { matchesIfNoneMatch } from '../src/etag.ts'
 import { DiskImageCache, type CacheEntry, type CacheEntryMeta } from '../src/images/disk-cache.ts'
@@ -12,13 +15,15 @@ import { cacheKey, ImageOptimizer, type ImageJob } from '../src/images/optimizer
 import { createRemoteSource, type LookupFunction } from '../src/images/source-remote.ts'
 import { configureSharp } from '../src/images/transform.ts'
 import { TransformQueue } from '../src/images/transform-queue.ts'
-import { compileRemoteOrigins, optimizerPath, parseImageUrl } from '../src/images/validate-url.ts'
+import { compileRemoteOrigins, optimizerPath, parseImageUrl, type ImageSource } from '../src/images/validate-url.ts'
 import { tracingOf, type TraceSpan } from '../src/tracing/tracing.ts'
 import type { ImageCacheState as MetricCacheState, ImageCacheTier } from '../src/metrics/recorder.ts'
 
 export interface ImageOptions {
   /** The public folder local `url`s are read from (client/public). */
   publicRoot: string
+  /** The site's content: local `url`s under `/content/images/` are its images (docs/content.md "Images of the content"). */
+  content?: ContentSource
   /** Where optimized images are cached (IMAGE_CACHE_DIR). */
   cacheDir: string
   /** Serve SVG sources as they are (IMAGES_ALLOW_SVG); refused with 400 otherwise. */
@@ -124,7 +129,7 @@ function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
  * an allowed width, in the best format the browser accepts, cached on disk (docs/images.md).
  */
 async function image(fastify: FastifyInstance, options: ImageOptions) {
-  const { publicRoot, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options
+  const { publicRoot, content, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options
   if (typeof publicRoot !== 'string' || publicRoot === '') throw new errors.OptionInvalid('publicRoot', 'must be a folder')
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new errors.OptionInvalid('cacheDir', 'must be a folder')
   const limits: ImageOptimizerLimits = { ...imageOptimizer, ...options.limits }
@@ -228,9 +233,17 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     },
   )
 
+  /** A local path under `/content/images/` is an image of the content: read now, by the content's rules. */
+  async function contentSource(source: ImageSource): Promise<ImageSource> {
+    if (!content || source.kind !== 'local' || !source.path.startsWith(contentImages.urlPrefix)) return source
+    const bytes = await content.image(source.path.slice(contentImages.urlPrefix.length))
+    if (!bytes) throw new errors.ImageNotFound(source.path)
+    return { kind: 'content', path: source.path, bytes, hash: createHash('sha256').update(bytes).digest('base64url') }
+  }
+
   async function answerImage(request: FastifyRequest<{ Querystring: ImageQuery }>, reply: FastifyReply, span: TraceSpan) {
     const { url, w: width, q: quality = limits.defaultQuality } = request.query
-    const source = parseImageUrl(url, origins)
+    const source = await contentSource(parseImageUrl(url, origins))
     const accepted = acceptedFormats(request.headers.accept)
     const key = cacheKey(source, width, quality, accepted)
     const job: ImageJob = { url, source, width, quality, accepted, client: request.ip }

@@ -29,6 +29,7 @@ import errors from '../plugins/errors.ts'
 import health from '../plugins/health.ts'
 import image from '../plugins/image.ts'
 import imageWidths from '../plugins/image-widths.ts'
+import contentImagesRoute from '../plugins/content-images.ts'
 import loadShedding from '../plugins/load-shedding.ts'
 import documents from '../plugins/documents.ts'
 import pages from '../plugins/pages.ts'
@@ -165,8 +166,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sitemap, { siteUrl: config.siteUrl, pages: site.publicPages, content })
   await app.register(publicFiles, { root: path.join(config.rootDir, 'client', 'public') })
   await app.register(imageWidths)
+  await app.register(contentImagesRoute, { content, allowSvg: config.imagesAllowSvg })
   await app.register(image, {
     publicRoot: path.join(config.rootDir, 'client', 'public'),
+    content,
     cacheDir: config.imageCacheDir,
     allowSvg: config.imagesAllowSvg,
   })

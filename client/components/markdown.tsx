@@ -1,5 +1,8 @@
 import { createElement, Fragment, type ReactNode } from 'react'
 import type { MarkdownContent } from '../../site/data-types.ts'
+import { contentImagePrefix } from '../../config/images.ts'
+import { contentColumn } from '../../site/image-sources.ts'
+import { Image } from './image.tsx'
 import { Link } from './link.tsx'
 
 type Node = MarkdownContent | MarkdownContent['children'][number]
@@ -11,7 +14,7 @@ type Node = MarkdownContent | MarkdownContent['children'][number]
  */
 const allowed: Readonly<Record<string, readonly string[]>> = {
   p: [], em: [], strong: [], code: ['className'], pre: [], blockquote: [], hr: [], br: [],
-  ul: [], ol: ['start'], li: [], a: ['href', 'title'], img: ['src', 'alt', 'title'],
+  ul: [], ol: ['start'], li: [], a: ['href', 'title'], img: ['src', 'alt', 'title', 'width', 'height'],
   h1: ['id'], h2: ['id'], h3: ['id'], h4: ['id'], h5: ['id'], h6: ['id'],
 }
 
@@ -31,6 +34,11 @@ function render(node: Node, key: number): ReactNode {
   if (node.type !== 'element' || !(node.tagName in allowed)) return null
   const props = propsOf(node.tagName, node.properties, key)
   const children = node.children.map(render)
+  if (node.tagName === 'img' && String(props.src ?? '').startsWith(contentImagePrefix) && props.width && props.height) {
+    // An image of the content, its size read by the server: through the optimizer, as wide as the column at most.
+    const { src, alt, width, height } = props as { src: string; alt: string; width: number; height: number }
+    return createElement(Image, { key, src, alt, width, height, slot: contentColumn })
+  }
   if (node.tagName === 'a') {
     // A path of this site goes through the client router; any other address is a plain link.
     const href = String(props.href ?? '')

@@ -86,35 +86,52 @@ export class ContentFiles {
   }
 
   /**
-   * A file's text (`file` relative to the folder); undefined when it is not content: a FIFO, a device or a socket, or
-   * a link that leads out of the folder (each told to `onRefused`). Larger than the limit: COURIER_ERR_CONTENT_INVALID.
+   * A file's text (`file` relative to the folder); undefined when it is not there, or is not content: a FIFO, a device
+   * or a socket, or a link that leads out of the folder (each told to `onRefused`). Larger than the limit:
+   * COURIER_ERR_CONTENT_INVALID.
    */
   async text(file: string): Promise<string | undefined> {
-    const read = await this.#bounded(file, () => this.#readInside(file))
-    if (typeof read === 'string') return read
+    return (await this.bytes(file, this.#limits.maxFileBytes))?.toString('utf8')
+  }
+
+  /** A file's bytes, at most `maxBytes`, by the rules of `text`. */
+  async bytes(file: string, maxBytes: number): Promise<Buffer | undefined> {
+    const read = await this.#bounded(file, () => this.#readInside(file, maxBytes))
+    if (read === 'missing') return undefined
+    if (Buffer.isBuffer(read)) return read
     this.#onRefused(file, read.refused)
     return undefined
   }
 
-  async #readInside(file: string): Promise<string | { refused: RefusedReason }> {
+  async #readInside(file: string, maxBytes: number): Promise<Buffer | 'missing' | { refused: RefusedReason }> {
     const root = await this.#fs.realpath(this.dir)
-    const target = await this.#fs.realpath(path.join(this.dir, file))
+    let target: string
+    try {
+      target = await this.#fs.realpath(path.join(this.dir, file))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing'
+      throw error
+    }
     if (!target.startsWith(root + path.sep)) return { refused: 'a link that leads out of CONTENT_DIR' }
     const handle = await this.#fs.open(target, openFlags)
     try {
-      if (!(await handle.stat()).isFile()) return { refused: 'not a regular file' }
-      // One byte more than the limit tells a file over it, whatever its size said a moment ago.
-      const buffer = Buffer.allocUnsafe(this.#limits.maxFileBytes + 1)
+      const stats = await handle.stat()
+      if (!stats.isFile()) return { refused: 'not a regular file' }
+      // Read to its end, never past one byte more than the limit, whatever its size said a moment ago (a file that
+      // grows, or a size that lies): the buffer starts at the size the file has and grows while it goes on.
+      let buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1)
       let length = 0
       for (;;) {
+        if (length === buffer.length) {
+          if (length > maxBytes) throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
+          buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length))])
+        }
         const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
         if (bytesRead === 0) break
         length += bytesRead
-        if (length > this.#limits.maxFileBytes) {
-          throw new errors.ContentInvalid(file, `more than ${this.#limits.maxFileBytes} bytes; at most ${this.#limits.maxFileBytes} are read`)
-        }
       }
-      return buffer.toString('utf8', 0, length)
+      if (length > maxBytes) throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
+      return buffer.subarray(0, length)
     } finally {
       await handle.close()
     }

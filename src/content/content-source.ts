@@ -1,5 +1,6 @@
 import type { ElementContent, Root, RootContent } from 'hast'
-import { contentLayout, contentReads, markdownParsing } from '../../config/content.ts'
+import { contentImages, contentLayout, contentReads, markdownParsing } from '../../config/content.ts'
+import { imageOptimizer } from '../../config/images.ts'
 import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
 import { caches } from '../../config/caches.ts'
 import { BoundedCache } from '../bounded-cache.ts'
@@ -55,6 +56,7 @@ export class ContentSource {
   readonly #files: ContentFiles
   readonly #parser: MarkdownParser
   readonly #limits: { maxNestingDepth: number; maxFrontMatterBytes: number }
+  readonly #log: ContentLog | undefined
   /** By file (relative to the folder): the text last parsed and what it gave. Read-only to every caller. */
   readonly #parsed = new BoundedCache<string, ParseOutcome>(caches.parsedContent, ({ text }) => Buffer.byteLength(text))
 
@@ -66,6 +68,52 @@ export class ContentSource {
     this.#files = new ContentFiles(dir, limits, refused)
     this.#parser = new MarkdownParser(limits)
     this.#limits = limits
+    this.#log = log
+  }
+
+  /**
+   * An image of the content, `images/<name>` (docs/content.md "Images of the content"): its bytes, or undefined when
+   * there is none, the name is not one an image may have, or the file is not content (a link out of the folder).
+   */
+  async image(name: string): Promise<Buffer | undefined> {
+    if (!contentImages.namePattern.test(name)) return undefined
+    return this.#files.bytes(`${contentImages.dir}/${name}`, imageOptimizer.maxSourceBytes)
+  }
+
+  /**
+   * A body with each of its content images' pixel size (read from the image's header when the content loads, so the
+   * page reserves its box): `![alt](/content/images/<name>)` must have its alt text; an image that is not there is
+   * named in a warn line and drawn as it is. Done per load, not kept with the parse: an image added or replaced is
+   * seen by the next load of the page.
+   */
+  async #withImages(body: Root, file: string): Promise<Root> {
+    const walk = async <Node extends Root | ElementContent>(node: Node): Promise<Node> => {
+      if (node.type !== 'element' && node.type !== 'root') return node
+      const children = await Promise.all(node.children.map((child) => walk(child as ElementContent)))
+      if (node.type === 'root') return { ...node, children } as Node
+      if (node.tagName !== 'img') return { ...node, children } as Node
+      const src = String(node.properties.src ?? '')
+      if (!src.startsWith(contentImages.urlPrefix)) return node
+      if (String(node.properties.alt ?? '').trim() === '') {
+        throw new errors.ContentInvalid(file, `the image ${src} has no alt text: write ![what it shows](${src})`)
+      }
+      const size = await this.#imageSize(src.slice(contentImages.urlPrefix.length))
+      if (!size) {
+        this.#log?.warn({ file, image: src }, 'content image missing: drawn without its size')
+        return node
+      }
+      return { ...node, properties: { ...node.properties, ...size } } as Node
+    }
+    return walk(body)
+  }
+
+  async #imageSize(name: string): Promise<{ width: number; height: number } | undefined> {
+    const bytes = await this.image(name)
+    if (!bytes) return undefined
+    // sharp reads the header only; it is loaded here, on the first content image, never at start-up.
+    const { default: sharp } = await import('sharp')
+    const { width, height } = await sharp(bytes).metadata().catch(() => ({ width: undefined, height: undefined }))
+    return width && height ? { width, height } : undefined
   }
 
   /** The reads of the folder now and since start: the health details and metrics report them. */
@@ -155,6 +203,13 @@ export class ContentSource {
   async #read(file: string): Promise<MarkdownFile | undefined> {
     const text = await this.#files.text(file)
     if (text === undefined) return undefined
+    const parsed = await this.#parse(text, file)
+    if (!hasContentImage(parsed.body)) return parsed
+    return { frontMatter: parsed.frontMatter, body: await this.#withImages(parsed.body, file) }
+  }
+
+  /** A file's text parsed, or its failure, once per version of the text. */
+  async #parse(text: string, file: string): Promise<MarkdownFile> {
     const kept = this.#parsed.get(file)
     if (kept?.text === text) {
       if ('failure' in kept) throw kept.failure
@@ -187,6 +242,12 @@ export class ContentSource {
       throw new errors.ContentInvalid(file, `front matter of ${bytes} bytes; at most ${this.#limits.maxFrontMatterBytes}`)
     }
   }
+}
+
+/** Whether a body draws an image of the content anywhere (most draw none: their tree is used as it is). */
+function hasContentImage(node: Root | ElementContent): boolean {
+  if (node.type === 'element' && node.tagName === 'img') return String(node.properties.src ?? '').startsWith(contentImages.urlPrefix)
+  return (node.type === 'element' || node.type === 'root') && node.children.some((child) => hasContentImage(child as ElementContent))
 }
 
 /** Front matter order, then file name: the order a folder's files are listed in. */

@@ -52,12 +52,14 @@ export interface ImageOptimizerOptions {
 }
 
 /**
- * The cache key: a hash of the image's identity (the decoded, normalised local path, or the remote URL without its
- * fragment), w, q and the formats `Accept` allows, and nothing else: every spelling of one variant is one entry.
+ * The cache key: a hash of the image's identity (the decoded, normalised local path, a content image's path and the
+ * hash of its bytes, or the remote URL without its fragment), w, q and the formats `Accept` allows, and nothing else:
+ * every spelling of one variant is one entry.
  */
 export function cacheKey(source: ImageSource, width: number, quality: number, accepted: AcceptedFormats): string {
   let identity: string
   if (source.kind === 'local') identity = `local:${source.path}`
+  else if (source.kind === 'content') identity = `content:${source.path}:${source.hash}`
   else {
     const url = new URL(source.url)
     url.hash = ''
@@ -68,7 +70,7 @@ export function cacheKey(source: ImageSource, width: number, quality: number, ac
 
 /** `dunes` from `/images/dunes.jpg`, reduced to characters safe inside a quoted header value. */
 function baseName(source: ImageSource): string {
-  const pathname = source.kind === 'local' ? source.path : decodeURIComponent(source.url.pathname)
+  const pathname = source.kind === 'remote' ? decodeURIComponent(source.url.pathname) : source.path
   const name = path.posix.basename(pathname, path.posix.extname(pathname)).replace(/[^A-Za-z0-9._-]/g, '_')
   return name.slice(0, 100) || 'image'
 }
@@ -114,6 +116,7 @@ export class ImageOptimizer {
   async #readSource(source: ImageSource, parent: TraceSpan | undefined): Promise<SourceImage> {
     const { publicRoot, limits, remote, tracing = tracingOff } = this.#options
     if (source.kind === 'local') return readLocalImage(publicRoot, source.path, limits.maxSourceBytes)
+    if (source.kind === 'content') return { bytes: source.bytes, maxAgeS: undefined }
     const { url } = source
     // A CLIENT span: the remote host's own spans, if it traces, go under it through the traceparent it is sent.
     return tracing.inSpan(parent, 'courier.image.fetch', { kind: 'client', attributes: httpClientAttributes('GET', url) }, (span) => {

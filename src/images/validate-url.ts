@@ -6,6 +6,15 @@ export const optimizerPath = '/_next/image'
 export type ImageSource =
   | { kind: 'local'; /** Decoded path under the public folder, always starting with `/`, no repeated slashes. */ path: string }
   | { kind: 'remote'; url: URL }
+  | {
+      kind: 'content'
+      /** `/content/images/<name>`: an image of CONTENT_DIR (docs/content.md "Images of the content"). */
+      path: string
+      /** Read when the request came: the file may change at any time, and its variants with it. */
+      bytes: Buffer
+      /** Of the bytes: part of the cache key, so a replaced file is never answered with the old one's variants. */
+      hash: string
+    }
 
 /** Percent-decodes until nothing changes (at most 3 rounds), so `%252e` cannot hide a `.` from the checks below. */
 function decodeFully(text: string): string {
