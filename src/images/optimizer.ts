@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
 import { errors } from '../errors.ts'
+import { SingleFlight } from '../single-flight.ts'
 import { strongEtag } from '../etag.ts'
 import type { CacheEntryMeta, DiskImageCache } from './disk-cache.ts'
 import { chooseFormat, contentTypes, extensions, type AcceptedFormats, type OutputFormat } from './negotiate.ts'
@@ -80,7 +81,7 @@ function baseName(source: ImageSource): string {
  * Identical concurrent requests (same key) share one production; a stale entry is refreshed in the background.
  */
 export class ImageOptimizer {
-  readonly #inFlight = new Map<string, Promise<ProducedImage>>()
+  readonly #inFlight = new SingleFlight<string, ProducedImage>()
   readonly #options: ImageOptimizerOptions
 
   constructor(options: ImageOptimizerOptions) {
@@ -93,11 +94,7 @@ export class ImageOptimizer {
    * spans); none without a parent.
    */
   produce(key: string, job: ImageJob, log: FastifyBaseLogger, parent?: TraceSpan): Promise<ProducedImage> {
-    const running = this.#inFlight.get(key)
-    if (running) return running
-    const production = this.#produce(key, job, log, parent).finally(() => this.#inFlight.delete(key))
-    this.#inFlight.set(key, production)
-    return production
+    return this.#inFlight.run(key, () => this.#produce(key, job, log, parent))
   }
 
   /**
@@ -146,32 +143,14 @@ export class ImageOptimizer {
    * lock for it. Without one (or with Redis down): made here.
    */
   async #produce(key: string, job: ImageJob, log: FastifyBaseLogger, parent: TraceSpan | undefined): Promise<ProducedImage> {
-    const { shared, cache, now } = this.#options
+    const { shared, cache } = this.#options
     if (!shared) return this.#make(key, job, log, parent)
-    const claim = await shared.claim(key)
-    if (claim.kind === 'theirs') {
-      const theirs = await shared.waitFor(key, log)
-      if (theirs) {
-        log.debug({ key, url: job.url }, 'image made by another instance')
-        await cache.put(theirs.meta, theirs.bytes)
-        return theirs
-      }
+    const { value, made } = await shared.produce(key, () => this.#make(key, job, log, parent), log)
+    if (!made) {
+      log.debug({ key, url: job.url }, 'image made by another instance')
+      await cache.put(value.meta, value.bytes)
     }
-    try {
-      if (claim.kind === 'mine') {
-        // Another instance may have finished (and let go of the lock) since this request found no entry.
-        const found = await shared.get(key)
-        if (found && found.meta.expiresAt > now()) {
-          await cache.put(found.meta, found.bytes)
-          return found
-        }
-      }
-      const made = await this.#make(key, job, log, parent)
-      await shared.put(made.meta, made.bytes)
-      return made
-    } finally {
-      if (claim.kind === 'mine') await claim.release()
-    }
+    return value
   }
 
   async #make(key: string, job: ImageJob, log: FastifyBaseLogger, parent: TraceSpan | undefined): Promise<ProducedImage> {

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { SharedStateLimits } from '../../config/shared-state.ts'
+import { FleetLock } from '../shared-state/fleet-lock.ts'
 import type { SharedRedis } from '../shared-state/redis.ts'
 import type { CacheEntryMeta } from './disk-cache.ts'
 
@@ -8,14 +8,6 @@ export interface SharedImage {
   meta: CacheEntryMeta
   bytes: Buffer
 }
-
-/** The outcome of asking for the cluster-wide right to transform an image. */
-export type TransformClaim =
-  | { kind: 'mine'; release: () => Promise<void> }
-  /** Another instance is transforming it now. */
-  | { kind: 'theirs' }
-  /** Redis is down or slow: transform here, as a single instance would. */
-  | { kind: 'unavailable' }
 
 export type SharedImageLimits = Pick<
   SharedStateLimits,
@@ -31,11 +23,6 @@ export interface SharedImageCacheOptions {
 const keyPattern = /^[a-f0-9]{64}$/
 /** A meta longer than this is not one Courier wrote. */
 const metaMaxBytes = 4096
-
-/** Deletes the lock only if it is still ours (it may have expired and been taken by another instance meanwhile). */
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** One Redis value per image: a 4-byte length, the JSON meta, the bytes (the disk cache's file layout). */
 function encode(meta: CacheEntryMeta, bytes: Buffer): Buffer {
@@ -80,11 +67,13 @@ export class SharedImageCache {
   readonly #redis: SharedRedis
   readonly #limits: SharedImageLimits
   readonly #now: () => number
+  readonly #lock: FleetLock
 
   constructor(options: SharedImageCacheOptions) {
     this.#redis = options.redis
     this.#limits = options.limits
     this.#now = options.now
+    this.#lock = new FleetLock(options.redis, options.now)
   }
 
   #entryKey(key: string): string {
@@ -122,56 +111,29 @@ export class SharedImageCache {
     }
   }
 
-  /** Asks for the right to transform `key` (`SET NX PX`): one instance at a time, for at most the lock time. */
-  async claim(key: string): Promise<TransformClaim> {
-    if (!this.#redis.up) return { kind: 'unavailable' }
-    const token = randomUUID()
-    const lockKey = this.#lockKey(key)
-    try {
-      const taken = await this.#redis.client.set(lockKey, token, 'PX', this.#limits.imageLockMs, 'NX')
-      if (taken !== 'OK') return { kind: 'theirs' }
-    } catch (error) {
-      this.#redis.commandFailed(error, 'image lock')
-      return { kind: 'unavailable' }
-    }
-    return {
-      kind: 'mine',
-      release: async () => {
-        if (!this.#redis.up) return // it expires by itself
-        try {
-          await this.#redis.client.eval(releaseScript, 1, lockKey, token)
-        } catch (error) {
-          this.#redis.commandFailed(error, 'image unlock')
-        }
-      },
-    }
-  }
-
   /**
-   * Waits for the instance holding the lock: resolves with its entry once one fresher than `now` is in Redis; with
-   * undefined when the lock is gone without one (the holder failed: transform here, and meet the same error), when
-   * the wait runs out, or when Redis cannot say.
+   * The image for `key`, made once for the cluster (src/shared-state/fleet-lock.ts): a fresh one another instance
+   * made, or `make`'s, made holding the key's lock and shared; `make`'s alone when Redis cannot help. `made`: this
+   * instance made it.
    */
-  async waitFor(key: string, log: FastifyBaseLogger): Promise<SharedImage | undefined> {
-    const { imageWaitPollMs, imageWaitMaxMs } = this.#limits
-    const deadline = this.#now() + imageWaitMaxMs
-    while (this.#now() < deadline) {
-      await sleep(imageWaitPollMs)
-      if (!this.#redis.up) return undefined
-      try {
-        const [value, locked] = await Promise.all([
-          this.#redis.client.getBuffer(this.#entryKey(key)),
-          this.#redis.client.exists(this.#lockKey(key)),
-        ])
-        const found = value ? decode(key, value) : undefined
-        if (found && found.meta.expiresAt > this.#now()) return found
-        if (locked === 0) return undefined
-      } catch (error) {
-        this.#redis.commandFailed(error, 'image wait')
-        return undefined
-      }
-    }
-    log.warn({ key, waitedMs: imageWaitMaxMs }, 'image lock held too long by another instance: transforming here')
-    return undefined
+  produce(key: string, make: () => Promise<SharedImage>, log: FastifyBaseLogger): Promise<{ value: SharedImage; made: boolean }> {
+    const { imageLockMs, imageWaitPollMs, imageWaitMaxMs } = this.#limits
+    return this.#lock.produce(
+      this.#lockKey(key),
+      { lockMs: imageLockMs, pollMs: imageWaitPollMs, waitMs: imageWaitMaxMs },
+      {
+        find: async () => {
+          const found = await this.get(key)
+          return found && found.meta.expiresAt > this.#now() ? found : undefined
+        },
+        make: async () => {
+          const made = await make()
+          await this.put(made.meta, made.bytes)
+          return made
+        },
+        makeAlone: make,
+      },
+      log,
+    )
   }
 }

@@ -8,6 +8,7 @@ import type { ContentSource } from '../content/content-source.ts'
 import type { PageVersion, PageWanted, ProducedVersion } from '../shared-state/shared-pages.ts'
 import type { RevalidationMessage } from '../shared-state/revalidation-log.ts'
 import type { ServerPage } from './site.ts'
+import { SingleFlight } from '../single-flight.ts'
 
 /** A `static` page instance, kept for the deployment: its answer, its page data as sent, its document once rendered. */
 export interface StaticPageEntry {
@@ -114,7 +115,7 @@ export class PageAnswers {
   /** The entries of #staticEntries whose loader run has ended with a page kept: no request waits for them. */
   readonly #keptEntries = new Map<string, { entry: StaticPageEntry; match: PageMatch<ServerPage> }>()
   /** Regenerations running, by key: one per page instance. */
-  readonly #regenerations = new Map<string, Promise<StaticPageEntry | undefined>>()
+  readonly #regenerations = new SingleFlight<string, StaticPageEntry | undefined>()
   /** Kept instances a revalidation named, not regenerated yet: requests wait for their regeneration. Each with the
    * count of revalidations when it was named: a regeneration that started before it does not clear it. */
   readonly #invalidated = new Map<string, { reason: RegenerationReason; mark: number }>()
@@ -275,8 +276,19 @@ export class PageAnswers {
   #regenerate(key: string, match: PageMatch<ServerPage>, reason: RegenerationReason): Promise<StaticPageEntry | undefined> {
     const running = this.#regenerations.get(key)
     if (running) return running
-    const startedAt = performance.now()
     const startMark = this.#revalidations
+    const regeneration = this.#regenerations.run(key, () => this.#regenerateOnce(key, match, reason, startMark))
+    void regeneration.finally(() => {
+      // Named again while this one ran (it may have read the content before the change): once more.
+      const again = this.#invalidated.get(key)
+      const kept = this.#keptEntries.get(key)
+      if (again && again.mark > startMark && kept && this.#mayRegenerate(key)) void this.#regenerate(key, kept.match, again.reason)
+    })
+    return regeneration
+  }
+
+  #regenerateOnce(key: string, match: PageMatch<ServerPage>, reason: RegenerationReason, startMark: number): Promise<StaticPageEntry | undefined> {
+    const startedAt = performance.now()
     const keptBefore = this.#keptEntries.get(key)?.entry
     let loaderRan = true
     const report = (outcome: RegenerationReport['outcome'], error?: unknown) =>
@@ -307,14 +319,6 @@ export class PageAnswers {
         return this.#keptEntries.get(key)?.entry
       },
     )
-    this.#regenerations.set(key, regeneration)
-    void regeneration.finally(() => {
-      this.#regenerations.delete(key)
-      // Named again while this one ran (it may have read the content before the change): once more.
-      const again = this.#invalidated.get(key)
-      const kept = this.#keptEntries.get(key)
-      if (again && again.mark > startMark && kept && this.#mayRegenerate(key)) void this.#regenerate(key, kept.match, again.reason)
-    })
     return regeneration
   }
 

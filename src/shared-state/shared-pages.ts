@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { sharedPages } from '../../config/content.ts'
 import type { PageAnswer } from '../../site/page-data.ts'
+import { FleetLock } from './fleet-lock.ts'
 import type { SharedRedis } from './redis.ts'
 import { parseSeq, revalidationKeys, revalidationsSince, type RevalidationMessage } from './revalidation-log.ts'
 
@@ -40,11 +40,6 @@ export interface SharedPagesOptions {
   now?: () => number
 }
 
-/** Deletes the lock only if it is still ours (it may have expired and been taken by another instance meanwhile). */
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
 function readVersion(text: string | null, key: string): SharedPageVersion | undefined {
   if (text === null) return undefined
   try {
@@ -77,6 +72,7 @@ export class SharedPages {
   readonly #log: FastifyBaseLogger
   readonly #limits: typeof sharedPages
   readonly #now: () => number
+  readonly #lock: FleetLock
 
   constructor(options: SharedPagesOptions) {
     this.#redis = options.redis
@@ -84,6 +80,7 @@ export class SharedPages {
     this.#log = options.log
     this.#limits = { ...sharedPages, ...options.limits }
     this.#now = options.now ?? Date.now
+    this.#lock = new FleetLock(options.redis, this.#now)
   }
 
   /** Keys per deployment: a new deployment's loaders may answer another shape. */
@@ -97,45 +94,26 @@ export class SharedPages {
 
   /** The version of `key` that `wanted` takes: the fleet's, or one this instance loads (once fleet-wide). */
   async produce(key: string, wanted: PageWanted, load: () => Promise<PageVersion>): Promise<ProducedVersion> {
-    const local = async (): Promise<ProducedVersion> => ({ version: await load(), loaderRan: true })
-    const deadline = this.#now() + this.#limits.lockMs
-    for (;;) {
-      if (!this.#redis.up) return local()
-      const found = await this.#fitting(key, wanted)
-      if (found === 'unavailable') return local()
-      if (found) return { version: found, loaderRan: false }
-      const lockToken = randomUUID()
-      let taken: string | null
-      try {
-        taken = await this.#redis.client.set(this.#lockKey(key), lockToken, 'PX', this.#limits.lockMs, 'NX')
-      } catch (error) {
-        this.#redis.commandFailed(error, 'page lock')
-        return local()
-      }
-      if (taken === 'OK') return this.#loadHolding(key, wanted, load, lockToken)
-      if (this.#now() >= deadline) {
-        this.#log.warn({ key, waitedMs: this.#limits.lockMs }, 'page lock held too long by another instance: loading here')
-        return local()
-      }
-      await sleep(this.#limits.waitPollMs)
-    }
-  }
-
-  /** Holding the lock: the loader runs unless a fitting version came in just before; its version goes to Redis. */
-  async #loadHolding(key: string, wanted: PageWanted, load: () => Promise<PageVersion>, lockToken: string): Promise<ProducedVersion> {
-    try {
-      const found = await this.#fitting(key, wanted)
-      if (found && found !== 'unavailable') return { version: found, loaderRan: false }
-      // The number before the loader reads: a revalidation numbered after it may name what the loader read too late.
-      const seq = await this.#redis.client.get(revalidationKeys(this.#redis).seq).then(parseSeq, () => 0)
-      const version = await load()
-      // Only a page that exists is shared: a not-found (or a redirect) answer for any path a client makes up would
-      // let anyone fill Redis with versions of pages that are not there (docs/content.md "Across the fleet").
-      if ('props' in version.answer) await this.#store(key, { ...version, seq })
-      return { version, loaderRan: true }
-    } finally {
-      await this.#release(key, lockToken)
-    }
+    const { lockMs, waitPollMs } = this.#limits
+    const { value, made } = await this.#lock.produce<PageVersion>(
+      this.#lockKey(key),
+      { lockMs, pollMs: waitPollMs, waitMs: lockMs },
+      {
+        find: () => this.#fitting(key, wanted),
+        make: async () => {
+          // The number before the loader reads: a revalidation numbered after it may name what the loader read too late.
+          const seq = await this.#redis.client.get(revalidationKeys(this.#redis).seq).then(parseSeq, () => 0)
+          const version = await load()
+          // Only a page that exists is shared: a not-found (or a redirect) answer for any path a client makes up would
+          // let anyone fill Redis with versions of pages that are not there (docs/content.md "What Redis holds").
+          if ('props' in version.answer) await this.#store(key, { ...version, seq })
+          return version
+        },
+        makeAlone: load,
+      },
+      this.#log,
+    )
+    return { version: value, loaderRan: made }
   }
 
   /** The version in Redis when it fits; undefined when there is none that does; `unavailable` when Redis cannot say. */
@@ -161,15 +139,6 @@ export class SharedPages {
       await this.#redis.client.set(this.#versionKey(key), text, 'PX', this.#limits.retentionMs)
     } catch (error) {
       this.#redis.commandFailed(error, 'page put')
-    }
-  }
-
-  async #release(key: string, lockToken: string): Promise<void> {
-    if (!this.#redis.up) return // it expires by itself
-    try {
-      await this.#redis.client.eval(releaseScript, 1, this.#lockKey(key), lockToken)
-    } catch (error) {
-      this.#redis.commandFailed(error, 'page unlock')
     }
   }
 }
