@@ -20,3 +20,6 @@ export const clientBundle = Object.freeze({
    */
   entryStartFallbackMs: 3_000,
 })
+
+/** Built assets have content-hashed names: cache them for a year, never revalidate (docs/rendering.md "Assets"). */
+export const immutableAssetCacheControl = 'public, max-age=31536000, immutable'

@@ -16,6 +16,11 @@ export class EnvValueError extends Error {
   override name = 'EnvValueError'
 }
 
+/** The environment as a whole is not one Courier can start with (config/env.ts, config/tracing.ts). */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
 function invalid(name: string, text: string, must: string): EnvValueError {
   return new EnvValueError(`${name} must be ${must} (got ${JSON.stringify(text)})`)
 }

@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { isIP } from 'node:net'
 import path from 'node:path'
-import { EnvValueError, flag, integer, oneOf, readEnv, secret, text } from './env-variables.ts'
+import { ConfigError, EnvValueError, flag, integer, oneOf, readEnv, secret, text } from './env-variables.ts'
+
+export { ConfigError }
 import { contentLayout, revalidation } from './content.ts'
 import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
@@ -84,10 +86,6 @@ export interface Config {
 }
 
 export type TrustProxy = boolean | number | readonly string[]
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
 
 /**
  * The nearest folder above `from` with a package.json: the project root, whether this module runs from its source

@@ -1,5 +1,4 @@
-import { ConfigError } from './env.ts'
-import { blankIsUnset, decimal, EnvValueError, httpUrl, oneOf, readEnv, text } from './env-variables.ts'
+import { blankIsUnset, ConfigError, decimal, EnvValueError, httpUrl, oneOf, readEnv, text } from './env-variables.ts'
 
 /**
  * Traces (docs/operations.md "Traces"): OpenTelemetry, configured by the standard OTEL_* variables

@@ -1,12 +1,9 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { FastifyStaticOptions } from '@fastify/static'
-import { clientBundle } from '../../config/client-bundle.ts'
+import { clientBundle, immutableAssetCacheControl } from '../../config/client-bundle.ts'
 import { setChunkHeaders } from './dictionary-assets.ts'
 import { assetBase } from './template.ts'
-
-/** Built assets have content-hashed names: cache them for a year, never revalidate (docs/rendering.md "Assets"). */
-export const immutableAssetCacheControl = 'public, max-age=31536000, immutable'
 
 /**
  * How @fastify/vite's static serving answers `/_next/static/...`: immutable caching, no validators (the content hash

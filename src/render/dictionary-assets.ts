@@ -22,7 +22,7 @@ import {
 } from '../compression/dictionaries.ts'
 import { addVary } from '../compression/vary.ts'
 import { errors } from '../errors.ts'
-import { immutableAssetCacheControl } from './built-assets.ts'
+import { immutableAssetCacheControl } from '../../config/client-bundle.ts'
 import { pathOf } from '../request-path.ts'
 
 /** A zstd frame starts so (RFC 8878 section 3.1.1), right after the `dcz` header. */
