@@ -1,6 +1,5 @@
 import { parse as parseYaml } from 'yaml'
 import { errors } from '../errors.ts'
-import { readSimpleFrontMatter } from './simple-front-matter.ts'
 
 /**
  * The YAML block that opens a file between two `---` lines (as Jekyll, Hugo and micromark's front matter read it:
@@ -16,8 +15,6 @@ export function splitFrontMatter(text: string): { yaml: string | undefined; mark
 
 export function readFrontMatter(yamlText: string | undefined, file: string): Record<string, unknown> {
   if (yamlText === undefined) throw new errors.ContentInvalid(file, 'no front matter (a --- fenced YAML block first)')
-  const simple = readSimpleFrontMatter(yamlText)
-  if (simple) return simple
   let value: unknown
   try {
     value = parseYaml(yamlText)
