@@ -71,6 +71,7 @@ async function loadShedding(fastify: FastifyInstance, options: LoadSheddingOptio
     maxEventLoopDelay: maxEventLoopDelayMs,
     sampleInterval: sampleIntervalMs,
     retryAfter: Number(retryAfter),
+    // Its type says the handler returns nothing; under-pressure sends what it returns (the table's answer, a string).
     pressureHandler: shedRequest as unknown as PressureHandler,
   })
 

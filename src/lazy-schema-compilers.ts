@@ -35,10 +35,12 @@ export interface LazySchemaCompilers {
  * the route tests compile every schema.
  *
  * One difference: Fastify lowercases a `headers` schema's property names unless the compiler is a custom one, which
- * this counts as. No route of Courier's validates headers by schema.
+ * this counts as. Courier's one header schema (page data's `x-deployment-id`, plugins/page-data.ts) names its property
+ * in lower case already, as Node gives every header name.
  */
 export function lazySchemaCompilers(): LazySchemaCompilers {
   const pending = new Set<() => unknown>()
+  // The packages type their factories loosely (any options, any schema); these are the shapes Fastify calls.
   const buildAjvValidator = AjvCompiler() as unknown as BuildValidator
   const buildFastJsonSerializer = SerializerSelector() as unknown as BuildSerializer
 

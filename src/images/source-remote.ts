@@ -13,6 +13,9 @@ export type LookupFunction = (
   callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
 ) => void
 
+/** The system's resolver (dns.lookup), as a LookupFunction: the overload that takes options and answers one or all. */
+const systemLookup: LookupFunction = (hostname, options, callback) => dnsLookup(hostname, options, callback)
+
 export interface RemoteSourceOptions {
   origins: ReadonlySet<string>
   limits: Pick<ImageOptimizerLimits, 'maxRedirects' | 'fetchTimeoutMs' | 'maxSourceBytes'>
@@ -91,7 +94,7 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
  * span's `traceparent` when the caller gives it: no cookie, no authorization, nothing of the visitor's request.
  */
 export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
-  const { origins, limits, lookup = dnsLookup as unknown as LookupFunction, isAddressRefused = isPrivateAddress } = options
+  const { origins, limits, lookup = systemLookup, isAddressRefused = isPrivateAddress } = options
 
   function guardedLookup(hostname: string, lookupOptions: LookupOptions, callback: Parameters<LookupFunction>[2]): void {
     lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
