@@ -3,6 +3,7 @@
  * retention, and refusals of bad input with a clear message. `nginx -t` (Debian's nginx) checks every file it writes.
  */
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -75,20 +76,38 @@ t.test('assets: published per deployment, the last N kept, what no kept deployme
   await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
 })
 
+function withoutRunnerOptions(): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
+  return env
+}
+
 t.test('the deploy script refuses bad input with a clear message and exit code 1', async (t) => {
   const state = await temporary(t, 'courier-deploy-state-')
   const script = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
+  const missingState = spawnSync(process.execPath, [script], { cwd: projectRoot, env: withoutRunnerOptions(), encoding: 'utf8', timeout: 60_000 })
+  t.equal(missingState.status, 1, 'no --state: exit 1')
+  t.match(missingState.stdout, /--state <dir> is required/)
   const cases: Array<[string[], RegExp]> = [
     [['--instances', '0'], /--instances must be a whole number >= 1/],
     [['--keep', 'many'], /--keep must be a whole number >= 1/],
     [['--no-such-option'], /Unknown option/],
-    [['--dist', path.join(state, 'missing-dist')], /ENOENT|no such file/],
+    [['--dist', path.join(state, 'missing-dist')], /no build at .*missing-dist \(no deployment\.json\)/],
+    [['--listen', 'everywhere'], /--listen must be address:port/],
+    [['--listen', '127.0.0.1:70000'], /--listen must be address:port/],
+    [['--https-listen', '127.0.0.1:8443'], /HTTPS needs all three of --https-listen, --tls-cert and --tls-key/],
+    [['--https-listen', '127.0.0.1:8080', '--tls-cert', '/x.pem', '--tls-key', '/y.pem'], /--https-listen must differ from --listen/],
+    [['--https-listen', '127.0.0.1:8443', '--tls-cert', path.join(state, 'none.pem'), '--tls-key', path.join(state, 'none.key')], /cannot read the TLS certificate or key/],
+    [['--stop', '--reload'], /two commands/],
+    [['--reload'], /nothing deployed in .* \(no front-door\.json\)/],
+    [['--source', state], /is not a checkout of the project \(no package\.json\)/],
   ]
-  const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
+  const env = withoutRunnerOptions()
   for (const [args, message] of cases) {
     const run = spawnSync(process.execPath, [script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
     t.equal(run.status, 1, `${args.join(' ')}: exit 1`)
     const line = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { msg?: string; error?: string }
+    // Nothing is started for a refused command: no nginx prefix, no state file.
+    t.notOk(existsSync(path.join(state, 'state.json')), `${args.join(' ')}: no state written`)
     t.equal(line.msg, 'deploy failed')
     t.match(line.error ?? '', message, args.join(' '))
   }
