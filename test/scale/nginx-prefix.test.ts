@@ -53,6 +53,40 @@ t.test('the prefix written for nginx passes nginx -t', async (t) => {
   await t.rejects(writePrefix({ prefix, listen: 'everywhere', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] }), { message: /invalid listen address/ })
 })
 
+t.test('with TLS: the HTTPS server and the plain redirect server pass nginx -t; bad TLS options are refused', async (t) => {
+  const prefix = await temporary(t, 'courier-prefix-tls-')
+  const certificate = path.join(prefix, 'cert.pem')
+  const key = path.join(prefix, 'key.pem')
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '1', '-subj', '/CN=localhost'], { encoding: 'utf8' })
+  t.equal(made.status, 0, made.stderr)
+  const deployments = [{ id: 'a', servers: ['127.0.0.1:4001', '127.0.0.1:4002'], down: ['127.0.0.1:4002'] }]
+  const tls = { listen: '127.0.0.1:18443', certificate, key }
+  const { configFile } = await writePrefix({ prefix, listen: '127.0.0.1:18080', tls, deployments })
+  const checked = spawnSync('nginx', ['-t', '-p', prefix, '-c', configFile], { encoding: 'utf8' })
+  t.equal(checked.status, 0, checked.stderr)
+  const listen = await readFile(path.join(prefix, 'listen.conf'), 'utf8')
+  t.match(listen, /listen 127\.0\.0\.1:18443 ssl http2;/)
+  t.match(listen, `ssl_certificate ${certificate};`)
+  const redirect = await readFile(path.join(prefix, 'redirect.conf'), 'utf8')
+  t.match(redirect, /listen 127\.0\.0\.1:18080;/)
+  t.match(redirect, /return 301 https:\/\/\$host:18443\$request_uri;/)
+  t.match(redirect, /return 308 https:\/\/\$host:18443\$request_uri;/)
+  t.match(redirect, /root \.\.\/acme;/)
+  t.match(await readFile(path.join(prefix, 'deployments.conf'), 'utf8'), /server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s down;/, 'an instance out of rotation is down')
+  // On 443 the redirect names no port.
+  await writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, listen: '127.0.0.1:443' }, deployments })
+  t.match(await readFile(path.join(prefix, 'redirect.conf'), 'utf8'), /return 301 https:\/\/\$host\$request_uri;/)
+  const bad: Array<[Partial<typeof tls>, RegExp]> = [
+    [{ listen: 'all' }, /invalid HTTPS listen address/],
+    [{ listen: '127.0.0.1:18080' }, /must differ from the plain one/],
+    [{ certificate: 'relative.pem' }, /the TLS certificate must be an absolute path/],
+    [{ key: '/etc/x.pem; include /etc/passwd' }, /the TLS key must be an absolute path without spaces/],
+  ]
+  for (const [change, message] of bad) {
+    await t.rejects(writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, ...change }, deployments }), { message }, JSON.stringify(change))
+  }
+})
+
 t.test('assets: published per deployment, the last N kept, what no kept deployment lists removed', async (t) => {
   const assets = await temporary(t, 'courier-assets-')
   const builds = await temporary(t, 'courier-builds-')
