@@ -43,6 +43,7 @@ async function watch(stateDir: string, listen: string, signal: AbortSignal): Pro
   const paths = statePaths(stateDir)
   const port = portOf(listen)
   const failures = new Map<string, number>()
+  let previous: string[] = []
   log('readiness watcher started', { state: stateDir, pid: process.pid })
   while (!signal.aborted) {
     if ((await nginxMaster(paths.nginx, port)) === undefined) return log('nginx of the state is gone: watcher exits')
@@ -65,12 +66,14 @@ async function watch(stateDir: string, listen: string, signal: AbortSignal): Pro
       }
     }
     for (const server of failures.keys()) if (!servers.includes(server)) failures.delete(server)
+    // An instance that exited is no longer in the state (readState drops it): out of the routing too.
+    for (const server of previous) if (!servers.includes(server)) log('instance exited: out of rotation', { server })
+    previous = servers
     const changed = out.size !== before.size || [...out].some((server) => !before.has(server))
-    if (changed) {
-      await saveOutOfRotation(paths, out)
-      // Re-read under the routing lock: a deploy may have changed the state since.
-      await applyRouting(paths, port).catch((error: Error) => log('routing not applied', { err: { message: error.message } }))
-    }
+    if (changed) await saveOutOfRotation(paths, out)
+    // Under the routing lock, from the state as it is then (a deploy may have changed it); nginx is reloaded only
+    // when the routing differs from what it has.
+    await applyRouting(paths, port).catch((error: Error) => log('routing not applied', { err: { message: error.message } }))
     await sleep(watcherTimings.intervalMs, undefined, { signal }).catch(() => undefined)
   }
   log('readiness watcher stopped')
