@@ -89,7 +89,12 @@ async function run(
 
   await step('build', options.dist ? { dist: options.dist } : { source: options.source })
   const release: Release = options.dist ? await takeDist(options.dist) : await buildRelease(options.source, paths, isLive, signal)
-  if (before.deployments.at(-1)?.id === release.id) return log('deployment is live already: nothing to do', { deploymentId: release.id })
+  if (before.deployments.at(-1)?.id === release.id) {
+    // The same build again: only the front door may have changed (another certificate, after certbot's first one).
+    await writeJsonAtomically(path.join(paths.dir, 'front-door.json'), frontDoor)
+    await applyRouting(paths, port, { state: before, frontDoor })
+    return log('deployment is live already: nothing to do but nginx re-reading its configuration', { deploymentId: release.id })
+  }
   if (isLive(release.id)) throw new Error(`deployment ${release.id} is live already (an older one beside the newest): deploy another build`)
 
   // Deltas of its chunks against those of the deployments kept with it (docs/running-at-scale.md "Dictionaries after

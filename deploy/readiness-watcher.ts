@@ -14,7 +14,9 @@ import { parseArgs } from 'node:util'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { applyRouting, nginxMaster, portOf, routingOf } from './nginx-control.ts'
-import { readOutOfRotation, readState, saveOutOfRotation, statePaths } from './state.ts'
+import { readFile } from 'node:fs/promises'
+import { identify, isSameProcess, type ProcessIdentity } from './process-identity.ts'
+import { readOutOfRotation, readState, saveOutOfRotation, statePaths, writeJsonAtomically } from './state.ts'
 
 export const watcherTimings = Object.freeze({
   /** How often each instance is asked. */
@@ -87,5 +89,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   }
   const stop = new AbortController()
   for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, () => stop.abort())
-  await watch(path.resolve(values.state), values.listen, stop.signal)
+  // Whoever started it (the deploy, or a service manager: docs/running-at-scale.md "As a service"), it records itself,
+  // so that a deploy finds it running and `--stop` stops it; a second watcher of the same state leaves.
+  const paths = statePaths(path.resolve(values.state))
+  const recorded = await readFile(paths.watcherFile, 'utf8').then((text) => JSON.parse(text) as ProcessIdentity, () => undefined)
+  if (recorded && recorded.pid !== process.pid && (await isSameProcess(recorded))) {
+    log('another watcher runs for this state: leaving', { pid: recorded.pid })
+  } else {
+    await writeJsonAtomically(paths.watcherFile, await identify(process.pid))
+    await watch(paths.dir, values.listen, stop.signal)
+  }
 }

@@ -28,6 +28,7 @@ export async function ensureWatcher(paths: StatePaths, listen: string): Promise<
   })
   closeSync(output)
   child.unref()
+  // It records itself too (readiness-watcher.ts); written here as well, so a deploy right after this one finds it.
   await writeJsonAtomically(paths.watcherFile, await identify(child.pid))
   return 'started'
 }
