@@ -252,8 +252,8 @@ t.test('the doc, step by step', async (t) => {
   t.same(state().deployments, [], 'no live deployment')
 })
 
-t.test("the doc's systemd units pass systemd-analyze verify", async (t) => {
-  if (spawnSync('systemd-analyze', ['--version']).status !== 0) return t.skip('systemd-analyze is not installed here')
+const canVerifyUnits = spawnSync('systemd-analyze', ['--version']).status === 0
+t.test("the doc's systemd units pass systemd-analyze verify", { skip: canVerifyUnits ? false : 'systemd-analyze is not installed here' }, async (t) => {
   const units = [...doc.matchAll(/^```ini\n# \/etc\/systemd\/system\/(\S+)\n([\s\S]*?)^```$/gm)]
   t.same(units.map((unit) => unit[1]), ['courier-nginx.service', 'courier-watcher.service', 'courier.service'])
   const folder = path.join(tmpdir(), `courier-units-${process.pid}`)
