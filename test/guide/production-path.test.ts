@@ -99,7 +99,10 @@ writeFileSync(
 chmodSync(path.join(bin, 'certbot'), 0o755)
 
 const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
-const env: NodeJS.ProcessEnv = { ...inherited, ...variables, PATH: `${bin}:${process.env.PATH}` }
+// The machine as a newcomer has it: no Node of this checkout on PATH (the clone brings its own), and NODE_ENV as the
+// suite sets it (production, as on many servers).
+const machinePath = (process.env.PATH ?? '').split(':').filter((entry) => !entry.startsWith(projectRoot)).join(':')
+const env: NodeJS.ProcessEnv = { ...inherited, ...variables, PATH: `${bin}:${machinePath}` }
 
 t.teardown(async () => {
   // Whatever a failed step left: the state's processes (by the deploy's own --stop), Redis, pebble.
