@@ -1,5 +1,5 @@
 /**
- * docs/running-at-scale.md "The production path", followed literally: every `sh step=<name>` block of the doc is run
+ * docs/running-at-scale.md "The production path: from a fresh clone to HTTPS", followed literally: every `sh step=<name>` block of the doc is run
  * with bash, in order, on a fresh clone (a bare copy of this repository as the remote, so `git pull` has a remote),
  * with the state folder outside the clone, real nginx and redis-server, and certbot against pebble (Let's Encrypt's
  * ACME test server, Debian's package) on loopback. The test sets the doc's variables to loopback ports and folders

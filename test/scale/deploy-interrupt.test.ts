@@ -1,5 +1,5 @@
 /**
- * A deploy interrupted at each of its steps (docs/running-at-scale.md "Interrupting a deploy"): deployment A live
+ * A deploy interrupted at each of its steps (docs/running-at-scale.md "Rolling deploy"): deployment A live
  * through nginx, then a deploy of B held before one step (COURIER_DEPLOY_HOLD_BEFORE) and sent SIGINT or SIGTERM
  * there. Before the drain step, everything B's deploy started is stopped and A is live as it was (the same
  * instances, the same routing, documents from A); at the prune step, B is live and A's instances are stopped; in
