@@ -5,7 +5,7 @@
  * and the same deploy can run again. From the drain step on, the new deployment is the live one: an interruption
  * still stops the old instances (no orphan), and the next deploy prunes what this one did not.
  */
-import { chmod, mkdir, readFile, rm } from 'node:fs/promises'
+import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { dictionaryFilesIn, writeDeltas } from '../src/build/dictionary-deltas.ts'
@@ -42,6 +42,7 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
     await mkdir(path.join(paths.acme, '.well-known', 'acme-challenge'), { recursive: true })
     // nginx started as root serves the assets and the challenges as an unprivileged user: it must reach them.
     for (const folder of [paths.dir, paths.acme, path.join(paths.acme, '.well-known'), path.join(paths.acme, '.well-known', 'acme-challenge')]) await chmod(folder, 0o755)
+    await checkReachableByNginxWorkers(paths.dir)
     await removeStaleStaging(paths)
     const running = await recordedFrontDoor(paths)
     if (running && running.listen !== frontDoor.listen && (await nginxMaster(paths.nginx, portOf(running.listen))) !== undefined) {
@@ -66,6 +67,24 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
       throw error
     }
   })
+}
+
+/**
+ * nginx started by root serves files (the shared assets, certbot's challenges) as `nobody`: every folder above the
+ * state must let others through (`x`), or nginx answers 404 for files that are there. Said before anything starts.
+ */
+async function checkReachableByNginxWorkers(stateDir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return
+  for (let folder = path.dirname(stateDir); ; folder = path.dirname(folder)) {
+    const { mode } = await stat(folder)
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `nginx's workers (user nobody) cannot reach ${stateDir}: ${folder} is mode ${(mode & 0o777).toString(8)}; ` +
+          `\`chmod o+x ${folder}\`, or put the state folder elsewhere (e.g. /srv/courier)`,
+      )
+    }
+    if (path.dirname(folder) === folder) return
+  }
 }
 
 /** The front door of the last deploy of this state: `--stop` and `--reload` need nothing but the state folder. */
@@ -106,8 +125,9 @@ async function run(
   const deltas = await writeDeltas(path.join(release.distDir, 'client', 'chunks'), dictionaryFiles)
   log('dictionary deltas written', { deploymentId: release.id, deltas: deltas.written.length, notSmaller: deltas.notSmaller, tooLarge: deltas.tooLarge })
   undos.push({ what: 'unpublish', run: () => rm(path.join(assetsDir, 'deployments', `${release.id}.json`), { force: true }) })
-  const published = await publishAssets(release.distDir, assetsDir, release.id)
-  log('assets published', { deploymentId: release.id, files: published })
+  const replaced: string[] = []
+  const published = await publishAssets(release.distDir, assetsDir, release.id, replaced)
+  log('assets published', { deploymentId: release.id, files: published, replaced })
 
   await step('start', { deploymentId: release.id, instances: options.instances })
   const { env, fromFile } = await instanceEnv({

@@ -4,7 +4,7 @@
  * documents), and the shared asset folder every deployment publishes its hashed build assets into, pruned to the
  * last few deployments. Used by deploy/rolling-deploy.ts and by the scale suite (test/scale).
  */
-import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkConfigPath, renderListen, renderRedirect, type TlsOptions } from './nginx-front-door.ts'
@@ -130,10 +130,14 @@ interface PublishedManifest {
 
 /**
  * Copies a build's hashed assets (dist/client/chunks, served at /_next/static/chunks/) into the shared folder, where
- * nginx serves them for as long as the deployment is kept, and records which files are its own. Files already there
- * (same hashed name, same bytes) are left as they are.
+ * nginx serves them for as long as the deployment is kept, and records which files are its own. A file already there
+ * with the same bytes is left as it is. A name is not always its bytes: the hash in a chunk's name is computed before
+ * the build stamps `?dpl=<id>` on its imports (src/build/deployment-id.ts), so two deployments may write one name
+ * with different bytes (a stylesheet naming the fonts, a chunk whose own code did not change). The folder holds one
+ * file per name: the newest deployment's, which takes the documents; its name goes into `replaced` (an old tab that
+ * loads it then gets the newest deployment's imports: docs/running-at-scale.md "nginx in front (`deploy/nginx/`)").
  */
-export async function publishAssets(distDir: string, assetsDir: string, deploymentId: string): Promise<number> {
+export async function publishAssets(distDir: string, assetsDir: string, deploymentId: string, replaced: string[] = []): Promise<number> {
   if (!deploymentIdPattern.test(deploymentId)) throw new Error(`invalid deployment id ${JSON.stringify(deploymentId)}`)
   const source = path.join(distDir, 'client', 'chunks')
   const target = path.join(assetsDir, '_next', 'static', 'chunks')
@@ -141,12 +145,13 @@ export async function publishAssets(distDir: string, assetsDir: string, deployme
   await mkdir(path.join(assetsDir, 'deployments'), { recursive: true })
   const files = (await readdir(source, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name)
   for (const name of files) {
-    const exists = await stat(path.join(target, name)).then(() => true, () => false)
-    // Copied under a temporary name, then renamed: nginx never serves half a file.
-    if (!exists) {
-      await copyFile(path.join(source, name), path.join(target, `.${name}.tmp`))
-      await rename(path.join(target, `.${name}.tmp`), path.join(target, name))
-    }
+    const bytes = await readFile(path.join(source, name))
+    const present = await readFile(path.join(target, name)).catch(() => undefined)
+    if (present?.equals(bytes)) continue
+    if (present) replaced.push(name)
+    // Written under a temporary name, then renamed: nginx never serves half a file.
+    await writeFile(path.join(target, `.${name}.tmp`), bytes)
+    await rename(path.join(target, `.${name}.tmp`), path.join(target, name))
   }
   const manifest: PublishedManifest = { deploymentId, publishedAt: new Date().toISOString(), files }
   await writeFile(path.join(assetsDir, 'deployments', `${deploymentId}.json`), JSON.stringify(manifest, null, 2))

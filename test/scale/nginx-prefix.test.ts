@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
@@ -108,6 +108,15 @@ t.test('assets: published per deployment, the last N kept, what no kept deployme
   t.same((await readdir(chunksDir)).sort(), ['page-d4.js', 'shared-AAAA.js'], 'a file shared with a kept deployment stays')
   t.equal(await readFile(path.join(chunksDir, 'page-d4.js'), 'utf8'), 'd4')
   await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
+  // One name, other bytes (a chunk whose imports another deployment id stamps): the newest deployment's bytes, named.
+  const chunks5 = path.join(builds, 'd5', 'client', 'chunks')
+  await mkdir(chunks5, { recursive: true })
+  await writeFile(path.join(chunks5, 'shared-AAAA.js'), 'shared, stamped for d5')
+  await writeFile(path.join(chunks5, 'page-d4.js'), 'd4')
+  const replaced: string[] = []
+  t.equal(await publishAssets(path.join(builds, 'd5'), assets, 'd5', replaced), 2)
+  t.same(replaced, ['shared-AAAA.js'], 'the file of other bytes is replaced and named; the same bytes are left')
+  t.equal(await readFile(path.join(chunksDir, 'shared-AAAA.js'), 'utf8'), 'shared, stamped for d5')
 })
 
 function withoutRunnerOptions(): NodeJS.ProcessEnv {
@@ -121,6 +130,9 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
   const missingState = spawnSync(process.execPath, [script], { cwd: projectRoot, env: withoutRunnerOptions(), encoding: 'utf8', timeout: 60_000 })
   t.equal(missingState.status, 1, 'no --state: exit 1')
   t.match(missingState.stdout, /--state <dir> is required/)
+  // A folder others cannot pass through (as a home folder may be): its state would be out of nginx's workers' reach.
+  const closed = await temporary(t, 'courier-closed-')
+  await chmod(closed, 0o700)
   const cases: Array<[string[], RegExp]> = [
     [['--instances', '0'], /--instances must be a whole number >= 1/],
     [['--keep', 'many'], /--keep must be a whole number >= 1/],
@@ -134,6 +146,7 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
     [['--stop', '--reload'], /two commands/],
     [['--reload'], /nothing deployed in .* \(no front-door\.json\)/],
     [['--source', state], /is not a checkout of the project \(no package\.json\)/],
+    ...(process.getuid?.() === 0 ? [[['--state', path.join(closed, 'state')], /nginx's workers \(user nobody\) cannot reach .* is mode 700/] as [string[], RegExp]] : []),
   ]
   const env = withoutRunnerOptions()
   for (const [args, message] of cases) {

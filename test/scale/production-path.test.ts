@@ -1,6 +1,6 @@
 /**
- * docs/running-at-scale.md "The production path: from a fresh clone to HTTPS", followed literally: every `sh step=<name>` block of the doc is run
- * with bash, in order, on a fresh clone (a bare copy of this repository as the remote, so `git pull` has a remote),
+ * docs/running-at-scale.md "The production path: from a fresh clone to HTTPS", followed literally: every
+ * `sh step=<name>` block of the doc is run with bash, in order, on a fresh clone (a bare copy of this repository as the remote, so `git pull` has a remote),
  * with the state folder outside the clone, real nginx and redis-server, and certbot against pebble (Let's Encrypt's
  * ACME test server, Debian's package) on loopback. The test sets the doc's variables to loopback ports and folders
  * of its own, and puts a `certbot` first on PATH that adds what pointing certbot at pebble takes (`--server`, its CA,
@@ -38,6 +38,8 @@ const order = ['clone', 'redis', 'env', 'trial-certificate', 'deploy-trial', 'ce
 t.same([...steps.keys()], order, 'the doc gives these steps, in this order')
 
 const work = mkdtempSync(path.join(tmpdir(), 'courier-production-path-'))
+// Open to others, as /srv is: nginx's workers (user nobody) read the state's files.
+chmodSync(work, 0o755)
 const variables = {
   COURIER_REPO: path.join(work, 'upstream.git'),
   COURIER_SRC: path.join(work, 'src'),
