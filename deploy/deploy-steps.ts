@@ -111,7 +111,7 @@ async function run(
   if (before.deployments.at(-1)?.id === release.id) {
     // The same build again: only the front door may have changed (another certificate, after certbot's first one).
     await writeJsonAtomically(path.join(paths.dir, 'front-door.json'), frontDoor)
-    await applyRouting(paths, port, { state: before, frontDoor })
+    await applyRouting(paths, port, { state: before, frontDoor, drainOldWorkers: true })
     return log('deployment is live already: nothing to do but nginx re-reading its configuration', { deploymentId: release.id })
   }
   if (isLive(release.id)) throw new Error(`deployment ${release.id} is live already (an older one beside the newest): deploy another build`)

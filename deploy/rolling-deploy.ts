@@ -46,7 +46,8 @@ async function reload(paths: StatePaths): Promise<void> {
   if (frontDoor.tls) await checkKeyPair(frontDoor.tls)
   const state = await readState(paths)
   if (state.deployments.length === 0) throw new Error(`no live deployment in ${paths.dir}: deploy first`)
-  await applyRouting(paths, portOf(frontDoor.listen), { state, frontDoor })
+  // Returns once nginx's old workers have exited: every connection made after this command meets the new files.
+  await applyRouting(paths, portOf(frontDoor.listen), { state, frontDoor, drainOldWorkers: true })
   log('nginx reloaded', { certificate: frontDoor.tls?.certificate })
 }
 
