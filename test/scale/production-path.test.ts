@@ -9,7 +9,7 @@
  * a second deployment after `git pull`, a release folder that starts where it is moved, and nothing left after the
  * stop. The doc's systemd units pass `systemd-analyze verify`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { X509Certificate } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import http2 from 'node:http2'
@@ -19,6 +19,7 @@ import path from 'node:path'
 import tls from 'node:tls'
 import t from 'tap'
 import { freePort } from '../../deploy/free-port.ts'
+import { startPebble } from './pebble.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 
 // A clone, `npm ci`, three builds and a certificate on a busy 2-core machine: many minutes.
@@ -58,47 +59,7 @@ const httpsPort = Number(variables.COURIER_HTTPS.split(':')[1])
 const cloned = spawnSync('git', ['clone', '--bare', '--quiet', projectRoot, variables.COURIER_REPO], { encoding: 'utf8' })
 if (cloned.status !== 0) throw new Error(`git clone --bare failed: ${cloned.stderr}`)
 
-// pebble, with a certificate of its own for its HTTPS API (the package ships none), validating on nginx's plain port.
-const pebbleDir = path.join(work, 'pebble')
-mkdirSync(pebbleDir)
-const pebbleCertificate = path.join(pebbleDir, 'cert.pem')
-const pebbleKey = path.join(pebbleDir, 'key.pem')
-spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', pebbleKey, '-out', pebbleCertificate, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'])
-const pebblePort = await freePort()
-writeFileSync(
-  path.join(pebbleDir, 'pebble.json'),
-  JSON.stringify({
-    pebble: {
-      listenAddress: `127.0.0.1:${pebblePort}`,
-      managementListenAddress: `127.0.0.1:${await freePort()}`,
-      certificate: pebbleCertificate,
-      privateKey: pebbleKey,
-      httpPort: Number(variables.COURIER_HTTP.split(':')[1]),
-      tlsPort: await freePort(),
-      ocspResponderURL: '',
-      externalAccountBindingRequired: false,
-    },
-  }),
-)
-const pebble: ChildProcess = spawn('pebble', ['-config', path.join(pebbleDir, 'pebble.json'), '-strict=false'], {
-  env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
-  stdio: 'ignore',
-})
-
-// `certbot`, first on PATH: Debian's, told where pebble is.
-const bin = path.join(work, 'bin')
-mkdirSync(bin)
-writeFileSync(
-  path.join(bin, 'certbot'),
-  [
-    '#!/bin/sh',
-    `export REQUESTS_CA_BUNDLE='${pebbleCertificate}'`,
-    `exec /usr/bin/certbot "$@" --server 'https://127.0.0.1:${pebblePort}/dir' --config-dir '${variables.LETSENCRYPT}'` +
-      ` --work-dir '${path.join(work, 'certbot-work')}' --logs-dir '${path.join(work, 'certbot-logs')}' --no-random-sleep-on-renew`,
-    '',
-  ].join('\n'),
-)
-chmodSync(path.join(bin, 'certbot'), 0o755)
+const { bin, stop: stopPebble } = await startPebble(work, { validationPort: Number(variables.COURIER_HTTP.split(':')[1]), certbotConfigDir: variables.LETSENCRYPT })
 
 const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
 // The machine as a newcomer has it: no Node of this checkout on PATH (the clone brings its own), and NODE_ENV as the
@@ -112,7 +73,7 @@ t.teardown(async () => {
     spawnSync(process.execPath, [path.join(projectRoot, 'deploy', 'rolling-deploy.ts'), '--stop', '--state', variables.COURIER_STATE], { env })
   }
   spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'])
-  pebble.kill('SIGTERM')
+  stopPebble()
   rmSync(work, { recursive: true, force: true })
 })
 
