@@ -48,6 +48,7 @@ async function watch(stateDir: string, listen: string, signal: AbortSignal): Pro
   let previous: string[] = []
   log('readiness watcher started', { state: stateDir, pid: process.pid })
   while (!signal.aborted) {
+    const roundStarted = Date.now()
     if ((await nginxMaster(paths.nginx, port)) === undefined) return log('nginx of the state is gone: watcher exits')
     const state = await readState(paths)
     const servers = routingOf(state, new Set()).flatMap((deployment) => deployment.servers)
@@ -76,7 +77,9 @@ async function watch(stateDir: string, listen: string, signal: AbortSignal): Pro
     // Under the routing lock, from the state as it is then (a deploy may have changed it); nginx is reloaded only
     // when the routing differs from what it has.
     await applyRouting(paths, port).catch((error: Error) => log('routing not applied', { err: { message: error.message } }))
-    await sleep(watcherTimings.intervalMs, undefined, { signal }).catch(() => undefined)
+    // Each second from the start of the last round: a round that waited for a silent instance does not slow the next.
+    const rest = Math.max(100, watcherTimings.intervalMs - (Date.now() - roundStarted))
+    await sleep(rest, undefined, { signal }).catch(() => undefined)
   }
   log('readiness watcher stopped')
 }
