@@ -14,7 +14,7 @@ import { startInstances, stopInstances, waitAllReady, type Log } from './instanc
 import { applyRouting, nginxMaster, portOf, stopNginx, type FrontDoor } from './nginx-control.ts'
 import { publishAssets, pruneAssets, retainedChunkNames } from './nginx-prefix.ts'
 import { buildRelease, removeStaleStaging, takeDist, type Release } from './release.ts'
-import { readState, saveState, withLock, writeJsonAtomically, type DeployedRelease, type StatePaths } from './state.ts'
+import { readState, saveState, withLock, writeJsonAtomically, type DeployedRelease, type Instance, type StatePaths } from './state.ts'
 import { ensureWatcher, stopWatcher } from './watcher-control.ts'
 
 export interface DeployOptions {
@@ -44,6 +44,7 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
     for (const folder of [paths.dir, paths.acme, path.join(paths.acme, '.well-known'), path.join(paths.acme, '.well-known', 'acme-challenge')]) await chmod(folder, 0o755)
     await checkReachableByNginxWorkers(paths.dir)
     await removeStaleStaging(paths)
+    await stopLeftoverInstances(paths, log)
     const running = await recordedFrontDoor(paths)
     if (running && running.listen !== frontDoor.listen && (await nginxMaster(paths.nginx, portOf(running.listen))) !== undefined) {
       throw new Error(`nginx of this state listens on ${running.listen}: stop it (--stop) before deploying on ${frontDoor.listen}`)
@@ -64,6 +65,7 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
       for (const undo of undos.reverse()) {
         await undo.run().catch((undoError: Error) => log('undo failed', { undo: undo.what, err: { message: undoError.message } }))
       }
+      await rm(paths.startingFile, { force: true })
       throw error
     }
   })
@@ -85,6 +87,21 @@ async function checkReachableByNginxWorkers(stateDir: string): Promise<void> {
     }
     if (path.dirname(folder) === folder) return
   }
+}
+
+/**
+ * A deploy killed outright (SIGKILL, a power cut) undoes nothing: the instances it had started but not yet written
+ * into state.json are in `starting.json`. The next deploy or `--stop` (holding the deploy lock) stops those that are
+ * still the processes recorded (pid and start time) and not live.
+ */
+export async function stopLeftoverInstances(paths: StatePaths, log: Log): Promise<void> {
+  const text = await readFile(paths.startingFile, 'utf8').catch(() => undefined)
+  if (text === undefined) return
+  const live = new Set((await readState(paths)).deployments.flatMap((one) => one.instances.map((instance) => instance.pid)))
+  const leftovers = (JSON.parse(text) as Instance[]).filter((instance) => !live.has(instance.pid))
+  if (leftovers.length > 0) log('stopping instances a killed deploy left', { instances: leftovers.map(({ pid, port }) => ({ pid, port })) })
+  await stopInstances(leftovers, { checkPort: false, log })
+  await rm(paths.startingFile, { force: true })
 }
 
 /** The front door of the last deploy of this state: `--stop` and `--reload` need nothing but the state folder. */
@@ -137,7 +154,9 @@ async function run(
     distDir: release.distDir === path.join(release.root, 'dist') ? undefined : release.distDir,
   })
   log('instance environment', { envFile: paths.envFile, fromFile, SITE_URL: env.SITE_URL, TRUST_PROXY: env.TRUST_PROXY })
-  const started = await startInstances(release, options.instances, env, path.join(paths.releases, release.id, 'logs'))
+  const started = await startInstances(release, options.instances, env, path.join(paths.releases, release.id, 'logs'), (running) =>
+    writeJsonAtomically(paths.startingFile, running),
+  )
   undos.push({ what: 'stop the new instances', run: async () => void (await stopInstances(started, { checkPort: false, log })) })
   log('instances started', { deploymentId: release.id, instances: started.map(({ port: instancePort, pid, log: file }) => ({ port: instancePort, pid, log: file })) })
 
@@ -162,6 +181,7 @@ async function run(
   })
   await writeJsonAtomically(path.join(paths.dir, 'front-door.json'), frontDoor)
   await saveState(paths, { deployments: [...old, next] })
+  await rm(paths.startingFile, { force: true })
   await applyRouting(paths, port, { state: { deployments: [...old, next] }, frontDoor })
   log('nginx routes documents to the new deployment', { deploymentId: release.id, listen: frontDoor.listen, https: frontDoor.tls?.listen })
   const watcher = await ensureWatcher(paths, frontDoor.listen)

@@ -29,7 +29,14 @@ const logTailLines = 20
 export type Log = (message: string, fields?: Record<string, unknown>) => void
 
 /** Starts `count` instances of `release`, each with `env` (deploy/instance-env.ts) plus its PORT, logging into `logDir`. */
-export async function startInstances(release: Release, count: number, env: Record<string, string>, logDir: string): Promise<Instance[]> {
+export async function startInstances(
+  release: Release,
+  count: number,
+  env: Record<string, string>,
+  logDir: string,
+  /** Told of each instance as soon as it runs (the deploy records it before the next one starts). */
+  onStarted: (started: Instance[]) => Promise<void> = async () => {},
+): Promise<Instance[]> {
   const start = await readStartCommand(release.root)
   const entry = path.join(release.distDir, 'node', 'server.js')
   await mkdir(logDir, { recursive: true })
@@ -48,6 +55,7 @@ export async function startInstances(release: Release, count: number, env: Recor
     closeSync(output)
     child.unref()
     started.push({ port, log, ...(await identify(child.pid)) })
+    await onStarted(started)
   }
   return started
 }

@@ -9,7 +9,7 @@
  * undone first, see deploy-steps.ts).
  */
 import path from 'node:path'
-import { deploy, recordedFrontDoor } from './deploy-steps.ts'
+import { deploy, recordedFrontDoor, stopLeftoverInstances } from './deploy-steps.ts'
 import { checkKeyPair } from './instance-env.ts'
 import { stopInstances } from './instances.ts'
 import { applyRouting, portOf, stopNginx } from './nginx-control.ts'
@@ -27,6 +27,7 @@ function log(message: string, fields: Record<string, unknown> = {}): void {
 async function stopAll(paths: StatePaths, signal: AbortSignal): Promise<void> {
   // Waits for a deploy in progress to finish or undo itself (its undo is bounded), then holds the state.
   await withLock(paths, 'deploy', 120_000, async () => {
+    await stopLeftoverInstances(paths, log)
     const frontDoor = await recordedFrontDoor(paths)
     const state = await readState(paths)
     await stopWatcher(paths)

@@ -38,6 +38,8 @@ export interface StatePaths {
   envFile: string
   watcherFile: string
   watcherLog: string
+  /** Instances a deploy started and has not yet written into state.json (for a deploy killed outright). */
+  startingFile: string
 }
 
 export function statePaths(dir: string): StatePaths {
@@ -51,6 +53,7 @@ export function statePaths(dir: string): StatePaths {
     envFile: path.join(dir, 'courier.env'),
     watcherFile: path.join(dir, 'watcher.json'),
     watcherLog: path.join(dir, 'watcher.log'),
+    startingFile: path.join(dir, 'starting.json'),
   }
 }
 

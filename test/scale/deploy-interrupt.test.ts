@@ -110,3 +110,16 @@ t.test('interrupted in the middle of a --source build: the build stops, no build
   t.same(building.filter((pid) => !stillRunning.includes(pid)), [], 'no build process left')
   t.equal(await servedDeployment(), idA, 'documents from A')
 })
+
+t.test('killed outright (SIGKILL) after starting instances: the next deploy stops what it left, then deploys', async (t) => {
+  const run = startDeploy([...common, '--dist', distB], { COURIER_DEPLOY_HOLD_BEFORE: 'ready' })
+  await waitFor('the deploy to hold before ready', () => run.output().includes('"holding before step'), 120_000)
+  const left = startedPids(run.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)))
+  run.child.kill('SIGKILL')
+  await run.done
+  t.equal(await alive(left), left.length, `a killed deploy undoes nothing: its ${left.length} instances run on`)
+  const again = await runDeploy([...common, '--dist', distB])
+  t.equal(again.code, 0, again.code === 0 ? 'the next deploy runs (the lock of the killed one is taken over)' : again.output.slice(-3000))
+  t.ok(again.lines.some((line) => line.msg === 'stopping instances a killed deploy left'), 'and says what it stops')
+  t.equal(await alive(left), 0, "the killed deploy's instances are gone")
+})
