@@ -3,7 +3,8 @@
  * retention, and refusals of bad input with a clear message. `nginx -t` (Debian's nginx) checks every file it writes.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
@@ -52,6 +53,40 @@ t.test('the prefix written for nginx passes nginx -t', async (t) => {
   await t.rejects(writePrefix({ prefix, listen: 'everywhere', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] }), { message: /invalid listen address/ })
 })
 
+t.test('with TLS: the HTTPS server and the plain redirect server pass nginx -t; bad TLS options are refused', async (t) => {
+  const prefix = await temporary(t, 'courier-prefix-tls-')
+  const certificate = path.join(prefix, 'cert.pem')
+  const key = path.join(prefix, 'key.pem')
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '1', '-subj', '/CN=localhost'], { encoding: 'utf8' })
+  t.equal(made.status, 0, made.stderr)
+  const deployments = [{ id: 'a', servers: ['127.0.0.1:4001', '127.0.0.1:4002'], down: ['127.0.0.1:4002'] }]
+  const tls = { listen: '127.0.0.1:18443', certificate, key }
+  const { configFile } = await writePrefix({ prefix, listen: '127.0.0.1:18080', tls, deployments })
+  const checked = spawnSync('nginx', ['-t', '-p', prefix, '-c', configFile], { encoding: 'utf8' })
+  t.equal(checked.status, 0, checked.stderr)
+  const listen = await readFile(path.join(prefix, 'listen.conf'), 'utf8')
+  t.match(listen, /listen 127\.0\.0\.1:18443 ssl http2;/)
+  t.match(listen, `ssl_certificate ${certificate};`)
+  const redirect = await readFile(path.join(prefix, 'redirect.conf'), 'utf8')
+  t.match(redirect, /listen 127\.0\.0\.1:18080;/)
+  t.match(redirect, /return 301 https:\/\/\$host:18443\$request_uri;/)
+  t.match(redirect, /return 308 https:\/\/\$host:18443\$request_uri;/)
+  t.match(redirect, /root \.\.\/acme;/)
+  t.match(await readFile(path.join(prefix, 'deployments.conf'), 'utf8'), /server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s down;/, 'an instance out of rotation is down')
+  // On 443 the redirect names no port.
+  await writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, listen: '127.0.0.1:443' }, deployments })
+  t.match(await readFile(path.join(prefix, 'redirect.conf'), 'utf8'), /return 301 https:\/\/\$host\$request_uri;/)
+  const bad: Array<[Partial<typeof tls>, RegExp]> = [
+    [{ listen: 'all' }, /invalid HTTPS listen address/],
+    [{ listen: '127.0.0.1:18080' }, /must differ from the plain one/],
+    [{ certificate: 'relative.pem' }, /the TLS certificate must be an absolute path/],
+    [{ key: '/etc/x.pem; include /etc/passwd' }, /the TLS key must be an absolute path without spaces/],
+  ]
+  for (const [change, message] of bad) {
+    await t.rejects(writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, ...change }, deployments }), { message }, JSON.stringify(change))
+  }
+})
+
 t.test('assets: published per deployment, the last N kept, what no kept deployment lists removed', async (t) => {
   const assets = await temporary(t, 'courier-assets-')
   const builds = await temporary(t, 'courier-builds-')
@@ -73,22 +108,53 @@ t.test('assets: published per deployment, the last N kept, what no kept deployme
   t.same((await readdir(chunksDir)).sort(), ['page-d4.js', 'shared-AAAA.js'], 'a file shared with a kept deployment stays')
   t.equal(await readFile(path.join(chunksDir, 'page-d4.js'), 'utf8'), 'd4')
   await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
+  // One name, other bytes (a chunk whose imports another deployment id stamps): the newest deployment's bytes, named.
+  const chunks5 = path.join(builds, 'd5', 'client', 'chunks')
+  await mkdir(chunks5, { recursive: true })
+  await writeFile(path.join(chunks5, 'shared-AAAA.js'), 'shared, stamped for d5')
+  await writeFile(path.join(chunks5, 'page-d4.js'), 'd4')
+  const replaced: string[] = []
+  t.equal(await publishAssets(path.join(builds, 'd5'), assets, 'd5', replaced), 2)
+  t.same(replaced, ['shared-AAAA.js'], 'the file of other bytes is replaced and named; the same bytes are left')
+  t.equal(await readFile(path.join(chunksDir, 'shared-AAAA.js'), 'utf8'), 'shared, stamped for d5')
 })
+
+function withoutRunnerOptions(): NodeJS.ProcessEnv {
+  const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
+  return env
+}
 
 t.test('the deploy script refuses bad input with a clear message and exit code 1', async (t) => {
   const state = await temporary(t, 'courier-deploy-state-')
   const script = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
+  const missingState = spawnSync(process.execPath, [script], { cwd: projectRoot, env: withoutRunnerOptions(), encoding: 'utf8', timeout: 60_000 })
+  t.equal(missingState.status, 1, 'no --state: exit 1')
+  t.match(missingState.stdout, /--state <dir> is required/)
+  // A folder others cannot pass through (as a home folder may be): its state would be out of nginx's workers' reach.
+  const closed = await temporary(t, 'courier-closed-')
+  await chmod(closed, 0o700)
   const cases: Array<[string[], RegExp]> = [
     [['--instances', '0'], /--instances must be a whole number >= 1/],
     [['--keep', 'many'], /--keep must be a whole number >= 1/],
     [['--no-such-option'], /Unknown option/],
-    [['--dist', path.join(state, 'missing-dist')], /ENOENT|no such file/],
+    [['--dist', path.join(state, 'missing-dist')], /no build at .*missing-dist \(no deployment\.json\)/],
+    [['--listen', 'everywhere'], /--listen must be address:port/],
+    [['--listen', '127.0.0.1:70000'], /--listen must be address:port/],
+    [['--https-listen', '127.0.0.1:8443'], /HTTPS needs all three of --https-listen, --tls-cert and --tls-key/],
+    [['--https-listen', '127.0.0.1:8080', '--tls-cert', '/x.pem', '--tls-key', '/y.pem'], /--https-listen must differ from --listen/],
+    [['--https-listen', '127.0.0.1:8443', '--tls-cert', path.join(state, 'none.pem'), '--tls-key', path.join(state, 'none.key')], /cannot read the TLS certificate or key/],
+    [['--stop', '--reload'], /two commands/],
+    [['--reload'], /nothing deployed in .* \(no front-door\.json\)/],
+    [['--source', state], /is not a checkout of the project \(no package\.json\)/],
+    ...(process.getuid?.() === 0 ? [[['--state', path.join(closed, 'state')], /nginx's workers \(user nobody\) cannot reach .* is mode 700/] as [string[], RegExp]] : []),
   ]
-  const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
+  const env = withoutRunnerOptions()
   for (const [args, message] of cases) {
     const run = spawnSync(process.execPath, [script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
     t.equal(run.status, 1, `${args.join(' ')}: exit 1`)
     const line = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { msg?: string; error?: string }
+    // Nothing is started for a refused command: no nginx prefix, no state file.
+    t.notOk(existsSync(path.join(state, 'state.json')), `${args.join(' ')}: no state written`)
     t.equal(line.msg, 'deploy failed')
     t.match(line.error ?? '', message, args.join(' '))
   }

@@ -70,7 +70,9 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
   const port = await freePort()
   const origin = `http://127.0.0.1:${port}`
   const common = ['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--old-grace-seconds', '4']
-  const env = { REDIS_URL: redis.url, LOG_LEVEL: 'info' }
+  // The instances' environment comes from the state's env file, not from the shell that runs the deploy.
+  await writeFile(path.join(state, 'courier.env'), `REDIS_URL=${redis.url}\nLOG_LEVEL=info\n`)
+  const env = {}
   t.teardown(async () => {
     await runDeploy(['--stop', '--state', state], env)
     await rm(state, { recursive: true, force: true })

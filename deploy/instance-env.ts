@@ -1,0 +1,79 @@
+/**
+ * The environment of a deployment's instances: the state's env file (`<state>/courier.env`: REDIS_URL,
+ * REVALIDATE_TOKEN, LOG_LEVEL, ... as NAME=value lines, Node's own parser), a few variables of the machine, and what
+ * the deploy knows better than a file: nginx's address (TRUST_PROXY), the public origin (SITE_URL, unless the file
+ * names one), the build (DIST_DIR for `--dist`), loopback only (HOST). Nothing else of the shell that ran the
+ * deploy reaches them: a deploy run from cron, a terminal or a service unit starts the same instances.
+ */
+import { X509Certificate } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { parseEnv } from 'node:util'
+import type { TlsOptions } from './nginx-front-door.ts'
+
+/** What the instances take from the machine (the locale, the time zone, where temporary files go). */
+const machineVariables = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR']
+
+/** nginx runs on this machine and connects to the instances from loopback (deployments.conf names 127.0.0.1). */
+export const nginxAddress = '127.0.0.1'
+
+export async function readEnvFile(file: string): Promise<Record<string, string>> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return ''
+    throw error
+  })
+  return { ...parseEnv(text) } as Record<string, string>
+}
+
+/** The certificate's first DNS name (certbot's `-d`), the host of the HTTPS origin. */
+export async function certificateHost(certificateFile: string): Promise<string> {
+  const text = await readFile(certificateFile, 'utf8').catch((error: Error) => {
+    throw new Error(`cannot read the TLS certificate ${certificateFile}: ${error.message}`)
+  })
+  let certificate: X509Certificate
+  try {
+    certificate = new X509Certificate(text)
+  } catch (error) {
+    throw new Error(`${certificateFile} is not a PEM certificate: ${(error as Error).message}`)
+  }
+  const name = certificate.subjectAltName?.split(', ').find((entry) => entry.startsWith('DNS:'))?.slice(4)
+  if (!name) throw new Error(`the certificate ${certificateFile} names no DNS host (subjectAltName)`)
+  return name
+}
+
+/** Checks that the key belongs to the certificate (nginx would refuse the pair at reload, in fewer words). */
+export async function checkKeyPair(tls: TlsOptions): Promise<void> {
+  const [certificateText, keyText] = await Promise.all([readFile(tls.certificate, 'utf8'), readFile(tls.key, 'utf8')]).catch((error: Error) => {
+    throw new Error(`cannot read the TLS certificate or key: ${error.message}`)
+  })
+  const { createPrivateKey } = await import('node:crypto')
+  if (!new X509Certificate(certificateText).checkPrivateKey(createPrivateKey(keyText))) {
+    throw new Error(`the key ${tls.key} does not belong to the certificate ${tls.certificate}`)
+  }
+}
+
+/** The origin users reach: `https://<certificate host>[:port]` with TLS, else `http://<listen address>`. */
+export async function publicOrigin(listen: string, tls: TlsOptions | undefined): Promise<string> {
+  if (!tls) return `http://${listen}`
+  const port = Number(tls.listen.slice(tls.listen.lastIndexOf(':') + 1))
+  return `https://${await certificateHost(tls.certificate)}${port === 443 ? '' : `:${port}`}`
+}
+
+export async function instanceEnv(options: {
+  envFile: string
+  listen: string
+  tls: TlsOptions | undefined
+  /** Set for a `--dist` build, which may not be `<root>/dist`. */
+  distDir: string | undefined
+}): Promise<{ env: Record<string, string>; fromFile: string[] }> {
+  const file = await readEnvFile(options.envFile)
+  const machine = Object.fromEntries(machineVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])))
+  const env: Record<string, string> = {
+    ...machine,
+    SITE_URL: await publicOrigin(options.listen, options.tls),
+    ...file,
+    HOST: '127.0.0.1',
+    TRUST_PROXY: nginxAddress,
+  }
+  if (options.distDir) env.DIST_DIR = options.distDir
+  return { env, fromFile: Object.keys(file) }
+}

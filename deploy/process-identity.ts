@@ -1,0 +1,68 @@
+/**
+ * Which process a pid is now (Linux /proc). A pid written in a state file may belong to another process after a crash
+ * or a reboot; the deploy signals a process only when its pid, its start time and the port it listens on all match
+ * what the state recorded when it started it.
+ */
+import { readdir, readFile, readlink } from 'node:fs/promises'
+
+/** A process the deploy started: enough to recognise it later. */
+export interface ProcessIdentity {
+  pid: number
+  /** Field 22 of /proc/<pid>/stat: clock ticks after boot at which it started (unique per pid over a boot). */
+  startTime: string
+}
+
+/** The start time of `pid` (field 22 of /proc/<pid>/stat), or undefined when no such process (or a zombie) exists. */
+export async function startTimeOf(pid: number): Promise<string | undefined> {
+  if (!Number.isInteger(pid) || pid <= 0) return undefined
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)
+  if (stat === undefined) return undefined
+  // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so the fields start after the last `)`.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  // A zombie has exited: nothing to signal, its pid is about to be free.
+  if (fields[0] === 'Z') return undefined
+  return fields[19]
+}
+
+/** Whether `identity` is still the process it was (same pid, same start time). */
+export async function isSameProcess(identity: ProcessIdentity): Promise<boolean> {
+  return (await startTimeOf(identity.pid)) === identity.startTime
+}
+
+/** The inodes of the sockets listening on TCP `port` (any address, IPv4 or IPv6), from /proc/net/tcp{,6}. */
+async function listeningInodes(port: number): Promise<Set<string>> {
+  const inodes = new Set<string>()
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0')
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const text = await readFile(table, 'utf8').catch(() => '')
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/)
+      if (fields.length < 10) continue
+      // State 0A is LISTEN.
+      if (fields[1]!.endsWith(`:${hexPort}`) && fields[3] === '0A') inodes.add(fields[9]!)
+    }
+  }
+  return inodes
+}
+
+/** Whether process `pid` holds a socket listening on `port` (its file descriptors, /proc/<pid>/fd). */
+export async function listensOn(pid: number, port: number): Promise<boolean> {
+  const inodes = await listeningInodes(port)
+  if (inodes.size === 0) return false
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1]
+    if (inode !== undefined && inodes.has(inode)) return true
+  }
+  return false
+}
+
+/** The identity of a process just spawned (its pid must be known; it runs, since it was just started). */
+export async function identify(pid: number | undefined): Promise<ProcessIdentity> {
+  if (pid === undefined) throw new Error('the process did not start (no pid)')
+  const startTime = await startTimeOf(pid)
+  if (startTime === undefined) throw new Error(`process ${pid} exited at once`)
+  return { pid, startTime }
+}

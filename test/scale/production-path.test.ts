@@ -1,0 +1,233 @@
+/**
+ * docs/running-at-scale.md "The production path: from a fresh clone to HTTPS", followed literally: every
+ * `sh step=<name>` block of the doc is run with bash, in order, on a fresh clone (a bare copy of this repository as the remote, so `git pull` has a remote),
+ * with the state folder outside the clone, real nginx and redis-server, and certbot against pebble (Let's Encrypt's
+ * ACME test server, Debian's package) on loopback. The test sets the doc's variables to loopback ports and folders
+ * of its own, and puts a `certbot` first on PATH that adds what pointing certbot at pebble takes (`--server`, its CA,
+ * folders of the test's own); nothing else of the commands changes. After each step it checks what a user would:
+ * the site over HTTPS and HTTP/2 with the certificate of that step, the renewed certificate after `certbot renew`,
+ * a second deployment after `git pull`, a release folder that starts where it is moved, and nothing left after the
+ * stop. The doc's systemd units pass `systemd-analyze verify`.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { X509Certificate } from 'node:crypto'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import http2 from 'node:http2'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import tls from 'node:tls'
+import t from 'tap'
+import { freePort } from '../../deploy/free-port.ts'
+import { startPebble } from './pebble.ts'
+import { projectRoot } from '../reliability/server-process.ts'
+
+// A clone, `npm ci`, three builds and a certificate on a busy 2-core machine: many minutes.
+t.setTimeout(1_500_000)
+
+const doc = readFileSync(path.join(projectRoot, 'docs', 'running-at-scale.md'), 'utf8')
+
+/** The doc's blocks marked `sh step=<name>`, by name. */
+export function readDocSteps(markdown: string): Map<string, string> {
+  const steps = new Map<string, string>()
+  for (const match of markdown.matchAll(/^```sh step=([a-z-]+)\n([\s\S]*?)^```$/gm)) steps.set(match[1]!, match[2]!)
+  return steps
+}
+
+const steps = readDocSteps(doc)
+const order = ['clone', 'redis', 'env', 'trial-certificate', 'deploy-trial', 'certbot', 'deploy-certificate', 'renew', 'second-deploy', 'stop']
+t.same([...steps.keys()], order, 'the doc gives these steps, in this order')
+
+const work = mkdtempSync(path.join(tmpdir(), 'courier-production-path-'))
+// Open to others, as /srv is: nginx's workers (user nobody) read the state's files.
+chmodSync(work, 0o755)
+const variables = {
+  COURIER_REPO: path.join(work, 'upstream.git'),
+  COURIER_SRC: path.join(work, 'src'),
+  // Outside the clone.
+  COURIER_STATE: path.join(work, 'state'),
+  COURIER_HOST: 'localhost',
+  COURIER_HTTP: `127.0.0.1:${await freePort()}`,
+  COURIER_HTTPS: `127.0.0.1:${await freePort()}`,
+  COURIER_EMAIL: 'ops@courier.test',
+  REDIS_PORT: String(await freePort()),
+  LETSENCRYPT: path.join(work, 'letsencrypt'),
+}
+const httpsPort = Number(variables.COURIER_HTTPS.split(':')[1])
+
+// The remote: this repository's committed HEAD.
+const cloned = spawnSync('git', ['clone', '--bare', '--quiet', projectRoot, variables.COURIER_REPO], { encoding: 'utf8' })
+if (cloned.status !== 0) throw new Error(`git clone --bare failed: ${cloned.stderr}`)
+
+const { bin, stop: stopPebble } = await startPebble(work, { validationPort: Number(variables.COURIER_HTTP.split(':')[1]), certbotConfigDir: variables.LETSENCRYPT })
+
+const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
+// The machine as a newcomer has it: no Node of this checkout on PATH (the clone brings its own), and NODE_ENV as the
+// suite sets it (production, as on many servers).
+const machinePath = (process.env.PATH ?? '').split(':').filter((entry) => !entry.startsWith(projectRoot)).join(':')
+const env: NodeJS.ProcessEnv = { ...inherited, ...variables, PATH: `${bin}:${machinePath}` }
+
+t.teardown(async () => {
+  // Whatever a failed step left: the state's processes (by the deploy's own --stop), Redis, pebble.
+  if (existsSync(path.join(variables.COURIER_STATE, 'state.json'))) {
+    spawnSync(process.execPath, [path.join(projectRoot, 'deploy', 'rolling-deploy.ts'), '--stop', '--state', variables.COURIER_STATE], { env })
+  }
+  spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'])
+  stopPebble()
+  rmSync(work, { recursive: true, force: true })
+})
+
+/** One step of the doc, as bash runs a pasted block (stopping at the first failing command). */
+function runStep(name: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', steps.get(name)!], { cwd: work, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+    child.once('exit', (code) => resolve({ code, output }))
+  })
+}
+
+async function step(name: string, extraEnv: Record<string, string> = {}): Promise<string> {
+  const { code, output } = await runStep(name, extraEnv)
+  if (code !== 0) throw new Error(`step ${name} failed (exit ${code}):\n${output.slice(-6000)}`)
+  return output
+}
+
+/** The leaf certificate nginx serves on HTTPS. */
+function servedCertificate(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: httpsPort, servername: variables.COURIER_HOST, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '')
+      socket.end()
+    })
+    socket.once('error', reject)
+  })
+}
+
+const fingerprintOf = (file: string) => new X509Certificate(readFileSync(file)).fingerprint256
+
+/** `/` over HTTPS and HTTP/2: the protocol, status, HSTS and the deployment it names. */
+async function home(): Promise<{ protocol: string | false | undefined; status: number; hsts: unknown; deploymentId: string | undefined }> {
+  const session = http2.connect(`https://127.0.0.1:${httpsPort}`, { servername: variables.COURIER_HOST, rejectUnauthorized: false })
+  try {
+    return await new Promise((resolve, reject) => {
+      const stream = session.request({ ':path': '/', ':authority': variables.COURIER_HOST })
+      let body = ''
+      let headers: http2.IncomingHttpHeaders = {}
+      stream.on('response', (received) => (headers = received))
+      stream.setEncoding('utf8')
+      stream.on('data', (part: string) => (body += part))
+      stream.on('end', () =>
+        resolve({
+          protocol: session.alpnProtocol,
+          status: Number(headers[':status']),
+          hsts: headers['strict-transport-security'],
+          deploymentId: /data-dpl-id="([^"]+)"/.exec(body)?.[1],
+        }),
+      )
+      stream.on('error', reject)
+    })
+  } finally {
+    session.close()
+  }
+}
+
+const state = () => JSON.parse(readFileSync(path.join(variables.COURIER_STATE, 'state.json'), 'utf8')) as { deployments: Array<{ id: string; root: string }> }
+
+t.test('the doc, step by step', async (t) => {
+  await step('clone')
+  t.ok(existsSync(path.join(variables.COURIER_SRC, 'node_modules', '.bin', 'node')), 'clone: npm ci installed the pinned Node')
+  await step('redis')
+  await step('env')
+  t.match(readFileSync(path.join(variables.COURIER_STATE, 'courier.env'), 'utf8'), /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\nREVALIDATE_TOKEN=[0-9a-f]{48}\n$/)
+  await step('trial-certificate')
+
+  await step('deploy-trial')
+  const first = await home()
+  t.same({ ...first, deploymentId: first.deploymentId !== undefined }, { protocol: 'h2', status: 200, hsts: 'max-age=63072000', deploymentId: true }, 'the site over HTTPS and HTTP/2')
+  t.equal(await servedCertificate(), fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')), 'with the self-signed certificate')
+  const plain = await fetch(`http://${variables.COURIER_HTTP}/guides?page=2`, { redirect: 'manual' })
+  t.equal(plain.status, 301, 'plain HTTP redirects')
+  t.equal(plain.headers.get('location'), `https://127.0.0.1:${httpsPort}/guides?page=2`)
+
+  const issued = await step('certbot')
+  const live = path.join(variables.LETSENCRYPT, 'live', variables.COURIER_HOST)
+  t.ok(existsSync(path.join(live, 'fullchain.pem')), 'certbot: a certificate through the webroot')
+  t.match(issued, /Successfully received certificate/)
+  await step('deploy-certificate')
+  const issuedFingerprint = fingerprintOf(path.join(live, 'fullchain.pem'))
+  t.equal(await servedCertificate(), issuedFingerprint, "served: certbot's certificate")
+  t.match(new X509Certificate(readFileSync(path.join(live, 'fullchain.pem'))).issuer, /Pebble/)
+
+  const renewed = await step('renew')
+  t.match(renewed, /Hook 'deploy-hook' ran/, 'the deploy hook ran')
+  const renewedFingerprint = fingerprintOf(path.join(live, 'fullchain.pem'))
+  t.not(renewedFingerprint, issuedFingerprint, 'a new certificate')
+  t.equal(await servedCertificate(), renewedFingerprint, 'served right after the renewal (the hook reloaded nginx)')
+
+  // A new commit on the remote for `git pull`, and a build that differs (its id pinned at build time: nothing about
+  // the site's pages has to change for a second deployment).
+  const upstreamWork = path.join(work, 'upstream-work')
+  for (const args of [
+    ['clone', '--quiet', variables.COURIER_REPO, upstreamWork],
+    ['-C', upstreamWork, '-c', 'user.name=test', '-c', 'user.email=test@courier.test', 'commit', '--quiet', '--allow-empty', '-m', 'second version'],
+    ['-C', upstreamWork, 'push', '--quiet', 'origin', 'HEAD'],
+  ]) {
+    const git = spawnSync('git', args, { encoding: 'utf8' })
+    if (git.status !== 0) throw new Error(`git ${args.join(' ')}: ${git.stderr}`)
+  }
+  const firstRelease = state().deployments[0]!
+  await step('second-deploy', { DEPLOYMENT_ID: 'production-path-second' })
+  const second = await home()
+  t.equal(second.deploymentId, 'production-path-second', 'the second deployment serves documents over HTTPS')
+  t.not(first.deploymentId, second.deploymentId)
+  t.same(state().deployments.map((one) => one.id), ['production-path-second'], 'the first one drained')
+
+  // The first release, moved out of the state folder, still starts.
+  const moved = path.join(work, 'moved-release')
+  renameSync(firstRelease.root, moved)
+  const port = await freePort()
+  const server = spawn(path.join(variables.COURIER_SRC, 'node_modules', '.bin', 'node'), ['dist/node/server.js'], {
+    cwd: moved,
+    env: { PATH: env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  })
+  let answer = 0
+  for (let attempt = 0; attempt < 300 && answer !== 200 && server.exitCode === null; attempt += 1) {
+    answer = await fetch(`http://127.0.0.1:${port}/api/ready`).then((response) => response.status, () => 0)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const movedHome = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text(), () => '')
+  server.kill('SIGTERM')
+  t.equal(answer, 200, 'a release folder moved elsewhere starts')
+  t.match(movedHome, `data-dpl-id="${firstRelease.id}"`, 'and serves its own build')
+
+  await step('stop')
+  const listening = await Promise.all(
+    [variables.COURIER_HTTP, variables.COURIER_HTTPS, `127.0.0.1:${variables.REDIS_PORT}`].map(
+      (address) =>
+        new Promise<string | undefined>((resolve) => {
+          const socket = net.connect(Number(address.split(':')[1]), '127.0.0.1')
+          socket.once('connect', () => (socket.destroy(), resolve(address)))
+          socket.once('error', () => resolve(undefined))
+        }),
+    ),
+  )
+  t.same(listening.filter(Boolean), [], 'stopped: nginx and Redis no longer listen')
+  t.same(state().deployments, [], 'no live deployment')
+})
+
+const canVerifyUnits = spawnSync('systemd-analyze', ['--version']).status === 0
+t.test("the doc's systemd units pass systemd-analyze verify", { skip: canVerifyUnits ? false : 'systemd-analyze is not installed here' }, async (t) => {
+  const units = [...doc.matchAll(/^```ini\n# \/etc\/systemd\/system\/(\S+)\n([\s\S]*?)^```$/gm)]
+  t.same(units.map((unit) => unit[1]), ['courier-nginx.service', 'courier-watcher.service', 'courier.service'])
+  const folder = path.join(tmpdir(), `courier-units-${process.pid}`)
+  mkdirSync(folder, { recursive: true })
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+  // The programs they name must exist: this checkout stands in for /srv/courier-src.
+  for (const [, name, text] of units) writeFileSync(path.join(folder, name!), text!.replaceAll('/srv/courier-src', projectRoot))
+  const verified = spawnSync('systemd-analyze', ['verify', ...units.map((unit) => path.join(folder, unit[1]!))], { encoding: 'utf8' })
+  t.equal(verified.status, 0, verified.stderr || 'no complaint')
+  t.equal(verified.stderr.trim(), '', 'no warning')
+})
