@@ -8,6 +8,7 @@ import type { Test } from 'tap'
 import { loadConfig, type Config } from '../../config/env.ts'
 import { buildApp, type BuildOptions } from '../../src/app.ts'
 import { loggerOptions } from '../../src/logger.ts'
+import { fixtureContentDir } from './content.ts'
 
 export interface LogLine {
   level: number
@@ -47,7 +48,8 @@ export async function buildUnready(
   // An empty image cache of the test's own unless it names one: no test sees another's entries.
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-test-images-'))
   t.teardown(() => rm(imageCacheDir, { recursive: true, force: true }))
-  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, ...env })
+  // The tests' own content (test/helpers/content.ts) unless the test names a CONTENT_DIR: never the example's.
+  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, CONTENT_DIR: fixtureContentDir, ...env })
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { ...options, logger: pino(loggerOptions(config.logLevel), stream) })
   t.teardown(() => app.close())

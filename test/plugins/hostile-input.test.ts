@@ -13,6 +13,7 @@ import { clientErrorLimits } from '../../config/client-errors.ts'
 import { serverLimits } from '../../config/server.ts'
 import { build, buildUnready, type LogLine } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
+import { guides } from '../helpers/content.ts'
 import { rawGet, rawRequest, type RawReply } from '../helpers/raw.ts'
 
 /** The error page's `<title>`, or the JSON body's `error`, is the status-title table's. */
@@ -340,8 +341,8 @@ t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute UR
   const origin = await listen(app)
   const id = app.deploymentId
   const targets = [
-    '/', '/gallery', '/guides/streaming-ssr', '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
-    '/guide/streaming-ssr', `/_next/data/${id}/guide/streaming-ssr.json`, `/_next/data/${id}/index.json`,
+    '/', '/guides', `/guides/${guides[0]!.slug}`, '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
+    `/guide/${guides[0]!.slug}`, `/_next/data/${id}/guide/${guides[0]!.slug}.json`, `/_next/data/${id}/index.json`,
     '/_next/image?url=/images/abstract.jpg&w=640&q=75', '/api/health', '/api/test-echo-origin',
   ]
   for (const target of targets) {
@@ -409,12 +410,12 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
   })
   const requests: Array<[what: string, head: string, body?: string]> = [
     ['an error page (404)', `GET /no-such-page?${query()} HTTP/1.1`],
-    ['a redirect', `GET /guide/streaming-ssr?${query()} HTTP/1.1`],
+    ['a redirect', `GET /guide/${guides[0]!.slug}?${query()} HTTP/1.1`],
     ['a data redirect', `GET /_next/data/${app.deploymentId}/guide/a.json?${query()} HTTP/1.1`],
     ['a router-level 400', `GET /%?${query()} HTTP/1.1`],
     ['a filter refusal', `GET /guides/../faq?${query()} HTTP/1.1`],
     ['a 405', `DELETE /?${query()} HTTP/1.1`],
-    ['a page (200)', `GET /guides/streaming-ssr?${query()} HTTP/1.1`],
+    ['a page (200)', `GET /guides/${guides[0]!.slug}?${query()} HTTP/1.1`],
     ['a deployment mismatch', `GET /_next/data/dpl-old/index.json?${query()} HTTP/1.1`],
     ['an image refused', `GET /_next/image?url=/images/abstract.jpg&w=641&${query()} HTTP/1.1`],
     ['a server error (500)', `GET /__test/server-error?${query()} HTTP/1.1`],
