@@ -1,6 +1,7 @@
 import t from 'tap'
 import http from 'node:http'
 import { guides } from '../helpers/content.ts'
+import { titled } from '../../site/pages.ts'
 import { textOf } from '../../src/content/markdown.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
@@ -43,7 +44,7 @@ t.test('title and meta come from the page table', async (t) => {
   const { app } = await build(t)
   const guide = guides[1]!
   const response = await app.inject(`/guides/${guide.slug}`)
-  t.match(response.body, `<title>${guide.title.replace(/&/g, '&amp;')} · Courier</title>`)
+  t.match(response.body, `<title>${titled(guide.title).replace(/&/g, '&amp;')}</title>`)
   t.match(response.body, '<meta name="description" content="')
 })
 
