@@ -8,6 +8,7 @@ import type { Page, Route } from 'playwright-core'
 import { router as timings } from '../../config/router.ts'
 import { guides } from '../helpers/content.ts'
 import { startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
+import { mainNavigationHrefs, staticLinkedPage } from './site-pages.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 const dataBase = `${suite.origin}/_next/data/${suite.deploymentId}`
@@ -173,21 +174,23 @@ t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N
   await page.clock.install()
   await session.goto('/guides')
   t.ok(await session.waitForHydration())
-  const gallery = '/gallery.json'
-  t.ok(await eventually(() => dataRequests(session, gallery).length, 1), 'the gallery, linked from the navigation, is prefetched')
+  // A static page without revalidate that the navigation links (the site's own, found from its page table).
+  const linked = staticLinkedPage(await page.evaluate(mainNavigationHrefs), '/guides')
+  const showsLinked = () => page.waitForFunction((title) => document.title === title, linked.title, { timeout: timeouts.navigationMs })
+  t.ok(await eventually(() => dataRequests(session, linked.dataPath).length, 1), `${linked.path}, linked from the navigation, is prefetched`)
   const path = `/guides/${firstGuide.slug}.json`
   t.ok(await eventually(() => dataRequests(session, path).length, 1), 'the first guide, in view, is prefetched')
 
   await page.clock.fastForward('04:50')
-  await navLink(page, 'Gallery').click()
-  await waitForHeading(page, 'Gallery')
-  t.equal(dataRequests(session, gallery).length, 1, 'prefetched 290 s ago: not fetched again')
+  await page.locator(`nav[aria-label="Main"] a[href="${linked.path}"]`).click()
+  await showsLinked()
+  t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
   await page.goBack()
   await waitForHeading(page, 'Guides')
   await page.clock.fastForward('00:20')
-  await navLink(page, 'Gallery').click()
-  await waitForHeading(page, 'Gallery')
-  t.equal(dataRequests(session, gallery).length, 2, 'after 300 s it is')
+  await page.locator(`nav[aria-label="Main"] a[href="${linked.path}"]`).click()
+  await showsLinked()
+  t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
   await page.goBack()
   await waitForHeading(page, 'Guides')
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { loadSite } from '../../src/pages/site.ts'
+import { loadSite, type ServerPage } from '../../src/pages/site.ts'
 import { guides, siteContent } from '../helpers/content.ts'
 import { build } from '../helpers/app.ts'
 
@@ -35,14 +35,14 @@ t.test('the sitemap plugin on pages of its own: parameters expanded through stat
   const Fastify = (await import('fastify')).default
   const sitemap = (await import('../../plugins/sitemap.ts')).default
   const head = () => ({ title: 'A page' })
-  const pages = [
+  const pages: ServerPage[] = [
     { id: 'one', path: '/one', kind: 'static', head },
     { id: 'now', path: '/now', kind: 'dynamic', head },
     // Instances from the content the plugin is given: one per guide of the tests' own content.
-    { id: 'thing', path: '/things/:name', kind: 'static', head, staticParams: async ({ content }: { content: typeof siteContent }) => (await content.guideSummaries()).map((guide) => ({ name: guide.slug })) },
+    { id: 'thing', path: '/things/:name', kind: 'static', head, staticParams: async ({ content }) => (await content.guideSummaries()).map((guide) => ({ name: guide.slug })) },
     { id: 'spaced', path: '/spaced/:name', kind: 'static', head, staticParams: () => [{ name: 'a b&c' }] },
     { id: 'unlisted', path: '/unlisted/:name', kind: 'dynamic', head },
-  ] as const
+  ]
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(sitemap, { siteUrl: 'https://courier.example', pages, content: siteContent })
