@@ -5,7 +5,8 @@
  * site policy; this file covers limits, static files, spoofed headers and what reaches the log.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { statusTitle } from '../../config/status-titles.ts'
@@ -191,13 +192,34 @@ async function plant(t: Test, root: string, files: string[]): Promise<Planted[]>
   return planted
 }
 
+/**
+ * A project root of the test's own, so that planting files never writes into the checkout while other test files run:
+ * the served folders (client/public, the build in dist/) copied, every other entry of the project linked.
+ */
+async function projectCopy(t: Test): Promise<string> {
+  const projectRoot = path.resolve(import.meta.dirname, '../..')
+  const root = await mkdtemp(path.join(tmpdir(), 'courier-hostile-root-'))
+  t.teardown(() => rm(root, { recursive: true, force: true }))
+  for (const entry of await readdir(projectRoot)) {
+    if (entry === 'client' || entry === 'dist') continue
+    await symlink(path.join(projectRoot, entry), path.join(root, entry))
+  }
+  await mkdir(path.join(root, 'client'))
+  for (const entry of await readdir(path.join(projectRoot, 'client'))) {
+    if (entry !== 'public') await symlink(path.join(projectRoot, 'client', entry), path.join(root, 'client', entry))
+  }
+  await cp(path.join(projectRoot, 'client', 'public'), path.join(root, 'client', 'public'), { recursive: true })
+  await cp(path.join(projectRoot, 'dist'), path.join(root, 'dist'), { recursive: true })
+  return root
+}
+
 /** `..` as a path parser might still read it. */
 const dotDots = ['..', '%2e%2e', '%2E%2E', '.%2e', '%2E.', '%252e%252e', '%c0%ae%c0%ae', '%u002e%u002e']
 /** `/` likewise. */
 const separators = ['/', '%2f', '%2F', '%5c', '%5C', '\\', '%252f', '%c0%af']
 
 t.test('static files with raw paths: 400, 403 or 404; never a file outside the folders, a listing or a redirect', async (t) => {
-  const rootDir = path.resolve(import.meta.dirname, '../..')
+  const rootDir = await projectCopy(t)
   const suffix = randomBytes(4).toString('hex')
   // Dotfiles inside the served folders exist before start-up, so a file list made at start-up would hold them.
   const inside = await plant(t, rootDir, [
@@ -205,7 +227,7 @@ t.test('static files with raw paths: 400, 403 or 404; never a file outside the f
     `client/public/images/.planted-${suffix}`,
     `dist/client/chunks/.planted-${suffix}`,
   ])
-  const { app } = await build(t)
+  const { app } = await build(t, { DIST_DIR: path.join(rootDir, 'dist') }, {}, { rootDir })
   const origin = await listen(app)
   // Beside the served folders, and in the server build's chunks folder (a second root @fastify/vite adds).
   const outside = await plant(t, rootDir, [
