@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { loadSite } from '../../src/pages/site.ts'
-import { guides, siteContent } from '../helpers/content.ts'
+import { guides } from '../helpers/content.ts'
+import { pageInstances } from '../helpers/site-pages.ts'
 import { build } from '../helpers/app.ts'
 
 /** `nonce-...` of the response's CSP header. */
@@ -24,13 +24,9 @@ const renderedOnce = (line: { msg: string }) => line.msg === 'document rendered 
  * The site's kept documents, from its page table and the content the test reads: every static page once (a
  * parametrised one by its first instance), with the document each is logged as; then the 404 page, twice.
  */
-const keptPages: Array<{ url: string; document: string }> = []
-for (const page of (await loadSite(false)).pages) {
-  if (page.kind !== 'static') continue
-  const params = page.path.includes(':') ? (await page.staticParams?.({ content: siteContent }))?.[0] : {}
-  if (!params) continue
-  keptPages.push({ url: page.path.replace(/:(\w+)/g, (_match, name: string) => params[name]!), document: `page:${page.id}:${JSON.stringify(params)}` })
-}
+const keptPages = (await pageInstances({ firstOnly: true }))
+  .filter(({ page }) => page.kind === 'static')
+  .map(({ page, params, url }) => ({ url, document: `page:${page.id}:${JSON.stringify(params)}` }))
 const keptUrls = [...keptPages.map((page) => page.url), '/no-such-page', `/guides/no-such-guide`]
 
 t.test('a kept document is the streamed render, byte for byte, with the same nonce', async (t) => {

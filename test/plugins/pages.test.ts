@@ -1,7 +1,7 @@
 import t from 'tap'
 import http from 'node:http'
-import { guides, siteContent } from '../helpers/content.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { guides } from '../helpers/content.ts'
+import { pageInstances } from '../helpers/site-pages.ts'
 import { escapeHtml } from '../../src/render/template.ts'
 import { titled } from '../../site/pages.ts'
 import { textOf } from '../../src/content/markdown.ts'
@@ -22,14 +22,10 @@ t.test('every page answers with its content, title and deployment id', async (t)
   const { app } = await build(t)
   // Every page of the site's table, a parametrised one by its first instance (from the tests' own content), with the
   // title its head gives (a page without parameters reads no data in its head).
-  const cases: Array<[string, string, RegExp]> = []
-  for (const page of (await loadSite(false)).pages) {
-    const params = page.path.includes(':') ? (await page.staticParams?.({ content: siteContent }))?.[0] : {}
-    if (!params) continue
-    const url = page.path.replace(/:(\w+)/g, (_match, name: string) => params[name]!)
+  const cases: Array<[string, string, RegExp]> = (await pageInstances({ firstOnly: true })).map(({ page, url }) => {
     const title = page.path.includes(':') ? null : page.head(undefined, {}).title
-    cases.push([url, page.id, title === null ? /<title>[^<]+<\/title>/ : new RegExp(`<title>${escapeHtml(title).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</title>`)])
-  }
+    return [url, page.id, title === null ? /<title>[^<]+<\/title>/ : new RegExp(`<title>${escapeHtml(title).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</title>`)]
+  })
   t.ok(cases.length > 1, `the site's pages (${cases.length})`)
   for (const [url, pageId, content] of cases) {
     const response = await app.inject({ method: 'GET', url })

@@ -2,6 +2,7 @@ import t from 'tap'
 import { loadSite, type ServerPage } from '../../src/pages/site.ts'
 import { guides, siteContent } from '../helpers/content.ts'
 import { build } from '../helpers/app.ts'
+import { pageInstances } from '../helpers/site-pages.ts'
 
 /** The sitemap's `<loc>` URLs. */
 function locationsOf(xml: string): string[] {
@@ -20,11 +21,7 @@ t.test("the site's sitemap lists every public page of its table at the configure
   const locations = locationsOf(sitemap.body)
   // Derived from the page table and the content the test reads, whatever pages the site has: a page without
   // parameters once, a parametrised one once per instance its staticParams names.
-  const expected: string[] = []
-  for (const page of (await loadSite(false)).publicPages) {
-    if (!page.path.includes(':')) expected.push(page.path)
-    else for (const params of (await page.staticParams?.({ content: siteContent })) ?? []) expected.push(page.path.replace(/:(\w+)/g, (_match, name: string) => params[name]!))
-  }
+  const expected = (await pageInstances()).map((instance) => instance.url)
   t.ok(expected.length > 0)
   t.same(new Set(locations), new Set(expected.map((path) => `https://courier.example${path}`)))
   t.equal(locations.length, expected.length, 'each page once')
