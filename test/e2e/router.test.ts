@@ -9,7 +9,7 @@ import { router as timings } from '../../config/router.ts'
 import { guides } from '../helpers/content.ts'
 import { startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
 import { titled } from '../../site/pages.ts'
-import { mainNavigationHrefs, staticLinkedPage } from './site-pages.ts'
+import { mainNavigationHrefs, staticLinkedPage } from './navigation-pages.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 const dataBase = `${suite.origin}/_next/data/${suite.deploymentId}`

@@ -9,7 +9,7 @@ import { advanceClockBy, markWindow, readMark, recordHeadings, shiftableClock } 
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
-import { mainNavigationHrefs, staticLinkedPage } from '../site-pages.ts'
+import { mainNavigationHrefs, staticLinkedPage } from '../navigation-pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
