@@ -4,7 +4,8 @@ import path from 'node:path'
 
 /**
  * Every test file is run by one of the suites README "Quick start" names: `npm run test:unit` (tap, the files of
- * .taprc), `npm run test:e2e` (test/e2e/: its suite and journeys, test/e2e/run.ts) or a script that names its files
+ * .taprc), `npm run test:e2e` (test/e2e/: its suite and journeys, and the example's own test/example/*.test.ts, in
+ * test/e2e/run.ts) or a script that names its files
  * (`test:reliability`, `test:scale`, `test:metrics`). A file none of them reaches passes nowhere and fails nowhere.
  */
 const root = path.resolve(import.meta.dirname, '..', '..')
@@ -42,6 +43,8 @@ function scriptPatterns(): RegExp[] {
 function reachedBy(file: string, taps: string[], patterns: RegExp[]): boolean {
   if (taps.some((entry) => file === entry || file.startsWith(entry + '/'))) return true
   if (file.startsWith('test/e2e/')) return true
+  // test/e2e/run.ts runs test/example/*.test.ts in Chromium (not its subfolders).
+  if (/^test\/example\/[^/]+\.test\.ts$/.test(file)) return true
   return patterns.some((pattern) => pattern.test(file))
 }
 
@@ -54,7 +57,7 @@ t.test('every test file is run by one of the suites', async (t) => {
   t.same(
     files.filter((file) => !reachedBy(file, taps, patterns)),
     [],
-    'no test file outside .taprc, test/e2e/ and the scripts that name their files',
+    'no test file outside .taprc, test/e2e/, test/example/ and the scripts that name their files',
   )
 })
 

@@ -139,7 +139,7 @@ t.test('deltas of a build whose FAQ changed, against the build before it, and th
   t.ok(changedChunks.some((name) => name.startsWith('index-') && name.endsWith('.js')), 'and the entry chunk that names it')
   // Every chunk that imports another names it with the deployment's `?dpl=`: a new deployment changes them all.
   t.same([...new Set(report.written.map((delta) => delta.chunk))].sort(), [...changedChunks].sort(), 'a delta for each changed chunk, none for the others')
-  const guideList = report.written.filter((delta) => delta.chunk.startsWith('guide-list-') && delta.coding === 'dcz').map((delta) => path.basename(delta.dictionary).replace(/-[^-]+$/, ''))
+  const guideList = report.written.filter((delta) => delta.chunk.startsWith('guide-list-') && delta.coding === 'dcz').map((delta) => path.basename(delta.dictionary).replace(/-[\w-]{8}\.(js|css)$/, ''))
   t.same(guideList.sort(), ['guide', 'guide-list'], "guide-list's chunk: against the old guide-list, and the old guide whose `guide-*.js` takes its name too")
   for (const delta of report.written) {
     const content = await readFile(path.join(chunksB, delta.chunk))

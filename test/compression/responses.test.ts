@@ -5,7 +5,9 @@ import path from 'node:path'
 import { brotliDecompressSync, createBrotliDecompress, createGunzip, createZstdDecompress, gunzipSync, zstdDecompressSync } from 'node:zlib'
 import type { LightMyRequestResponse } from 'fastify'
 import { entryLoaderUrls } from '../../src/render/template.ts'
+import { compression } from '../../config/compression.ts'
 import { build } from '../helpers/app.ts'
+import { contentWithMoreGuides } from '../helpers/content.ts'
 import { listen } from '../helpers/http.ts'
 
 const browser = 'gzip, deflate, br, zstd'
@@ -93,7 +95,8 @@ t.test('static page data: compressed once per coding, an ETag per coding, 304 fo
 })
 
 t.test('small answers go as they are, unless identity is refused; images and fonts are never encoded', async (t) => {
-  const { app } = await build(t)
+  // Content with 40 more guides: a sitemap well over the threshold, whatever other pages the site has.
+  const { app } = await build(t, { CONTENT_DIR: await contentWithMoreGuides(t, 40) })
   const health = await app.inject({ url: '/api/health', headers: { 'accept-encoding': 'br' } })
   t.equal(health.headers['content-encoding'], undefined, 'under 1 kB: as it is')
   t.match(health.headers.vary, /accept-encoding/i)
@@ -101,6 +104,7 @@ t.test('small answers go as they are, unless identity is refused; images and fon
   t.equal(refused.headers['content-encoding'], 'gzip', 'identity;q=0: compressed even when small')
   t.same(JSON.parse(decoded(refused)), JSON.parse(health.body))
   const sitemap = await app.inject({ url: '/sitemap-0.xml', headers: { 'accept-encoding': 'br' } })
+  t.ok(Buffer.byteLength((await app.inject('/sitemap-0.xml')).body) > compression.minBytes, 'the sitemap is over the threshold')
   t.equal(sitemap.headers['content-encoding'], 'br', 'a sitemap over 1 kB is compressed')
   t.equal(decoded(sitemap), (await app.inject('/sitemap-0.xml')).body)
   const image = await app.inject({ url: '/_next/image?url=%2Fimages%2Fdunes.jpg&w=640&q=75', headers: { accept: 'image/webp', 'accept-encoding': browser } })

@@ -15,6 +15,7 @@ import { compressFrames, rawFrame, zstdWithInsertions } from '../../src/compress
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { findZstdAssets } from '../../src/render/zstd-assets.ts'
 import { build } from '../helpers/app.ts'
+import { contentWithMoreGuides } from '../helpers/content.ts'
 
 const browser = 'gzip, deflate, br, zstd'
 
@@ -40,6 +41,12 @@ t.test('zstd frames: any insertion between any parts decodes to the joined text,
   t.equal(rawFrame(Buffer.alloc(0)).length, 0, 'nothing to insert: no frame')
 })
 
+/** The app over content with 40 more guides: its sitemap, an answer compressed per request, is well over the
+ * compression threshold (config/compression.ts) whatever other pages the site has. */
+async function buildWithLargeSitemap(t: Parameters<typeof build>[0]) {
+  return build(t, { CONTENT_DIR: await contentWithMoreGuides(t, 40) })
+}
+
 /** Every kind of answer Courier compresses, the plain answer to compare with, and how the bodies compare. */
 async function kinds(app: Awaited<ReturnType<typeof build>>['app']) {
   const data = `/_next/data/${app.deploymentId}/index.json`
@@ -56,7 +63,7 @@ async function kinds(app: Awaited<ReturnType<typeof build>>['app']) {
 }
 
 t.test('every kind in zstd: the same content, decoded by node:zlib and by zstd -d, with Vary', async (t) => {
-  const { app } = await build(t)
+  const { app } = await buildWithLargeSitemap(t)
   for (const { kind, url, document } of await kinds(app)) {
     const plain = await app.inject(url)
     const response = await app.inject({ url, headers: { 'accept-encoding': 'zstd' } })
@@ -83,7 +90,7 @@ t.test('every kind in zstd: the same content, decoded by node:zlib and by zstd -
 })
 
 t.test('q-values choose, and each kind breaks ties in its measured order', async (t) => {
-  const { app } = await build(t)
+  const { app } = await buildWithLargeSitemap(t)
   for (const { kind, url, preference } of await kinds(app)) {
     const cases: Array<[string, string | undefined]> = [
       [browser, preference[0]],
@@ -104,7 +111,7 @@ t.test('q-values choose, and each kind breaks ties in its measured order', async
 })
 
 t.test('HEAD in zstd answers the headers GET does, without a body', async (t) => {
-  const { app } = await build(t)
+  const { app } = await buildWithLargeSitemap(t)
   for (const { kind, url } of await kinds(app)) {
     if (url === '/status') continue // streamed: no length to compare
     const get = await app.inject({ url, headers: { 'accept-encoding': 'zstd' } })

@@ -62,14 +62,14 @@ t.test('the site content reads: every guide and FAQ entry with its fields, in or
 t.test('a guide missing a field, badly named or with text outside a section fails with the file named', async (t) => {
   const dir = await contentCopy(t)
   const content = new ContentSource(dir)
-  const file = path.join(dir, 'guides', 'page-data.md')
+  const file = path.join(dir, 'guides', 'tide-tables.md')
   const original = await readFile(file, 'utf8')
   await writeFile(file, original.replace(/^summary: .*\n/m, ''))
-  await t.rejects(content.guides(), { code: 'COURIER_ERR_CONTENT_INVALID', message: /guides\/page-data\.md is invalid: front matter field summary is missing/ })
+  await t.rejects(content.guides(), { code: 'COURIER_ERR_CONTENT_INVALID', message: /guides\/tide-tables\.md is invalid: front matter field summary is missing/ })
   await writeFile(file, original.replace(/^order: .*\n/m, 'order: first\n'))
-  await t.rejects(content.guides(), { message: /page-data\.md is invalid: front matter field order must be a number/ })
+  await t.rejects(content.guides(), { message: /tide-tables\.md is invalid: front matter field order must be a number/ })
   await writeFile(file, original.replace('---\n\n##', '---\n\nA stray paragraph.\n\n##'))
-  await t.rejects(content.guides(), { message: /page-data\.md is invalid: text before the first ## heading/ })
+  await t.rejects(content.guides(), { message: /tide-tables\.md is invalid: text before the first ## heading/ })
   await writeFile(file, original)
   await writeFile(path.join(dir, 'guides', 'Bad Name.md'), original)
   await t.rejects(content.guides(), { message: /guides\/Bad Name\.md is invalid: a content file is named/ })
@@ -80,7 +80,7 @@ t.test('served: content read at run time from CONTENT_DIR; bad content is a 500 
   const dir = await contentCopy(t)
   await writeFile(
     path.join(dir, 'guides', 'zz-new-guide.md'),
-    '---\ntitle: "A guide added at run time"\nsummary: "Written after the build."\norder: 99\n---\n\n## Read at run time\n\nSee the [page data](/guides/page-data#the-data-url) guide, or [elsewhere](https://example.com/).\n',
+    '---\ntitle: "A guide added at run time"\nsummary: "Written after the build."\norder: 99\n---\n\n## Read at run time\n\nSee the [tide tables](/guides/tide-tables#what-it-is) guide, or [elsewhere](https://example.com/).\n',
   )
   await writeFile(path.join(dir, 'faq', 'broken.md'), '---\nquestion: [unclosed\n---\n\nAnswer.\n')
   const { app, logs } = await build(t, { CONTENT_DIR: dir })
@@ -88,7 +88,7 @@ t.test('served: content read at run time from CONTENT_DIR; bad content is a 500 
   t.equal(page.statusCode, 200)
   t.match(page.body, '<h1>A guide added at run time</h1>')
   t.match(page.body, '<h2 id="read-at-run-time">Read at run time</h2>')
-  t.match(page.body, '<a href="/guides/page-data#the-data-url">page data</a>')
+  t.match(page.body, '<a href="/guides/tide-tables#what-it-is">tide tables</a>')
   t.match(page.body, '<a href="https://example.com/">elsewhere</a>')
   t.match((await app.inject('/guides')).body, 'A guide added at run time', 'listed on /guides')
   t.match((await app.inject('/sitemap-0.xml')).body, '/guides/zz-new-guide</loc>', 'listed in the sitemap')
@@ -98,7 +98,7 @@ t.test('served: content read at run time from CONTENT_DIR; bad content is a 500 
   t.notMatch(faq.body, 'broken.md', 'the answer names no file')
   const line = logs().find((entry) => (entry.err as { code?: string } | undefined)?.code === 'COURIER_ERR_CONTENT_INVALID')
   t.match((line?.err as { message?: string } | undefined)?.message, /faq\/broken\.md is invalid: front matter is not YAML/, 'logged with the file')
-  t.equal((await app.inject('/guides/page-data')).statusCode, 200, 'other pages are served')
+  t.equal((await app.inject('/guides/tide-tables')).statusCode, 200, 'other pages are served')
   t.equal((await app.inject('/api/health')).statusCode, 200, 'the server stays up')
 })
 

@@ -129,11 +129,12 @@ export interface RunningServer {
  */
 export async function startServer(env: Record<string, string>, options: { rootDir?: string } = {}): Promise<RunningServer> {
   process.env.NODE_ENV = 'production'
-  const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { pino }] = await Promise.all([
+  const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { fixtureContentDir }, { pino }] = await Promise.all([
     import('../../config/env.ts'),
     import('../../src/app.ts'),
     import('../../src/logger.ts'),
     import('../helpers/app.ts'),
+    import('../helpers/content.ts'),
     import('pino'),
   ])
   // Each suite starts with an empty image cache of its own: no entry of an earlier run (or of the project's own
@@ -146,6 +147,8 @@ export async function startServer(env: Record<string, string>, options: { rootDi
     // The production build, or with COURIER_TEST_ROUTES the test build (config/env.ts), unless DIST_DIR names one.
     ...(process.env.DIST_DIR ? { DIST_DIR: process.env.DIST_DIR } : {}),
     IMAGE_CACHE_DIR: imageCacheDir,
+    // The tests' own content (test/helpers/content.ts) unless the suite names a CONTENT_DIR: never the example's.
+    CONTENT_DIR: fixtureContentDir,
     ...env,
   })
   // Another copy of the project (a second deployment's source): @fastify/vite finds its client build from there.

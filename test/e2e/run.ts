@@ -1,6 +1,7 @@
 /**
  * `npm run test:e2e`: the browser suite, with tap, against the production build in dist/, in three engines:
- * - chromium: the Chromium suite (test/e2e/*.test.ts, playwright-core) and the journeys (test/e2e/journeys/);
+ * - chromium: the Chromium suite (test/e2e/*.test.ts, playwright-core), the example site's own tests
+ *   (test/example/*.test.ts, when the folder is there) and the journeys (test/e2e/journeys/);
  * - firefox, webkit: the journeys, written once over the suite's driver layer (test/e2e/engines/).
  *
  * An engine whose Debian packages are missing is reported and skipped, unless COURIER_REQUIRE_BROWSER=true (CI):
@@ -54,7 +55,9 @@ for (const [build, command] of [['dist', 'npm run build'], ['dist-test', 'npm ru
   }
 }
 
-const chromiumSuite = testFiles(suiteDir)
+// The example site's own browser tests (test/example/), when a site still has them: Chromium only.
+const exampleDir = path.join(projectRoot, 'test', 'example')
+const chromiumSuite = [...testFiles(suiteDir), ...(existsSync(exampleDir) ? testFiles(exampleDir) : [])]
 const journeys = testFiles(path.join(suiteDir, 'journeys'))
 if (chromiumSuite.length === 0 || journeys.length === 0) {
   process.stderr.write('e2e: FAILED: no test files in test/e2e or test/e2e/journeys\n')

@@ -6,89 +6,26 @@
  */
 import t, { type Test } from 'tap'
 import { spawn, execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { chromium } from 'playwright-core'
 import { readStartCommand } from '../../src/build/start-command.ts'
 import { pageCacheControl } from '../../src/pages/cache-control.ts'
 import { chromiumArgs, chromiumPath } from '../e2e/harness.ts'
+import { applyStep, copyRepository as copyTheRepository, guidePath, readGuideSteps, removeCopy } from '../helpers/guide-steps.ts'
 
 // Copying, type-checking, building and serving a whole site: minutes on a busy 2-core machine.
 t.setTimeout(900_000)
 
 const run = promisify(execFile)
-const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
-const guidePath = path.join(projectRoot, 'docs', 'your-site.md')
 
-/** One code block of the guide and where it goes. */
-export interface GuideStep {
-  file: string
-  action: { kind: 'create' } | { kind: 'append' } | { kind: 'after' | 'before'; line: string }
-  text: string
-}
-
-const fence = /^```\w*\s+file=(\S+)\s+(create|append|after=(.*)|before=(.*))$/
-
-/** The guide's code blocks that say where they go, in order. A block whose header is malformed fails the test. */
-export function readGuideSteps(markdown: string): GuideStep[] {
-  const lines = markdown.split('\n')
-  const steps: GuideStep[] = []
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]!
-    if (!line.startsWith('```') || !line.includes('file=')) continue
-    const header = fence.exec(line)
-    if (!header) throw new Error(`guide line ${index + 1}: a block header the test cannot read: ${line}`)
-    const body: string[] = []
-    for (index++; index < lines.length && !lines[index]!.startsWith('```'); index++) body.push(lines[index]!)
-    const [, file, word, after, before] = header
-    const action: GuideStep['action'] =
-      after !== undefined
-        ? { kind: 'after', line: after }
-        : before !== undefined
-          ? { kind: 'before', line: before }
-          : { kind: word === 'create' ? 'create' : 'append' }
-    steps.push({ file: file!, action, text: `${body.join('\n')}\n` })
-  }
-  return steps
-}
-
-/** Applies one step to the copy at `root`; an anchor line must occur exactly once in its file. */
-function applyStep(root: string, step: GuideStep): void {
-  const file = path.join(root, step.file)
-  if (step.action.kind === 'create') {
-    if (existsSync(file)) throw new Error(`${step.file} exists already: the guide says to create it`)
-    mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, step.text)
-    return
-  }
-  const content = readFileSync(file, 'utf8')
-  if (step.action.kind === 'append') {
-    writeFileSync(file, `${content}${content.endsWith('\n') ? '' : '\n'}${step.text}`)
-    return
-  }
-  const anchor = step.action.line
-  const lines = content.split('\n')
-  const found = lines.flatMap((line, index) => (line === anchor ? [index] : []))
-  if (found.length !== 1) throw new Error(`${step.file}: the line ${JSON.stringify(anchor)} occurs ${found.length} times`)
-  const at = step.action.kind === 'after' ? found[0]! + 1 : found[0]!
-  lines.splice(at, 0, ...step.text.replace(/\n$/, '').split('\n'))
-  writeFileSync(file, lines.join('\n'))
-}
-
-/** The repository's own files, without its builds, caches and installed packages (those are linked). */
+/** The repository copied to a temporary folder, removed on teardown. */
 function copyRepository(t: Test): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'courier-your-site-'))
-  t.teardown(() => rmSync(root, { recursive: true, force: true }))
-  const skipped = new Set(['node_modules', 'dist', 'dist-test', '.git', '.image-cache', 'results'])
-  cpSync(projectRoot, root, {
-    recursive: true,
-    filter: (source) => !skipped.has(path.basename(source)) || source === projectRoot,
-  })
-  symlinkSync(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir')
+  const root = copyTheRepository('courier-your-site-')
+  t.teardown(() => removeCopy(root))
   return root
 }
 
@@ -137,7 +74,7 @@ t.test('the guide applies to the repository as written, type-checks and builds',
   const steps = readGuideSteps(readFileSync(guidePath, 'utf8'))
   t.ok(steps.length >= 15, `the guide has its steps (${steps.length})`)
   const root = copyRepository(t)
-  for (const step of steps) applyStep(root, step)
+  for (const step of steps) await applyStep(root, step)
 
   // Without tap's loader, which it puts into every child's NODE_OPTIONS: `env -u` clears it, as in a terminal.
   const npm = (script: string) => run('env', ['-u', 'NODE_OPTIONS', 'npm', 'run', script], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
@@ -169,7 +106,7 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.match(html, '<title>Ada Lovelace · Courier</title>')
     t.match(html, 'Wrote the first program')
     const imageUrl = /<img[^>]* src="([^"]+)"/.exec(html)?.[1]
-    t.match(imageUrl, /^\/_next\/image\?url=%2Fimages%2Fharbour\.jpg&amp;w=\d+$/, 'the portrait goes through the optimizer')
+    t.match(imageUrl, /^\/_next\/image\?url=%2Fimages%2Fteam\.jpg&amp;w=\d+$/, 'the image of ones own goes through the optimizer')
     const image = await fetch(`${origin}${unescapeAttribute(imageUrl!)}`, { headers: { accept: 'image/webp,*/*' } })
     t.equal(image.status, 200)
     t.equal(image.headers.get('content-type'), 'image/webp')
@@ -185,6 +122,23 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     const missingData = await fetch(data('/team/nobody'))
     t.equal(missingData.status, 404)
     t.equal(await missingData.text(), '{"notFound":true}')
+  })
+
+  await t.test('the new page is in the navigation of every page', async (t) => {
+    for (const pagePath of ['/', '/team/ada']) {
+      const html = await (await fetch(`${origin}${pagePath}`)).text()
+      const navigation = /<nav aria-label="Main">([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? ''
+      t.match(navigation, /<a [^>]*href="\/about"[^>]*>About<\/a>/, pagePath)
+    }
+  })
+
+  await t.test('a guide of ones own: listed and served from its Markdown', async (t) => {
+    const guide = await fetch(`${origin}/guides/our-boat`)
+    t.equal(guide.status, 200)
+    const html = await guide.text()
+    t.match(html, '<h1>Our boat</h1>')
+    t.match(html, 'A ten-metre sloop')
+    t.match(await (await fetch(`${origin}/guides`)).text(), 'href="/guides/our-boat"', 'listed on /guides')
   })
 
   await t.test('a dynamic page: loaded per request, with its query, never cached', async (t) => {
@@ -211,7 +165,7 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     const files = [...index.matchAll(/<loc>http:\/\/localhost:3000(\/sitemap-\d+\.xml)<\/loc>/g)].map((match) => match[1]!)
     t.ok(files.length > 0, 'the index names its sitemaps')
     const sitemap = (await Promise.all(files.map(async (file) => (await fetch(`${origin}${file}`)).text()))).join('\n')
-    for (const pagePath of ['/about', '/team/ada', '/team/grace', '/clock']) t.match(sitemap, `<loc>http://localhost:3000${pagePath}</loc>`, pagePath)
+    for (const pagePath of ['/about', '/team/ada', '/team/grace', '/clock', '/guides/our-boat']) t.match(sitemap, `<loc>http://localhost:3000${pagePath}</loc>`, pagePath)
     t.notMatch(sitemap, '/team/nobody')
   })
 

@@ -8,6 +8,7 @@ import type { Test } from 'tap'
 import { loadConfig, type Config } from '../../config/env.ts'
 import { buildApp, type BuildOptions } from '../../src/app.ts'
 import { loggerOptions } from '../../src/logger.ts'
+import { fixtureContentDir } from './content.ts'
 
 export interface LogLine {
   level: number
@@ -37,17 +38,20 @@ export function captureLogs(): { stream: Writable; lines: () => LogLine[] } {
 
 /**
  * The whole app over the production build, logging into memory, not ready yet (a test may add routes); closed when
- * the test ends. `env` adds environment variables (as strings, like the process would see them).
+ * the test ends. `env` adds environment variables (as strings, like the process would see them); `overrides`, what
+ * no variable sets (`rootDir`: a project root of the test's own).
  */
 export async function buildUnready(
   t: Test,
   env: Record<string, string> = {},
   options: Omit<BuildOptions, 'logger'> = {},
+  overrides: Partial<Config> = {},
 ): Promise<Built> {
   // An empty image cache of the test's own unless it names one: no test sees another's entries.
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-test-images-'))
   t.teardown(() => rm(imageCacheDir, { recursive: true, force: true }))
-  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, ...env })
+  // The tests' own content (test/helpers/content.ts) unless the test names a CONTENT_DIR: never the example's.
+  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, CONTENT_DIR: fixtureContentDir, ...env }, overrides)
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { ...options, logger: pino(loggerOptions(config.logLevel), stream) })
   t.teardown(() => app.close())
@@ -59,8 +63,9 @@ export async function build(
   t: Test,
   env: Record<string, string> = {},
   options: Omit<BuildOptions, 'logger'> = {},
+  overrides: Partial<Config> = {},
 ): Promise<Built> {
-  const built = await buildUnready(t, env, options)
+  const built = await buildUnready(t, env, options, overrides)
   await built.app.ready()
   return built
 }

@@ -2,7 +2,7 @@
  * Images of the content (docs/content.md "Images of the content"): CONTENT_DIR/images/<file> served at
  * /content/images/<file> by the content's rules, revalidated like pages, local sources of /_next/image keyed by their
  * bytes, and drawn with their size when a guide's Markdown shows one. The content is a folder of the test's own; the
- * guide page is found in the page table.
+ * page that shows a guide is found from the page table (test/helpers/site-pages.ts).
  */
 import t, { type Test } from 'tap'
 import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises'
@@ -10,12 +10,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { contentImages } from '../../config/content.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { guidePage } from '../helpers/site-pages.ts'
 import { build } from '../helpers/app.ts'
 
-const { pages } = await loadSite(false)
-const guidePage = pages.find((page) => page.kind === 'static' && page.path.includes(':'))!
-const guidePath = (slug: string) => guidePage.path.replace(/:\w+/, slug)
+const guidePath = (await guidePage()).pathOf
 
 const pngOf = (width: number, height: number, background = '#336699') =>
   sharp({ create: { width, height, channels: 3, background } }).png().toBuffer()

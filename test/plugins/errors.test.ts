@@ -4,6 +4,7 @@ import net from 'node:net'
 import { build, buildUnready } from '../helpers/app.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 import { rawRequest } from '../helpers/raw.ts'
+import { siteName } from '../../site/pages.ts'
 
 t.test('an unknown path is the 404 page, in the layout, uncached', async (t) => {
   const { app } = await build(t)
@@ -12,7 +13,7 @@ t.test('an unknown path is the 404 page, in the layout, uncached', async (t) => 
   t.match(response.headers['content-type'], /^text\/html/)
   t.equal(response.headers['cache-control'], 'no-store')
   t.match(response.body, '<title>404: This page could not be found</title>')
-  t.match(response.body, '<meta name="description" content="Courier answered 404: This page could not be found." />', 'a description that says it in a sentence')
+  t.match(response.body, `<meta name="description" content="${siteName} answered 404: This page could not be found." />`, 'a description that says it in a sentence')
   t.match(response.body, '<span class="error-status">404</span>')
   t.match(response.body, 'class="site-header"', 'inside the site layout')
 })

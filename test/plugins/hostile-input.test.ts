@@ -5,7 +5,8 @@
  * site policy; this file covers limits, static files, spoofed headers and what reaches the log.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { statusTitle } from '../../config/status-titles.ts'
@@ -13,6 +14,7 @@ import { clientErrorLimits } from '../../config/client-errors.ts'
 import { serverLimits } from '../../config/server.ts'
 import { build, buildUnready, type LogLine } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
+import { guides } from '../helpers/content.ts'
 import { rawGet, rawRequest, type RawReply } from '../helpers/raw.ts'
 
 /** The error page's `<title>`, or the JSON body's `error`, is the status-title table's. */
@@ -190,13 +192,34 @@ async function plant(t: Test, root: string, files: string[]): Promise<Planted[]>
   return planted
 }
 
+/**
+ * A project root of the test's own, so that planting files never writes into the checkout while other test files run:
+ * the served folders (client/public, the build in dist/) copied, every other entry of the project linked.
+ */
+async function projectCopy(t: Test): Promise<string> {
+  const projectRoot = path.resolve(import.meta.dirname, '../..')
+  const root = await mkdtemp(path.join(tmpdir(), 'courier-hostile-root-'))
+  t.teardown(() => rm(root, { recursive: true, force: true }))
+  for (const entry of await readdir(projectRoot)) {
+    if (entry === 'client' || entry === 'dist') continue
+    await symlink(path.join(projectRoot, entry), path.join(root, entry))
+  }
+  await mkdir(path.join(root, 'client'))
+  for (const entry of await readdir(path.join(projectRoot, 'client'))) {
+    if (entry !== 'public') await symlink(path.join(projectRoot, 'client', entry), path.join(root, 'client', entry))
+  }
+  await cp(path.join(projectRoot, 'client', 'public'), path.join(root, 'client', 'public'), { recursive: true })
+  await cp(path.join(projectRoot, 'dist'), path.join(root, 'dist'), { recursive: true })
+  return root
+}
+
 /** `..` as a path parser might still read it. */
 const dotDots = ['..', '%2e%2e', '%2E%2E', '.%2e', '%2E.', '%252e%252e', '%c0%ae%c0%ae', '%u002e%u002e']
 /** `/` likewise. */
 const separators = ['/', '%2f', '%2F', '%5c', '%5C', '\\', '%252f', '%c0%af']
 
 t.test('static files with raw paths: 400, 403 or 404; never a file outside the folders, a listing or a redirect', async (t) => {
-  const rootDir = path.resolve(import.meta.dirname, '../..')
+  const rootDir = await projectCopy(t)
   const suffix = randomBytes(4).toString('hex')
   // Dotfiles inside the served folders exist before start-up, so a file list made at start-up would hold them.
   const inside = await plant(t, rootDir, [
@@ -204,7 +227,7 @@ t.test('static files with raw paths: 400, 403 or 404; never a file outside the f
     `client/public/images/.planted-${suffix}`,
     `dist/client/chunks/.planted-${suffix}`,
   ])
-  const { app } = await build(t)
+  const { app } = await build(t, { DIST_DIR: path.join(rootDir, 'dist') }, {}, { rootDir })
   const origin = await listen(app)
   // Beside the served folders, and in the server build's chunks folder (a second root @fastify/vite adds).
   const outside = await plant(t, rootDir, [
@@ -340,8 +363,8 @@ t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute UR
   const origin = await listen(app)
   const id = app.deploymentId
   const targets = [
-    '/', '/gallery', '/guides/streaming-ssr', '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
-    '/guide/streaming-ssr', `/_next/data/${id}/guide/streaming-ssr.json`, `/_next/data/${id}/index.json`,
+    '/', '/guides', `/guides/${guides[0]!.slug}`, '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
+    `/guide/${guides[0]!.slug}`, `/_next/data/${id}/guide/${guides[0]!.slug}.json`, `/_next/data/${id}/index.json`,
     '/_next/image?url=/images/abstract.jpg&w=640&q=75', '/api/health', '/api/test-echo-origin',
   ]
   for (const target of targets) {
@@ -409,12 +432,12 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
   })
   const requests: Array<[what: string, head: string, body?: string]> = [
     ['an error page (404)', `GET /no-such-page?${query()} HTTP/1.1`],
-    ['a redirect', `GET /guide/streaming-ssr?${query()} HTTP/1.1`],
+    ['a redirect', `GET /guide/${guides[0]!.slug}?${query()} HTTP/1.1`],
     ['a data redirect', `GET /_next/data/${app.deploymentId}/guide/a.json?${query()} HTTP/1.1`],
     ['a router-level 400', `GET /%?${query()} HTTP/1.1`],
     ['a filter refusal', `GET /guides/../faq?${query()} HTTP/1.1`],
     ['a 405', `DELETE /?${query()} HTTP/1.1`],
-    ['a page (200)', `GET /guides/streaming-ssr?${query()} HTTP/1.1`],
+    ['a page (200)', `GET /guides/${guides[0]!.slug}?${query()} HTTP/1.1`],
     ['a deployment mismatch', `GET /_next/data/dpl-old/index.json?${query()} HTTP/1.1`],
     ['an image refused', `GET /_next/image?url=/images/abstract.jpg&w=641&${query()} HTTP/1.1`],
     ['a server error (500)', `GET /__test/server-error?${query()} HTTP/1.1`],

@@ -1,6 +1,9 @@
 import t from 'tap'
 import http from 'node:http'
 import { guides } from '../helpers/content.ts'
+import { pageInstances } from '../helpers/site-pages.ts'
+import { escapeHtml } from '../../src/render/template.ts'
+import { titled } from '../../site/pages.ts'
 import { textOf } from '../../src/content/markdown.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { build } from '../helpers/app.ts'
@@ -17,14 +20,13 @@ function stateOf(html: string): { type: string; pageId?: string; data?: unknown;
 
 t.test('every page answers with its content, title and deployment id', async (t) => {
   const { app } = await build(t)
-  const first = guides[0]!
-  const cases: Array<[string, string, RegExp]> = [
-    ['/', 'home', /<h1>Courier<\/h1>/],
-    ['/guides', 'guides', /<h1>Guides<\/h1>/],
-    [`/guides/${first.slug}`, 'guide', new RegExp(`<h1>${first.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</h1>`)],
-    ['/status', 'status', /<h1>Status<\/h1>/],
-    ['/faq', 'faq', /<h1>Frequently asked questions<\/h1>/],
-  ]
+  // Every page of the site's table, a parametrised one by its first instance (from the tests' own content), with the
+  // title its head gives (a page without parameters reads no data in its head).
+  const cases: Array<[string, string, RegExp]> = (await pageInstances({ firstOnly: true })).map(({ page, url }) => {
+    const title = page.path.includes(':') ? null : page.head(undefined, {}).title
+    return [url, page.id, title === null ? /<title>[^<]+<\/title>/ : new RegExp(`<title>${escapeHtml(title).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</title>`)]
+  })
+  t.ok(cases.length > 1, `the site's pages (${cases.length})`)
   for (const [url, pageId, content] of cases) {
     const response = await app.inject({ method: 'GET', url })
     t.equal(response.statusCode, 200, url)
@@ -32,7 +34,7 @@ t.test('every page answers with its content, title and deployment id', async (t)
     t.match(response.body, /^<!doctype html>/, url)
     t.match(response.body, content, url)
     t.match(response.body, `<html lang="en" data-dpl-id="${app.deploymentId}">`, url)
-    t.match(response.body, /<title>[^<]+<\/title>/, url)
+    t.match(response.body, /<main[^>]*><[^>]+>[\s\S]*?<h1[^>]*>[^<]/, `${url}: its content, a heading in main`)
     const state = stateOf(response.body)
     t.equal(state.pageId, pageId, url)
     t.equal(state.deploymentId, app.deploymentId, url)
@@ -43,7 +45,7 @@ t.test('title and meta come from the page table', async (t) => {
   const { app } = await build(t)
   const guide = guides[1]!
   const response = await app.inject(`/guides/${guide.slug}`)
-  t.match(response.body, `<title>${guide.title.replace(/&/g, '&amp;')} · Courier</title>`)
+  t.match(response.body, `<title>${titled(guide.title).replace(/&/g, '&amp;')}</title>`)
   t.match(response.body, '<meta name="description" content="')
 })
 

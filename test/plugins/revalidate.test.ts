@@ -53,28 +53,28 @@ t.test('edit a guide, revalidate its path: the new document and data, a new ETag
   const dir = await contentCopy(t)
   const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
   const id = app.deploymentId
-  const dataUrl = `/_next/data/${id}/guides/page-data.json`
-  const before = await app.inject('/guides/page-data')
+  const dataUrl = `/_next/data/${id}/guides/tide-tables.json`
+  const before = await app.inject('/guides/tide-tables')
   const beforeData = await app.inject(dataUrl)
-  t.match(before.body, 'A client-side navigation does not download a new document.')
+  t.match(before.body, 'Tide tables is one of the skills a fixture crew practises.')
   t.equal(before.headers['x-courier-cache'], 'HIT')
   t.equal(before.headers['cache-control'], 'private, no-cache', 'a document with a nonce is never shared')
 
-  const file = path.join(dir, 'guides', 'page-data.md')
-  await writeFile(file, (await readFile(file, 'utf8')).replace('does not download a new document', 'never downloads a whole new document'))
-  t.match((await app.inject('/guides/page-data')).body, 'does not download a new document', 'kept until revalidated')
+  const file = path.join(dir, 'guides', 'tide-tables.md')
+  await writeFile(file, (await readFile(file, 'utf8')).replace('one of the skills', 'the first of the skills'))
+  t.match((await app.inject('/guides/tide-tables')).body, 'one of the skills', 'kept until revalidated')
 
-  const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { paths: ['/guides/page-data'] } })
+  const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { paths: ['/guides/tide-tables'] } })
   t.equal(response.statusCode, 200)
-  t.match(response.json(), { revalidated: { paths: ['/guides/page-data'], tags: [] }, instances: 1 })
-  const [after, afterData] = await Promise.all([app.inject('/guides/page-data'), app.inject(dataUrl)])
-  t.match(after.body, 'never downloads a whole new document')
-  t.match(afterData.body, 'never downloads a whole new document')
+  t.match(response.json(), { revalidated: { paths: ['/guides/tide-tables'], tags: [] }, instances: 1 })
+  const [after, afterData] = await Promise.all([app.inject('/guides/tide-tables'), app.inject(dataUrl)])
+  t.match(after.body, 'the first of the skills')
+  t.match(afterData.body, 'the first of the skills')
   t.not(afterData.headers.etag, beforeData.headers.etag, 'a new ETag')
   t.equal(afterData.headers['x-deployment-id'], id, 'the same deployment')
   const regenerated = logs().filter((line) => line.msg === 'page regenerated')
   t.equal(regenerated.length, 1, 'one regeneration')
-  t.match(regenerated[0], { page: 'guide', path: '/guides/page-data', reason: 'path', outcome: 'regenerated', instance: /:\d+$/ })
+  t.match(regenerated[0], { page: 'guide', path: '/guides/tide-tables', reason: 'path', outcome: 'regenerated', instance: /:\d+$/ })
   t.type(regenerated[0]!.durationMs, 'number')
 })
 
@@ -111,7 +111,7 @@ t.test('bad content on revalidation keeps the last good version, logged with the
   const good = await app.inject('/faq')
   t.equal(good.statusCode, 200)
   t.match(good.headers['cache-control'], /^public, max-age=0, s-maxage=60, stale-while-revalidate=\d+$/, '/faq has no nonce: a CDN may keep it')
-  const file = path.join(dir, 'faq', 'how-do-i-start-courier.md')
+  const file = path.join(dir, 'faq', 'when-is-the-crew-briefing.md')
   await writeFile(file, (await readFile(file, 'utf8')).replace(/^question: .*\n/m, ''))
   const told = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['faq'] } })
   t.equal(told.statusCode, 200)
@@ -120,7 +120,7 @@ t.test('bad content on revalidation keeps the last good version, logged with the
   t.equal(after.body.length, good.body.length, 'the last good version')
   const failure = logs().find((line) => line.msg === 'page regeneration failed')
   t.match(failure, { page: 'faq', path: '/faq', reason: 'tag', digest: /^[0-9a-f]{10}$/ })
-  t.match((failure?.err as { message?: string }).message, /faq\/how-do-i-start-courier\.md is invalid: front matter field question is missing/)
+  t.match((failure?.err as { message?: string }).message, /faq\/when-is-the-crew-briefing\.md is invalid: front matter field question is missing/)
 })
 
 t.test('revalidations are rate-limited per client', async (t) => {

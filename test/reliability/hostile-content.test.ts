@@ -12,13 +12,12 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { contentLayout } from '../../config/content.ts'
 import { loadSite } from '../../src/pages/site.ts'
+import { guidePage } from '../helpers/site-pages.ts'
 import { siteContent } from '../helpers/content.ts'
 import { startServer, type ServerProcess } from './server-process.ts'
 
 const { pages } = await loadSite(false)
-/** The page of one guide and the pages that show no guide's body, from the page table. */
-const guidePage = pages.find((page) => page.kind === "static" && page.path.includes(":"))!
-const guidePath = (slug: string) => guidePage.path.replace(/:\w+/, slug)
+const guidePath = (await guidePage()).pathOf
 
 async function contentCopy(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-hostile-content-'))

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
 import { readStartCommand } from '../../src/build/start-command.ts'
 import type { LogLine } from '../helpers/app.ts'
+import { fixtureContentDir } from '../helpers/content.ts'
 import { until } from '../helpers/until.ts'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
@@ -160,6 +161,8 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
         PORT: '0',
         LOG_LEVEL: 'info',
         IMAGE_CACHE_DIR: imageCacheDir,
+        // The tests' own content (test/helpers/content.ts) unless the test names a CONTENT_DIR.
+        CONTENT_DIR: fixtureContentDir,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

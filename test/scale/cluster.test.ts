@@ -107,17 +107,17 @@ t.test('WEB_CONCURRENCY=2 without Redis: a revalidation one worker takes reaches
     const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))
     return listening.size >= 2 ? true : undefined
   })
-  const guide = '/guides/page-data'
+  const guide = '/guides/tide-tables'
   // Connections go to the workers in turn: enough of them that both have kept the guide.
-  for (let index = 0; index < 20; index += 1) t.match((await getFresh(`${server.origin}${guide}`)).body, 'does not download a new document', { diagnostic: false })
+  for (let index = 0; index < 20; index += 1) t.match((await getFresh(`${server.origin}${guide}`)).body, 'one of the skills', { diagnostic: false })
   await waitFor('20 access lines for the guide', () =>
     server.logs().filter((line) => line.msg === 'request completed' && line.url === guide).length >= 20 ? true : undefined,
   )
   const servedBy = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === guide).map((line) => line.pid))
   t.equal(servedBy.size, 2, 'both workers kept the guide')
 
-  const file = path.join(dir, 'guides', 'page-data.md')
-  await writeFile(file, (await readFile(file, 'utf8')).replace('does not download a new document', 'never downloads a whole new document'))
+  const file = path.join(dir, 'guides', 'tide-tables.md')
+  await writeFile(file, (await readFile(file, 'utf8')).replace('one of the skills', 'the first of the skills'))
   const response = await request(`${server.origin}/api/revalidate`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', connection: 'close' },
@@ -126,7 +126,7 @@ t.test('WEB_CONCURRENCY=2 without Redis: a revalidation one worker takes reaches
   t.equal(response.statusCode, 200)
   t.equal(((await response.body.json()) as { instances: number }).instances, 2, 'both workers told')
   for (let index = 0; index < 20; index += 1) {
-    t.match((await getFresh(`${server.origin}${guide}`)).body, 'never downloads a whole new document', `request ${index}: the new version`, { diagnostic: false })
+    t.match((await getFresh(`${server.origin}${guide}`)).body, 'the first of the skills', `request ${index}: the new version`, { diagnostic: false })
   }
   const regenerated = new Set(server.logs().filter((line) => line.msg === 'page regenerated' && line.path === guide).map((line) => line.pid))
   t.equal(regenerated.size, 2, 'each worker regenerated its kept page')

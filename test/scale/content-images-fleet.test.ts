@@ -10,16 +10,14 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { contentImages, revalidation } from '../../config/content.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { guidePage } from '../helpers/site-pages.ts'
 import { build, type Built } from '../helpers/app.ts'
 import { startRedis, waitFor } from './processes.ts'
 
 const token = 'content-images-fleet-token-0123456789abcdef'
 
 t.test('an image added on a running fleet is served everywhere; a guide revalidated draws it with its size', async (t) => {
-  const { pages } = await loadSite(false)
-  const guidePage = pages.find((page) => page.kind === 'static' && page.path.includes(':'))!
-  const guidePath = guidePage.path.replace(/:\w+/, 'fleet-image')
+  const guidePath = (await guidePage()).pathOf('fleet-image')
   const redis = await startRedis(t)
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-fleet-images-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))

@@ -1,7 +1,11 @@
 /**
  * Server-only loaders of the test build's pages (test/site/pages.ts), keyed by page id like src/pages/loaders.ts.
  */
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { projectRoot } from '../../config/env.ts'
 import type { LoaderTable } from '../../site/page-types.ts'
+import type { PageImage } from '../../site/data-types.ts'
 import type { TestPageData } from './pages.ts'
 
 /**
@@ -12,6 +16,20 @@ function testDelayMs(requested: unknown, fallbackMs: number): number {
   if (requested === 'never') return Number.POSITIVE_INFINITY
   const delayMs = Number(requested)
   return Number.isInteger(delayMs) && delayMs >= 0 && delayMs <= 5000 ? delayMs : fallbackMs
+}
+
+/** The site's public images (client/public/images/, served at /images/), whatever they are, with their pixel sizes
+ * read by sharp (loaded here, on the first request, as the optimizer loads it). */
+async function publicImages(): Promise<PageImage[]> {
+  const folder = path.join(projectRoot, 'client', 'public', 'images')
+  const names = (await readdir(folder)).filter((name) => /\.(jpe?g|png|webp|avif)$/.test(name)).sort()
+  const { default: sharp } = await import('sharp')
+  return Promise.all(
+    names.map(async (name) => {
+      const { width, height } = await sharp(path.join(folder, name)).metadata()
+      return { src: `/images/${name}`, width, height, alt: `The public image ${name}.` }
+    }),
+  )
 }
 
 export const testPageLoaders = {
@@ -36,5 +54,8 @@ export const testPageLoaders = {
       for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
       return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs: slugs.map((slug) => `/guides/${slug}`) } }
     },
+  },
+  'test-images': {
+    load: async () => ({ props: { images: await publicImages() } }),
   },
 } satisfies LoaderTable<TestPageData>

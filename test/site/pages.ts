@@ -3,6 +3,7 @@ import { listPages, titled } from '../../site/pages.ts'
 import type { SlowData } from './pages/test-slow.tsx'
 import type { LateErrorData } from './pages/test-late-error.tsx'
 import type { TestLinksData } from './pages/test-links.tsx'
+import type { TestImagesData } from './pages/test-images.tsx'
 
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
@@ -16,6 +17,7 @@ export interface TestPageData {
   'test-late-error': LateErrorData
   'test-client-error': NoData
   'test-links': TestLinksData
+  'test-images': TestImagesData
 }
 
 export const testPageTable = {
@@ -25,6 +27,7 @@ export const testPageTable = {
   'test-late-error': { path: '/__test/late-error', kind: 'dynamic', head: () => ({ title: titled('Late error') }) },
   'test-client-error': { path: '/__test/client-error', kind: 'dynamic', head: () => ({ title: titled('Client error') }) },
   'test-links': { path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
+  'test-images': { path: '/__test/images', kind: 'dynamic', head: () => ({ title: titled('Images') }) },
 } satisfies PageTable<TestPageData>
 
 export const testPages = listPages(testPageTable)
@@ -37,4 +40,5 @@ export const testPageModules = {
   'test-late-error': () => import('./pages/test-late-error.tsx'),
   'test-client-error': () => import('./pages/test-client-error.tsx'),
   'test-links': () => import('./pages/test-links.tsx'),
+  'test-images': () => import('./pages/test-images.tsx'),
 } satisfies ComponentTable<TestPageData>

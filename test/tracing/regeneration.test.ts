@@ -9,14 +9,16 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { revalidation } from '../../config/content.ts'
 import { build } from '../helpers/app.ts'
-import { siteContent } from '../helpers/content.ts'
+import { guides, siteContent } from '../helpers/content.ts'
 import { otlpReceiverFor, until } from '../helpers/otlp-receiver.ts'
 
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 
 const token = 'a-test-token-of-some-length-0123456789'
-const page = '/guides/page-data'
+/** A guide of the tests' own content (test/helpers/content.ts). */
+const guide = guides[0]!
+const page = `/guides/${guide.slug}`
 
 async function contentCopy(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-regeneration-span-'))
@@ -31,7 +33,7 @@ async function keptPage(t: Test, env: Record<string, string> = {}) {
   const dir = await contentCopy(t)
   const built = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, REVALIDATE_TOKEN: token, CONTENT_DIR: dir, ...env })
   t.equal((await built.app.inject(page)).statusCode, 200, 'the page is served and kept')
-  const file = path.join(dir, 'guides', 'page-data.md')
+  const file = path.join(dir, 'guides', `${guide.slug}.md`)
   const revalidate = () =>
     built.app.inject({ method: 'POST', url: revalidation.path, headers: { authorization: `Bearer ${token}` }, payload: { paths: [page] } })
   return { ...built, receiver, file, revalidate }
@@ -39,9 +41,9 @@ async function keptPage(t: Test, env: Record<string, string> = {}) {
 
 t.test('a revalidation on demand: one root span with the page, path, reason, outcome and the duration measured', async (t) => {
   const { app, logs, receiver, file, revalidate } = await keptPage(t)
-  await writeFile(file, (await readFile(file, 'utf8')).replace('does not download a new document', 'never downloads a whole new document'))
+  await writeFile(file, `${await readFile(file, 'utf8')}\nA sentence written after the page was kept.\n`)
   t.equal((await revalidate()).statusCode, 200)
-  t.match((await app.inject(page)).body, 'never downloads a whole new document', 'regenerated')
+  t.match((await app.inject(page)).body, 'A sentence written after the page was kept.', 'regenerated')
   const span = await until('the regeneration span', () => receiver.spans().find((entry) => entry.name === 'courier.page_regeneration'))
   t.same(span.attributes, {
     'courier.page.id': 'guide',
@@ -72,7 +74,7 @@ t.test('a regeneration that fails: ERROR, its exception and the digest of its lo
   t.match(span.attributes, { 'courier.page.path': page, 'courier.regeneration.outcome': 'failed', 'courier.digest': line.digest })
   t.equal(span.status.code, 2, 'status ERROR')
   t.ok(
-    span.events.some((event) => event.name === 'exception' && String(event.attributes['exception.message']).includes('guides/page-data.md')),
+    span.events.some((event) => event.name === 'exception' && String(event.attributes['exception.message']).includes(`guides/${guide.slug}.md`)),
     'the exception names the file',
   )
 })

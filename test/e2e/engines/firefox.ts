@@ -4,7 +4,7 @@
  */
 import puppeteer, { type Page } from 'puppeteer-core'
 import { timeouts } from '../harness.ts'
-import { readRecordingSource, recorderSource, type Recorded } from './page-recorder.ts'
+import { parseRecording, readRecordingSource, recorderSource } from './page-recorder.ts'
 import type { ConsoleEntry, Engine, PageFunction, Tab } from './types.ts'
 
 export const firefoxPath = '/usr/bin/firefox-esr'
@@ -61,8 +61,14 @@ export async function launchFirefox(): Promise<Engine> {
           await page.evaluateOnNewDocument(source)
         },
         async console() {
-          const text = (await page.evaluate(readRecordingSource).catch(() => null)) as string | null
-          const own = (text ? (JSON.parse(text) as Recorded[]) : [])
+          let text: unknown
+          let why: string | undefined
+          try {
+            text = await page.evaluate(readRecordingSource)
+          } catch (error) {
+            why = error instanceof Error ? error.message : String(error)
+          }
+          const own = parseRecording(text, why)
             .filter((entry) => entry.kind === 'console')
             .map((entry) => ({ type: entry.type ?? 'log', text: entry.text }))
           // The engine's own messages: what it reported beyond the page's calls (and beyond `JSHandle@` spellings).

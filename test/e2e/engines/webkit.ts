@@ -12,7 +12,7 @@ import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { By, Capabilities, WebDriver } from 'selenium-webdriver'
 import { bounded, timeouts, TimeoutError } from '../harness.ts'
-import { readRecordingSource, recorderSource, type Recorded } from './page-recorder.ts'
+import { parseRecording, readRecordingSource, recorderSource, type Recorded } from './page-recorder.ts'
 import type { Engine, EngineLaunchOptions, PageFunction, Tab } from './types.ts'
 
 // selenium-webdriver has no `exports` map: its http module is loaded the CommonJS way, with its own types.
@@ -124,8 +124,7 @@ export async function launchWebKit(options: EngineLaunchOptions): Promise<Engine
       options.injectIntoDocuments(recorderSource)
 
       async function recorded(): Promise<Recorded[]> {
-        const text = (await driver.executeScript(`return ${readRecordingSource}`)) as string | null
-        return text ? (JSON.parse(text) as Recorded[]) : []
+        return parseRecording(await driver.executeScript(`return ${readRecordingSource}`))
       }
 
       return {

@@ -7,6 +7,7 @@ import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
+import { titled } from '../../../site/pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
@@ -55,8 +56,8 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
   )
   t.same(shown, {
     path: '/status',
-    title: 'Status · Courier',
-    announced: 'Status · Courier',
+    title: titled('Status'),
+    announced: titled('Status'),
     focused: 'main',
     deployment: suite.deploymentId,
   })

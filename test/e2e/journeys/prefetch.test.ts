@@ -9,6 +9,7 @@ import { advanceClockBy, markWindow, readMark, recordHeadings, shiftableClock } 
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
+import { mainNavigationHrefs, staticLinkedPage } from '../navigation-pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
@@ -42,23 +43,25 @@ t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N
   await session.goto('/guides')
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)
-  const gallery = '/gallery.json'
-  t.ok(await eventually(() => dataRequests(session, gallery).length >= 1), 'the gallery, linked from the navigation, is prefetched')
+  // A static page without revalidate that the navigation links (the site's own, found from its page table).
+  const linked = staticLinkedPage(await session.evaluate(mainNavigationHrefs, null), '/guides')
+  const showsLinked = () => session.waitFor((title) => document.title === title, linked.title)
+  t.ok(await eventually(() => dataRequests(session, linked.dataPath).length >= 1), `${linked.path}, linked from the navigation, is prefetched`)
   const guide = guides[0]!
   const path = `/guides/${guide.slug}.json`
   t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
   const link = `main .guide-list a[href="/guides/${guide.slug}"]`
 
   await advanceClock(session, 290)
-  await session.tab.click(navLink('/gallery'))
-  t.ok(await session.waitForHeading('Gallery'), 'the gallery is shown')
-  t.equal(dataRequests(session, gallery).length, 1, 'prefetched 290 s ago: not fetched again')
+  await session.tab.click(navLink(linked.path))
+  t.ok(await showsLinked(), `${linked.path} is shown`)
+  t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
   await session.tab.back()
   t.ok(await session.waitForHeading('Guides'), 'back to the guides')
   await advanceClock(session, 20)
-  await session.tab.click(navLink('/gallery'))
-  t.ok(await session.waitForHeading('Gallery'), 'the gallery again')
-  t.equal(dataRequests(session, gallery).length, 2, 'after 300 s it is')
+  await session.tab.click(navLink(linked.path))
+  t.ok(await showsLinked(), `${linked.path} again`)
+  t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
   await session.tab.back()
   t.ok(await session.waitForHeading('Guides'), 'back to the guides')
 

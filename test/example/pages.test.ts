@@ -1,9 +1,11 @@
 /**
- * Every page renders with its content, in the server's HTML and still after hydration, and an unknown path shows the
- * 404 page.
+ * The example site's own pages (home, guides, a guide, status, FAQ) render with their content, in the server's HTML
+ * and still after hydration, with the example's navigation and footer. This is a test of the example, not of Courier:
+ * a site of your own adapts it to its pages or deletes it (docs/your-site.md "Start from a blank site"). The browser
+ * suite runs test/example/*.test.ts in Chromium when the folder is there (test/e2e/run.ts).
  */
 import t, { type Test } from 'tap'
-import { firstGuide, guideLinks, startSuite, timeouts, type Session } from './harness.ts'
+import { firstGuide, guideLinks, startSuite, timeouts, type Session } from '../e2e/harness.ts'
 
 const suite = await startSuite(t)
 
@@ -135,22 +137,3 @@ t.test('FAQ page lists its questions with a count', async (t) => {
   t.ok(await session.page.getByRole('searchbox', { name: 'Filter questions' }).isVisible(), 'the filter box is shown')
   await assertLayout(t, session)
 })
-
-// A path no route has, and a guide slug the loader does not know (the loader's "not found").
-for (const path of ['/no-such-page', '/guides/no-such-guide']) {
-  t.test(`an unknown path (${path}) shows the 404 page`, async (t) => {
-    const session = await suite.open(t)
-    const response = await session.goto(path)
-    t.equal(response.status(), 404)
-    t.ok(await session.waitForHydration(), 'hydrated')
-    t.equal(await session.page.title(), '404: This page could not be found')
-    t.equal(await text(session, 'main h1 .error-status'), '404')
-    t.equal(await text(session, 'main h1 .error-title'), 'This page could not be found')
-    t.equal(
-      await session.page.getByRole('link', { name: 'Go to the home page' }).getAttribute('href'),
-      '/',
-      'the error page leads home',
-    )
-    await assertLayout(t, session)
-  })
-}

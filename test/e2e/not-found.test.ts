@@ -1,0 +1,28 @@
+/**
+ * An unknown path, and a parameter its page's loader does not know (the loader's "not found"), show the 404 page in
+ * the site's layout, hydrated.
+ */
+import t from 'tap'
+import { startSuite } from './harness.ts'
+
+const suite = await startSuite(t)
+
+// A path no route has, and a guide slug the loader does not know.
+for (const path of ['/no-such-page', '/guides/no-such-guide']) {
+  t.test(`an unknown path (${path}) shows the 404 page`, async (t) => {
+    const session = await suite.open(t)
+    const text = async (selector: string) => ((await session.page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim()
+    const response = await session.goto(path)
+    t.equal(response.status(), 404)
+    t.ok(await session.waitForHydration(), 'hydrated')
+    t.equal(await session.page.title(), '404: This page could not be found')
+    t.equal(await text('main h1 .error-status'), '404')
+    t.equal(await text('main h1 .error-title'), 'This page could not be found')
+    t.equal(
+      await session.page.getByRole('link', { name: 'Go to the home page' }).getAttribute('href'),
+      '/',
+      'the error page leads home',
+    )
+    t.ok((await session.page.getByRole('navigation', { name: 'Main' }).getByRole('link').count()) > 0, "in the site's layout: its navigation")
+  })
+}

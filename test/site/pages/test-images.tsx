@@ -1,0 +1,26 @@
+import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { Image } from '../../../client/components/image.tsx'
+import { contentColumn } from '../../../site/image-sources.ts'
+import type { PageImage } from '../../../site/data-types.ts'
+
+export interface TestImagesData {
+  /** Every image of the site's public folder (client/public/images/), with its real pixel size. */
+  images: PageImage[]
+}
+
+/** The site's public images through the optimizer, one under the other, each as wide as the content column (lazy: no
+ * priority). Test routes only. */
+export default function TestImagesPage({ data }: PageComponentProps<TestImagesData>) {
+  return (
+    <article>
+      <h1>Images</h1>
+      <div className="test-images">
+        {data.images.map((image) => (
+          <p key={image.src}>
+            <Image {...image} slot={contentColumn} />
+          </p>
+        ))}
+      </div>
+    </article>
+  )
+}
