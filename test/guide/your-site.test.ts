@@ -139,6 +139,12 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.match(html, '<h1>Our boat</h1>')
     t.match(html, 'A ten-metre sloop')
     t.match(await (await fetch(`${origin}/guides`)).text(), 'href="/guides/our-boat"', 'listed on /guides')
+    const img = /<img [^>]*alt="Our sloop[^>]*>/.exec(html)?.[0] ?? ''
+    t.match(img, /width="1200" height="800"/, 'its image of the content, with the size read from the file')
+    t.match(img, /srcSet="\/_next\/image\?url=%2Fcontent%2Fimages%2Four-boat\.jpg&amp;w=/, 'through the optimizer')
+    const image = await fetch(`${origin}/content/images/our-boat.jpg`)
+    t.equal(image.status, 200)
+    t.equal(image.headers.get('content-type'), 'image/jpeg')
   })
 
   await t.test('a dynamic page: loaded per request, with its query, never cached', async (t) => {
