@@ -78,14 +78,19 @@ export const contentReads = Object.freeze({
 /** Markdown is parsed on a thread of its own (src/content/markdown-parser.ts): about 4 ms per KiB of prose here. */
 export const markdownParsing = Object.freeze({
   /** A parse that has not finished by then fails the file (COURIER_ERR_CONTENT_INVALID); its thread is ended. The
-   * largest file allowed parses in 1.2-3.5 s here as plain prose, 6.5-7 s as dense Markdown (lists, quotes and links
-   * in every paragraph) with the other core busy: the limit is above that and below the loader's 10 s. */
+   * largest file allowed (64 KiB) parses in 0.1-0.4 s here as plain prose, 1.1-1.4 s as dense Markdown (lists, quotes
+   * and links in every paragraph) with the other core busy, several times that on a new thread's first parse: the
+   * limit is above that and below the loader's 10 s. */
   parseTimeoutMs: 8_000,
   /** The parser thread's heap (MiB): the largest dense file parses within it (the process measured 270-340 MiB RSS
    * while parsing one); a file that needs more fails alone, and the thread ends after `idleMs`. */
   parseHeapMb: 192,
-  /** The thread ends after this long without a file to parse, giving its memory back; the next file starts one. */
-  idleMs: 30_000,
+  /** The thread ends after this long without a file to parse, giving its memory back; the next file starts one (and
+   * its first parse runs on code not yet optimized: 3-8 times slower than the next ones here). */
+  idleMs: 120_000,
+  /** A file that failed on a bound (the time or the heap above, which a machine busy at that moment can meet once) is
+   * parsed again after this long; a failure of its text (bad front matter, too deep) is kept until the text changes. */
+  boundFailureRetryMs: 60_000,
 })
 
 /** Regeneration of kept pages (docs/content.md "Freshness"). */

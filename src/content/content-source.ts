@@ -10,7 +10,7 @@ import { readFrontMatter, splitFrontMatter } from './front-matter.ts'
 import { textOf } from './hast-text.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { checkNesting } from './markdown-bounds.ts'
-import { MarkdownParser } from './markdown-parser.ts'
+import { isBoundFailure, MarkdownParser } from './markdown-parser.ts'
 
 /** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
 export const contentTags = Object.freeze({
@@ -34,11 +34,14 @@ export interface ContentLog {
 export interface ContentSourceOptions {
   log?: ContentLog
   /** Overrides of config/content.ts (tests shorten them). */
-  limits?: Partial<typeof contentReads & typeof markdownParsing & Pick<typeof contentLayout, 'maxFileBytes' | 'maxNestingDepth' | 'maxFrontMatterBytes'>>
+  limits?: Partial<Record<keyof typeof contentReads | keyof typeof markdownParsing | 'maxFileBytes' | 'maxNestingDepth' | 'maxFrontMatterBytes', number>>
 }
 
-/** What the parse of one version of a file gave: kept whole, a failure too, so no visitor makes it fail again. */
-type ParseOutcome = { text: string; parsed: MarkdownFile } | { text: string; failure: Error }
+/**
+ * What the parse of one version of a file gave: kept whole, a failure too, so no visitor makes it fail again; a
+ * failure of a bound (the parse's time or memory, which a busy machine can meet once) until `retryAt` only.
+ */
+type ParseOutcome = { text: string; parsed: MarkdownFile } | { text: string; failure: Error; retryAt?: number }
 
 /**
  * The example site's content, read from CONTENT_DIR at run time (docs/content.md): guides from `guides/<slug>.md`,
@@ -55,7 +58,7 @@ export class ContentSource {
   readonly dir: string
   readonly #files: ContentFiles
   readonly #parser: MarkdownParser
-  readonly #limits: { maxNestingDepth: number; maxFrontMatterBytes: number }
+  readonly #limits: { maxNestingDepth: number; maxFrontMatterBytes: number; boundFailureRetryMs: number }
   readonly #log: ContentLog | undefined
   /** By file (relative to the folder): the text last parsed and what it gave. Read-only to every caller. */
   readonly #parsed = new BoundedCache<string, ParseOutcome>(caches.parsedContent, ({ text }) => Buffer.byteLength(text))
@@ -212,8 +215,8 @@ export class ContentSource {
   async #parse(text: string, file: string): Promise<MarkdownFile> {
     const kept = this.#parsed.get(file)
     if (kept?.text === text) {
-      if ('failure' in kept) throw kept.failure
-      return kept.parsed
+      if (!('failure' in kept)) return kept.parsed
+      if (kept.retryAt === undefined || Date.now() < kept.retryAt) throw kept.failure
     }
     try {
       const { yaml, markdown } = splitFrontMatter(text)
@@ -224,7 +227,10 @@ export class ContentSource {
       return parsed
     } catch (error) {
       // A bad file fails the same way for every visitor until it changes, without being parsed again.
-      if (error instanceof errors.ContentInvalid) this.#parsed.set(file, { text, failure: error })
+      if (error instanceof errors.ContentInvalid) {
+        const retryAt = isBoundFailure(error) ? Date.now() + this.#limits.boundFailureRetryMs : undefined
+        this.#parsed.set(file, { text, failure: error, ...(retryAt === undefined ? {} : { retryAt }) })
+      }
       throw error
     }
   }

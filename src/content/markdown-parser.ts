@@ -13,6 +13,20 @@ export interface MarkdownParserLimits {
   idleMs: number
 }
 
+/** Failures of the bounds (time, heap, a thread that stopped), not of the file's text: they may not happen again. */
+const boundFailures = new WeakSet<Error>()
+
+/** Whether a parse failed on a bound (time, memory) rather than on what the file says: worth another try later. */
+export function isBoundFailure(error: unknown): boolean {
+  return error instanceof Error && boundFailures.has(error)
+}
+
+function boundFailure(file: string, reason: string): Error {
+  const error = new errors.ContentInvalid(file, reason)
+  boundFailures.add(error)
+  return error
+}
+
 interface Pending {
   job: ParseJob
   resolve: (parsed: MarkdownFile) => void
@@ -74,7 +88,7 @@ export class MarkdownParser {
     if (!running || running.timer !== undefined) return
     running.timer = setTimeout(() => {
       void this.#end()
-      this.#settle(new errors.ContentInvalid(running.job.file, `parsing took longer than ${this.#limits.parseTimeoutMs} ms`))
+      this.#settle(boundFailure(running.job.file, `parsing took longer than ${this.#limits.parseTimeoutMs} ms`))
     }, this.#limits.parseTimeoutMs)
   }
 
@@ -102,14 +116,14 @@ export class MarkdownParser {
       this.#worker = undefined
       this.#ready = false
       const file = this.#running?.job.file
-      if (file !== undefined) this.#settle(new errors.ContentInvalid(file, `the Markdown parser failed on it: ${error.message}`))
+      if (file !== undefined) this.#settle(boundFailure(file, `the Markdown parser failed on it: ${error.message}`))
     })
     worker.on('exit', () => {
       if (this.#worker !== worker) return
       this.#worker = undefined
       this.#ready = false
       const file = this.#running?.job.file
-      if (file !== undefined && !this.#closed) this.#settle(new errors.ContentInvalid(file, 'the Markdown parser stopped while parsing it'))
+      if (file !== undefined && !this.#closed) this.#settle(boundFailure(file, 'the Markdown parser stopped while parsing it'))
     })
     this.#worker = worker
     this.#ready = false

@@ -83,3 +83,16 @@ t.test('front matter over its bound is refused before YAML reads it', async (t) 
   t.teardown(() => content.close())
   await t.rejects(content.guideSummaries(), { code: 'COURIER_ERR_CONTENT_INVALID', message: /front matter of \d+ bytes; at most 8192/ })
 })
+
+t.test('a failure of a bound is kept a while, then the file is parsed again; a failure of the text until it changes', async (t) => {
+  const prose = 'A sentence with *emphasis*, a [link](/somewhere) and `code`.\n\n'
+  const dir = await oneGuide(t, frontMatter + '## A\n\n' + prose.repeat(800))
+  const slow = new ContentSource(dir, { limits: { parseTimeoutMs: 1, boundFailureRetryMs: 300 } })
+  t.teardown(() => slow.close())
+  const first = await slow.guide('only').catch((error: unknown) => error)
+  t.match(first, { code: 'COURIER_ERR_CONTENT_INVALID', message: /parsing took longer than 1 ms/ })
+  t.equal(await slow.guide('only').catch((error: unknown) => error), first, 'kept for a while: no parse per visitor')
+  await new Promise((resolve) => setTimeout(resolve, 400))
+  const again = await slow.guide('only').catch((error: unknown) => error)
+  t.not(again, first, 'parsed again once the while has passed')
+})
