@@ -144,18 +144,36 @@ export class ContentFiles {
    */
   async #bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
     const { readTimeoutMs, readWaitMs } = this.#limits
-    const slot = this.#slot()
+    let granted = false
+    const slot = this.#slot().then(() => void (granted = true))
     let timer: NodeJS.Timeout | undefined
-    const after = (ms: number, reason: string, onTimeOut: () => void) =>
+    const after = (ms: number, reason: string, isOver: () => boolean, onTimeOut: () => void) =>
       new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => {
-          onTimeOut()
-          reject(new errors.ContentUnreadable(what, reason))
-        }, ms)
+        const startedAt = performance.now()
+        let extended = false
+        const expire = () => {
+          // A timer that fires far later than due says this process was held up (a long synchronous job, a machine
+          // out of CPU), not the file system: the read gets its time once more, from now.
+          if (!extended && performance.now() - startedAt > ms * 1.5) {
+            extended = true
+            timer = setTimeout(expire, ms)
+            return
+          }
+          // Node runs due timers before the callbacks of I/O that finished meanwhile: that answer gets its turn first.
+          setImmediate(() => {
+            if (isOver()) return
+            onTimeOut()
+            reject(new errors.ContentUnreadable(what, reason))
+          })
+        }
+        timer = setTimeout(expire, ms)
       })
     try {
       try {
-        await Promise.race([slot, after(readWaitMs, `waited longer than ${readWaitMs} ms for the file system (${this.#waiting.length} reads queued)`, () => undefined)])
+        await Promise.race([
+          slot,
+          after(readWaitMs, `waited longer than ${readWaitMs} ms for the file system (${this.#waiting.length} reads queued)`, () => granted, () => undefined),
+        ])
       } catch (error) {
         // The slot, when it comes, goes straight to the next caller.
         void slot.then(() => this.#release())
@@ -164,7 +182,9 @@ export class ContentFiles {
         clearTimeout(timer)
       }
       let timedOut = false
+      let done = false
       const running = work().finally(() => {
+        done = true
         if (timedOut) this.#stuck--
         this.#release()
       })
@@ -172,7 +192,7 @@ export class ContentFiles {
       running.catch(() => undefined)
       return await Promise.race([
         running,
-        after(readTimeoutMs, `no answer from the file system within ${readTimeoutMs} ms`, () => {
+        after(readTimeoutMs, `no answer from the file system within ${readTimeoutMs} ms`, () => done, () => {
           timedOut = true
           this.#timedOut++
           this.#stuck++

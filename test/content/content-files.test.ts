@@ -115,3 +115,18 @@ t.test('a read that never ends times out, holds at most its cap of the thread po
   t.same(files.stats, { inFlight: 0, stuck: 0, timedOut: 2 }, 'the slots are back once the calls returned')
   t.match(await files.text('guides/first.md'), 'First', 'reads work again')
 })
+
+t.test('an event loop held up longer than the time-out: a read that finished meanwhile is not failed', async (t) => {
+  const dir = await contentDir(t)
+  // A file system that answers each path in 20 ms.
+  const slowRealpath = ((file: string) => new Promise((resolve) => setTimeout(resolve, 20)).then(() => realpath(file))) as ContentFileSystem['realpath']
+  const fileSystem: ContentFileSystem = { readdir, realpath: slowRealpath, open: openFile }
+  const files = new ContentFiles(dir, { ...limits, readTimeoutMs: 50, readWaitMs: 50 }, () => t.fail('nothing refused'), fileSystem)
+  const reads = Array.from({ length: limits.maxReadsInFlight }, () => files.text('guides/first.md'))
+  await new Promise((resolve) => setImmediate(resolve))
+  // Then a busy process (a long synchronous job, a machine out of CPU): every timer is long due when it runs.
+  const until = performance.now() + 300
+  while (performance.now() < until);
+  for (const read of await Promise.allSettled(reads)) t.match(read, { status: 'fulfilled', value: /title: "First"/ })
+  t.same(files.stats, { inFlight: 0, stuck: 0, timedOut: 0 })
+})
