@@ -1,12 +1,13 @@
 /**
  * What a client sees of an answer, for comparing an answer through a proxy with the instance's own (the same
  * status, coding, decoded bytes and the headers a client or a cache acts on; per-request values left out). Used by
- * test/scale/https-front-door.test.ts over HTTP/2; test/scale/nginx-parity.test.ts holds the HTTP/1.1 original.
+ * test/scale/https-front-door.test.ts over HTTP/2 and test/scale/nginx-parity.test.ts over HTTP/1.1.
  */
 import { createHash } from 'node:crypto'
 import http from 'node:http'
 import http2 from 'node:http2'
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib'
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync, type BrotliOptions } from 'node:zlib'
+import { deltaHeaderBytes, deltaMagic, type DictionaryCoding } from '../../src/compression/dictionaries.ts'
 
 export interface RawAnswer {
   status: number
@@ -46,8 +47,21 @@ export function getHttp2(session: http2.ClientHttp2Session, pathname: string, he
   })
 }
 
-export function decode(answer: RawAnswer): Buffer {
+/**
+ * The decoded body. `dictionaries` (by hex SHA-256) are the ones a `dcb`/`dcz` answer may name: the chunks a client
+ * offered as `Available-Dictionary`.
+ */
+export function decode(answer: RawAnswer, dictionaries: ReadonlyMap<string, Buffer> = new Map()): Buffer {
   switch (answer.headers['content-encoding']) {
+    case 'dcb':
+    case 'dcz': {
+      const coding: DictionaryCoding = answer.headers['content-encoding']
+      const magic = deltaMagic[coding]
+      const dictionary = dictionaries.get(answer.wire.subarray(magic.length, deltaHeaderBytes(coding)).toString('hex'))
+      if (!answer.wire.subarray(0, magic.length).equals(magic) || !dictionary) throw new Error(`a ${coding} answer names a dictionary the test did not offer`)
+      const body = answer.wire.subarray(deltaHeaderBytes(coding))
+      return coding === 'dcb' ? brotliDecompressSync(body, { dictionary } as BrotliOptions & { dictionary: Buffer }) : zstdDecompressSync(body, { dictionary })
+    }
     case undefined:
       return answer.wire
     case 'br':
@@ -64,8 +78,8 @@ export function decode(answer: RawAnswer): Buffer {
 }
 
 /** What must be equal through the proxy and directly; `other` is the answer it is compared with. */
-export function view(answer: RawAnswer, other: RawAnswer) {
-  let body = decode(answer)
+export function view(answer: RawAnswer, other: RawAnswer, dictionaries?: ReadonlyMap<string, Buffer>) {
+  let body = decode(answer, dictionaries)
   const nonce = /'nonce-([^']+)'/.exec(String(answer.headers['content-security-policy'] ?? ''))?.[1]
   if (nonce) body = Buffer.from(body.toString('latin1').replaceAll(nonce, '<nonce>'), 'latin1')
   const header = (name: string) => {

@@ -6,103 +6,26 @@
  * compared with their nonce blanked. Chunks also with `Available-Dictionary` (docs/compression.md "Dictionaries"):
  * a dictionary the instance has a delta against, an unknown one and a malformed header.
  */
-import { createHash } from 'node:crypto'
 import { readdir, readFile, rm, stat } from 'node:fs/promises'
-import http from 'node:http'
 import path from 'node:path'
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync, type BrotliOptions } from 'node:zlib'
 import t from 'tap'
 import { compression } from '../../config/compression.ts'
 import { defaultDistDir } from '../../config/env.ts'
 import { dictionaryFilesIn, writeDeltas } from '../../src/build/dictionary-deltas.ts'
-import { deltaHeaderBytes, deltaMagic, sha256, type DictionaryCoding } from '../../src/compression/dictionaries.ts'
+import { sha256 } from '../../src/compression/dictionaries.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { projectRoot, startServer } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis } from './processes.ts'
-
-interface RawAnswer {
-  status: number
-  headers: http.IncomingHttpHeaders
-  /** The bytes as they came on the wire (still coded). */
-  wire: Buffer
-}
-
-/** One GET with node:http: fetch would decode the body and drop the coding this test is about. */
-function get(origin: string, pathname: string, headers: Record<string, string>): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(`${origin}${pathname}`, { headers, agent: false }, (response) => {
-      const parts: Buffer[] = []
-      response.on('data', (part: Buffer) => parts.push(part))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, wire: Buffer.concat(parts) }))
-      response.on('error', reject)
-    })
-    request.on('error', reject)
-  })
-}
+import { getHttp1, view as answerView, type RawAnswer } from './answers.ts'
 
 /** The dictionaries a `dcz` answer may name, by hex SHA-256. */
 const dictionaryBytes = new Map<string, Buffer>()
 
-function decode(answer: RawAnswer): Buffer {
-  switch (answer.headers['content-encoding']) {
-    case 'dcb':
-    case 'dcz': {
-      const coding: DictionaryCoding = answer.headers['content-encoding']
-      const magic = deltaMagic[coding]
-      const dictionary = dictionaryBytes.get(answer.wire.subarray(magic.length, deltaHeaderBytes(coding)).toString('hex'))
-      if (!answer.wire.subarray(0, magic.length).equals(magic) || !dictionary) throw new Error(`a ${coding} answer names a dictionary the test did not offer`)
-      const body = answer.wire.subarray(deltaHeaderBytes(coding))
-      return coding === 'dcb' ? brotliDecompressSync(body, { dictionary } as BrotliOptions & { dictionary: Buffer }) : zstdDecompressSync(body, { dictionary })
-    }
-    case undefined:
-      return answer.wire
-    case 'br':
-      return brotliDecompressSync(answer.wire)
-    case 'gzip':
-      return gunzipSync(answer.wire)
-    case 'deflate':
-      return inflateSync(answer.wire)
-    case 'zstd':
-      return zstdDecompressSync(answer.wire)
-    default:
-      throw new Error(`unexpected content-encoding ${answer.headers['content-encoding']}`)
-  }
-}
+/** One GET with node:http: fetch would decode the body and drop the coding this test is about. */
+const get = (origin: string, pathname: string, headers: Record<string, string>) => getHttp1(origin, pathname, headers)
 
-/** The per-request nonce, from the CSP header of a document (none for other answers). */
-function nonceOf(answer: RawAnswer): string | undefined {
-  return /'nonce-([^']+)'/.exec(String(answer.headers['content-security-policy'] ?? ''))?.[1]
-}
-
-/** What a client sees of an answer, per-request values left out: what must be equal through nginx and directly. */
-function view(answer: RawAnswer, other: RawAnswer) {
-  let body = decode(answer)
-  const nonce = nonceOf(answer)
-  if (nonce) body = Buffer.from(body.toString('latin1').replaceAll(nonce, '<nonce>'), 'latin1')
-  const header = (name: string) => {
-    const value = answer.headers[name]
-    return Array.isArray(value) ? value.join(', ') : value
-  }
-  // A document coded per request carries its own nonce in the coded bytes: their length is a per-request value too
-  // (brotli codes each random nonce to a different length); its decoded length is compared instead.
-  const bothHaveLength = answer.headers['content-length'] !== undefined && other.headers['content-length'] !== undefined
-  const lengthCompared = bothHaveLength && (nonce === undefined || answer.headers['content-encoding'] === undefined)
-  return {
-    status: answer.status,
-    'content-encoding': header('content-encoding'),
-    'content-type': header('content-type'),
-    'cache-control': header('cache-control'),
-    vary: header('vary'),
-    'use-as-dictionary': header('use-as-dictionary'),
-    etag: header('etag'),
-    'last-modified': header('last-modified'),
-    'content-length': lengthCompared ? header('content-length') : bothHaveLength ? '(a coded document: per request)' : '(not compared: one side streams)',
-    'content-security-policy': header('content-security-policy')?.replaceAll(nonce ?? '\0', '<nonce>'),
-    'x-deployment-id': header('x-deployment-id'),
-    decodedBytes: body.length,
-    decodedSha256: createHash('sha256').update(body).digest('hex'),
-  }
-}
+/** What must be equal through nginx and directly, `dcb`/`dcz` answers decoded with the dictionaries offered. */
+const view = (answer: RawAnswer, other: RawAnswer) => answerView(answer, other, dictionaryBytes)
 
 /**
  * Every Accept-Encoding the comparison runs with (`undefined` sends none), and whether nginx negotiates it itself from
