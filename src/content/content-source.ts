@@ -10,6 +10,7 @@ import { readFrontMatter, splitFrontMatter } from './front-matter.ts'
 import { textOf } from './hast-text.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { checkNesting } from './markdown-bounds.ts'
+import { hasContentImage, withImageSizes } from './image-sizes.ts'
 import { isBoundFailure, MarkdownParser } from './markdown-parser.ts'
 
 /** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
@@ -81,42 +82,6 @@ export class ContentSource {
   async image(name: string): Promise<Buffer | undefined> {
     if (!contentImages.namePattern.test(name)) return undefined
     return this.#files.bytes(`${contentImages.dir}/${name}`, imageOptimizer.maxSourceBytes)
-  }
-
-  /**
-   * A body with each of its content images' pixel size (read from the image's header when the content loads, so the
-   * page reserves its box): `![alt](/content/images/<name>)` must have its alt text; an image that is not there is
-   * named in a warn line and drawn as it is. Done per load, not kept with the parse: an image added or replaced is
-   * seen by the next load of the page.
-   */
-  async #withImages(body: Root, file: string): Promise<Root> {
-    const walk = async <Node extends Root | ElementContent>(node: Node): Promise<Node> => {
-      if (node.type !== 'element' && node.type !== 'root') return node
-      const children = await Promise.all(node.children.map((child) => walk(child as ElementContent)))
-      if (node.type === 'root') return { ...node, children } as Node
-      if (node.tagName !== 'img') return { ...node, children } as Node
-      const src = String(node.properties.src ?? '')
-      if (!src.startsWith(contentImages.urlPrefix)) return node
-      if (String(node.properties.alt ?? '').trim() === '') {
-        throw new errors.ContentInvalid(file, `the image ${src} has no alt text: write ![what it shows](${src})`)
-      }
-      const size = await this.#imageSize(src.slice(contentImages.urlPrefix.length))
-      if (!size) {
-        this.#log?.warn({ file, image: src }, 'content image missing: drawn without its size')
-        return node
-      }
-      return { ...node, properties: { ...node.properties, ...size } } as Node
-    }
-    return walk(body)
-  }
-
-  async #imageSize(name: string): Promise<{ width: number; height: number } | undefined> {
-    const bytes = await this.image(name)
-    if (!bytes) return undefined
-    // sharp reads the header only; it is loaded here, on the first content image, never at start-up.
-    const { default: sharp } = await import('sharp')
-    const { width, height } = await sharp(bytes).metadata().catch(() => ({ width: undefined, height: undefined }))
-    return width && height ? { width, height } : undefined
   }
 
   /** The reads of the folder now and since start: the health details and metrics report them. */
@@ -208,7 +173,7 @@ export class ContentSource {
     if (text === undefined) return undefined
     const parsed = await this.#parse(text, file)
     if (!hasContentImage(parsed.body)) return parsed
-    return { frontMatter: parsed.frontMatter, body: await this.#withImages(parsed.body, file) }
+    return { frontMatter: parsed.frontMatter, body: await withImageSizes(parsed.body, file, (name) => this.image(name), this.#log) }
   }
 
   /** A file's text parsed, or its failure, once per version of the text. */
@@ -248,12 +213,6 @@ export class ContentSource {
       throw new errors.ContentInvalid(file, `front matter of ${bytes} bytes; at most ${this.#limits.maxFrontMatterBytes}`)
     }
   }
-}
-
-/** Whether a body draws an image of the content anywhere (most draw none: their tree is used as it is). */
-function hasContentImage(node: Root | ElementContent): boolean {
-  if (node.type === 'element' && node.tagName === 'img') return String(node.properties.src ?? '').startsWith(contentImages.urlPrefix)
-  return (node.type === 'element' || node.type === 'root') && node.children.some((child) => hasContentImage(child as ElementContent))
 }
 
 /** Front matter order, then file name: the order a folder's files are listed in. */
