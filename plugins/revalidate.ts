@@ -7,13 +7,14 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
-import type { Revalidation } from '../src/shared-state/revalidation-channel.ts'
-import type { RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
 
 export interface RevalidateOptions {
   /** REVALIDATE_TOKEN: the bearer token a call must carry; undefined: no route (this instance still hears the
    * revalidations other instances publish). */
   token: string | undefined
+  /** The kept pages revalidations apply to (src/pages/page-versions.ts): plugins/pages.ts registers this plugin. */
+  pages: RevalidatedPages
 }
 
 type RevalidationRequest = RevalidationMessage
@@ -63,22 +64,18 @@ const responseSchema = {
  * (src/shared-state/cluster-revalidation.ts).
  */
 async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) {
-  const { token } = options
+  const { token, pages } = options
   // config/env.ts checks REVALIDATE_TOKEN's characters and length at start-up; a plugin registered by hand too.
   if (token !== undefined && (typeof token !== 'string' || token.length < revalidation.minTokenLength)) {
     throw new errors.OptionInvalid('token', `a bearer token of at least ${revalidation.minTokenLength} characters`)
   }
-  const apply = (revalidation: Revalidation) => {
-    fastify.revalidatePages(revalidation)
-  }
   // With REDIS_URL every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY every worker
   // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const applyHere = (message: RevalidationMessage) => fastify.regeneratePagesNow(message)
   const channel = redis
-    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, apply, applyHere, log: fastify.log })
+    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, pages, log: fastify.log })
     : undefined
-  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ apply, applyHere, log: fastify.log }) : undefined
+  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ pages, log: fastify.log }) : undefined
   fastify.addHook('onClose', async () => {
     await channel?.close()
     siblings?.close()
@@ -91,7 +88,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
       const { instances } = await siblings.tell(message)
       return { instances, alive: instances }
     }
-    await applyHere(message)
+    await pages.regenerateNow(message)
     return { instances: 1, alive: 1 }
   }
   // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.
@@ -146,4 +143,4 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   })
 }
 
-export default fp(revalidate, { name: 'courier-revalidate', fastify: '5.x', dependencies: ['courier-pages'] })
+export default fp(revalidate, { name: 'courier-revalidate', fastify: '5.x' })

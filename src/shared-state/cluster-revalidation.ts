@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
-import type { RevalidationMessage } from './revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from './revalidation-log.ts'
 
 /** The messages between the workers of `WEB_CONCURRENCY` and their primary about revalidations. */
 type ClusterRevalidationMessage =
@@ -40,27 +40,23 @@ export function relayRevalidations(): void {
  * answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone, with a warn line).
  */
 export interface ClusterRevalidationOptions {
-  /** Applies a sibling's revalidation: requests for a named page wait for its regeneration. */
-  apply: (message: RevalidationMessage) => void
-  /** Applies a revalidation this worker takes: resolves once the pages it keeps are regenerated. */
-  applyHere: (message: RevalidationMessage) => Promise<unknown>
+  /** The pages revalidations apply to: a sibling's as it arrives, this worker's own before the primary is told. */
+  pages: RevalidatedPages
   log: FastifyBaseLogger
 }
 
 export class ClusterRevalidation {
-  readonly #apply: (message: RevalidationMessage) => void
-  readonly #applyHere: (message: RevalidationMessage) => Promise<unknown>
+  readonly #pages: RevalidatedPages
   readonly #log: FastifyBaseLogger
   readonly #waiting = new Map<string, (instances: number) => void>()
   readonly #onMessage = (message: unknown) => {
     if (!isClusterMessage(message)) return
-    if (message.courier === 'revalidate-apply') this.#apply({ paths: message.paths, tags: message.tags })
+    if (message.courier === 'revalidate-apply') this.#pages.revalidate({ paths: message.paths, tags: message.tags })
     else if (message.courier === 'revalidate-told') this.#waiting.get(message.id)?.(message.instances)
   }
 
   constructor(options: ClusterRevalidationOptions) {
-    this.#apply = options.apply
-    this.#applyHere = options.applyHere
+    this.#pages = options.pages
     this.#log = options.log
     process.on('message', this.#onMessage)
   }
@@ -71,7 +67,7 @@ export class ClusterRevalidation {
   }
 
   async tell(message: RevalidationMessage): Promise<{ instances: number }> {
-    await this.#applyHere(message)
+    await this.#pages.regenerateNow(message)
     const id = randomUUID()
     const instances = await new Promise<number>((resolve) => {
       const timer = setTimeout(() => resolve(0), revalidation.clusterAckTimeoutMs)

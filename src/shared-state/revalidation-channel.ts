@@ -13,18 +13,14 @@ import {
   revalidationKeys,
   revalidationsSince,
   type LoggedRevalidation,
+  type RevalidatedPages,
   type RevalidationMessage,
 } from './revalidation-log.ts'
 
-/** What an instance applies: a revalidation, or every kept page when it cannot know what it missed. */
-export type Revalidation = RevalidationMessage | 'everything'
-
 export interface RevalidationChannelOptions {
   redis: SharedRedis
-  /** Applies another instance's revalidation: requests for a named page wait for its regeneration. */
-  apply: (revalidation: Revalidation) => void
-  /** Applies a revalidation this instance takes: resolves once the pages it keeps are regenerated. */
-  applyHere: (message: RevalidationMessage) => Promise<unknown>
+  /** The pages revalidations apply to: another instance's as it arrives, this instance's own before it is told. */
+  pages: RevalidatedPages
   log: FastifyBaseLogger
   /** How often the newest number is checked (config/content.ts; tests shorten it). */
   versionCheckMs?: number
@@ -43,8 +39,7 @@ export interface RevalidationChannelOptions {
  */
 export class RevalidationChannel {
   readonly #redis: SharedRedis
-  readonly #apply: (revalidation: Revalidation) => void
-  readonly #applyHere: (message: RevalidationMessage) => Promise<unknown>
+  readonly #pages: RevalidatedPages
   readonly #log: FastifyBaseLogger
   readonly #subscriber: Redis
   readonly #timer: NodeJS.Timeout
@@ -63,8 +58,7 @@ export class RevalidationChannel {
 
   constructor(options: RevalidationChannelOptions) {
     this.#redis = options.redis
-    this.#apply = options.apply
-    this.#applyHere = options.applyHere
+    this.#pages = options.pages
     this.#log = options.log
     // Queued while connecting (the subscription waits for the connection); the shared client's options otherwise.
     this.#subscriber = this.#redis.client.duplicate({ enableOfflineQueue: true })
@@ -85,7 +79,7 @@ export class RevalidationChannel {
    */
   async tell(message: RevalidationMessage): Promise<{ instances: number; alive: number }> {
     const alone = async (warning: string, error?: unknown) => {
-      await this.#applyHere(message)
+      await this.#pages.regenerateNow(message)
       this.#log.warn({ ...(error === undefined ? {} : { err: error }), ...message }, warning)
       return { instances: 1, alive: 1 }
     }
@@ -100,7 +94,7 @@ export class RevalidationChannel {
     this.#taking.add(logged.seq)
     try {
       await this.#catchUp(logged.seq - 1, readLogged(logged.text)?.epoch)
-      await this.#applyHere(message)
+      await this.#pages.regenerateNow(message)
     } finally {
       this.#taking.delete(logged.seq)
     }
@@ -170,14 +164,14 @@ export class RevalidationChannel {
         // The first number this instance learns (at start, once Redis is reachable, or in a new epoch): a page it kept
         // before may have been named meanwhile. Each is checked against the fleet's version (no loader runs when it
         // is current).
-        this.#apply('everything')
+        this.#pages.revalidate('everything')
         this.#applied = seq
         if (seq > 0) await this.#acknowledge(seq)
         return
       }
       if (seq <= applied) return
       if (known && seq === applied + 1) {
-        if (!this.#taking.has(seq)) this.#apply(known)
+        if (!this.#taking.has(seq)) this.#pages.revalidate(known)
         this.#applied = seq
         await this.#acknowledge(seq)
         return
@@ -191,9 +185,9 @@ export class RevalidationChannel {
       }
       if (missed === 'gone') {
         this.#log.warn({ applied, newest: seq }, 'revalidation log does not reach back: regenerating every kept page')
-        this.#apply('everything')
+        this.#pages.revalidate('everything')
       } else {
-        for (const message of missed) if (!this.#taking.has(message.seq)) this.#apply(message)
+        for (const message of missed) if (!this.#taking.has(message.seq)) this.#pages.revalidate(message)
       }
       this.#applied = Math.max(this.#applied ?? 0, seq)
       await this.#acknowledge(seq)

@@ -8,6 +8,20 @@ export interface RevalidationMessage {
   tags: string[]
 }
 
+/** What an instance applies: a revalidation, or every kept page when it cannot know what it missed. */
+export type Revalidation = RevalidationMessage | 'everything'
+
+/**
+ * The kept pages a revalidation reaches (src/pages/page-versions.ts): the revalidate route, the Redis channel and
+ * the workers' messages all apply revalidations to it.
+ */
+export interface RevalidatedPages {
+  /** Another instance's revalidation: requests for a named page wait for its one regeneration. */
+  revalidate(revalidation: Revalidation): unknown
+  /** One this instance takes: resolves once the pages it keeps are regenerated (their kept versions served meanwhile). */
+  regenerateNow(message: RevalidationMessage): Promise<unknown>
+}
+
 /** A revalidation as the fleet keeps it: numbered in order, with the instance that took the call. */
 export interface LoggedRevalidation extends RevalidationMessage {
   seq: number

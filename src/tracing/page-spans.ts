@@ -1,8 +1,7 @@
 import { pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
 import { deploymentIdAttribute } from '../../config/tracing.ts'
-import type { PageAnswers, RegenerationReport, StaticPageEntry } from '../pages/answers.ts'
+import type { RegenerationReport } from '../pages/regeneration.ts'
 import type { ServerPage } from '../pages/site.ts'
-import type { PageMatch } from '../../site/match.ts'
 import type { SpanParent, Tracing } from './tracing.ts'
 
 /**
@@ -35,25 +34,25 @@ function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage,
 }
 
 /**
- * A `static` page instance's entry, traced: the one kept for the deployment as it is (its answer on `parent`), or,
- * before its first loader run has ended, that run's (or the wait for it) under a loader span.
+ * A `static` page instance's version, traced: the one kept for the deployment as it is (`kept`, its answer on
+ * `parent`), or, before its first loader run has ended, that run's (or the wait for it, `load`) under a loader span.
  */
-export function tracedStaticEntry(
+export function tracedStaticVersion<T extends { answer: PageAnswer }>(
   tracing: Tracing,
   parent: SpanParent,
-  answers: PageAnswers,
-  match: PageMatch<ServerPage>,
-): StaticPageEntry | Promise<StaticPageEntry> {
-  const kept = answers.keptEntry(match)
+  page: ServerPage,
+  kept: T | undefined,
+  load: () => Promise<T>,
+): T | Promise<T> {
   if (kept) {
-    traceKeptAnswer(tracing, parent, match.page, kept.answer)
+    traceKeptAnswer(tracing, parent, page, kept.answer)
     return kept
   }
-  return traceLoader(tracing, parent, match.page, () => answers.staticEntry(match), (entry) => entry.answer)
+  return traceLoader(tracing, parent, page, load, (version) => version.answer)
 }
 
 /**
- * A kept page's regeneration, made when its end is reported (src/pages/answers.ts): the root of a trace of its own,
+ * A kept page's regeneration, made when its end is reported (src/pages/regeneration.ts): the root of a trace of its own,
  * since no request waits for it (a stale page's runs behind the request that found it stale; one on demand runs on
  * every instance told). It starts the duration measured before its end. A failure: ERROR, its exception and the
  * digest of its log line. Nothing with tracing off.
