@@ -144,7 +144,8 @@ export class Regenerations {
     let loaderRan = true
     const report = (outcome: RegenerationReport['outcome'], error?: unknown) => {
       const durationMs = performance.now() - startedAt
-      this.#onRegeneration({ page: match.page, path: instancePath(match), reason, durationMs, outcome, loaderRan, error })
+      const path = instancePath(match)
+      this.#onRegeneration({ page: match.page, path, reason, durationMs, outcome, loaderRan, error })
     }
     // Past its time, a version fits when it is newer than the current one and not past its own; when a revalidation
     // named the page, any version no revalidation has named since its loader started (the share checks that).

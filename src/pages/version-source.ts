@@ -10,7 +10,7 @@ import type { ServerPage } from './site.ts'
 export interface VersionSourceOptions extends LoaderContext {
   /** Where versions are produced: once for the fleet with REDIS_URL, here otherwise (src/pages/page-share.ts). */
   share: PageShare
-  /** Reads a path as the server's routes do: a shared version is named by a revalidation of any spelling of its path. */
+  /** Reads a path as the server's routes do: a revalidation of any spelling of its path names a shared version. */
   matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
   now: () => number
 }
@@ -48,7 +48,10 @@ export class VersionSource {
    * A version of `match`: the fleet's when `fits` takes it (and no revalidation named it since its loader started),
    * else one its loader makes; and whether the loader ran here.
    */
-  async make(match: PageMatch<ServerPage>, fits: (version: LoadedVersion) => boolean): Promise<{ version: PageVersion; loaderRan: boolean }> {
+  async make(
+    match: PageMatch<ServerPage>,
+    fits: (version: LoadedVersion) => boolean,
+  ): Promise<{ version: PageVersion; loaderRan: boolean }> {
     const key = pageKey(match)
     const load = async (): Promise<LoadedVersion> => {
       const { answer, tags } = await runLoader(match.page, match.params, {}, this.#context)

@@ -18,7 +18,7 @@ export type Revalidation = RevalidationMessage | 'everything'
 export interface RevalidatedPages {
   /** Another instance's revalidation: requests for a named page wait for its one regeneration. */
   revalidate(revalidation: Revalidation): unknown
-  /** One this instance takes: resolves once the pages it keeps are regenerated (their kept versions served meanwhile). */
+  /** One this instance takes: resolves once the pages it keeps are regenerated (kept versions served meanwhile). */
   regenerateNow(message: RevalidationMessage): Promise<unknown>
 }
 
