@@ -69,7 +69,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     }
     const { digest } = assignDigest(error, 'regeneration')
     traceRegeneration(tracing, report, fastify.deploymentId, digest)
-    fastify.log.error({ ...fields, err: error, digest, retryInMs: regeneration.retryBackoffMs }, 'page regeneration failed')
+    const retryInMs = regeneration.retryBackoffMs
+    fastify.log.error({ ...fields, err: error, digest, retryInMs }, 'page regeneration failed')
   }
 
   // With REDIS_URL the fleet shares page versions: one loader run per page instance, the same bytes everywhere.
@@ -96,7 +97,14 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
 
   const answerItself = (answer: PageAnswer) => answer
 
-  function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {
+  function answerPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: ServerPage,
+    params: RouteParams,
+    answer: PageAnswer,
+    kept?: KeptDocumentSlot,
+  ) {
     if ('notFound' in answer) return reply.callNotFound()
     if ('redirect' in answer) return reply.redirect(answer.redirect.destination, answer.redirect.permanent ? 308 : 307)
     return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
@@ -111,7 +119,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         const params = (request.params ?? {}) as RouteParams
         if (page.kind === 'dynamic') {
           const query = request.query as Record<string, unknown>
-          const answer = await traceLoader(tracing, request, page, () => versions.load(page, params, query), answerItself)
+          const load = () => versions.load(page, params, query)
+          const answer = await traceLoader(tracing, request, page, load, answerItself)
           return answerPage(request, reply, page, params, answer)
         }
         const match = { page, params }

@@ -41,7 +41,10 @@ const responseSchema = {
     properties: {
       revalidated: {
         type: 'object',
-        properties: { paths: { type: 'array', items: { type: 'string' } }, tags: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          paths: { type: 'array', items: { type: 'string' } },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
       },
       /** Instances that applied the call within the wait (config/content.ts ackWaitMs), this one included. */
       instances: { type: 'integer' },
@@ -73,7 +76,11 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
   const channel = redis
-    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, pages, log: fastify.log })
+    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({
+        redis,
+        pages,
+        log: fastify.log,
+      })
     : undefined
   const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ pages, log: fastify.log }) : undefined
   fastify.addHook('onClose', async () => {
@@ -95,20 +102,26 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   if (token === undefined) return
   const matchesToken = tokenCheck(token)
 
-  async function revalidateRequested(request: FastifyRequest<{ Body: Partial<RevalidationRequest> }>, reply: FastifyReply) {
+  async function revalidateRequested(
+    request: FastifyRequest<{ Body: Partial<RevalidationRequest> }>,
+    reply: FastifyReply,
+  ) {
     const wanted = { paths: request.body.paths ?? [], tags: request.body.tags ?? [] }
     const startedAt = performance.now()
     const { instances, alive } = await broadcast(wanted)
-    request.log.info({ ...wanted, instances, alive, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 }, 'revalidation told')
-    return reply.code(200).header('cache-control', 'no-store').send({ revalidated: wanted, instances, alive, now: Date.now() })
+    const durationMs = Math.round((performance.now() - startedAt) * 10) / 10
+    request.log.info({ ...wanted, instances, alive, durationMs }, 'revalidation told')
+    const answer = { revalidated: wanted, instances, alive, now: Date.now() }
+    return reply.code(200).header('cache-control', 'no-store').send(answer)
   }
 
   await fastify.register(async function revalidateRoute(scope) {
-    const clientOf = (request: FastifyRequest) => (request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip))
+    const clientOf = (request: FastifyRequest) =>
+      request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip)
     await scope.register(rateLimit, {
       global: false,
       keyGenerator: clientOf,
-      ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis ? { store: sharedRateLimitStore(fastify.sharedRedis) } : {}),
+      ...(redis ? { store: sharedRateLimitStore(redis) } : {}),
       errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
     })
     // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet

@@ -26,18 +26,20 @@ function isClusterMessage(value: unknown): value is ClusterRevalidationMessage {
 export function relayRevalidations(): void {
   cluster.on('message', (from: Worker, message: unknown) => {
     if (!isClusterMessage(message) || message.courier !== 'revalidate') return
-    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && worker.isConnected())
-    for (const worker of workers) {
-      if (worker !== from) worker.send({ courier: 'revalidate-apply', paths: message.paths, tags: message.tags } satisfies ClusterRevalidationMessage)
-    }
-    from.send({ courier: 'revalidate-told', id: message.id, instances: workers.length } satisfies ClusterRevalidationMessage)
+    const connected = (worker: Worker | undefined): worker is Worker => worker !== undefined && worker.isConnected()
+    const workers = Object.values(cluster.workers ?? {}).filter(connected)
+    const apply: ClusterRevalidationMessage = { courier: 'revalidate-apply', paths: message.paths, tags: message.tags }
+    for (const worker of workers) if (worker !== from) worker.send(apply)
+    const told: ClusterRevalidationMessage = { courier: 'revalidate-told', id: message.id, instances: workers.length }
+    from.send(told)
   })
 }
 
 /**
  * A worker's side, without Redis (docs/content.md "Across the fleet"): a revalidation this worker takes is applied
- * here (its pages regenerated) and sent to the primary, which passes it on to every other worker; the call's 200 waits for the primary's
- * answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone, with a warn line).
+ * here (its pages regenerated) and sent to the primary, which passes it on to every other worker; the call's 200
+ * waits for the primary's answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone,
+ * with a warn line).
  */
 export interface ClusterRevalidationOptions {
   /** The pages revalidations apply to: a sibling's as it arrives, this worker's own before the primary is told. */
@@ -76,7 +78,8 @@ export class ClusterRevalidation {
         resolve(count)
       })
       try {
-        process.send?.({ courier: 'revalidate', id, paths: message.paths, tags: message.tags } satisfies ClusterRevalidationMessage)
+        const told: ClusterRevalidationMessage = { courier: 'revalidate', id, paths: message.paths, tags: message.tags }
+        process.send?.(told)
       } catch {
         resolve(0)
       }

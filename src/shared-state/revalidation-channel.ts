@@ -29,13 +29,13 @@ export interface RevalidationChannelOptions {
 /**
  * Revalidations told to every instance through Redis (REDIS_URL; docs/content.md "Across the fleet"). The instance
  * that takes a call numbers it and keeps it in the revalidation log, regenerates the pages it keeps, then publishes
- * it; every other instance applies it as the message arrives. Each instance remembers the newest number it applied: a message
- * that skips numbers, or the check of the newest number every second, makes it read what it missed from the log (a
- * dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
- * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the
- * number the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never
- * fails. A subscription of its own (a Redis connection in subscriber mode serves nothing else), resubscribed by
- * ioredis after a reconnection.
+ * it; every other instance applies it as the message arrives. Each instance remembers the newest number it applied: a
+ * message that skips numbers, or the check of the newest number every second, makes it read what it missed from the
+ * log (a dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
+ * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the number
+ * the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never fails. A
+ * subscription of its own (a Redis connection in subscriber mode serves nothing else), resubscribed by ioredis after a
+ * reconnection.
  */
 export class RevalidationChannel {
   readonly #redis: SharedRedis
@@ -115,13 +115,17 @@ export class RevalidationChannel {
     const deadline = performance.now() + revalidation.ackWaitMs
     for (;;) {
       const instances = await acknowledgements(this.#redis, seq)
-      if (instances >= this.#alive || performance.now() >= deadline) return { instances, alive: Math.max(this.#alive, instances) }
+      if (instances >= this.#alive || performance.now() >= deadline) {
+        return { instances, alive: Math.max(this.#alive, instances) }
+      }
       await new Promise((resolve) => setTimeout(resolve, revalidation.ackPollMs))
     }
   }
 
   #acknowledge(seq: number): Promise<void> {
-    return acknowledgeRevalidation(this.#redis, seq, this.#self).catch((error: unknown) => this.#redis.commandFailed(error, 'revalidation ack'))
+    return acknowledgeRevalidation(this.#redis, seq, this.#self).catch((error: unknown) =>
+      this.#redis.commandFailed(error, 'revalidation ack'),
+    )
   }
 
   #heard(text: string) {
@@ -155,7 +159,8 @@ export class RevalidationChannel {
   #catchUp(seq: number, epoch: string | undefined, known?: LoggedRevalidation): Promise<void> {
     this.#catchingUp = this.#catchingUp.then(async () => {
       if (epoch !== undefined && this.#epoch !== undefined && (epoch !== this.#epoch || seq < (this.#applied ?? 0))) {
-        this.#log.warn({ applied: this.#applied, newest: seq }, 'revalidation state in redis is new (restarted or emptied): regenerating every kept page')
+        const says = 'revalidation state in redis is new (restarted or emptied): regenerating every kept page'
+        this.#log.warn({ applied: this.#applied, newest: seq }, says)
         this.#applied = undefined
       }
       if (epoch !== undefined) this.#epoch = epoch

@@ -30,7 +30,12 @@ export function traceLoader<T>(
  */
 function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
   if (!tracing.isRecording(parent)) return
-  tracing.setAttributes(parent, { 'courier.page.id': page.id, 'courier.page.kind': page.kind, 'courier.loader.answer': pageAnswerKind(answer), 'courier.loader.kept': true })
+  tracing.setAttributes(parent, {
+    'courier.page.id': page.id,
+    'courier.page.kind': page.kind,
+    'courier.loader.answer': pageAnswerKind(answer),
+    'courier.loader.kept': true,
+  })
 }
 
 /**
@@ -52,12 +57,17 @@ export function tracedStaticVersion<T extends { answer: PageAnswer }>(
 }
 
 /**
- * A kept page's regeneration, made when its end is reported (src/pages/regeneration.ts): the root of a trace of its own,
- * since no request waits for it (a stale page's runs behind the request that found it stale; one on demand runs on
- * every instance told). It starts the duration measured before its end. A failure: ERROR, its exception and the
+ * A kept page's regeneration, made when its end is reported (src/pages/regeneration.ts): the root of a trace of its
+ * own, since no request waits for it (a stale page's runs behind the request that found it stale; one on demand runs
+ * on every instance told). It starts the duration measured before its end. A failure: ERROR, its exception and the
  * digest of its log line. Nothing with tracing off.
  */
-export function traceRegeneration(tracing: Tracing, report: RegenerationReport, deploymentId: string, digest?: string): void {
+export function traceRegeneration(
+  tracing: Tracing,
+  report: RegenerationReport,
+  deploymentId: string,
+  digest?: string,
+): void {
   if (!tracing.enabled) return
   const endedAt = performance.now()
   const span = tracing.startRootSpan('courier.page_regeneration', {
