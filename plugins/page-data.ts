@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { PageMatch } from '../site/match.ts'
 import {
   deploymentIdHeader,
   encodePageAnswer,
@@ -11,19 +10,19 @@ import {
   type PageAnswerKind,
 } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
+import { KeptEncodings } from '../src/delivery/kept-encodings.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
-import type { PageAnswers } from '../src/pages/answers.ts'
 import { pageCacheControl, pageCacheControlOf, pageCacheHeader } from '../src/pages/cache-control.ts'
-import type { ServerPage } from '../src/pages/site.ts'
-import { tracedStaticEntry, traceLoader } from '../src/tracing/page-spans.ts'
+import type { PageVersions } from '../src/pages/page-versions.ts'
+import { tracedStaticVersion, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
 
 export interface PageDataOptions {
-  /** The pages' answers, shared with their HTML routes (plugins/pages.ts registers this plugin). */
-  answers: PageAnswers
-  matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
+  /** The pages' versions, shared with their HTML routes (plugins/pages.ts registers this plugin); it reads a data
+   * URL's page path as the routes do. */
+  versions: PageVersions
   /** The page-data span and its loader's (plugins/tracing.ts); off by default. */
   tracing?: Tracing
   /** How kept page data goes on the wire (src/delivery/send.ts). */
@@ -58,9 +57,11 @@ function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl
  * ETag; a `dynamic` page's is computed per request.
  */
 async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
-  const { answers, matchPage, tracing = tracingOff, sender } = options
+  const { versions, tracing = tracingOff, sender } = options
   const deploymentId = fastify.deploymentId
   const metrics = fastify.metrics
+  // Kept page data compressed once per coding (the best each does), never per request; by version.
+  const encodings = new KeptEncodings()
 
   fastify.route<DataRequest>({
     method: 'GET',
@@ -91,31 +92,31 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       throw new errors.DataDeploymentSkew(deploymentId, requested !== deploymentId ? requested : claimed)
     }
     const file = readDataFile(request.params['*'])
-    const match = file.isJson ? matchPage(file.pagePath) : undefined
+    const match = file.isJson ? versions.match(file.pagePath) : undefined
     if (!match) {
       metrics?.pageDataAnswered('none', 'not_found')
       return sendAnswer(reply, noSuchPage, pageCacheControl.error)
     }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
     if (match.page.kind === 'dynamic') {
-      const load = () => answers.load(match.page, match.params, request.query)
+      const load = () => versions.load(match.page, match.params, request.query)
       const answer = await traceLoader(tracing, span, match.page, load, (result) => result)
       metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
       return sendAnswer(reply, encodePageAnswer(answer, match.page.kind), pageCacheControl.dynamic)
     }
-    const entry = await tracedStaticEntry(tracing, span, answers, match)
-    const { data } = entry
+    const load = () => versions.staticVersion(match)
+    const version = await tracedStaticVersion(tracing, span, match.page, versions.keptVersion(match), load)
+    const { data } = version
     if (data.statusCode !== 200) {
       metrics?.pageDataAnswered('static', 'not_found')
       return sendAnswer(reply, data, pageCacheControl.error)
     }
     const cacheControl = pageCacheControlOf(match.page, false)
-    if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
-    // Kept for the deployment, so compressed once per coding (the best each does), never per request.
-    const kept = { body: data.body, etag: data.etag, encoded: entry.encodedData }
+    if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
+    const kept = { body: data.body, etag: data.etag, encoded: encodings.of(version) }
     const sent = sender.sendKeptBody(request, reply, kept, { statusCode: data.statusCode, cacheControl, type: jsonType })
     // The sender answered 304 where If-None-Match named any encoding of this data.
-    metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(entry.answer)])
+    metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(version.answer)])
     return sent
   }
 

@@ -8,15 +8,21 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { hostname } from 'node:os'
 import { regeneration } from '../config/content.ts'
 import { assignDigest } from '../src/digest.ts'
-import { PageAnswers, type RegenerationReport, type StaticPageEntry } from '../src/pages/answers.ts'
+import { PageVersions } from '../src/pages/page-versions.ts'
+import type { PageVersion } from '../src/pages/page-version.ts'
+import type { RegenerationReport } from '../src/pages/regeneration.ts'
 import { pageCacheHeader } from '../src/pages/cache-control.ts'
 import type { ServerPage, Site } from '../src/pages/site.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
-import { tracedStaticEntry, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
+import { PageDocuments } from '../src/render/page-documents.ts'
+import { tracedStaticVersion, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
+import revalidate from './revalidate.ts'
 import type { Sender } from '../src/delivery/send.ts'
+import type { PageShare } from '../src/pages/page-share.ts'
+import type { SharedRedis } from '../src/shared-state/redis.ts'
 
 export interface PagesOptions {
   /** The pages to serve, loaded once at start-up (src/pages/site.ts). */
@@ -27,6 +33,8 @@ export interface PagesOptions {
   staticPageCacheEntries: number
   /** How kept page data goes on the wire (src/delivery/send.ts): the one `buildApp` makes. */
   sender: Sender
+  /** REVALIDATE_TOKEN, for `POST /api/revalidate` (plugins/revalidate.ts, registered here with the page versions). */
+  revalidateToken?: string | undefined
 }
 
 /** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
@@ -36,7 +44,8 @@ const pageMethods = ['GET', 'HEAD'] as const
  * Pages: the server's one copy of the page table, served two ways from one loader run. `GET <page path>` answers the
  * page's document (plugins/documents.ts renders it), `GET /_next/data/<id>/<page path>.json` its page data
  * (plugins/page-data.ts). A `static` page instance is loaded once per deployment and its document rendered once;
- * a `dynamic` page is loaded once per request.
+ * a `dynamic` page is loaded once per request. Its page versions (src/pages/page-versions.ts) are made here, once,
+ * and handed to the data route and the revalidate route (plugins/revalidate.ts) as their options.
  */
 async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const { site, content, staticPageCacheEntries } = options
@@ -60,19 +69,17 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     }
     const { digest } = assignDigest(error, 'regeneration')
     traceRegeneration(tracing, report, fastify.deploymentId, digest)
-    fastify.log.error({ ...fields, err: error, digest, retryInMs: regeneration.retryBackoffMs }, 'page regeneration failed')
+    const retryInMs = regeneration.retryBackoffMs
+    fastify.log.error({ ...fields, err: error, digest, retryInMs }, 'page regeneration failed')
   }
 
-  const matchPage = createPageMatcher(site.pages)
   // With REDIS_URL the fleet shares page versions: one loader run per page instance, the same bytes everywhere.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const share = redis
-    ? new (await import('../src/shared-state/shared-pages.ts')).SharedPages({ redis, deploymentId: fastify.deploymentId, log: fastify.log })
-    : undefined
-  const answers = new PageAnswers({
+  const share = redis ? await sharedPages(fastify, redis) : undefined
+  const versions = new PageVersions({
     deploymentId: fastify.deploymentId,
     ...(share ? { share } : {}),
-    matchPage,
+    matchPage: createPageMatcher(site.pages),
     content,
     maxStaticEntries: staticPageCacheEntries,
     loaderTimeoutMs: regeneration.loaderTimeoutMs,
@@ -80,20 +87,24 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     onRegeneration: reportRegeneration,
   })
 
+  // A kept version's document, rendered once; none for a version not kept (past the bound): its requests stream.
+  const documents = new PageDocuments()
+
   /** Says, on a page with `revalidate`, whether its kept version was served fresh or stale. */
-  function markFreshness(reply: FastifyReply, page: ServerPage, entry: StaticPageEntry) {
-    if (page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
+  function markFreshness(reply: FastifyReply, page: ServerPage, version: PageVersion) {
+    if (page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
   }
 
-  fastify.decorate('revalidatePages', function revalidatePages(request: { paths: readonly string[]; tags: readonly string[] } | 'everything') {
-    return answers.revalidate(request, matchPage)
-  })
-  fastify.decorate('regeneratePagesNow', function regeneratePagesNow(request: { paths: readonly string[]; tags: readonly string[] }) {
-    return answers.regenerateNow(request, matchPage)
-  })
   const answerItself = (answer: PageAnswer) => answer
 
-  function answerPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, params: RouteParams, answer: PageAnswer, kept?: KeptDocumentSlot) {
+  function answerPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: ServerPage,
+    params: RouteParams,
+    answer: PageAnswer,
+    kept?: KeptDocumentSlot,
+  ) {
     if ('notFound' in answer) return reply.callNotFound()
     if ('redirect' in answer) return reply.redirect(answer.redirect.destination, answer.redirect.permanent ? 308 : 307)
     return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
@@ -108,35 +119,37 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         const params = (request.params ?? {}) as RouteParams
         if (page.kind === 'dynamic') {
           const query = request.query as Record<string, unknown>
-          const answer = await traceLoader(tracing, request, page, () => answers.load(page, params, query), answerItself)
+          const load = () => versions.load(page, params, query)
+          const answer = await traceLoader(tracing, request, page, load, answerItself)
           return answerPage(request, reply, page, params, answer)
         }
-        const entry = await tracedStaticEntry(tracing, request, answers, { page, params })
-        markFreshness(reply, page, entry)
-        return answerPage(request, reply, page, params, entry.answer, entry.document)
+        const match = { page, params }
+        const load = () => versions.staticVersion(match)
+        const version = await tracedStaticVersion(tracing, request, page, versions.keptVersion(match), load)
+        markFreshness(reply, page, version)
+        const slot = versions.isKept(version) ? documents.slotOf(version) : undefined
+        return answerPage(request, reply, page, params, version.answer, slot)
       },
     })
     fastify.route(methodNotAllowedRoute(fastify, page.path, pageMethods))
   }
 
-  await fastify.register(pageData, { answers, matchPage, tracing, sender: options.sender })
+  await fastify.register(pageData, { versions, tracing, sender: options.sender })
+  // The route only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others' revalidations.
+  await fastify.register(revalidate, { token: options.revalidateToken, pages: versions })
   fastify.log.debug({ pages: site.pages.length }, 'pages ready')
 }
 
+/** The fleet's page versions in Redis, loaded only when REDIS_URL is set. */
+async function sharedPages(fastify: FastifyInstance, redis: SharedRedis): Promise<PageShare> {
+  const [{ SharedPages }, { RedisPageStore }] = await Promise.all([
+    import('../src/shared-state/shared-pages.ts'),
+    import('../src/shared-state/redis-page-store.ts'),
+  ])
+  return new SharedPages(new RedisPageStore({ redis, deploymentId: fastify.deploymentId, log: fastify.log }))
+}
+
 declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * Marks the kept pages at `paths` and those whose answer carries one of `tags` for regeneration, in this process
-     * (plugins/revalidate.ts tells every instance): the paths of the kept page instances named. `everything`: every
-     * kept page (an instance that cannot tell which revalidations it missed).
-     */
-    revalidatePages(request: { paths: readonly string[]; tags: readonly string[] } | 'everything'): string[]
-    /**
-     * Regenerates the kept pages a revalidation this instance takes names, serving their kept versions meanwhile;
-     * resolves once each has its new version: the paths named.
-     */
-    regeneratePagesNow(request: { paths: readonly string[]; tags: readonly string[] }): Promise<string[]>
-  }
   interface FastifyContextConfig {
     /** Set on page routes: the id of the page in the page table. */
     pageId?: string

@@ -7,13 +7,14 @@ import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
-import type { Revalidation } from '../src/shared-state/revalidation-channel.ts'
-import type { RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
 
 export interface RevalidateOptions {
   /** REVALIDATE_TOKEN: the bearer token a call must carry; undefined: no route (this instance still hears the
    * revalidations other instances publish). */
   token: string | undefined
+  /** The kept pages revalidations apply to (src/pages/page-versions.ts): plugins/pages.ts registers this plugin. */
+  pages: RevalidatedPages
 }
 
 type RevalidationRequest = RevalidationMessage
@@ -40,7 +41,10 @@ const responseSchema = {
     properties: {
       revalidated: {
         type: 'object',
-        properties: { paths: { type: 'array', items: { type: 'string' } }, tags: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          paths: { type: 'array', items: { type: 'string' } },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
       },
       /** Instances that applied the call within the wait (config/content.ts ackWaitMs), this one included. */
       instances: { type: 'integer' },
@@ -63,22 +67,22 @@ const responseSchema = {
  * (src/shared-state/cluster-revalidation.ts).
  */
 async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) {
-  const { token } = options
+  const { token, pages } = options
   // config/env.ts checks REVALIDATE_TOKEN's characters and length at start-up; a plugin registered by hand too.
   if (token !== undefined && (typeof token !== 'string' || token.length < revalidation.minTokenLength)) {
     throw new errors.OptionInvalid('token', `a bearer token of at least ${revalidation.minTokenLength} characters`)
   }
-  const apply = (revalidation: Revalidation) => {
-    fastify.revalidatePages(revalidation)
-  }
   // With REDIS_URL every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY every worker
   // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const applyHere = (message: RevalidationMessage) => fastify.regeneratePagesNow(message)
   const channel = redis
-    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({ redis, apply, applyHere, log: fastify.log })
+    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({
+        redis,
+        pages,
+        log: fastify.log,
+      })
     : undefined
-  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ apply, applyHere, log: fastify.log }) : undefined
+  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ pages, log: fastify.log }) : undefined
   fastify.addHook('onClose', async () => {
     await channel?.close()
     siblings?.close()
@@ -91,27 +95,33 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
       const { instances } = await siblings.tell(message)
       return { instances, alive: instances }
     }
-    await applyHere(message)
+    await pages.regenerateNow(message)
     return { instances: 1, alive: 1 }
   }
   // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.
   if (token === undefined) return
   const matchesToken = tokenCheck(token)
 
-  async function revalidateRequested(request: FastifyRequest<{ Body: Partial<RevalidationRequest> }>, reply: FastifyReply) {
+  async function revalidateRequested(
+    request: FastifyRequest<{ Body: Partial<RevalidationRequest> }>,
+    reply: FastifyReply,
+  ) {
     const wanted = { paths: request.body.paths ?? [], tags: request.body.tags ?? [] }
     const startedAt = performance.now()
     const { instances, alive } = await broadcast(wanted)
-    request.log.info({ ...wanted, instances, alive, durationMs: Math.round((performance.now() - startedAt) * 10) / 10 }, 'revalidation told')
-    return reply.code(200).header('cache-control', 'no-store').send({ revalidated: wanted, instances, alive, now: Date.now() })
+    const durationMs = Math.round((performance.now() - startedAt) * 10) / 10
+    request.log.info({ ...wanted, instances, alive, durationMs }, 'revalidation told')
+    const answer = { revalidated: wanted, instances, alive, now: Date.now() }
+    return reply.code(200).header('cache-control', 'no-store').send(answer)
   }
 
   await fastify.register(async function revalidateRoute(scope) {
-    const clientOf = (request: FastifyRequest) => (request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip))
+    const clientOf = (request: FastifyRequest) =>
+      request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip)
     await scope.register(rateLimit, {
       global: false,
       keyGenerator: clientOf,
-      ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis ? { store: sharedRateLimitStore(fastify.sharedRedis) } : {}),
+      ...(redis ? { store: sharedRateLimitStore(redis) } : {}),
       errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
     })
     // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet
@@ -146,4 +156,4 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   })
 }
 
-export default fp(revalidate, { name: 'courier-revalidate', fastify: '5.x', dependencies: ['courier-pages'] })
+export default fp(revalidate, { name: 'courier-revalidate', fastify: '5.x' })

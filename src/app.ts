@@ -38,7 +38,6 @@ import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
 import sharedState from '../plugins/shared-state.ts'
 import sitemap from '../plugins/sitemap.ts'
-import revalidate from '../plugins/revalidate.ts'
 import tracing from '../plugins/tracing.ts'
 
 export interface BuildOptions {
@@ -183,8 +182,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keepDocuments: limits.staticPageCacheEntries > 0,
     sender,
   })
-  await app.register(pages, { site, content, staticPageCacheEntries: limits.staticPageCacheEntries, sender })
-  // The route only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others' revalidations.
-  await app.register(revalidate, { token: config.revalidateToken })
+  // With the revalidate route (only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others').
+  const { staticPageCacheEntries } = limits
+  await app.register(pages, { site, content, staticPageCacheEntries, sender, revalidateToken: config.revalidateToken })
   return app
 }

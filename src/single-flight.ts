@@ -16,6 +16,11 @@ export class SingleFlight<Key, Value> {
     return making
   }
 
+  /** How many keys are being made now. */
+  get size(): number {
+    return this.#running.size
+  }
+
   /** Whether `key` is being made now. */
   has(key: Key): boolean {
     return this.#running.has(key)

@@ -11,7 +11,7 @@ import { ClientGoneError, RenderTimeoutError } from './stream.ts'
 
 /**
  * Renders one document (a page or the error page) for a request and sends it. `kept`: where the document of a page
- * that is the same for every request but for its nonce is kept (a `static` page instance, src/pages/answers.ts).
+ * that is the same for every request but for its nonce is kept (a `static` page version, src/render/page-documents.ts).
  */
 export type RenderDocument = (
   request: FastifyRequest,

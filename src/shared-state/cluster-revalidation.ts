@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
-import type { RevalidationMessage } from './revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from './revalidation-log.ts'
 
 /** The messages between the workers of `WEB_CONCURRENCY` and their primary about revalidations. */
 type ClusterRevalidationMessage =
@@ -26,41 +26,39 @@ function isClusterMessage(value: unknown): value is ClusterRevalidationMessage {
 export function relayRevalidations(): void {
   cluster.on('message', (from: Worker, message: unknown) => {
     if (!isClusterMessage(message) || message.courier !== 'revalidate') return
-    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && worker.isConnected())
-    for (const worker of workers) {
-      if (worker !== from) worker.send({ courier: 'revalidate-apply', paths: message.paths, tags: message.tags } satisfies ClusterRevalidationMessage)
-    }
-    from.send({ courier: 'revalidate-told', id: message.id, instances: workers.length } satisfies ClusterRevalidationMessage)
+    const connected = (worker: Worker | undefined): worker is Worker => worker !== undefined && worker.isConnected()
+    const workers = Object.values(cluster.workers ?? {}).filter(connected)
+    const apply: ClusterRevalidationMessage = { courier: 'revalidate-apply', paths: message.paths, tags: message.tags }
+    for (const worker of workers) if (worker !== from) worker.send(apply)
+    const told: ClusterRevalidationMessage = { courier: 'revalidate-told', id: message.id, instances: workers.length }
+    from.send(told)
   })
 }
 
 /**
  * A worker's side, without Redis (docs/content.md "Across the fleet"): a revalidation this worker takes is applied
- * here (its pages regenerated) and sent to the primary, which passes it on to every other worker; the call's 200 waits for the primary's
- * answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone, with a warn line).
+ * here (its pages regenerated) and sent to the primary, which passes it on to every other worker; the call's 200
+ * waits for the primary's answer (at most config/content.ts clusterAckTimeoutMs, then it reports this worker alone,
+ * with a warn line).
  */
 export interface ClusterRevalidationOptions {
-  /** Applies a sibling's revalidation: requests for a named page wait for its regeneration. */
-  apply: (message: RevalidationMessage) => void
-  /** Applies a revalidation this worker takes: resolves once the pages it keeps are regenerated. */
-  applyHere: (message: RevalidationMessage) => Promise<unknown>
+  /** The pages revalidations apply to: a sibling's as it arrives, this worker's own before the primary is told. */
+  pages: RevalidatedPages
   log: FastifyBaseLogger
 }
 
 export class ClusterRevalidation {
-  readonly #apply: (message: RevalidationMessage) => void
-  readonly #applyHere: (message: RevalidationMessage) => Promise<unknown>
+  readonly #pages: RevalidatedPages
   readonly #log: FastifyBaseLogger
   readonly #waiting = new Map<string, (instances: number) => void>()
   readonly #onMessage = (message: unknown) => {
     if (!isClusterMessage(message)) return
-    if (message.courier === 'revalidate-apply') this.#apply({ paths: message.paths, tags: message.tags })
+    if (message.courier === 'revalidate-apply') this.#pages.revalidate({ paths: message.paths, tags: message.tags })
     else if (message.courier === 'revalidate-told') this.#waiting.get(message.id)?.(message.instances)
   }
 
   constructor(options: ClusterRevalidationOptions) {
-    this.#apply = options.apply
-    this.#applyHere = options.applyHere
+    this.#pages = options.pages
     this.#log = options.log
     process.on('message', this.#onMessage)
   }
@@ -71,7 +69,7 @@ export class ClusterRevalidation {
   }
 
   async tell(message: RevalidationMessage): Promise<{ instances: number }> {
-    await this.#applyHere(message)
+    await this.#pages.regenerateNow(message)
     const id = randomUUID()
     const instances = await new Promise<number>((resolve) => {
       const timer = setTimeout(() => resolve(0), revalidation.clusterAckTimeoutMs)
@@ -80,7 +78,8 @@ export class ClusterRevalidation {
         resolve(count)
       })
       try {
-        process.send?.({ courier: 'revalidate', id, paths: message.paths, tags: message.tags } satisfies ClusterRevalidationMessage)
+        const told: ClusterRevalidationMessage = { courier: 'revalidate', id, paths: message.paths, tags: message.tags }
+        process.send?.(told)
       } catch {
         resolve(0)
       }

@@ -13,18 +13,14 @@ import {
   revalidationKeys,
   revalidationsSince,
   type LoggedRevalidation,
+  type RevalidatedPages,
   type RevalidationMessage,
 } from './revalidation-log.ts'
 
-/** What an instance applies: a revalidation, or every kept page when it cannot know what it missed. */
-export type Revalidation = RevalidationMessage | 'everything'
-
 export interface RevalidationChannelOptions {
   redis: SharedRedis
-  /** Applies another instance's revalidation: requests for a named page wait for its regeneration. */
-  apply: (revalidation: Revalidation) => void
-  /** Applies a revalidation this instance takes: resolves once the pages it keeps are regenerated. */
-  applyHere: (message: RevalidationMessage) => Promise<unknown>
+  /** The pages revalidations apply to: another instance's as it arrives, this instance's own before it is told. */
+  pages: RevalidatedPages
   log: FastifyBaseLogger
   /** How often the newest number is checked (config/content.ts; tests shorten it). */
   versionCheckMs?: number
@@ -33,18 +29,17 @@ export interface RevalidationChannelOptions {
 /**
  * Revalidations told to every instance through Redis (REDIS_URL; docs/content.md "Across the fleet"). The instance
  * that takes a call numbers it and keeps it in the revalidation log, regenerates the pages it keeps, then publishes
- * it; every other instance applies it as the message arrives. Each instance remembers the newest number it applied: a message
- * that skips numbers, or the check of the newest number every second, makes it read what it missed from the log (a
- * dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
- * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the
- * number the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never
- * fails. A subscription of its own (a Redis connection in subscriber mode serves nothing else), resubscribed by
- * ioredis after a reconnection.
+ * it; every other instance applies it as the message arrives. Each instance remembers the newest number it applied: a
+ * message that skips numbers, or the check of the newest number every second, makes it read what it missed from the
+ * log (a dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
+ * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the number
+ * the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never fails. A
+ * subscription of its own (a Redis connection in subscriber mode serves nothing else), resubscribed by ioredis after a
+ * reconnection.
  */
 export class RevalidationChannel {
   readonly #redis: SharedRedis
-  readonly #apply: (revalidation: Revalidation) => void
-  readonly #applyHere: (message: RevalidationMessage) => Promise<unknown>
+  readonly #pages: RevalidatedPages
   readonly #log: FastifyBaseLogger
   readonly #subscriber: Redis
   readonly #timer: NodeJS.Timeout
@@ -63,8 +58,7 @@ export class RevalidationChannel {
 
   constructor(options: RevalidationChannelOptions) {
     this.#redis = options.redis
-    this.#apply = options.apply
-    this.#applyHere = options.applyHere
+    this.#pages = options.pages
     this.#log = options.log
     // Queued while connecting (the subscription waits for the connection); the shared client's options otherwise.
     this.#subscriber = this.#redis.client.duplicate({ enableOfflineQueue: true })
@@ -85,7 +79,7 @@ export class RevalidationChannel {
    */
   async tell(message: RevalidationMessage): Promise<{ instances: number; alive: number }> {
     const alone = async (warning: string, error?: unknown) => {
-      await this.#applyHere(message)
+      await this.#pages.regenerateNow(message)
       this.#log.warn({ ...(error === undefined ? {} : { err: error }), ...message }, warning)
       return { instances: 1, alive: 1 }
     }
@@ -100,7 +94,7 @@ export class RevalidationChannel {
     this.#taking.add(logged.seq)
     try {
       await this.#catchUp(logged.seq - 1, readLogged(logged.text)?.epoch)
-      await this.#applyHere(message)
+      await this.#pages.regenerateNow(message)
     } finally {
       this.#taking.delete(logged.seq)
     }
@@ -121,13 +115,17 @@ export class RevalidationChannel {
     const deadline = performance.now() + revalidation.ackWaitMs
     for (;;) {
       const instances = await acknowledgements(this.#redis, seq)
-      if (instances >= this.#alive || performance.now() >= deadline) return { instances, alive: Math.max(this.#alive, instances) }
+      if (instances >= this.#alive || performance.now() >= deadline) {
+        return { instances, alive: Math.max(this.#alive, instances) }
+      }
       await new Promise((resolve) => setTimeout(resolve, revalidation.ackPollMs))
     }
   }
 
   #acknowledge(seq: number): Promise<void> {
-    return acknowledgeRevalidation(this.#redis, seq, this.#self).catch((error: unknown) => this.#redis.commandFailed(error, 'revalidation ack'))
+    return acknowledgeRevalidation(this.#redis, seq, this.#self).catch((error: unknown) =>
+      this.#redis.commandFailed(error, 'revalidation ack'),
+    )
   }
 
   #heard(text: string) {
@@ -161,7 +159,8 @@ export class RevalidationChannel {
   #catchUp(seq: number, epoch: string | undefined, known?: LoggedRevalidation): Promise<void> {
     this.#catchingUp = this.#catchingUp.then(async () => {
       if (epoch !== undefined && this.#epoch !== undefined && (epoch !== this.#epoch || seq < (this.#applied ?? 0))) {
-        this.#log.warn({ applied: this.#applied, newest: seq }, 'revalidation state in redis is new (restarted or emptied): regenerating every kept page')
+        const says = 'revalidation state in redis is new (restarted or emptied): regenerating every kept page'
+        this.#log.warn({ applied: this.#applied, newest: seq }, says)
         this.#applied = undefined
       }
       if (epoch !== undefined) this.#epoch = epoch
@@ -170,14 +169,14 @@ export class RevalidationChannel {
         // The first number this instance learns (at start, once Redis is reachable, or in a new epoch): a page it kept
         // before may have been named meanwhile. Each is checked against the fleet's version (no loader runs when it
         // is current).
-        this.#apply('everything')
+        this.#pages.revalidate('everything')
         this.#applied = seq
         if (seq > 0) await this.#acknowledge(seq)
         return
       }
       if (seq <= applied) return
       if (known && seq === applied + 1) {
-        if (!this.#taking.has(seq)) this.#apply(known)
+        if (!this.#taking.has(seq)) this.#pages.revalidate(known)
         this.#applied = seq
         await this.#acknowledge(seq)
         return
@@ -191,9 +190,9 @@ export class RevalidationChannel {
       }
       if (missed === 'gone') {
         this.#log.warn({ applied, newest: seq }, 'revalidation log does not reach back: regenerating every kept page')
-        this.#apply('everything')
+        this.#pages.revalidate('everything')
       } else {
-        for (const message of missed) if (!this.#taking.has(message.seq)) this.#apply(message)
+        for (const message of missed) if (!this.#taking.has(message.seq)) this.#pages.revalidate(message)
       }
       this.#applied = Math.max(this.#applied ?? 0, seq)
       await this.#acknowledge(seq)

@@ -8,6 +8,20 @@ export interface RevalidationMessage {
   tags: string[]
 }
 
+/** What an instance applies: a revalidation, or every kept page when it cannot know what it missed. */
+export type Revalidation = RevalidationMessage | 'everything'
+
+/**
+ * The kept pages a revalidation reaches (src/pages/page-versions.ts): the revalidate route, the Redis channel and
+ * the workers' messages all apply revalidations to it.
+ */
+export interface RevalidatedPages {
+  /** Another instance's revalidation: requests for a named page wait for its one regeneration. */
+  revalidate(revalidation: Revalidation): unknown
+  /** One this instance takes: resolves once the pages it keeps are regenerated (kept versions served meanwhile). */
+  regenerateNow(message: RevalidationMessage): Promise<unknown>
+}
+
 /** A revalidation as the fleet keeps it: numbered in order, with the instance that took the call. */
 export interface LoggedRevalidation extends RevalidationMessage {
   seq: number
@@ -51,7 +65,10 @@ redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
 for index = 1, 3 do redis.call('PEXPIRE', KEYS[index], ARGV[4]) end
 return { seq, text }`
 
-export async function appendRevalidation(redis: SharedRedis, message: RevalidationMessage & { from: string }): Promise<{ seq: number; text: string }> {
+export async function appendRevalidation(
+  redis: SharedRedis,
+  message: RevalidationMessage & { from: string },
+): Promise<{ seq: number; text: string }> {
   const keys = revalidationKeys(redis)
   const json = JSON.stringify({ paths: message.paths, tags: message.tags, from: message.from })
   const [seq, text] = (await redis.client.eval(
@@ -140,8 +157,10 @@ export function readLogged(text: string): LoggedRevalidation | undefined {
   }
   if (typeof value !== 'object' || value === null) return undefined
   const { seq, paths, tags, from, epoch } = value as Record<string, unknown>
-  const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((item) => typeof item === 'string')
-  if (!Number.isSafeInteger(seq) || typeof from !== 'string' || typeof epoch !== 'string' || !strings(paths) || !strings(tags)) return undefined
+  const strings = (list: unknown): list is string[] =>
+    Array.isArray(list) && list.every((item) => typeof item === 'string')
+  if (!Number.isSafeInteger(seq) || typeof from !== 'string' || typeof epoch !== 'string') return undefined
+  if (!strings(paths) || !strings(tags)) return undefined
   return { seq: seq as number, paths, tags, from, epoch }
 }
 
@@ -152,11 +171,16 @@ const lateArrivals = 64
  * The revalidations numbered after `since` up to `upTo`, oldest first; `gone` when the log no longer reaches back
  * that far (trimmed, or Redis lost it): the caller must then assume any page may have been named.
  */
-export async function revalidationsSince(redis: SharedRedis, since: number, upTo: number): Promise<LoggedRevalidation[] | 'gone'> {
+export async function revalidationsSince(
+  redis: SharedRedis,
+  since: number,
+  upTo: number,
+): Promise<LoggedRevalidation[] | 'gone'> {
   if (upTo <= since) return []
   if (upTo - since > revalidation.logLength) return 'gone'
   // Newest first: revalidations numbered after `upTo` may have joined since it was read, so a few more are read.
-  const texts = await redis.client.lrange(revalidationKeys(redis).log, 0, Math.min(upTo - since + lateArrivals, revalidation.logLength) - 1)
+  const count = Math.min(upTo - since + lateArrivals, revalidation.logLength)
+  const texts = await redis.client.lrange(revalidationKeys(redis).log, 0, count - 1)
   const entries = texts
     .map(readLogged)
     .filter((entry): entry is LoggedRevalidation => entry !== undefined && entry.seq > since && entry.seq <= upTo)

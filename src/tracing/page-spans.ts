@@ -1,8 +1,7 @@
 import { pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
 import { deploymentIdAttribute } from '../../config/tracing.ts'
-import type { PageAnswers, RegenerationReport, StaticPageEntry } from '../pages/answers.ts'
+import type { RegenerationReport } from '../pages/regeneration.ts'
 import type { ServerPage } from '../pages/site.ts'
-import type { PageMatch } from '../../site/match.ts'
 import type { SpanParent, Tracing } from './tracing.ts'
 
 /**
@@ -31,34 +30,44 @@ export function traceLoader<T>(
  */
 function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
   if (!tracing.isRecording(parent)) return
-  tracing.setAttributes(parent, { 'courier.page.id': page.id, 'courier.page.kind': page.kind, 'courier.loader.answer': pageAnswerKind(answer), 'courier.loader.kept': true })
+  tracing.setAttributes(parent, {
+    'courier.page.id': page.id,
+    'courier.page.kind': page.kind,
+    'courier.loader.answer': pageAnswerKind(answer),
+    'courier.loader.kept': true,
+  })
 }
 
 /**
- * A `static` page instance's entry, traced: the one kept for the deployment as it is (its answer on `parent`), or,
- * before its first loader run has ended, that run's (or the wait for it) under a loader span.
+ * A `static` page instance's version, traced: the one kept for the deployment as it is (`kept`, its answer on
+ * `parent`), or, before its first loader run has ended, that run's (or the wait for it, `load`) under a loader span.
  */
-export function tracedStaticEntry(
+export function tracedStaticVersion<T extends { answer: PageAnswer }>(
   tracing: Tracing,
   parent: SpanParent,
-  answers: PageAnswers,
-  match: PageMatch<ServerPage>,
-): StaticPageEntry | Promise<StaticPageEntry> {
-  const kept = answers.keptEntry(match)
+  page: ServerPage,
+  kept: T | undefined,
+  load: () => Promise<T>,
+): T | Promise<T> {
   if (kept) {
-    traceKeptAnswer(tracing, parent, match.page, kept.answer)
+    traceKeptAnswer(tracing, parent, page, kept.answer)
     return kept
   }
-  return traceLoader(tracing, parent, match.page, () => answers.staticEntry(match), (entry) => entry.answer)
+  return traceLoader(tracing, parent, page, load, (version) => version.answer)
 }
 
 /**
- * A kept page's regeneration, made when its end is reported (src/pages/answers.ts): the root of a trace of its own,
- * since no request waits for it (a stale page's runs behind the request that found it stale; one on demand runs on
- * every instance told). It starts the duration measured before its end. A failure: ERROR, its exception and the
+ * A kept page's regeneration, made when its end is reported (src/pages/regeneration.ts): the root of a trace of its
+ * own, since no request waits for it (a stale page's runs behind the request that found it stale; one on demand runs
+ * on every instance told). It starts the duration measured before its end. A failure: ERROR, its exception and the
  * digest of its log line. Nothing with tracing off.
  */
-export function traceRegeneration(tracing: Tracing, report: RegenerationReport, deploymentId: string, digest?: string): void {
+export function traceRegeneration(
+  tracing: Tracing,
+  report: RegenerationReport,
+  deploymentId: string,
+  digest?: string,
+): void {
   if (!tracing.enabled) return
   const endedAt = performance.now()
   const span = tracing.startRootSpan('courier.page_regeneration', {

@@ -2,11 +2,12 @@ import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { siteContent } from '../helpers/content.ts'
 import { createPageMatcher } from '../../site/match.ts'
-import { PageAnswers, type RegenerationReport } from '../../src/pages/answers.ts'
+import { PageVersions } from '../../src/pages/page-versions.ts'
+import type { RegenerationReport } from '../../src/pages/regeneration.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
 import type { LoaderAnswer } from '../../site/page-types.ts'
 
-/** A page with `revalidate` whose loader answers what `next` says, counting its runs. */
+/** A page with `revalidate` whose loader versions what `next` says, counting its runs. */
 function versionedPage(revalidate: number | undefined) {
   const state = { runs: 0, version: 1, fail: false, hang: false, gone: false }
   const page: ServerPage = {
@@ -30,64 +31,65 @@ function setUp(revalidate: number | undefined, options: { loaderTimeoutMs?: numb
   const { page, state } = versionedPage(revalidate)
   const clock = { now: 1_000_000 }
   const reports: RegenerationReport[] = []
-  const answers = new PageAnswers({
+  const matchPage = createPageMatcher([page])
+  const versions = new PageVersions({
     deploymentId: 'd1',
     content: siteContent,
+    matchPage,
     maxStaticEntries: 10,
     now: () => clock.now,
     onRegeneration: (report) => reports.push(report),
     ...options,
   })
-  const matchPage = createPageMatcher([page])
   const match = matchPage('/versioned/a')!
   const versionOf = async () => {
-    const entry = answers.keptEntry(match) ?? (await answers.staticEntry(match))
-    return { version: (JSON.parse(entry.data.body) as { pageProps: { version: number } }).pageProps.version, entry }
+    const version = versions.keptVersion(match) ?? (await versions.staticVersion(match))
+    return { version: (JSON.parse(version.data.body) as { pageProps: { version: number } }).pageProps.version, entry: version }
   }
-  return { answers, state, clock, reports, match, matchPage, versionOf }
+  return { versions, state, clock, reports, match, matchPage, versionOf }
 }
 
 t.test('revalidate N: fresh for N s, then the kept version at once (stale) and one regeneration; later the new one', async (t) => {
-  const { answers, state, clock, reports, versionOf } = setUp(60)
+  const { versions, state, clock, reports, versionOf } = setUp(60)
   const first = await versionOf()
   t.equal(first.version, 1)
-  t.notOk(answers.isStale(first.entry))
+  t.notOk(versions.isStale(first.entry))
   state.version = 2
   clock.now += 59_000
   t.equal((await versionOf()).version, 1, 'still fresh at 59 s: no loader run')
   t.equal(state.runs, 1)
   clock.now += 2_000
   const stale = await Promise.all([versionOf(), versionOf(), versionOf()])
-  t.ok(stale.every((answer) => answer.version === 1 && answers.isStale(answer.entry)), 'stale requests get the kept version at once')
+  t.ok(stale.every((answer) => answer.version === 1 && versions.isStale(answer.entry)), 'stale requests get the kept version at once')
   await sleep(5)
   t.equal(state.runs, 2, 'one regeneration for all of them')
   const fresh = await versionOf()
   t.equal(fresh.version, 2, 'the next request gets the new version')
-  t.notOk(answers.isStale(fresh.entry))
+  t.notOk(versions.isStale(fresh.entry))
   t.not(fresh.entry.data.etag, first.entry.data.etag, 'with a new ETag')
   t.match(reports, [{ path: '/versioned/a', reason: 'time', outcome: 'regenerated' }])
 })
 
 t.test('on demand by path or tag: requests wait for the one regeneration, then every one gets the new version', async (t) => {
-  const { answers, state, reports, matchPage, versionOf } = setUp(undefined)
+  const { versions, state, reports, versionOf } = setUp(undefined)
   t.equal((await versionOf()).version, 1)
   state.version = 2
-  t.same(answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage), ['/versioned/a'])
+  t.same(versions.revalidate({ paths: ['/versioned/a'], tags: [] }), ['/versioned/a'])
   const after = await Promise.all([versionOf(), versionOf()])
   t.same(after.map((answer) => answer.version), [2, 2])
   t.equal(state.runs, 2, 'one loader run')
   state.version = 3
-  t.same(answers.revalidate({ paths: [], tags: ['one:a'] }, matchPage), ['/versioned/a'])
+  t.same(versions.revalidate({ paths: [], tags: ['one:a'] }), ['/versioned/a'])
   t.equal((await versionOf()).version, 3)
-  t.same(answers.revalidate({ paths: ['/versioned/never-asked'], tags: ['nobody'] }, matchPage), [], 'nothing kept: nothing named')
+  t.same(versions.revalidate({ paths: ['/versioned/never-asked'], tags: ['nobody'] }), [], 'nothing kept: nothing named')
   t.match(reports, [{ reason: 'path' }, { reason: 'tag' }])
 })
 
 t.test('a failed or timed-out regeneration keeps the last good version, retried after the back-off', async (t) => {
-  const { answers, state, clock, reports, matchPage, versionOf } = setUp(undefined, { loaderTimeoutMs: 50, retryBackoffMs: 5_000 })
+  const { versions, state, clock, reports, versionOf } = setUp(undefined, { loaderTimeoutMs: 50, retryBackoffMs: 5_000 })
   t.equal((await versionOf()).version, 1)
   state.fail = true
-  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  versions.revalidate({ paths: ['/versioned/a'], tags: [] })
   t.equal((await versionOf()).version, 1, 'a throwing loader: the kept version')
   t.equal((await versionOf()).version, 1, 'in the back-off: no new run')
   t.equal(state.runs, 2)
@@ -95,7 +97,7 @@ t.test('a failed or timed-out regeneration keeps the last good version, retried 
   state.fail = false
   state.hang = true
   clock.now += 5_000
-  t.equal((await versionOf()).version, 1, 'a loader that never answers: the kept version after the time-out')
+  t.equal((await versionOf()).version, 1, 'a loader that never versions: the kept version after the time-out')
   t.match(reports.at(-1), { outcome: 'failed', error: { name: 'LoaderTimeoutError' } })
   state.hang = false
   state.version = 2
@@ -103,18 +105,18 @@ t.test('a failed or timed-out regeneration keeps the last good version, retried 
   t.equal((await versionOf()).version, 2, 'after the back-off, retried: the new version')
 })
 
-t.test('a page whose loader now says not found is removed: its path answers not found', async (t) => {
-  const { answers, state, reports, match, matchPage, versionOf } = setUp(undefined)
+t.test('a page whose loader now says not found is removed: its path versions not found', async (t) => {
+  const { versions, state, reports, match, versionOf } = setUp(undefined)
   await versionOf()
   state.gone = true
-  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
-  t.same((await answers.staticEntry(match)).answer, { notFound: true })
-  t.equal(answers.keptEntry(match), undefined)
+  versions.revalidate({ paths: ['/versioned/a'], tags: [] })
+  t.same((await versions.staticVersion(match)).answer, { notFound: true })
+  t.equal(versions.keptVersion(match), undefined)
   t.match(reports, [{ outcome: 'removed' }])
 })
 
 t.test('named again while its regeneration runs: once more after it, so a change read too late is not lost', async (t) => {
-  const { answers, state, reports, matchPage, versionOf } = setUp(undefined)
+  const { versions, state, reports, matchPage, versionOf } = setUp(undefined)
   t.equal((await versionOf()).version, 1)
   state.version = 2
   let release: () => void = () => undefined
@@ -130,10 +132,10 @@ t.test('named again while its regeneration runs: once more after it, so a change
     if (calls === 1) await gate
     return answer
   }
-  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  versions.revalidate({ paths: ['/versioned/a'], tags: [] })
   await sleep(1)
   load.version = 3
-  answers.revalidate({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  versions.revalidate({ paths: ['/versioned/a'], tags: [] })
   release()
   await sleep(5)
   t.equal((await versionOf()).version, 3, 'the second naming is served, not the version read before it')
@@ -142,7 +144,7 @@ t.test('named again while its regeneration runs: once more after it, so a change
 })
 
 t.test('regenerated now, for the instance that takes the call: requests keep the kept version until the new one is in', async (t) => {
-  const { answers, state, match, matchPage, versionOf } = setUp(undefined)
+  const { versions, state, match, versionOf } = setUp(undefined)
   t.equal((await versionOf()).version, 1)
   state.version = 2
   const page = match.page
@@ -154,12 +156,12 @@ t.test('regenerated now, for the instance that takes the call: requests keep the
     await gate
     return answer
   }
-  const regenerating = answers.regenerateNow({ paths: ['/versioned/a'], tags: [] }, matchPage)
+  const regenerating = versions.regenerateNow({ paths: ['/versioned/a'], tags: [] })
   await sleep(1)
-  t.ok(answers.keptEntry(match), 'the kept entry is still served at once while the loader runs')
+  t.ok(versions.keptVersion(match), 'the kept version is still served at once while the loader runs')
   t.equal((await versionOf()).version, 1, 'with the version before')
   release()
   t.same(await regenerating, ['/versioned/a'], 'resolves with the paths named once regenerated')
   t.equal((await versionOf()).version, 2, 'then the new version')
-  t.same(await answers.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }, matchPage), [], 'nothing kept: nothing named')
+  t.same(await versions.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }), [], 'nothing kept: nothing named')
 })

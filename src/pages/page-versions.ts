@@ -1,0 +1,140 @@
+import type { PageMatch } from '../../site/match.ts'
+import type { PageAnswer } from '../../site/page-data.ts'
+import type { RouteParams } from '../../site/page-types.ts'
+import type { ContentSource } from '../content/content-source.ts'
+import type { Revalidation, RevalidatedPages } from '../shared-state/revalidation-log.ts'
+import { SingleFlight } from '../single-flight.ts'
+import { withLoaderTimeout } from './loader-timeout.ts'
+import { loadHere, type PageShare } from './page-share.ts'
+import { pageKey, type PageVersion } from './page-version.ts'
+import { Regenerations, type RegenerationReport } from './regeneration.ts'
+import { RetryBackoff } from './retry-backoff.ts'
+import type { ServerPage } from './site.ts'
+import { VersionSource } from './version-source.ts'
+import { PageVersionStore, type RevalidationRequest } from './version-store.ts'
+
+export interface PageVersionsOptions {
+  deploymentId: string
+  /** What loaders read the site's content from (CONTENT_DIR). */
+  content: ContentSource
+  /** Reads a path as the server's routes do (site/match.ts): data URLs, revalidations and shared versions alike. */
+  matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
+  /** At most this many `static` page instances kept (config/server.ts). */
+  maxStaticEntries: number
+  /** A loader run for a `static` instance that has not answered by then fails (config/content.ts). */
+  loaderTimeoutMs?: number
+  /** After a failed regeneration, the next waits this long (config/content.ts). */
+  retryBackoffMs?: number
+  /** Told of every regeneration's end. */
+  onRegeneration?: (report: RegenerationReport) => void
+  /** With REDIS_URL: the versions the fleet shares; without, every loader run is this instance's own. */
+  share?: PageShare
+  /** The clock (tests move it). */
+  now?: () => number
+}
+
+/**
+ * The pages' answers, owned in one place: the HTML route and the data route ask here, so a page's document and its
+ * data come from one loader run and one version; `POST /api/revalidate` and the revalidations other instances publish
+ * name versions here. A `static` page instance is loaded once per deployment (concurrent first requests share one
+ * run); a failed run or a not-found answer is not kept, so unknown paths cannot fill the store. Which version is
+ * current is the store's (src/pages/version-store.ts); loading again is the regenerations' (src/pages/regeneration.ts).
+ */
+export class PageVersions implements RevalidatedPages {
+  /** Reads a path as the server's routes do. */
+  readonly match: (pathname: string) => PageMatch<ServerPage> | undefined
+  readonly #store: PageVersionStore
+  readonly #source: VersionSource
+  readonly #regenerations: Regenerations
+  readonly #loaderTimeoutMs: number
+  /** First loader runs of `static` instances, by key. */
+  readonly #firstLoads = new SingleFlight<string, PageVersion>()
+
+  constructor(options: PageVersionsOptions) {
+    const now = options.now ?? Date.now
+    this.match = options.matchPage
+    this.#loaderTimeoutMs = options.loaderTimeoutMs ?? Number.POSITIVE_INFINITY
+    this.#store = new PageVersionStore(options.maxStaticEntries)
+    const { deploymentId, content, matchPage } = options
+    this.#source = new VersionSource({ deploymentId, content, matchPage, share: options.share ?? loadHere, now })
+    this.#regenerations = new Regenerations({
+      store: this.#store,
+      source: this.#source,
+      backoff: new RetryBackoff(options.retryBackoffMs ?? 0, now),
+      loaderTimeoutMs: this.#loaderTimeoutMs,
+      onRegeneration: options.onRegeneration ?? (() => undefined),
+      now,
+    })
+  }
+
+  /** The answer of a `dynamic` page for this request. */
+  load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
+    return this.#source.load(page, params, query)
+  }
+
+  /**
+   * The current version of a `static` page instance when it may be served now: no loader runs and nothing is awaited.
+   * Past its `revalidate` time it is still given (stale: `isStale`), and one regeneration starts. Undefined before
+   * its first loader run has ended, or once a revalidation named it (then `staticVersion`).
+   */
+  keptVersion(match: PageMatch<ServerPage>): PageVersion | undefined {
+    if (this.#store.size === 0) return undefined
+    const current = this.#store.get(pageKey(match))
+    return current && this.#regenerations.servable(current)
+  }
+
+  /** Whether a version is past its page's `revalidate` time: served while its regeneration runs. */
+  isStale(version: PageVersion): boolean {
+    return this.#regenerations.isStale(version)
+  }
+
+  /** Whether `version` is kept (its document too); one past the bound, or replaced, is not: its document streams. */
+  isKept(version: PageVersion): boolean {
+    return this.#store.isCurrent(version)
+  }
+
+  /** The version of a `static` page instance, loaded on first use, regenerated first when a revalidation named it. */
+  staticVersion(match: PageMatch<ServerPage>): Promise<PageVersion> {
+    const key = pageKey(match)
+    const current = this.#store.get(key)
+    if (current) {
+      const named = this.#regenerations.awaitNamed(current)
+      return named ? named.then((version) => version ?? this.staticVersion(match)) : Promise.resolve(current.version)
+    }
+    const pending = this.#firstLoads.get(key)
+    if (pending) return pending
+    const first = () => withLoaderTimeout(this.#first(match), this.#loaderTimeoutMs)
+    // Past the bound, an instance is loaded per request and not kept.
+    if (this.#store.size + this.#firstLoads.size >= this.#store.maxEntries) return first()
+    // A failed run is not kept: the request that ran it reports the failure, the next runs it again.
+    return this.#firstLoads.run(key, () =>
+      first().then((version) => {
+        if (!('notFound' in version.answer)) this.#store.set(version, match)
+        return version
+      }),
+    )
+  }
+
+  async #first(match: PageMatch<ServerPage>): Promise<PageVersion> {
+    const fits = (version: { generatedAt: number }) => !this.#source.isPast(match.page, version.generatedAt)
+    return (await this.#source.make(match, fits)).version
+  }
+
+  /**
+   * Marks the kept instances a revalidation names (its paths, any spelling; its tags; or every one) for regeneration
+   * and starts each one's: requests for them wait for it. Returns the paths of the instances named.
+   */
+  revalidate(request: Revalidation): string[] {
+    return this.#regenerations.name(this.#store.named(request, this.match))
+  }
+
+  /**
+   * Regenerates the kept instances a revalidation names while requests keep getting their kept versions, and resolves
+   * once each has its new version (or has failed and kept the last good one): the instance that takes
+   * `POST /api/revalidate` answers after this, as Next's `res.revalidate()` does, so the loader's time is the call's,
+   * not its visitors'. Returns the paths of the instances named.
+   */
+  regenerateNow(request: RevalidationRequest): Promise<string[]> {
+    return this.#regenerations.regenerateNow(this.#store.named(request, this.match))
+  }
+}

@@ -1,0 +1,73 @@
+import type { PageMatch } from '../../site/match.ts'
+import type { PageAnswer } from '../../site/page-data.ts'
+import type { RouteParams } from '../../site/page-types.ts'
+import type { RevalidationMessage } from '../shared-state/revalidation-log.ts'
+import type { PageShare } from './page-share.ts'
+import { pageKey, pageVersion, staleAtOf, type LoadedVersion, type PageVersion } from './page-version.ts'
+import { runLoader, type LoaderContext } from './run-loader.ts'
+import type { ServerPage } from './site.ts'
+
+export interface VersionSourceOptions extends LoaderContext {
+  /** Where versions are produced: once for the fleet with REDIS_URL, here otherwise (src/pages/page-share.ts). */
+  share: PageShare
+  /** Reads a path as the server's routes do: a revalidation of any spelling of its path names a shared version. */
+  matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
+  now: () => number
+}
+
+/**
+ * Where page answers come from: a `dynamic` page's loader per request, a `static` instance's version from the loader
+ * or, with REDIS_URL, from the version the fleet shares (one loader run fleet-wide). A `static` loader sees no query
+ * (no query can change what is kept).
+ */
+export class VersionSource {
+  readonly #context: LoaderContext
+  readonly #share: PageShare
+  readonly #matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
+  readonly #now: () => number
+
+  constructor(options: VersionSourceOptions) {
+    this.#context = { deploymentId: options.deploymentId, content: options.content }
+    this.#share = options.share
+    this.#matchPage = options.matchPage
+    this.#now = options.now
+  }
+
+  /** The answer of a `dynamic` page for this request. */
+  async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
+    return (await runLoader(page, params, query, this.#context)).answer
+  }
+
+  /** Whether a version loaded at `generatedAt` is past its page's `revalidate` time. */
+  isPast(page: ServerPage, generatedAt: number): boolean {
+    const staleAt = staleAtOf(page, generatedAt)
+    return staleAt !== undefined && this.#now() >= staleAt
+  }
+
+  /**
+   * A version of `match`: the fleet's when `fits` takes it (and no revalidation named it since its loader started),
+   * else one its loader makes; and whether the loader ran here.
+   */
+  async make(
+    match: PageMatch<ServerPage>,
+    fits: (version: LoadedVersion) => boolean,
+  ): Promise<{ version: PageVersion; loaderRan: boolean }> {
+    const key = pageKey(match)
+    const load = async (): Promise<LoadedVersion> => {
+      const { answer, tags } = await runLoader(match.page, match.params, {}, this.#context)
+      return { answer, tags, generatedAt: this.#now() }
+    }
+    const isNamed = (message: RevalidationMessage, tags: readonly string[]) => this.#names(message, key, tags)
+    const { version, loaderRan } = await this.#share.produce(key, { fits, isNamed }, load)
+    return { version: pageVersion(match, version), loaderRan }
+  }
+
+  /** Whether a revalidation names the page instance `key` (any spelling of its path) or one of its version's tags. */
+  #names(message: RevalidationMessage, key: string, tags: readonly string[]): boolean {
+    if (message.tags.some((tag) => tags.includes(tag))) return true
+    return message.paths.some((path) => {
+      const match = this.#matchPage(path)
+      return match !== undefined && pageKey(match) === key
+    })
+  }
+}
