@@ -29,7 +29,8 @@ export function parseAbArguments(argv: readonly string[]): { other: string } | u
     } else if (argument.startsWith('--ab=')) {
       value = argument.slice('--ab='.length)
     } else {
-      throw new AbArgumentError(`unknown argument ${JSON.stringify(argument)}: the bench takes --ab <checkout or git ref> only`)
+      const told = JSON.stringify(argument)
+      throw new AbArgumentError(`unknown argument ${told}: the bench takes --ab <checkout or git ref> only`)
     }
     if (value === undefined || value.trim() === '' || value.startsWith('-')) {
       throw new AbArgumentError('--ab needs the other checkout: a folder holding one, or a git ref (--ab main)')
@@ -68,7 +69,8 @@ export interface AbComparison {
 export function compareRuns(runs: AbRuns): AbComparison {
   const beforeRps = median(runs.before)
   const afterRps = median(runs.after)
-  return { target: runs.target, beforeRps, afterRps, ratio: ratio(afterRps, beforeRps), passes: Math.min(runs.before.length, runs.after.length) }
+  const passes = Math.min(runs.before.length, runs.after.length)
+  return { target: runs.target, beforeRps, afterRps, ratio: ratio(afterRps, beforeRps), passes }
 }
 
 /** Whether a target is run again: its ratio is under the floor (a target without a ratio is not: nothing to judge). */
@@ -101,9 +103,8 @@ export function formatAbTable(results: readonly AbResult[]): string {
     const decided = verdictOf(result).ratio
     const met = decided === null ? 'not measured' : decided >= abFloor ? 'met' : 'not met'
     const rerunText = rerun ? formatRatio(rerun.ratio) : ''
-    lines.push(
-      `| ${first.target} | ${formatRps(first.beforeRps)} | ${formatRps(first.afterRps)} | ${formatRatio(first.ratio)} | ${rerunText} | ${met} |`,
-    )
+    const rps = `${formatRps(first.beforeRps)} | ${formatRps(first.afterRps)}`
+    lines.push(`| ${first.target} | ${rps} | ${formatRatio(first.ratio)} | ${rerunText} | ${met} |`)
   }
   const decided = results.flatMap((result) => verdictOf(result).ratio ?? [])
   const lowest = decided.length ? Math.min(...decided) : null

@@ -16,7 +16,16 @@ import path from 'node:path'
 import { buildState } from '../src/build/ensure-build.mjs'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
-import { abFloor, compareRuns, formatAbTable, needsRerun, sidesInPass, type AbResult, type AbRuns, type AbSide } from './ab-options.ts'
+import {
+  abFloor,
+  compareRuns,
+  formatAbTable,
+  needsRerun,
+  sidesInPass,
+  type AbResult,
+  type AbRuns,
+  type AbSide,
+} from './ab-options.ts'
 import { readDeploymentId } from './build-output.ts'
 import { load, processLimits, projectRoot } from './config.ts'
 import { imageTarget, primeImage } from './images.ts'
@@ -44,7 +53,8 @@ async function checkoutOf(other: string): Promise<Checkout> {
   }
   let commit: string
   try {
-    commit = execFileSync('git', ['rev-parse', '--verify', '--quiet', `${other}^{commit}`], { cwd: projectRoot, encoding: 'utf8' }).trim()
+    const args = ['rev-parse', '--verify', '--quiet', `${other}^{commit}`]
+    commit = execFileSync('git', args, { cwd: projectRoot, encoding: 'utf8' }).trim()
   } catch {
     throw new Error(`--ab ${other}: neither a folder nor a git ref of ${projectRoot}`)
   }
@@ -57,7 +67,8 @@ async function checkoutOf(other: string): Promise<Checkout> {
 async function readyCheckout(checkout: Checkout, progress: (message: string) => void): Promise<void> {
   if (!existsSync(path.join(checkout.dir, 'node_modules'))) {
     progress(`npm ci in ${checkout.dir}`)
-    await runToEnd('npm', ['ci', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: checkout.dir, timeoutMs: installMs, quiet: true })
+    const args = ['ci', '--no-audit', '--no-fund', '--prefer-offline']
+    await runToEnd('npm', args, { cwd: checkout.dir, timeoutMs: installMs, quiet: true })
   }
   if (buildState(checkout.dir, path.join(checkout.dir, 'dist')).state !== 'fresh') {
     progress(`npm run build in ${checkout.dir}`)
@@ -83,14 +94,16 @@ async function serverSpec(side: AbSide, dir: string, env: NodeJS.ProcessEnv): Pr
 /** Courier's targets of one side, with its deployment id in the markers and its image's exact size. */
 async function targetsOf(side: AbSide, spec: ServerSpec, dist: string): Promise<Target[]> {
   const deploymentId = await readDeploymentId(dist)
-  const server = await startServer(spec)
+  const started = await startServer(spec)
   let imageBytes: number
   try {
-    imageBytes = (await primeImage(server.origin, 'x-image-cache')).length
+    imageBytes = (await primeImage(started.origin, 'x-image-cache')).length
   } finally {
-    await server.stop()
+    await started.stop()
   }
-  const who = { ...courierIdentity(deploymentId), server: side === 'after' ? ('courier' as const) : ('baseline' as const) }
+  // The bench's names for the two servers of one build: after is Courier's own, before takes the baseline's slot.
+  const server = side === 'after' ? ('courier' as const) : ('baseline' as const)
+  const who = { ...courierIdentity(deploymentId), server }
   const plain = await pageTargets((await loadSite(false)).pages, who)
   const compressed = plain.map(compressedTwin).filter((target): target is Target => target !== undefined)
   return [...plain, ...compressed, imageTarget(who.server, who.label, imageBytes)]
@@ -102,8 +115,15 @@ interface Pair {
 }
 
 /** Passes over the pairs, each target on a fresh server, the two sides back to back in the pass's order. */
-async function measure(pairs: readonly Pair[], specs: Record<AbSide, ServerSpec>, passes: number, cold: Record<AbSide, number[]>, progress: (message: string) => void) {
-  const runs = new Map<Pair, AbRuns & { failed: number }>(pairs.map((pair) => [pair, { target: pair.after.name, before: [], after: [], failed: 0 }]))
+async function measure(
+  pairs: readonly Pair[],
+  specs: Record<AbSide, ServerSpec>,
+  passes: number,
+  cold: Record<AbSide, number[]>,
+  progress: (message: string) => void,
+) {
+  const fresh = (pair: Pair) => ({ target: pair.after.name, before: [], after: [], failed: 0 })
+  const runs = new Map<Pair, AbRuns & { failed: number }>(pairs.map((pair) => [pair, fresh(pair)]))
   for (let pass = 1; pass <= passes; pass += 1) {
     for (const pair of pairs) {
       for (const side of sidesInPass(pass)) {
@@ -131,8 +151,15 @@ export async function runAb(other: string, progress: (message: string) => void):
   try {
     await Promise.all([ensureBuild(), readyCheckout(checkout, progress)])
     // Both sides serve this checkout's content, so every marker is the same page's.
-    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false', CONTENT_DIR: benchContent.dir }
-    const cacheDirs = { before: await mkdtemp(path.join(tmpdir(), 'courier-ab-cache-')), after: await mkdtemp(path.join(tmpdir(), 'courier-ab-cache-')) }
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      COURIER_DEV: 'false',
+      COURIER_TEST_ROUTES: 'false',
+      CONTENT_DIR: benchContent.dir,
+    }
+    const cacheDir = () => mkdtemp(path.join(tmpdir(), 'courier-ab-cache-'))
+    const cacheDirs = { before: await cacheDir(), after: await cacheDir() }
     const specs: Record<AbSide, ServerSpec> = {
       before: await serverSpec('before', checkout.dir, { ...env, IMAGE_CACHE_DIR: cacheDirs.before }),
       after: await serverSpec('after', projectRoot, { ...env, IMAGE_CACHE_DIR: cacheDirs.after }),
@@ -141,7 +168,10 @@ export async function runAb(other: string, progress: (message: string) => void):
     const after = await targetsOf('after', specs.after, path.join(projectRoot, 'dist'))
     const pairs = after
       .filter((target) => !kinds || kinds.has(target.kind))
-      .flatMap((target) => before.filter((twin) => twin.name === target.name).map((twin) => ({ before: twin, after: target })))
+      .flatMap((target) => {
+        const twin = before.find((candidate) => candidate.name === target.name)
+        return twin ? [{ before: twin, after: target }] : []
+      })
     const cold: Record<AbSide, number[]> = { before: [], after: [] }
     const first = await measure(pairs, specs, load.passes, cold, progress)
     const results: AbResult[] = pairs.map((pair) => ({ first: compareRuns(first.get(pair)!) }))
@@ -153,12 +183,15 @@ export async function runAb(other: string, progress: (message: string) => void):
     }
     const failed = pairs.reduce((sum, pair) => sum + first.get(pair)!.failed, 0)
     const coldStartMs = { before: median(cold.before), after: median(cold.after) }
-    process.stdout.write(`A/B: after = ${projectRoot}, before = ${checkout.name}; ${load.durationS} s per target, ${load.passes} passes\n\n`)
+    const runText = `${load.durationS} s per target, ${load.passes} passes`
+    process.stdout.write(`A/B: after = ${projectRoot}, before = ${checkout.name}; ${runText}\n\n`)
     process.stdout.write(formatAbTable(results))
-    process.stdout.write(`Cold start (median of every start): before ${coldStartMs.before} ms, after ${coldStartMs.after} ms.\n`)
-    if (failed) process.stdout.write(`Failed responses in the first passes: ${failed} (bench/results/ab.json has them per target).\n`)
+    const { before: coldBefore, after: coldAfter } = coldStartMs
+    process.stdout.write(`Cold start (median of every start): before ${coldBefore} ms, after ${coldAfter} ms.\n`)
+    if (failed) process.stdout.write(`Failed responses, first passes: ${failed} (per target: bench/results/ab.json).\n`)
     const failedByTarget = Object.fromEntries(pairs.map((pair) => [pair.after.name, first.get(pair)!.failed]))
-    const report = { date: new Date().toISOString(), node: process.version, before: checkout.name, load, coldStartMs, results, failedByTarget }
+    const date = new Date().toISOString()
+    const report = { date, node: process.version, before: checkout.name, load, coldStartMs, results, failedByTarget }
     await writeFile(abResultsFile, `${JSON.stringify(report, null, 2)}\n`)
     await Promise.all(Object.values(cacheDirs).map((dir) => rm(dir, { recursive: true, force: true })))
   } finally {

@@ -24,6 +24,8 @@ export function selectedKinds(): Set<TargetKind> | undefined {
   if (!raw) return undefined
   const kinds = raw.split(',').map((kind) => kind.trim())
   const unknown = kinds.filter((kind) => !kindOrder.includes(kind as TargetKind))
-  if (unknown.length) throw new Error(`BENCH_KINDS names no kind of target: ${unknown.join(', ')} (kinds: ${kindOrder.join(', ')})`)
+  if (unknown.length) {
+    throw new Error(`BENCH_KINDS names no kind of target: ${unknown.join(', ')} (kinds: ${kindOrder.join(', ')})`)
+  }
   return new Set(kinds as TargetKind[])
 }

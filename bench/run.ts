@@ -18,7 +18,7 @@ import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
 import { host, load, projectRoot, benchmarksDoc, resultsFile } from './config.ts'
 import { runAb } from './ab.ts'
-import { parseAbArguments } from './ab-options.ts'
+import { AbArgumentError, parseAbArguments } from './ab-options.ts'
 import { checkFloor } from './floor-check.ts'
 import { kindOrder, selectedKinds } from './kinds.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
@@ -344,6 +344,17 @@ async function main(): Promise<void> {
   progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of docs/benchmarks.md`)
 }
 
-const abMode = parseAbArguments(process.argv.slice(2))
-if (abMode && baselineNode()) throw new Error('BENCH_BASELINE_NODE and --ab are two different runs: run one at a time')
-await runBench(abMode ? () => runAb(abMode.other, progress) : main, progress)
+let abMode: { other: string } | undefined
+try {
+  abMode = parseAbArguments(process.argv.slice(2))
+  if (abMode && process.env.BENCH_BASELINE_NODE?.trim()) {
+    throw new AbArgumentError('BENCH_BASELINE_NODE and --ab are two different runs: run one at a time')
+  }
+} catch (error) {
+  if (!(error instanceof AbArgumentError)) throw error
+  // A wrong command line is told in one line, before anything starts (exit 64, EX_USAGE).
+  process.stderr.write(`bench: ${error.message}\n`)
+  process.exit(64)
+}
+const other = abMode?.other
+await runBench(other === undefined ? main : () => runAb(other, progress), progress)

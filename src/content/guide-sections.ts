@@ -14,11 +14,14 @@ export function sectionsOf(body: Root, file: string): GuideSection[] {
   const sections: GuideSection[] = []
   for (const node of body.children) {
     if (node.type === 'element' && node.tagName === 'h2') {
-      sections.push({ heading: textOf(node), anchor: String(node.properties.id), content: { type: 'root', children: [] } })
+      const content: Root = { type: 'root', children: [] }
+      sections.push({ heading: textOf(node), anchor: String(node.properties.id), content })
       continue
     }
     const current = sections[sections.length - 1]
-    if (!current) throw new errors.ContentInvalid(file, 'text before the first ## heading (each section starts with one)')
+    if (!current) {
+      throw new errors.ContentInvalid(file, 'text before the first ## heading (each section starts with one)')
+    }
     current.content.children.push(node as RootContent & ElementContent)
   }
   if (sections.length === 0) throw new errors.ContentInvalid(file, 'no ## heading: the body is made of sections')

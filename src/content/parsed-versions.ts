@@ -76,7 +76,8 @@ export class ParsedVersions {
   #checkFrontMatterSize(yaml: string | undefined, file: string): void {
     const bytes = yaml === undefined ? 0 : Buffer.byteLength(yaml)
     if (bytes > this.#limits.maxFrontMatterBytes) {
-      throw new errors.ContentInvalid(file, `front matter of ${bytes} bytes; at most ${this.#limits.maxFrontMatterBytes}`)
+      const most = this.#limits.maxFrontMatterBytes
+      throw new errors.ContentInvalid(file, `front matter of ${bytes} bytes; at most ${most}`)
     }
   }
 }
