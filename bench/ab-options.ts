@@ -4,7 +4,10 @@
  */
 import { median, ratio } from './stats.ts'
 
-/** A target whose req/s after ÷ before is under this is run again, once (docs/benchmarks.md "A/B"). */
+/**
+ * A target whose req/s after ÷ before is under this is run again, once
+ * (docs/benchmarks.md "A/B: before and after a change").
+ */
 export const abFloor = 0.95
 
 /** `after`: the checkout the bench runs from; `before`: the other one, named by `--ab`. */
