@@ -53,8 +53,10 @@ export async function loadBuiltClient(): Promise<SsrModule> {
   return (await import(pathToFileURL(entry).href)) as SsrModule
 }
 
-export async function readDeploymentId(): Promise<string> {
-  const manifest = JSON.parse(await readFile(deploymentFile, 'utf8')) as DeploymentManifest
-  if (!manifest.deploymentId) throw new BuildOutputError(`${deploymentFile} names no deployment id`)
+/** The deployment id of the build in `dir` (default: this checkout's dist/; the A/B mode reads another's). */
+export async function readDeploymentId(dir = distDir): Promise<string> {
+  const file = path.join(dir, deploymentManifestName)
+  const manifest = JSON.parse(await readFile(file, 'utf8')) as DeploymentManifest
+  if (!manifest.deploymentId) throw new BuildOutputError(`${file} names no deployment id`)
   return manifest.deploymentId
 }

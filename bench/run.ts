@@ -6,7 +6,8 @@
  * bench/results/latest.json and the results block of docs/benchmarks.md; progress goes to stderr. Every process it starts is
  * stopped when it ends, fails or is interrupted. BENCH_DURATION=<seconds> and BENCH_PASSES=<n> shorten the run;
  * BENCH_KINDS=<kind,...> loads only those kinds of target; BENCH_BASELINE_NODE=<node binary> also runs Courier's same
- * build on that Node (an older line), target by target beside the pinned one.
+ * build on that Node (an older line), target by target beside the pinned one. `--ab <checkout or git ref>` runs the
+ * A/B mode instead (bench/ab.ts): this checkout against another, pass by pass.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -16,7 +17,10 @@ import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
 import { host, load, projectRoot, benchmarksDoc, resultsFile } from './config.ts'
+import { runAb } from './ab.ts'
+import { AbArgumentError, parseAbArguments } from './ab-options.ts'
 import { checkFloor } from './floor-check.ts'
+import { kindOrder, selectedKinds } from './kinds.ts'
 import { measureFirstLoadJs } from './first-load-js.ts'
 import { measureFirstVisit } from './wire-bytes.ts'
 import { imageTarget, measureColdTransform, prepareStaticImage, primeImage } from './images.ts'
@@ -67,33 +71,7 @@ const serverEnv: NodeJS.ProcessEnv = {
 /** How each server says an optimized image came from its cache. */
 const imageCacheHeader = { courier: 'x-image-cache', baseline: 'x-image-cache', next: 'x-nextjs-cache' } as const
 
-const kindOrder: TargetKind[] = [
-  'static-page',
-  'static-page+compressed',
-  'guide-page',
-  'guide-page+compressed',
-  'dynamic-page',
-  'dynamic-page+compressed',
-  'static-data',
-  'static-data+compressed',
-  'dynamic-data',
-  'dynamic-data+compressed',
-  'not-found',
-  'not-found+compressed',
-  'image-hit',
-  'robots',
-]
 const serverOrder: ServerName[] = ['courier', 'baseline', 'next', 'bare']
-
-/** BENCH_KINDS: the kinds of target to load (all when unset); a name that is no kind stops the run before it starts. */
-function selectedKinds(): Set<TargetKind> | undefined {
-  const raw = process.env.BENCH_KINDS?.trim()
-  if (!raw) return undefined
-  const kinds = raw.split(',').map((kind) => kind.trim())
-  const unknown = kinds.filter((kind) => !kindOrder.includes(kind as TargetKind))
-  if (unknown.length) throw new Error(`BENCH_KINDS names no kind of target: ${unknown.join(', ')} (kinds: ${kindOrder.join(', ')})`)
-  return new Set(kinds as TargetKind[])
-}
 
 /** BENCH_BASELINE_NODE: a Node binary to run Courier's same build on beside the pinned Node, and its version. */
 function baselineNode(): { execPath: string; version: string } | undefined {
@@ -366,4 +344,17 @@ async function main(): Promise<void> {
   progress(`wrote ${path.relative(process.cwd(), resultsFile)} and the results block of docs/benchmarks.md`)
 }
 
-await runBench(main, progress)
+let abMode: { other: string } | undefined
+try {
+  abMode = parseAbArguments(process.argv.slice(2))
+  if (abMode && process.env.BENCH_BASELINE_NODE?.trim()) {
+    throw new AbArgumentError('BENCH_BASELINE_NODE and --ab are two different runs: run one at a time')
+  }
+} catch (error) {
+  if (!(error instanceof AbArgumentError)) throw error
+  // A wrong command line is told in one line, before anything starts (exit 64, EX_USAGE).
+  process.stderr.write(`bench: ${error.message}\n`)
+  process.exit(64)
+}
+const other = abMode?.other
+await runBench(other === undefined ? main : () => runAb(other, progress), progress)

@@ -2,13 +2,20 @@ import fp from 'fastify-plugin'
 import { createHash } from 'node:crypto'
 import { realpath } from 'node:fs/promises'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { allowedWidths, images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
+import { images, imageOptimizer, type ImageOptimizerLimits } from '../config/images.ts'
 import { sharedState } from '../config/shared-state.ts'
 import { contentImages } from '../config/content.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import { errors } from '../src/errors.ts'
 import { matchesIfNoneMatch } from '../src/etag.ts'
-import { DiskImageCache, type CacheEntry, type CacheEntryMeta } from '../src/images/disk-cache.ts'
+import { DiskImageCache, type CacheEntry } from '../src/images/disk-cache.ts'
+import { imageHeaders, keptOnNotModified } from '../src/images/image-headers.ts'
+import {
+  imageQueryErrorFormatter,
+  imageQuerySchema,
+  refuseRepeatedParameters,
+  type ImageQuery,
+} from '../src/images/image-query.ts'
 import { acceptedFormats } from '../src/images/negotiate.ts'
 import { SharedImageCache, type SharedImageLimits } from '../src/images/redis-cache.ts'
 import { cacheKey, ImageOptimizer, type ImageJob } from '../src/images/optimizer.ts'
@@ -45,9 +52,6 @@ export type ImageCacheState = 'MISS' | 'HIT' | 'STALE'
 /** Response header that tells whether the bytes came from the cache: MISS, HIT or STALE. */
 export const cacheStateHeader = 'x-image-cache'
 
-/** What a 304 keeps of the headers set before the handler: the validators' own three, plus what every response has. */
-const keptOnNotModified = new Set(['etag', 'cache-control', 'vary', 'x-request-id', 'strict-transport-security'])
-
 /** The cache state as the image metric labels it (METRICS_PORT). */
 const metricStates: Readonly<Record<ImageCacheState, MetricCacheState>> = { MISS: 'miss', HIT: 'hit', STALE: 'stale' }
 
@@ -55,73 +59,6 @@ const metricStates: Readonly<Record<ImageCacheState, MetricCacheState>> = { MISS
 interface FoundEntry {
   entry: CacheEntry
   tier: Exclude<ImageCacheTier, 'none'>
-}
-
-
-interface ImageQuery {
-  url: string
-  w: number
-  q?: number
-}
-
-const querystringSchema = {
-  type: 'object',
-  required: ['url', 'w'],
-  properties: {
-    url: { type: 'string', minLength: 1, maxLength: imageOptimizer.maxUrlLength },
-    w: { type: 'integer', enum: allowedWidths },
-    q: { type: 'integer', enum: images.qualities },
-  },
-} as const
-
-interface SchemaError {
-  instancePath: string
-  keyword: string
-  params: Record<string, unknown>
-}
-
-/** One sentence per parameter, naming it, whatever rule of the schema it broke. */
-function describeQueryError(error: SchemaError | undefined): string {
-  const name = error?.keyword === 'required' ? String(error.params.missingProperty) : error?.instancePath.slice(1)
-  if (error?.keyword === 'required') return `${name} is required`
-  switch (name) {
-    case 'url':
-      if (error?.keyword === 'maxLength') return `url must be at most ${imageOptimizer.maxUrlLength} characters`
-      if (error?.keyword === 'minLength') return 'url must not be empty'
-      return 'url must be given once'
-    case 'w':
-      return `w must be one of the allowed widths: ${allowedWidths.join(', ')}`
-    case 'q':
-      return `q must be one of the allowed qualities: ${images.qualities.join(', ')}`
-    default:
-      return 'the query string is invalid'
-  }
-}
-
-function queryErrorFormatter(schemaErrors: SchemaError[]): Error {
-  return new errors.ImageQueryInvalid(describeQueryError(schemaErrors[0]))
-}
-
-/** Repeated parameters arrive as arrays: refused before the schema turns them into a less clear message. */
-async function refuseRepeatedParameters(request: FastifyRequest) {
-  const query = request.query as Record<string, unknown>
-  for (const name of ['url', 'w', 'q']) {
-    if (Array.isArray(query[name])) throw new errors.ImageQueryInvalid(`${name} must be given once`)
-  }
-}
-
-/** Headers of every image response (a 200), computed once per cache entry. */
-function responseHeaders(meta: CacheEntryMeta): Record<string, string> {
-  return {
-    'content-type': meta.contentType,
-    'content-length': String(meta.size),
-    'cache-control': `public, max-age=${meta.maxAgeS}, must-revalidate`,
-    etag: meta.etag,
-    vary: 'Accept',
-    'content-security-policy': "script-src 'none'; frame-src 'none'; sandbox;",
-    'content-disposition': `inline; filename="${meta.filename}"`,
-    'x-content-type-options': 'nosniff',
-  }
 }
 
 /**
@@ -224,8 +161,8 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   fastify.get<{ Querystring: ImageQuery }>(
     optimizerPath,
     {
-      schema: { querystring: querystringSchema },
-      schemaErrorFormatter: queryErrorFormatter,
+      schema: { querystring: imageQuerySchema },
+      schemaErrorFormatter: imageQueryErrorFormatter,
       preValidation: refuseRepeatedParameters,
     },
     function serveImage(request, reply) {
@@ -256,7 +193,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     if (found) {
       const { entry } = found
       const stale = entry.expiresAt <= now()
-      entry.headers ??= responseHeaders(entry)
+      entry.headers ??= imageHeaders(entry)
       const notModified = matchesIfNoneMatch(ifNoneMatch, entry.etag)
       // None for a 304; in memory for hot entries (no await then), else read or streamed from its file.
       const body = notModified ? undefined : (entry.body ?? (await cache.body(entry)))
@@ -272,9 +209,8 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       throw error
     })
     const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
-    return send(reply, responseHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
+    return send(reply, imageHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
   }
 }
-
 
 export default fp(image, { name: 'courier-image', fastify: '5.x' })

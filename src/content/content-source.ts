@@ -1,17 +1,13 @@
-import type { ElementContent, Root, RootContent } from 'hast'
 import { contentImages, contentLayout, contentReads, markdownParsing } from '../../config/content.ts'
 import { imageOptimizer } from '../../config/images.ts'
 import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
-import { caches } from '../../config/caches.ts'
-import { BoundedCache } from '../bounded-cache.ts'
 import { errors } from '../errors.ts'
 import { ContentFiles, type ContentReadStats, type RefusedReason } from './content-files.ts'
-import { readFrontMatter, splitFrontMatter } from './front-matter.ts'
-import { textOf } from './hast-text.ts'
+import { sectionsOf } from './guide-sections.ts'
 import type { MarkdownFile } from './markdown.ts'
-import { checkNesting } from './markdown-bounds.ts'
 import { hasContentImage, withImageSizes } from './image-sizes.ts'
-import { isBoundFailure, MarkdownParser } from './markdown-parser.ts'
+import { ParsedVersions } from './parsed-versions.ts'
+import { byOrder, guideSummary, requiredOrder, requiredText } from './required-fields.ts'
 
 /** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
 export const contentTags = Object.freeze({
@@ -39,30 +35,19 @@ export interface ContentSourceOptions {
 }
 
 /**
- * What the parse of one version of a file gave: kept whole, a failure too, so no visitor makes it fail again; a
- * failure of a bound (the parse's time or memory, which a busy machine can meet once) until `retryAt` only.
- */
-type ParseOutcome = { text: string; parsed: MarkdownFile } | { text: string; failure: Error; retryAt?: number }
-
-/**
  * The example site's content, read from CONTENT_DIR at run time (docs/content.md): guides from `guides/<slug>.md`,
  * the FAQ from `faq/<anchor>.md`. Every call reads the files again: loaders run once per kept page and again when it is
- * revalidated, so what a call returns is what the folder holds then. A file whose text has not changed since it was
- * last parsed is not parsed again, nor one whose parse failed (the outcome is kept beside the text, compared whole, so
- * no clock or file date can make it serve an old version). Files are untrusted input (docs/content.md "What a content
- * file may be"): read within bounds (src/content/content-files.ts), their nesting checked before parsing, parsed off the
- * event loop (src/content/markdown-parser.ts). A file that is not content (a FIFO, a device, a link out of the folder)
+ * revalidated, so what a call returns is what the folder holds then; each version of a file's text is parsed once
+ * (src/content/parsed-versions.ts). Files are untrusted input (docs/content.md "What a content file may be"): read
+ * within bounds (src/content/content-files.ts), checked before parsing and parsed off the event loop. A file that is not content (a FIFO, a device, a link out of the folder)
  * is left out, with a warn line: its page is a 404. Bad content throws COURIER_ERR_CONTENT_INVALID naming the file
  * (relative to CONTENT_DIR); an unreadable folder, or one that does not answer in time, COURIER_ERR_CONTENT_UNREADABLE.
  */
 export class ContentSource {
   readonly dir: string
   readonly #files: ContentFiles
-  readonly #parser: MarkdownParser
-  readonly #limits: { maxNestingDepth: number; maxFrontMatterBytes: number; boundFailureRetryMs: number }
+  readonly #parsed: ParsedVersions
   readonly #log: ContentLog | undefined
-  /** By file (relative to the folder): the text last parsed and what it gave. Read-only to every caller. */
-  readonly #parsed = new BoundedCache<string, ParseOutcome>(caches.parsedContent, ({ text }) => Buffer.byteLength(text))
 
   constructor(dir: string, options: ContentSourceOptions = {}) {
     this.dir = dir
@@ -70,8 +55,7 @@ export class ContentSource {
     const log = options.log
     const refused = (file: string, reason: RefusedReason) => log?.warn({ file, reason }, 'content file refused')
     this.#files = new ContentFiles(dir, limits, refused)
-    this.#parser = new MarkdownParser(limits)
-    this.#limits = limits
+    this.#parsed = new ParsedVersions(limits)
     this.#log = log
   }
 
@@ -91,7 +75,7 @@ export class ContentSource {
 
   /** Ends the parser's thread (the app's close). */
   close(): Promise<void> {
-    return this.#parser.close()
+    return this.#parsed.close()
   }
 
   /** Every guide, in order (front matter `order`, then slug). */
@@ -109,7 +93,7 @@ export class ContentSource {
         const file = `${contentLayout.guidesDir}/${slug}.md`
         const text = await this.#files.text(file)
         if (text === undefined) return undefined
-        const frontMatter = this.#frontMatter(text, file)
+        const frontMatter = this.#parsed.frontMatter(text, file)
         return { name: slug, order: requiredOrder(frontMatter, file), ...guideSummary(slug, frontMatter, file) }
       }),
     )
@@ -171,87 +155,8 @@ export class ContentSource {
   async #read(file: string): Promise<MarkdownFile | undefined> {
     const text = await this.#files.text(file)
     if (text === undefined) return undefined
-    const parsed = await this.#parse(text, file)
+    const parsed = await this.#parsed.parse(text, file)
     if (!hasContentImage(parsed.body)) return parsed
     return { frontMatter: parsed.frontMatter, body: await withImageSizes(parsed.body, file, (name) => this.image(name), this.#log) }
   }
-
-  /** A file's text parsed, or its failure, once per version of the text. */
-  async #parse(text: string, file: string): Promise<MarkdownFile> {
-    const kept = this.#parsed.get(file)
-    if (kept?.text === text) {
-      if (!('failure' in kept)) return kept.parsed
-      if (kept.retryAt === undefined || Date.now() < kept.retryAt) throw kept.failure
-    }
-    try {
-      const { yaml, markdown } = splitFrontMatter(text)
-      this.#checkFrontMatterSize(yaml, file)
-      checkNesting(markdown, file, this.#limits.maxNestingDepth)
-      const parsed = await this.#parser.parse(text, file)
-      this.#parsed.set(file, { text, parsed })
-      return parsed
-    } catch (error) {
-      // A bad file fails the same way for every visitor until it changes, without being parsed again.
-      if (error instanceof errors.ContentInvalid) {
-        const retryAt = isBoundFailure(error) ? Date.now() + this.#limits.boundFailureRetryMs : undefined
-        this.#parsed.set(file, { text, failure: error, ...(retryAt === undefined ? {} : { retryAt }) })
-      }
-      throw error
-    }
-  }
-
-  /** The front matter alone, the body left unparsed: what a list of the files needs (a guide's title and summary). */
-  #frontMatter(text: string, file: string): Readonly<Record<string, unknown>> {
-    const { yaml } = splitFrontMatter(text)
-    this.#checkFrontMatterSize(yaml, file)
-    return readFrontMatter(yaml, file)
-  }
-
-  #checkFrontMatterSize(yaml: string | undefined, file: string): void {
-    const bytes = yaml === undefined ? 0 : Buffer.byteLength(yaml)
-    if (bytes > this.#limits.maxFrontMatterBytes) {
-      throw new errors.ContentInvalid(file, `front matter of ${bytes} bytes; at most ${this.#limits.maxFrontMatterBytes}`)
-    }
-  }
-}
-
-/** Front matter order, then file name: the order a folder's files are listed in. */
-function byOrder(a: { order: number; name: string }, b: { order: number; name: string }): number {
-  return a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-}
-
-function requiredOrder(frontMatter: Readonly<Record<string, unknown>>, file: string): number {
-  const order = frontMatter.order
-  if (typeof order !== 'number' || !Number.isFinite(order)) {
-    throw new errors.ContentInvalid(file, 'front matter field order must be a number (the place in the list)')
-  }
-  return order
-}
-
-function guideSummary(slug: string, frontMatter: Readonly<Record<string, unknown>>, file: string): GuideSummary {
-  return { slug, title: requiredText(frontMatter, 'title', file), summary: requiredText(frontMatter, 'summary', file) }
-}
-
-function requiredText(frontMatter: Readonly<Record<string, unknown>>, field: string, file: string): string {
-  const value = frontMatter[field]
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new errors.ContentInvalid(file, `front matter field ${field} is missing (or not text)`)
-  }
-  return value.trim()
-}
-
-/** The body cut at its `##` headings: each section its heading, anchor and what follows up to the next one. */
-function sectionsOf(body: Root, file: string): Array<{ heading: string; anchor: string; content: Root }> {
-  const sections: Array<{ heading: string; anchor: string; content: Root }> = []
-  for (const node of body.children) {
-    if (node.type === 'element' && node.tagName === 'h2') {
-      sections.push({ heading: textOf(node), anchor: String(node.properties.id), content: { type: 'root', children: [] } })
-      continue
-    }
-    const current = sections[sections.length - 1]
-    if (!current) throw new errors.ContentInvalid(file, 'text before the first ## heading (each section starts with one)')
-    current.content.children.push(node as RootContent & ElementContent)
-  }
-  if (sections.length === 0) throw new errors.ContentInvalid(file, 'no ## heading: the body is made of sections')
-  return sections
 }
