@@ -87,7 +87,7 @@ t.test('the compiled server is ASCII only (a wider character makes V8 hold a chu
   }
 })
 
-t.test('a start that served / has loaded neither glob nor React\'s legacy server renderer', async (t) => {
+t.test('a start that served / has not loaded glob', async (t) => {
   // The chunk that holds the glob package, by its source map.
   const globChunk = bundleFiles(nodeDir).find((file) =>
     (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources.some((source) => source.includes('node_modules/glob/')),
@@ -104,8 +104,6 @@ t.test('a start that served / has loaded neither glob nor React\'s legacy server
   t.equal(code, 0)
   const loaded = JSON.parse(/^MODULES (.*)$/m.exec(output)?.[1] ?? '[]') as string[]
   t.ok(loaded.some((url) => url.includes('/dist/node/chunks/main-')), 'the list is read (it has the main chunk)')
-  t.ok(loaded.some((url) => url.endsWith('/react-dom-server.node.production.js')), "React's streaming renderer is loaded")
-  t.notOk(loaded.some((url) => url.includes('react-dom-server-legacy')), 'its legacy one is not')
   t.notOk(loaded.some((url) => globChunk && url.endsWith(path.basename(globChunk))), 'glob is not')
 })
 
