@@ -181,34 +181,6 @@ function asciiLegalComments(): RolldownPlugin {
   }
 }
 
-/** What @fastify/static's `import { glob } from 'glob'` resolves to in the compiled server. */
-const globStandInId = '\0courier:glob-on-demand'
-
-/**
- * @fastify/static's `glob` package, loaded on its first walk instead of when @fastify/static loads, and a walk that
- * ignores every file (`globIgnore: ['**']`, src/render/built-assets.ts) answered at once, as glob answers it: no
- * file. A production start walks nothing else (plugins/public-files.ts lists its folder itself), so it neither loads
- * nor runs glob, about 10 ms of a start (docs/runtime.md "Cold start").
- */
-function globOnDemand(): RolldownPlugin {
-  const fastifyStatic = `${path.sep}@fastify${path.sep}static${path.sep}`
-  return {
-    name: 'courier:glob-on-demand',
-    resolveId(source, importer) {
-      return source === 'glob' && importer?.includes(fastifyStatic) ? globStandInId : undefined
-    },
-    load(id) {
-      if (id !== globStandInId) return undefined
-      return (
-        'export async function glob(pattern, options) {\n' +
-        "  if (options?.ignore?.length === 1 && options.ignore[0] === '**') return []\n" +
-        "  return (await import('glob')).glob(pattern, options)\n" +
-        '}\n'
-      )
-    },
-  }
-}
-
 /**
  * Compiles the server (src/server.ts and everything of Courier's it imports: src/, plugins/, config/, site/) to plain
  * ES modules in `<outDir>/node/` with source maps, after Vite has built the client and the SSR entry, so `npm start`
@@ -232,7 +204,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
           input: { server: path.join(options.root, 'src', 'server.ts') },
           platform: 'node',
           external: isExternal,
-          plugins: [buildDecisions(options, stamp), globOnDemand(), builtinsThroughRequire(), asciiLegalComments()],
+          plugins: [buildDecisions(options, stamp), builtinsThroughRequire(), asciiLegalComments()],
           transform: { target: 'node26', jsx: 'react-jsx' },
           output: {
             dir: nodeDir,

@@ -87,26 +87,6 @@ t.test('the compiled server is ASCII only (a wider character makes V8 hold a chu
   }
 })
 
-t.test('a start that served / has not loaded glob', async (t) => {
-  // The chunk that holds the glob package, by its source map.
-  const globChunk = bundleFiles(nodeDir).find((file) =>
-    (JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] }).sources.some((source) => source.includes('node_modules/glob/')),
-  )
-  t.ok(globChunk, `glob is compiled into a chunk of its own (${globChunk && path.basename(globChunk)})`)
-  // Preloaded: every module the process loads, through Node's module hooks.
-  const report = [
-    "import { registerHooks } from 'node:module'",
-    'const loaded = []',
-    'registerHooks({ load(url, context, nextLoad) { loaded.push(url); return nextLoad(url, context) } })',
-    "process.on('exit', () => process.stderr.write('MODULES ' + JSON.stringify(loaded) + '\\n'))",
-  ].join('\n')
-  const { code, output } = await startOnce({}, [`--import=data:text/javascript,${encodeURIComponent(report)}`])
-  t.equal(code, 0)
-  const loaded = JSON.parse(/^MODULES (.*)$/m.exec(output)?.[1] ?? '[]') as string[]
-  t.ok(loaded.some((url) => url.includes('/dist/node/chunks/main-')), 'the list is read (it has the main chunk)')
-  t.notOk(loaded.some((url) => globChunk && url.endsWith(path.basename(globChunk))), 'glob is not')
-})
-
 t.test('a stand-in loads its module on first use and forwards reads, writes and `in`', async (t) => {
   const { lazyBuiltinPrelude, lazyBuiltins } = await import('../../src/build/server-build.ts')
   t.equal(lazyBuiltins('const http2 = __require("node:http2");'), 'const http2 = __courierLazyBuiltin("node:http2");')
