@@ -18,15 +18,4 @@ export const startUp = Object.freeze({
    * time a logger is made, which parsed the bundle's whole map on every start.
    */
   sourceMaps: Object.freeze({ nodeModules: false, generatedCode: false }),
-  /**
-   * Node modules the compiled server loads on first use instead of when a bundled package requires them: Fastify's
-   * server module requires `https` and `http2` at its top for the options that use them (TLS, HTTP/2), and Courier
-   * listens on plain HTTP. Loading them (and `tls` with them) cost 15-25 ms of a start and about 7 MiB of resident
-   * memory, the TLS and HTTP/2 stacks and the parts of Node's binary they run; src/build/server-build.ts
-   * `lazyBuiltins` says how. A module added here must be one whose exports are read as properties, never
-   * destructured at load (that would load it at once, which is correct but saves nothing). `v8` (and its heap and
-   * CPU profiler modules) is read by the status page only. Not `dns`: Fastify looks the listening host up once it
-   * listens, whatever the host.
-   */
-  lazyBuiltins: Object.freeze(['node:https', 'node:http2', 'node:v8']),
 })

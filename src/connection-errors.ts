@@ -1,8 +1,9 @@
-import http from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import type { PlainErrorAnswers } from './error-format.ts'
 import { errorCode, errors } from './errors.ts'
+import { nodeHttp } from './runtime/node-http.ts'
 
 /**
  * Requests Node's HTTP parser rejects before Fastify sees them (oversized headers, malformed requests, header
@@ -33,7 +34,7 @@ function connectionErrorResponse(answers: PlainErrorAnswers, statusCode: number,
   // Without a readable path the answer is the HTML page (the JSON form is for /api and /_next).
   const answer = answers.answer(path ?? '/', statusCode, codeByStatus[statusCode] ?? errorCode(errors.BadRequest))
   return (
-    `HTTP/1.1 ${statusCode} ${http.STATUS_CODES[statusCode]}\r\n` +
+    `HTTP/1.1 ${statusCode} ${nodeHttp.STATUS_CODES[statusCode]}\r\n` +
     `Content-Type: ${answer.contentType}\r\n` +
     `Content-Length: ${Buffer.byteLength(answer.body)}\r\n` +
     'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n' +
@@ -59,7 +60,7 @@ export function handleConnectionError(
  * The server's `connect` listener. Courier is no proxy: without a listener Node destroys a CONNECT request's socket
  * without a word, so the client cannot tell a refusal from a crash. It gets 405 by the table and the connection closes.
  */
-export function refuseConnect(this: FastifyInstance, request: http.IncomingMessage, socket: Socket): void {
+export function refuseConnect(this: FastifyInstance, request: IncomingMessage, socket: Socket): void {
   this.log.info({ method: request.method, statusCode: 405 }, 'connection rejected')
   // The target is usually `host:port`; a path (`CONNECT /api/x`) gets JSON under /api and /_next, like any error.
   const path = request.url?.startsWith('/') ? request.url : undefined

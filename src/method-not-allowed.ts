@@ -1,6 +1,6 @@
-import http from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { errors } from './errors.ts'
+import { nodeHttp } from './runtime/node-http.ts'
 
 /**
  * The route that answers every other method on a path with 405 and its `Allow` header (docs/errors.md), instead
@@ -36,7 +36,7 @@ export function methodNotAllowedRoute(
  */
 export function routeEveryMethod(instance: FastifyInstance): void {
   const known = new Set(instance.supportedMethods)
-  for (const method of http.METHODS) {
+  for (const method of nodeHttp.METHODS) {
     if (method !== 'CONNECT' && !known.has(method)) instance.addHttpMethod(method)
   }
 }

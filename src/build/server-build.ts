@@ -6,7 +6,6 @@ import type { Plugin } from 'vite'
 import type { ServerBuildStamp } from './build-stamp.ts'
 import { deploymentManifestName, type DeploymentManifest } from './deployment-id.ts'
 import { serverManifestName } from './source-hash.mjs'
-import { startUp } from '../../config/start-up.ts'
 
 export interface ServerBuildOptions {
   /** The project root: holds src/server.ts. */
@@ -95,120 +94,6 @@ function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): R
   }
 }
 
-/** `import http, { STATUS_CODES as codes } from "node:http";` as Rolldown writes an import of one of Node's modules. */
-const builtinImport = /^import (?:(\* as [\w$]+)|([\w$]+)?(?:, )?(?:\{ ([^}]*) \})?) from "([^"]+)";$/gm
-
-/**
- * Loads Node's own modules through `require` in the compiled server, where Rolldown writes `import`: an ES import of a
- * built-in module builds its namespace from every export, reading each one, and some exports are getters that load
- * more of Node on first read. `node:http`'s `WebSocket`, `CloseEvent` and `MessageEvent` load Node's copy of undici
- * (and with it `http2`), `node:crypto`'s `webcrypto` Web Crypto: about a tenth of Courier's start-up CPU before this,
- * for APIs it never calls. `require` returns the module object and reads only what the code names.
- * One import line becomes one line, so the source map (mappings only) stays right.
- */
-function builtinsThroughRequire(): RolldownPlugin {
-  return {
-    name: 'courier:builtins-through-require',
-    renderChunk(code) {
-      let rewritten = false
-      const lazy = lazyBuiltins(code)
-      if (lazy !== code) rewritten = true
-      const next = lazy.replace(builtinImport, (line, namespace: string | undefined, name: string | undefined, names: string | undefined, id: string) => {
-        if (!isBuiltin(id)) return line
-        rewritten = true
-        const load = `__courierRequire(${JSON.stringify(id)})`
-        const parts: string[] = []
-        const binding = namespace?.slice('* as '.length) ?? name
-        if (binding && !names && startUp.lazyBuiltins.includes(id)) return `const ${binding} = __courierLazyBuiltin(${JSON.stringify(id)});`
-        if (binding) parts.push(`const ${binding} = ${load};`)
-        if (names) {
-          const fields = names.split(',').map((one) => one.trim().replace(/^([\w$]+) as ([\w$]+)$/, '$1: $2'))
-          parts.push(`const { ${fields.join(', ')} } = ${binding ?? load};`)
-        }
-        return parts.join(' ') || `${load};`
-      })
-      if (!rewritten) return null
-      // On the first line, before everything: no line moves.
-      const prelude =
-        'import { createRequire as __courierCreateRequire } from "node:module"; const __courierRequire = __courierCreateRequire(import.meta.url); ' +
-        lazyBuiltinPrelude
-      return { code: prelude + next, map: null }
-    },
-  }
-}
-
-/** A bundled package's `__require("node:https")` (Rolldown's require of a built-in from CommonJS). */
-const bundledRequire = /\b__require\("(node:[\w/]+)"\)/g
-
-/**
- * `__courierLazyBuiltin(id)`: a stand-in for a built-in module that requires it on the first read, write or `in` of
- * one of its properties and forwards every one to it from then on.
- */
-export const lazyBuiltinPrelude =
-  'const __courierLazyBuiltin = (id) => { let loaded; const real = () => (loaded ??= __courierRequire(id)); ' +
-  'return new Proxy({}, { get: (_, key) => real()[key], set: (_, key, value) => { real()[key] = value; return true }, ' +
-  'has: (_, key) => key in real(), ownKeys: () => Reflect.ownKeys(real()), ' +
-  'getOwnPropertyDescriptor: (_, key) => { const found = Reflect.getOwnPropertyDescriptor(real(), key); return found && { ...found, configurable: true } } }) }; '
-
-/**
- * The bundled packages' requires of config/start-up.ts `lazyBuiltins` become stand-ins that load the module on first
- * use (the config says which and why). Same line, same length or longer: the source map stays right.
- */
-export function lazyBuiltins(code: string): string {
-  return code.replace(bundledRequire, (call, id: string) => (startUp.lazyBuiltins.includes(id) ? `__courierLazyBuiltin(${JSON.stringify(id)})` : call))
-}
-
-// A legal comment (slash, star, bang ... star, slash) on lines of its own, as the minifier leaves one.
-const legalCommentLines = /^\/\*![^]*?\*\/$/gm
-
-/**
- * `charset: 'ascii'` escapes every string, template and identifier, but leaves comments as they are: a license notice
- * naming its author with an accent would keep the chunk's source from being ASCII. Its other characters are written
- * as `\u{...}`. Only on comments that are lines of their own, so no column of the source map moves.
- */
-function asciiLegalComments(): RolldownPlugin {
-  return {
-    name: 'courier:ascii-legal-comments',
-    // After minifying, which puts each legal comment on lines of its own.
-    generateBundle(_options, bundle) {
-      for (const output of Object.values(bundle)) {
-        if (output.type !== 'chunk' || !/[^\0-\x7f]/.test(output.code)) continue
-        output.code = output.code.replace(legalCommentLines, (comment) =>
-          comment.replace(/[^\0-\x7f]/gu, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`),
-        )
-      }
-    },
-  }
-}
-
-/** What @fastify/static's `import { glob } from 'glob'` resolves to in the compiled server. */
-const globStandInId = '\0courier:glob-on-demand'
-
-/**
- * @fastify/static's `glob` package, loaded on its first walk instead of when @fastify/static loads, and a walk that
- * ignores every file (`globIgnore: ['**']`, src/render/built-assets.ts) answered at once, as glob answers it: no
- * file. A production start walks nothing else (plugins/public-files.ts lists its folder itself), so it neither loads
- * nor runs glob, about 10 ms of a start (docs/runtime.md "Cold start").
- */
-function globOnDemand(): RolldownPlugin {
-  const fastifyStatic = `${path.sep}@fastify${path.sep}static${path.sep}`
-  return {
-    name: 'courier:glob-on-demand',
-    resolveId(source, importer) {
-      return source === 'glob' && importer?.includes(fastifyStatic) ? globStandInId : undefined
-    },
-    load(id) {
-      if (id !== globStandInId) return undefined
-      return (
-        'export async function glob(pattern, options) {\n' +
-        "  if (options?.ignore?.length === 1 && options.ignore[0] === '**') return []\n" +
-        "  return (await import('glob')).glob(pattern, options)\n" +
-        '}\n'
-      )
-    },
-  }
-}
-
 /**
  * Compiles the server (src/server.ts and everything of Courier's it imports: src/, plugins/, config/, site/) to plain
  * ES modules in `<outDir>/node/` with source maps, after Vite has built the client and the SSR entry, so `npm start`
@@ -232,7 +117,7 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
           input: { server: path.join(options.root, 'src', 'server.ts') },
           platform: 'node',
           external: isExternal,
-          plugins: [buildDecisions(options, stamp), globOnDemand(), builtinsThroughRequire(), asciiLegalComments()],
+          plugins: [buildDecisions(options, stamp)],
           transform: { target: 'node26', jsx: 'react-jsx' },
           output: {
             dir: nodeDir,
@@ -245,8 +130,9 @@ export function serverBuild(options: ServerBuildOptions): Plugin {
               mangle: { keepNames: true },
               codegen: { removeWhitespace: true },
             },
-            // ASCII only (docs/runtime.md "Cold start"): one character beyond Latin-1 anywhere in a chunk makes V8 hold
-            // all of its source as two bytes per character, and any beyond ASCII makes Node transcode it on every start.
+            // Strings, templates and names in ASCII (docs/performance.md "ASCII chunks"): one character beyond Latin-1
+            // anywhere in a chunk makes V8 hold all of its source as two bytes per character. License comments are
+            // kept as their authors wrote them (one name with an accent, Latin-1).
             charset: 'ascii',
             sourcemap: true,
             // Stack traces need the mappings only; the sources are in the repository. Keeps the map Node loads at

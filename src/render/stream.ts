@@ -1,9 +1,7 @@
 import type { Transform } from 'node:stream'
 import type { ReactNode } from 'react'
+import { renderToPipeableStream } from 'react-dom/server'
 import { identityPieces, PieceStream, type PieceCoding } from '../compression/pieces.ts'
-import { loadStreamingRenderer } from './streaming-renderer.ts'
-
-const renderToPipeableStream = loadStreamingRenderer()
 
 export interface StreamRenderOptions {
   element: ReactNode

@@ -77,7 +77,7 @@ t.test('oversized headers: 431 with the table title, many small headers as well 
   t.equal(fine.status, 200, 'under the limit: served')
 })
 
-t.test('oversized URLs: 414 or 431 past the header limit, 404 or 400 below it; never a 5xx', async (t) => {
+t.test('oversized URLs: 414 or 431 past the header limit, 400, 403 or 404 below it; never a 5xx', async (t) => {
   const { app } = await build(t)
   const origin = await listen(app)
   const huge = 'a'.repeat(serverLimits.maxHeaderSizeBytes + 1024)
@@ -87,12 +87,13 @@ t.test('oversized URLs: 414 or 431 past the header limit, 404 or 400 below it; n
     assertTitle(t, reply, target.slice(0, 24))
   }
   const long = 'b'.repeat(8 * 1024)
+  // @fastify/static cannot check the spelling of a name longer than the file system allows: 403. A path no route
+  // takes (a parameter past the router's maxParamLength included) is asked of the public folder's wildcard route.
   const cases = [
-    [`/${long}`, 404],
-    [`/guides/${long}`, 404],
-    [`/_next/data/${long}/index.json`, 404],
-    [`/images/${long}.jpg`, 404],
-    // @fastify/static cannot check the spelling of a name longer than the file system allows: 403.
+    [`/${long}`, 403],
+    [`/guides/${long}`, 403],
+    [`/_next/data/${long}/index.json`, 403],
+    [`/images/${long}.jpg`, 403],
     [`/_next/static/chunks/${long}.js`, 403],
     [`/_next/image?url=/images/${long}.jpg&w=640&q=75`, 400],
     [`/faq?q=${long}`, 200],

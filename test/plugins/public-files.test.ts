@@ -1,34 +1,30 @@
 /**
- * plugins/public-files.ts: one GET/HEAD route per file of the public folder, found at start-up; dotfiles, folders
- * and paths outside it never served.
+ * plugins/public-files.ts: the public folder served by @fastify/static at `/`, as it is when asked (a file added or
+ * removed while the server runs included); dotfiles, folders and paths outside it never served; routes of their own
+ * (robots.txt, the sitemaps) kept apart from files of the same name.
  */
 import t, { type Test } from 'tap'
 import Fastify from 'fastify'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import publicFiles, { publicFilesUnder } from '../../plugins/public-files.ts'
+import { request } from 'node:http'
+import publicFiles from '../../plugins/public-files.ts'
 
 function publicFolder(t: Test): string {
   const root = t.testdir({
     'favicon.ico': 'icon',
+    'robots.txt': 'User-agent: *\nDisallow: /\n',
     '.env': 'SECRET=1',
     images: { 'a.jpg': 'a', 'b c.jpg': 'b c', '.hidden.jpg': 'h' },
     '.git': { config: 'x' },
   })
   mkdirSync(path.join(root, 'more'))
   writeFileSync(path.join(root, 'more', 'note.txt'), 'note')
-  // A link to a folder is followed; a link back up is walked once.
+  // A link to a folder is followed; a link to nothing is nothing.
   symlinkSync(path.join(root, 'more'), path.join(root, 'linked'))
-  symlinkSync(root, path.join(root, 'more', 'up'))
   symlinkSync(path.join(root, 'missing'), path.join(root, 'dangling'))
   return root
 }
-
-t.test('the walk: files only, links followed once, no dotfile or dot-folder', async (t) => {
-  const root = publicFolder(t)
-  t.same(publicFilesUnder(root), ['favicon.ico', 'images/a.jpg', 'images/b c.jpg', 'linked/note.txt', 'more/note.txt'])
-  t.same(publicFilesUnder(path.join(root, 'nowhere')), [], 'a missing folder has none')
-})
 
 t.test('each file answers GET and HEAD with its validators; nothing else is served', async (t) => {
   const root = publicFolder(t)
@@ -48,8 +44,50 @@ t.test('each file answers GET and HEAD with its validators; nothing else is serv
   t.equal(again.statusCode, 304)
   t.equal((await app.inject('/images/b%20c.jpg')).body, 'b c', 'a name with a space')
   t.equal((await app.inject('/linked/note.txt')).body, 'note')
-  for (const url of ['/.env', '/images/.hidden.jpg', '/.git/config', '/images/', '/images', '/images/../.env', '/more/up/favicon.ico', '/dangling']) {
+  for (const url of ['/.env', '/images/.hidden.jpg', '/.git/config', '/images', '/images/../.env', '/dangling', '/nothing.txt']) {
     t.equal((await app.inject(url)).statusCode, 404, url)
   }
+  const folder = await app.inject('/images/')
+  t.equal(folder.statusCode, 403, 'a folder asked for as one: refused, as @fastify/static refuses it without an index')
+  t.notMatch(folder.body, 'a.jpg', 'no listing')
   t.equal((await app.inject({ method: 'POST', url: '/favicon.ico' })).statusCode, 404, 'GET and HEAD only')
+})
+
+t.test('a route of its own wins over a public file of the same name', async (t) => {
+  const root = publicFolder(t)
+  const app = Fastify()
+  t.teardown(() => app.close())
+  app.get('/robots.txt', async () => 'from the route')
+  await app.register(publicFiles, { root })
+  t.equal((await app.inject('/robots.txt')).body, 'from the route')
+})
+
+/** A GET over a real connection (no inject): status and body. */
+function get(origin: string, pathname: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(new URL(pathname, origin), (response) => {
+      let body = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (body += chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }))
+    })
+      .on('error', reject)
+      .end()
+  })
+}
+
+t.test('a file added while the server runs is served, one removed is a 404', async (t) => {
+  const root = publicFolder(t)
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(publicFiles, { root })
+  const origin = await app.listen({ host: '127.0.0.1', port: 0 })
+  t.equal((await get(origin, '/images/new.jpg')).status, 404, 'not there yet')
+  writeFileSync(path.join(root, 'images', 'new.jpg'), 'new')
+  t.same(await get(origin, '/images/new.jpg'), { status: 200, body: 'new' }, 'added: served')
+  mkdirSync(path.join(root, 'later'))
+  writeFileSync(path.join(root, 'later', 'file.txt'), 'later')
+  t.same(await get(origin, '/later/file.txt'), { status: 200, body: 'later' }, 'in a folder added too')
+  rmSync(path.join(root, 'images', 'new.jpg'))
+  t.equal((await get(origin, '/images/new.jpg')).status, 404, 'removed: a 404')
 })
