@@ -111,9 +111,8 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     }
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, answers.isStale(entry) ? 'STALE' : 'HIT')
-    // Kept for the deployment, so compressed once per coding (the best each does), never per request.
-    const kept = { body: data.body, etag: data.etag, encoded: entry.encodedData }
-    const sent = sender.sendKeptBody(request, reply, kept, { statusCode: data.statusCode, cacheControl, type: jsonType })
+    // Kept for the deployment, so compressed once per coding (the best each does), never per request: by the sender.
+    const sent = sender.sendKeptBody(request, reply, data, { statusCode: data.statusCode, cacheControl, type: jsonType })
     // The sender answered 304 where If-None-Match named any encoding of this data.
     metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(entry.answer)])
     return sent

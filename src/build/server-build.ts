@@ -186,7 +186,7 @@ const globStandInId = '\0courier:glob-on-demand'
 
 /**
  * @fastify/static's `glob` package, loaded on its first walk instead of when @fastify/static loads, and a walk that
- * ignores every file (`globIgnore: ['**']`, src/render/built-assets.ts) answered at once, as glob answers it: no
+ * ignores every file (`globIgnore: ['**']`, src/delivery/built-assets.ts) answered at once, as glob answers it: no
  * file. A production start walks nothing else (plugins/public-files.ts lists its folder itself), so it neither loads
  * nor runs glob, about 10 ms of a start (docs/runtime.md "Cold start").
  */
