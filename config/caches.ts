@@ -17,7 +17,7 @@ export const caches = Object.freeze({
    */
   acceptEncoding: Object.freeze({ maxEntries: 64, maxBytes: 64 * 1024 }),
   /**
-   * Streamed documents' openings kept compressed (src/render/kept-openings.ts): one per distinct head per template.
+   * Streamed documents' openings kept compressed (src/delivery/kept-openings.ts): one per distinct head per template.
    * A page whose head differs per request (a title from its data) takes one entry per distinct head. An opening is
    * about 5 kB, its compressed parts about 2 kB more: 64 of them, well under 1 MB.
    */

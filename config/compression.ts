@@ -90,7 +90,7 @@ export const compression = Object.freeze({
   /**
    * The media type of each, as @fastify/static gives the file itself (its `mime` table, `charset=utf-8` for
    * JavaScript, JSON and text): a built file's `.zst` goes with the type its `.br` and `.gz` go with
-   * (src/render/zstd-assets.ts).
+   * (src/delivery/built-assets.ts).
    */
   precompressedTypes: {
     '.js': 'application/javascript; charset=utf-8',

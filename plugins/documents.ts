@@ -4,13 +4,14 @@ import fastifyVite from '@fastify/vite'
 import type { FastifyInstance } from 'fastify'
 import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
-import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-assets.ts'
-import { dictionaryAssetHandler, findDictionaryDeltas } from '../src/render/dictionary-assets.ts'
-import { findZstdAssets, zstdAssetHandler } from '../src/render/zstd-assets.ts'
+import { builtAssetOptions, codedAssetHandler } from '../src/delivery/built-assets.ts'
+import { findDictionaryDeltas } from '../src/delivery/dictionary-assets.ts'
+import { createDocumentResponder, type RenderDocument } from '../src/delivery/respond.ts'
+import type { Sender } from '../src/delivery/send.ts'
+import { findZstdAssets } from '../src/delivery/zstd-assets.ts'
+import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer } from '../src/render/renderer.ts'
-import { createDocumentResponder, type RenderDocument } from '../src/render/respond.ts'
-import type { Sender } from '../src/delivery/send.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
@@ -33,9 +34,10 @@ export interface DocumentsOptions {
 
 /**
  * Documents: @fastify/vite brings the client in (the build in production, Vite's dev server with HMR in development)
- * and serves the built assets under `/_next/static/`; Courier takes the template and the SSR module from it and
- * renders every document, page or error page, through `fastify.renderDocument` (src/render/respond.ts: the renderer
- * of src/render/renderer.ts, its span and metrics, and the sender of src/delivery/send.ts).
+ * and serves the built assets under `/_next/static/` (their codings the sender's, src/delivery/built-assets.ts);
+ * Courier takes the template and the SSR module from it and renders every document, page or error page, through
+ * `fastify.renderDocument` (src/delivery/respond.ts: the renderer of src/render/renderer.ts, its span and metrics,
+ * and the sender of src/delivery/send.ts).
  */
 async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   const { root, distDir, dev, pageIds, renderTimeoutMs, keepDocuments, sender } = options
@@ -53,19 +55,20 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
 
-  // Deltas of the chunks against older deployments' (src/render/dictionary-assets.ts), then zstd of the built files,
-  // before their routes exist (src/render/zstd-assets.ts).
+  // Deltas of the chunks against older deployments' (src/delivery/dictionary-assets.ts) and zstd of the built files
+  // (src/delivery/zstd-assets.ts), which the sender sends before @fastify/static: hooked before their routes exist.
   const dictionaryDeltas = dev ? new Map() : findDictionaryDeltas(clientDir, fastify.log)
-  if (dictionaryDeltas.size > 0) fastify.addHook('preHandler', dictionaryAssetHandler(dictionaryDeltas))
   const zstdAssets = dev ? new Map() : findZstdAssets(clientDir)
-  if (zstdAssets.size > 0) fastify.addHook('preHandler', zstdAssetHandler(zstdAssets))
+  if (dictionaryDeltas.size > 0 || zstdAssets.size > 0) {
+    fastify.addHook('preHandler', codedAssetHandler(sender, zstdAssets, dictionaryDeltas))
+  }
 
   await fastify.register(fastifyVite, {
     root,
     dev,
     // @fastify/vite looks for vite.config.json beside the client folder it is given.
     distDir: clientDir,
-    fastifyStaticOptions: builtAssetOptions(distDir),
+    fastifyStaticOptions: builtAssetOptions(distDir, sender),
     renderer,
   })
   await fastify.vite.ready()
@@ -73,13 +76,7 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   fastify.decorate(
     'renderDocument',
     createDocumentResponder({
-      render: createDocumentRenderer({
-        source,
-        deploymentId,
-        renderTimeoutMs,
-        preloadsFor,
-        streamCoding: (request, template, head, headTags) => sender.streamCoding(request, template, head, headTags),
-      }),
+      renderer: createDocumentRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor }),
       sender,
       keepDocuments: keepDocuments && !dev,
       tracing: tracingOf(fastify),

@@ -10,7 +10,6 @@ import {
   type PageAnswerKind,
 } from '../site/page-data.ts'
 import { errors } from '../src/errors.ts'
-import { KeptEncodings } from '../src/delivery/kept-encodings.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
@@ -61,7 +60,6 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
   const deploymentId = fastify.deploymentId
   const metrics = fastify.metrics
   // Kept page data compressed once per coding (the best each does), never per request; by version.
-  const encodings = new KeptEncodings()
 
   fastify.route<DataRequest>({
     method: 'GET',
@@ -113,8 +111,8 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     }
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
-    const kept = { body: data.body, etag: data.etag, encoded: encodings.of(version) }
-    const sent = sender.sendKeptBody(request, reply, kept, { statusCode: data.statusCode, cacheControl, type: jsonType })
+    // Kept for the deployment, so compressed once per coding (the best each does), never per request: by the sender.
+    const sent = sender.sendKeptBody(request, reply, data, { statusCode: data.statusCode, cacheControl, type: jsonType })
     // The sender answered 304 where If-None-Match named any encoding of this data.
     metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(version.answer)])
     return sent

@@ -1,12 +1,11 @@
 /**
  * Compression Dictionary Transport (RFC 9842), the parts that are rules rather than files: which chunk is offered as
- * a dictionary and under which pattern, how a request names the dictionary it holds and the coding it takes, and the
- * framing of `dcb` and `dcz`. docs/compression.md "Dictionaries".
+ * a dictionary and under which pattern, how a request names the dictionary it holds, and the framing of `dcb` and
+ * `dcz` (the coding a request takes is negotiated with the others, src/compression/negotiate.ts). docs/compression.md "Dictionaries".
  */
 import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { dictionaries } from '../../config/dictionaries.ts'
-import { negotiateCoding } from './negotiate.ts'
 
 /** Where the build's chunks are served (`/_next/static/chunks/<name>-<hash>.<ext>`, vite.config.ts `assetsDir`). */
 export const chunkBase = '/_next/static/chunks/'
@@ -77,29 +76,6 @@ export function availableDictionaryHash(header: string | undefined): string | un
 /** The two dictionary codings of RFC 9842: brotli (`dcb`) and zstd (`dcz`), each with the old chunk as dictionary. */
 export type DictionaryCoding = 'dcb' | 'dcz'
 export const dictionaryCodings: readonly DictionaryCoding[] = ['dcb', 'dcz']
-
-/** An Accept-Encoding entry that names the coding itself (any case, with or without parameters). */
-const namedIn: Readonly<Record<DictionaryCoding, RegExp>> = {
-  dcb: /(?:^|,)[ \t]*dcb[ \t]*(?:;|,|$)/i,
-  dcz: /(?:^|,)[ \t]*dcz[ \t]*(?:;|,|$)/i,
-}
-
-/**
- * The dictionary coding to answer in, of those the build has a delta in (`offered`, smallest first), or undefined:
- * one Accept-Encoding names itself (not only through `*`: no client takes a delta it did not ask for) and weighs at
- * least as much as any other coding of built assets (`fallbacks`); on a tie, the smaller delta.
- */
-export function dictionaryCoding(
-  acceptEncoding: string | undefined,
-  offered: readonly DictionaryCoding[],
-  fallbacks: readonly string[],
-): DictionaryCoding | undefined {
-  if (acceptEncoding === undefined) return undefined
-  const named = offered.filter((coding) => namedIn[coding].test(acceptEncoding))
-  if (named.length === 0) return undefined
-  const chosen = negotiateCoding<string>(acceptEncoding, [...named, ...fallbacks])
-  return named.find((coding) => coding === chosen)
-}
 
 /**
  * The start of every delta (RFC 9842 section 4): the magic of its coding, then the SHA-256 of the dictionary, so a

@@ -1,5 +1,6 @@
 import { caches, type CacheBounds } from '../../config/caches.ts'
 import { BoundedCache } from '../bounded-cache.ts'
+import type { DictionaryCoding } from './dictionaries.ts'
 
 /**
  * Content negotiation of `Accept-Encoding` (RFC 9110 section 12.5.3): q-values honoured, `*` stands for any coding not
@@ -81,4 +82,29 @@ export function identityAcceptable(header: string | undefined, parsed?: ParsedAc
   if (header === undefined) return true
   const weights = weightsOf(header, parsed)
   return (weights.get('identity') ?? weights.get('*') ?? 1) > 0
+}
+
+/** An Accept-Encoding entry that names the coding itself (any case, with or without parameters). */
+const namedIn: Readonly<Record<DictionaryCoding, RegExp>> = {
+  dcb: /(?:^|,)[ \t]*dcb[ \t]*(?:;|,|$)/i,
+  dcz: /(?:^|,)[ \t]*dcz[ \t]*(?:;|,|$)/i,
+}
+
+/**
+ * The dictionary coding (RFC 9842, src/compression/dictionaries.ts) to answer in, of those the build has a delta in
+ * (`offered`, smallest first), or undefined: one the header names itself (not only through `*`: no client takes a
+ * delta it did not ask for) and weighs at least as much as any other coding of built assets (`fallbacks`); on a tie,
+ * the smaller delta.
+ */
+export function dictionaryCoding(
+  header: string | undefined,
+  offered: readonly DictionaryCoding[],
+  fallbacks: readonly string[],
+  parsed?: ParsedAcceptEncoding,
+): DictionaryCoding | undefined {
+  if (header === undefined) return undefined
+  const named = offered.filter((coding) => namedIn[coding].test(header))
+  if (named.length === 0) return undefined
+  const chosen = negotiateCoding<string>(header, [...named, ...fallbacks], parsed)
+  return named.find((coding) => coding === chosen)
 }

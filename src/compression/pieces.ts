@@ -25,7 +25,7 @@ export const identityPieces: PieceCoding = Object.freeze({
  * asynchronous zlib stream per response cost seven times the throughput of `/status` under 50 concurrent renders).
  * Each piece takes the last bytes sent before it (`compression.pieceDictionaryBytes`) as its dictionary, so it refers
  * back to them as the decoder holds them. With `start`, the member begins with those bytes (a kept opening,
- * src/render/kept-openings.ts), `sent` being what they decode to.
+ * src/delivery/kept-openings.ts), `sent` being what they decode to.
  */
 export function gzipPieces(start?: GzipStart, sent?: Buffer): PieceCoding {
   let crc = start?.crc ?? 0

@@ -3,23 +3,36 @@ import type { Readable } from 'node:stream'
 import { caches } from '../../config/caches.ts'
 import { compression } from '../../config/compression.ts'
 import { compressBody, flushedStream } from '../compression/compress.ts'
-import { identityAcceptable, negotiateCoding, parsedAcceptEncoding, type Coding, type ContentCoding, type ParsedAcceptEncoding } from '../compression/negotiate.ts'
-import { gzipPieces, identityPieces, type PieceCoding } from '../compression/pieces.ts'
+import type { DictionaryCoding } from '../compression/dictionaries.ts'
+import {
+  dictionaryCoding,
+  identityAcceptable,
+  negotiateCoding,
+  parsedAcceptEncoding,
+  type Coding,
+  type ContentCoding,
+  type ParsedAcceptEncoding,
+} from '../compression/negotiate.ts'
+import { gzipPieces, identityPieces } from '../compression/pieces.ts'
 import { addVary } from '../compression/vary.ts'
-import { encodedEtag, matchesAnyEncoding, strongEtag } from '../etag.ts'
-import { documentBytes, gzippedDocumentBytes, zstdDocumentBytes, type KeptDocument } from '../render/document-cache.ts'
-import { KeptOpenings } from '../render/kept-openings.ts'
+import { encodedEtag, matchesAnyEncoding } from '../etag.ts'
+import type { KeptDocument } from '../render/document-cache.ts'
+import type { StreamFraming } from '../render/renderer.ts'
 import { ClientGoneError } from '../render/stream.ts'
 import type { DocumentHead, DocumentTemplate } from '../render/template.ts'
+import { documentBytes, KeptBytes } from './kept-bytes.ts'
+import { KeptOpenings } from './kept-openings.ts'
 
 /** The kinds of answer the sender codes, each with its order among codings a client weighs alike (config/compression.ts). */
 export type AnswerKind = keyof typeof compression.codingPreference
 
-/** A body kept for the deployment whole (a static page's data), with its strong ETag and its encodings, each made once. */
+/**
+ * A body kept for the deployment whole (a static page's data), with its strong ETag: the same object for as long as
+ * it is served, so its encodings, each made once, are kept by it (weakly: they go when it goes).
+ */
 export interface KeptBody {
-  body: string
-  etag: string
-  encoded: Map<ContentCoding, Buffer>
+  readonly body: string
+  readonly etag: string
 }
 
 /** What the route says of a kept body's answer: its status, Cache-Control and type (none of which a 304 repeats but the first two). */
@@ -29,29 +42,33 @@ export interface AnswerHead {
   type: string
 }
 
-/** How a streamed document goes on the wire: its coding, the pieces' coding, and the opening left for the stream to write. */
-export interface StreamCoding {
+/**
+ * How a streamed document goes on the wire: its coding, and the framing the renderer writes it in (the pieces' coding,
+ * and the opening left for the stream to write: '' where a kept opening already starts the pieces, as gzip's does).
+ */
+export interface StreamCoding extends StreamFraming {
   coding: Coding
-  pieces: PieceCoding
-  /** The document's opening as text, or '' where a kept opening already starts the pieces (gzip). */
-  opening: string
 }
 
 /**
  * The one place Courier decides how the bytes of an answer go on the wire (docs/compression.md "One seam for the
- * bytes on the wire"): it negotiates the coding of every kind of answer once per response, from `Accept-Encoding`,
- * and sets `Content-Encoding`, `Vary`, `ETag` (where the answer has one) and `Content-Length` (where the length is
- * known) for kept documents, streamed documents (and their kept openings), kept page data and the per-request
- * compression of plugins/compression.ts. It holds the caches of this (parsed headers, kept openings): `buildApp`
- * makes one per instance.
+ * bytes on the wire"), and the one that reads `Accept-Encoding`: it negotiates the coding of every kind of answer once
+ * per response and sets `Content-Encoding`, `Vary`, `ETag` (where the answer has one) and `Content-Length` (where the
+ * length is known) for kept documents (their bytes assembled per request, src/delivery/kept-bytes.ts), streamed
+ * documents (and their kept openings), kept page data, the per-request compression of plugins/compression.ts, and
+ * the built assets' zstd files and dictionary deltas (src/delivery/built-assets.ts). It holds the caches of this
+ * (parsed headers, kept openings, what is compressed of kept documents and bodies): `buildApp` makes one per instance.
  */
 export class Sender {
   readonly #parsed: ParsedAcceptEncoding
+  readonly #bytes = new KeptBytes()
   readonly #openings: KeptOpenings
+  /** Kept bodies' encodings, each made once, by the body they encode. */
+  readonly #bodies = new WeakMap<KeptBody, Map<ContentCoding, Buffer>>()
 
   constructor(bounds: { acceptEncoding: typeof caches.acceptEncoding; keptOpenings: typeof caches.keptOpenings } = caches) {
     this.#parsed = parsedAcceptEncoding(bounds.acceptEncoding)
-    this.#openings = new KeptOpenings(bounds.keptOpenings)
+    this.#openings = new KeptOpenings(bounds.keptOpenings, this.#bytes)
   }
 
   /**
@@ -70,7 +87,7 @@ export class Sender {
    * do, is a compression per response.
    */
   sendKeptDocument(request: FastifyRequest, reply: FastifyReply, document: KeptDocument, headTags: string): FastifyReply {
-    addVary(reply, 'accept-encoding')
+    this.varyByCoding(reply)
     const tags = headTags ? Buffer.from(headTags, 'latin1') : undefined
     const nonce = request.cspNonce
     const coding = this.codingFor(request, 'keptDocument')
@@ -78,12 +95,12 @@ export class Sender {
     // nonce, as /faq, and no per-request head tags), is the same bytes for everyone on every instance: it gets a
     // strong ETag, one per coding, and 304s, as kept page data does. A nonce-bearing document never does.
     if (nonce === undefined && tags === undefined && reply.statusCode === 200) {
-      document.etag ??= strongEtag(Buffer.concat(document.parts))
-      reply.header('etag', encodedEtag(document.etag, coding))
-      if (matchesAnyEncoding(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
+      const etag = this.#bytes.etag(document)
+      reply.header('etag', encodedEtag(etag, coding))
+      if (matchesAnyEncoding(request.headers['if-none-match'], etag)) return reply.code(304).send()
     }
-    if (coding === 'gzip') return sendBytes(reply, gzippedDocumentBytes(document, nonce, tags), coding)
-    if (coding === 'zstd') return sendBytes(reply, zstdDocumentBytes(document, nonce, tags), coding)
+    if (coding === 'gzip') return sendBytes(reply, this.#bytes.gzip(document, nonce, tags), coding)
+    if (coding === 'zstd') return sendBytes(reply, this.#bytes.zstd(document, nonce, tags), coding)
     const plain = documentBytes(document, nonce, tags)
     if (coding === 'br' && this.codingFor(request, 'perRequest', plain.length) === 'br') {
       return sendBytes(reply, compressBody(plain, 'br', 'perRequest'), 'br')
@@ -97,23 +114,25 @@ export class Sender {
    */
   sendKeptBody(request: FastifyRequest, reply: FastifyReply, kept: KeptBody, head: AnswerHead): FastifyReply {
     const coding = this.codingFor(request, 'pageData', Buffer.byteLength(kept.body))
-    addVary(reply, 'accept-encoding')
+    this.varyByCoding(reply)
     reply.header('etag', encodedEtag(kept.etag, coding))
     if (matchesAnyEncoding(request.headers['if-none-match'], kept.etag)) return reply.code(304).header('cache-control', head.cacheControl).send()
     if (coding !== 'identity') reply.header('content-encoding', coding)
     reply.code(head.statusCode).header('cache-control', head.cacheControl).type(head.type)
     if (coding === 'identity') return reply.send(kept.body)
-    let encoded = kept.encoded.get(coding)
+    let encodings = this.#bodies.get(kept)
+    if (!encodings) this.#bodies.set(kept, (encodings = new Map()))
+    let encoded = encodings.get(coding)
     if (!encoded) {
       encoded = compressBody(kept.body, coding, 'once')
-      kept.encoded.set(coding, encoded)
+      encodings.set(coding, encoded)
     }
     return sendBytes(reply, encoded, coding)
   }
 
   /**
    * The coding of a streamed document, chosen before its render starts: gzip in pieces as React writes them, its
-   * opening compressed once and kept where it can be (src/render/kept-openings.ts); brotli or zstd through a
+   * opening compressed once and kept where it can be (src/delivery/kept-openings.ts); brotli or zstd through a
    * compressor flushed once per piece (`sendStream`).
    */
   streamCoding(request: FastifyRequest, template: DocumentTemplate, head: DocumentHead, headTags: string): StreamCoding {
@@ -134,7 +153,7 @@ export class Sender {
       request.log.debug('render aborted: the client closed the connection')
       abort(new ClientGoneError('the client closed the connection'))
     })
-    addVary(reply, 'accept-encoding')
+    this.varyByCoding(reply)
     if (coding === 'identity') return reply.send(stream)
     return reply.header('content-encoding', coding).send(coding === 'gzip' ? stream : flushedStream(stream, coding))
   }
@@ -144,11 +163,26 @@ export class Sender {
    * request. Undefined: it goes as it is.
    */
   compressPerRequest(request: FastifyRequest, reply: FastifyReply, body: string | Buffer): Buffer | undefined {
-    addVary(reply, 'accept-encoding')
+    this.varyByCoding(reply)
     const coding = this.codingFor(request, 'perRequest', Buffer.byteLength(body))
     if (coding === 'identity') return undefined
     reply.header('content-encoding', coding).removeHeader('content-length')
     return compressBody(body, coding, 'perRequest')
+  }
+
+  /**
+   * The dictionary coding a built chunk goes in, of those it has a delta in (`offered`, smallest first), or undefined
+   * (src/compression/negotiate.ts `dictionaryCoding`): named by the request and weighed at least as any other coding
+   * of built assets.
+   */
+  dictionaryCodingFor(request: FastifyRequest, offered: readonly DictionaryCoding[]): DictionaryCoding | undefined {
+    const fallbacks = compression.codingPreference.builtAsset
+    return dictionaryCoding(request.headers['accept-encoding'], offered, fallbacks, this.#parsed)
+  }
+
+  /** Says the answer depends on the coding the request takes: every answer the sender codes, built assets too. */
+  varyByCoding(reply: FastifyReply): void {
+    addVary(reply, 'accept-encoding')
   }
 }
 

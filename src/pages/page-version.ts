@@ -15,7 +15,7 @@ export interface LoadedVersion {
 /**
  * One version of a `static` page instance, frozen: its answer, its page data as sent, its tags and times. Nothing is
  * added to it later: the document rendered from it (src/render/page-documents.ts) and its page data compressed per
- * coding (src/delivery/kept-encodings.ts) are kept by render and delivery, keyed by the version.
+ * coding (by the sender, src/delivery/send.ts) are kept by render and delivery, keyed by the version and its data.
  */
 export interface PageVersion extends LoadedVersion {
   /** The page instance it is a version of (`pageKey`). */

@@ -7,6 +7,8 @@ export interface RenderOnceOptions {
   /** The document around the app, as the streaming path builds it, for the nonce given. */
   opening: (nonce: string) => string
   closing: (nonce: string) => string
+  /** Where per-request head tags go in the document (src/render/template.ts), if anywhere. */
+  headAt?: number | undefined
   timeoutMs: number
 }
 
@@ -46,5 +48,5 @@ export async function renderOnce(options: RenderOnceOptions): Promise<KeptDocume
   const chunks: Buffer[] = []
   for await (const chunk of render.stream) chunks.push(chunk as Buffer)
   if (failed) return 'render-error'
-  return splitAtNonce(Buffer.concat(chunks).toString('utf8')) ?? 'placeholder-outside-nonce'
+  return splitAtNonce(Buffer.concat(chunks).toString('utf8'), options.headAt) ?? 'placeholder-outside-nonce'
 }

@@ -1,33 +1,37 @@
 import type { FastifyRequest } from 'fastify'
-import type { Readable } from 'node:stream'
-import type { Coding } from '../compression/negotiate.ts'
-import type { StreamCoding } from '../delivery/send.ts'
+import type { PieceCoding } from '../compression/pieces.ts'
 import { assignDigest } from '../digest.ts'
-import type { KeptDocument, KeptDocumentSlot } from './document-cache.ts'
+import type { KeptDocument } from './document-cache.ts'
 import { documentName, headFor, stateFor, type RenderTarget } from './document-target.ts'
 import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { renderOnce } from './render-once.ts'
 import { serializeForScript } from './serialize.ts'
-import { ClientGoneError, RenderTimeoutError, renderStream } from './stream.ts'
+import { ClientGoneError, RenderTimeoutError, renderStream, type StreamRender } from './stream.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
 
-/** What a render gives: the kept document (the same for every request but its insertions), or a stream of this one. */
-export type RenderedDocument =
-  | { type: 'kept'; document: KeptDocument }
-  | { type: 'stream'; stream: Readable; coding: Coding; abort: (reason: Error) => void }
-
-/** What the caller learns of a render as it goes (tracing and metrics, src/render/respond.ts), and what it adds. */
+/** What the caller learns of a streamed render as it goes (tracing and metrics, src/delivery/respond.ts). */
 export interface RenderWatch {
-  /** Per-request tags for the head of a streamed document (the `traceparent` meta). */
-  headTags: string
   /** Every error React reports, with the digest the client is given for it (none when the client went away). */
   onError(error: unknown, digest: string | undefined): void
-  /** The stream's render starts (after any attempt to keep the document): where its times count from. */
-  onStreamStart?: (() => void) | undefined
   onShellReady?: (() => void) | undefined
   onAllReady?: (() => void) | undefined
+}
+
+/** What a streamed document opens with: its template and head, which the sender frames the stream from. */
+export interface DocumentOpening {
+  template: DocumentTemplate
+  head: DocumentHead
+}
+
+/**
+ * How the stream is written, as the sender chose it (src/delivery/send.ts `streamCoding`): the pieces' coding, and
+ * the opening the stream writes before React's output ('' where a kept opening already starts the pieces).
+ */
+export interface StreamFraming {
+  pieces: PieceCoding
+  opening: string
 }
 
 export interface RendererOptions {
@@ -36,17 +40,29 @@ export interface RendererOptions {
   renderTimeoutMs: number
   /** The chunks a page needs beyond the entry (production); none in development, where Vite serves modules. */
   preloadsFor?: ((pageId: string) => PagePreloads) | undefined
-  /** The coding of a streamed document, chosen before its render starts (src/delivery/send.ts). */
-  streamCoding: (request: FastifyRequest, template: DocumentTemplate, head: DocumentHead, headTags: string) => StreamCoding
 }
 
-/** Renders a document: from its slot (rendered once, kept) when it has one, else as a stream for this request. */
-export type RenderDocumentBytes = (
-  request: FastifyRequest,
-  target: RenderTarget,
-  slot: KeptDocumentSlot | undefined,
-  watch: RenderWatch,
-) => Promise<RenderedDocument>
+/** The renderer: it makes documents, as bytes to keep or as a stream; how they go on the wire is the sender's. */
+export interface DocumentRenderer {
+  /**
+   * Renders the document of `target` once, with the placeholder nonce, for keeping (a `static` page instance, an error
+   * page without a digest); undefined when it is not worth keeping (its requests stream).
+   */
+  renderKept(request: FastifyRequest, target: RenderTarget): Promise<KeptDocument | undefined>
+  /** The template and head a streamed document of `target` opens with. */
+  openingOf(target: RenderTarget): DocumentOpening
+  /**
+   * Streams the document of `target` for this request, framed as the sender chose from `opening`: resolves when the
+   * shell is ready; an error before that rejects, for the error handler to answer.
+   */
+  renderStream(
+    request: FastifyRequest,
+    target: RenderTarget,
+    opening: DocumentOpening,
+    framing: StreamFraming,
+    watch: RenderWatch,
+  ): Promise<StreamRender>
+}
 
 function reportRenderError(request: FastifyRequest, error: unknown): string | undefined {
   if (error instanceof ClientGoneError) return undefined
@@ -59,16 +75,14 @@ function reportRenderError(request: FastifyRequest, error: unknown): string | un
 }
 
 /**
- * The document renderer. A document that is the same for every request but for its nonce (a `static` page instance,
- * an error page without a digest) is rendered once with a placeholder nonce and kept in its slot; the sender puts each
- * request's nonce in. Any other document streams with renderToPipeableStream, resolving when the shell is ready: an
- * error before that rejects, for the error handler to answer.
+ * The document renderer. A document that is the same for every request but for its nonce is rendered once with a
+ * placeholder nonce, for the caller to keep; any other streams with renderToPipeableStream.
  */
-export function createDocumentRenderer(options: RendererOptions): RenderDocumentBytes {
-  const { source, deploymentId, renderTimeoutMs, preloadsFor, streamCoding } = options
+export function createDocumentRenderer(options: RendererOptions): DocumentRenderer {
+  const { source, deploymentId, renderTimeoutMs, preloadsFor } = options
 
-  /** Renders the document of `target` once, with the placeholder nonce; undefined when it is not worth keeping. */
-  async function renderKept(request: FastifyRequest, template: DocumentTemplate, target: RenderTarget) {
+  async function renderKept(request: FastifyRequest, target: RenderTarget) {
+    const template = source.template()
     const state = stateFor(target, deploymentId, '')
     const stateJson = serializeForScript(state)
     const head = headFor(target, preloadsFor)
@@ -76,6 +90,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       element: await source.client().createElement(state),
       opening: (nonce) => template.open(head, nonce),
       closing: (nonce) => template.close(stateJson, nonce),
+      headAt: template.headTagsAt,
       timeoutMs: renderTimeoutMs,
     }).catch(() => 'render-error' as const)
     if (typeof result === 'string') {
@@ -83,24 +98,29 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       return undefined
     }
     request.log.debug({ document: documentName(target), bytes: result.length }, 'document rendered once')
-    return { ...result, headAt: template.headTagsAt }
+    return result
   }
 
-  return async function renderDocumentBytes(request, target, slot, watch) {
-    const template = source.template()
-    const document = slot ? await slot.get(() => renderKept(request, template, target)) : undefined
-    if (document) return { type: 'kept', document }
-    watch.onStreamStart?.()
+  function openingOf(target: RenderTarget): DocumentOpening {
+    return { template: source.template(), head: headFor(target, preloadsFor) }
+  }
+
+  async function renderDocumentStream(
+    request: FastifyRequest,
+    target: RenderTarget,
+    { template }: DocumentOpening,
+    framing: StreamFraming,
+    watch: RenderWatch,
+  ): Promise<StreamRender> {
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
     const element = await source.client().createElement(state)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
-    const { coding, pieces, opening } = streamCoding(request, template, headFor(target, preloadsFor), watch.headTags)
-    const { stream, abort } = await renderStream({
+    return renderStream({
       element,
-      coding: pieces,
-      opening,
+      coding: framing.pieces,
+      opening: framing.opening,
       closing: () =>
         template.close(
           serializeForScript(state),
@@ -118,6 +138,7 @@ export function createDocumentRenderer(options: RendererOptions): RenderDocument
       onShellReady: watch.onShellReady,
       onAllReady: watch.onAllReady,
     })
-    return { type: 'stream', stream, coding, abort }
   }
+
+  return { renderKept, openingOf, renderStream: renderDocumentStream }
 }

@@ -44,3 +44,23 @@ t.test('no import cycle among the product modules', async (t) => {
   t.ok(files.length > 100, `${files.length} modules read`)
   t.same(cycles, [], 'no cycle')
 })
+
+/** The folders of src/ that files of `from` import, imports of types included (`import type` ties folders too). */
+const anyImportPattern = /^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm
+function foldersImportedBy(from: string): Set<string> {
+  const folders = new Set<string>()
+  for (const file of sources(path.join('src', from))) {
+    for (const match of readFileSync(file, 'utf8').matchAll(anyImportPattern)) {
+      const target = path.relative(path.join(root, 'src'), path.resolve(path.dirname(file), match[1] ?? match[2]!))
+      const folder = target.split(path.sep)[0]
+      if (folder && folder !== from && !target.startsWith('..') && target.includes(path.sep)) folders.add(folder)
+    }
+  }
+  return folders
+}
+
+t.test('render and delivery: render makes the bytes, delivery sends them, and neither folder imports the other back', async (t) => {
+  t.ok(foldersImportedBy('delivery').has('render'), 'delivery takes what render makes')
+  t.notOk(foldersImportedBy('render').has('delivery'), 'render imports nothing of delivery, not even a type')
+  t.notOk(foldersImportedBy('compression').has('delivery'), 'nor does compression, which both use')
+})

@@ -14,12 +14,12 @@ import {
   availableDictionaryHash,
   deltaHeaderBytes,
   deltaMagic,
-  dictionaryCoding,
   dictionaryRule,
   sha256,
   useAsDictionary,
   type DictionaryCoding,
 } from '../../src/compression/dictionaries.ts'
+import { dictionaryCoding } from '../../src/compression/negotiate.ts'
 import { dictionaryFilesIn, writeDeltas } from '../../src/build/dictionary-deltas.ts'
 import { pino } from 'pino'
 import { loadConfig } from '../../config/env.ts'

@@ -1,7 +1,7 @@
 /**
  * Kept gzip parts compressed with what precedes them as their dictionary (src/compression/gzip-segments.ts), the
  * streamed pieces that refer back to what was sent (src/compression/pieces.ts), and the openings of streamed
- * documents kept compressed (src/render/kept-openings.ts): every member decodes to exactly the text, for any bytes of
+ * documents kept compressed (src/delivery/kept-openings.ts): every member decodes to exactly the text, for any bytes of
  * the lengths the parts were compressed for, and the back references pay.
  */
 import t from 'tap'
@@ -11,7 +11,7 @@ import { caches } from '../../config/caches.ts'
 import { compression } from '../../config/compression.ts'
 import { compressSegments, gzipStartWithInsertions, gzipTrailer, gzipWithInsertions } from '../../src/compression/gzip-segments.ts'
 import { gzipPieces } from '../../src/compression/pieces.ts'
-import { KeptOpenings } from '../../src/render/kept-openings.ts'
+import { KeptOpenings } from '../../src/delivery/kept-openings.ts'
 import { compileTemplate } from '../../src/render/template.ts'
 
 const css = '.site-header{display:flex}.brand{font-weight:700}.lead{font-size:1.25rem}'.repeat(20)

@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { compression } from '../../config/compression.ts'
 import { compressFrames, rawFrame, zstdWithInsertions } from '../../src/compression/zstd-frames.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
-import { findZstdAssets } from '../../src/render/zstd-assets.ts'
+import { findZstdAssets } from '../../src/delivery/zstd-assets.ts'
 import { build } from '../helpers/app.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 

@@ -1,9 +1,8 @@
 /**
  * The seam of docs/compression.md "One seam for the bytes on the wire", kept: no module of rendering, compression,
  * delivery or error formatting holds state of its own at module level (caches belong to objects `buildApp` makes),
- * and `Accept-Encoding` is negotiated by the sender alone, built assets aside (src/render/zstd-assets.ts serves the
- * files compressed at build time beside @fastify/static, src/compression/dictionaries.ts picks a dictionary delta
- * made at build or deploy time).
+ * and `Accept-Encoding` is read and negotiated by the sender alone (with the parser it calls), for every kind of
+ * answer, built assets' zstd files and dictionary deltas included.
  */
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -32,8 +31,19 @@ t.test('no module-level state in rendering, compression, delivery and error form
   }
 })
 
-t.test('Accept-Encoding is negotiated in the sender alone', async (t) => {
-  const files = [...sourcesOf('plugins'), ...['src', 'src/render', 'src/compression', 'src/delivery', 'src/pages'].flatMap(sourcesOf)]
-  const callers = files.filter((file) => /\b(?:negotiateCoding|identityAcceptable)(?:<[^>(]*>)?\(/.test(readFileSync(path.join(root, file), 'utf8')))
-  t.same(callers.sort(), ['src/compression/dictionaries.ts', 'src/compression/negotiate.ts', 'src/delivery/send.ts', 'src/render/zstd-assets.ts'])
+/** Every source file of `folder`, in every folder below it too. */
+const allSourcesOf = (folder: string) =>
+  readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.tsx?$/.test(name))
+    .map((name) => `${folder}/${name.split(path.sep).join('/')}`)
+
+t.test('Accept-Encoding is read and negotiated in the sender alone', async (t) => {
+  const files = [...allSourcesOf('plugins'), ...allSourcesOf('src')]
+  t.ok(files.length > 100, `${files.length} files read`)
+  const textOf = (file: string) => readFileSync(path.join(root, file), 'utf8')
+  const negotiators = /\b(?:negotiateCoding|identityAcceptable|dictionaryCoding)(?:<[^>(]*>)?\(/
+  t.same(files.filter((file) => negotiators.test(textOf(file))).sort(), ['src/compression/negotiate.ts', 'src/delivery/send.ts'])
+  // Named at all (a header read, a Vary set, a comment about it): the sender, and the parser it calls.
+  const naming = files.filter((file) => /accept-encoding/i.test(textOf(file)))
+  t.same(naming.sort(), ['src/compression/negotiate.ts', 'src/delivery/send.ts'])
 })

@@ -1,12 +1,7 @@
 import t from 'tap'
 import { createElement, Suspense, use, type ReactNode } from 'react'
-import {
-  DocumentCache,
-  documentBytes,
-  documentNoncePlaceholder,
-  splitAtNonce,
-  type KeptDocument,
-} from '../../src/render/document-cache.ts'
+import { documentBytes } from '../../src/delivery/kept-bytes.ts'
+import { DocumentCache, documentNoncePlaceholder, splitAtNonce, type KeptDocument } from '../../src/render/document-cache.ts'
 import { renderOnce } from '../../src/render/render-once.ts'
 import { renderStream } from '../../src/render/stream.ts'
 

@@ -1,19 +1,17 @@
 /**
- * Serving the build's chunks as deltas against a chunk the browser kept from an older deployment (RFC 9842 `dcb`,
- * `dcz`),
- * and the headers that make every chunk answer a dictionary for the next deployment. docs/compression.md
- * "Dictionaries"; the deltas are written once, before (src/build/dictionary-deltas.ts).
+ * The build's chunks as deltas against a chunk the browser kept from an older deployment (RFC 9842 `dcb`, `dcz`):
+ * the deltas beside the chunks, found at start-up, and the headers that make every chunk answer a dictionary for the
+ * next deployment. docs/compression.md "Dictionaries"; the deltas are written once, before
+ * (src/build/dictionary-deltas.ts), and sent by the sender (src/delivery/built-assets.ts).
  */
-import { createReadStream, openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs'
+import { openSync, readSync, closeSync, readdirSync, statSync } from 'node:fs'
 import path from 'node:path'
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply } from 'fastify'
 import { compression } from '../../config/compression.ts'
 import {
-  availableDictionaryHash,
   chunkBase,
   deltaHeaderBytes,
   deltaMagic,
-  dictionaryCoding,
   dictionaryRule,
   parseDeltaFileName,
   useAsDictionary,
@@ -22,23 +20,16 @@ import {
 } from '../compression/dictionaries.ts'
 import { addVary } from '../compression/vary.ts'
 import { errors } from '../errors.ts'
-import { immutableAssetCacheControl } from '../../config/client-bundle.ts'
 import { pathOf } from '../request-path.ts'
+import type { Sender } from './send.ts'
+import type { CodedFile } from './zstd-assets.ts'
 
 /** A zstd frame starts so (RFC 8878 section 3.1.1), right after the `dcz` header. */
 const zstdFrameMagic = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])
 
-export interface DictionaryDelta {
-  /** The delta on disk. */
-  file: string
-  bytes: number
-  /** The media type of the chunk it codes. */
-  type: string
-}
-
 /** A chunk's deltas against one dictionary: one per coding the build wrote, and those codings smallest first. */
 export interface DeltasAgainst {
-  byCoding: Partial<Record<DictionaryCoding, DictionaryDelta>>
+  byCoding: Partial<Record<DictionaryCoding, CodedFile>>
   smallestFirst: DictionaryCoding[]
 }
 
@@ -111,41 +102,15 @@ export function findDictionaryDeltas(clientDir: string, log: FastifyBaseLogger):
 
 /**
  * The headers every answer of a chunk carries in any coding: `Use-As-Dictionary` (the browser keeps it as the
- * dictionary of the next deployment's version) and `Vary: accept-encoding, available-dictionary` (a cache must not
- * give a delta to a browser without its dictionary, nor the full file to one with it). Set before the coding's own
- * `Vary: accept-encoding`, which then finds it there.
+ * dictionary of the next deployment's version) and `Vary` on the coding, then on `Available-Dictionary` (a cache must
+ * not give a delta to a browser without its dictionary, nor the full file to one with it). Set before the coding's
+ * own `Vary` (@fastify/static's, the sender's), which then finds it there.
  */
-export function setChunkHeaders(reply: FastifyReply, url: string): void {
+export function setChunkHeaders(reply: FastifyReply, url: string, sender: Sender): void {
   const urlPath = pathOf(url)
   if (!variesByDictionary(urlPath)) return
-  addVary(reply, 'accept-encoding')
+  sender.varyByCoding(reply)
   addVary(reply, 'available-dictionary')
   const rule = dictionaryRule(urlPath)
   if (rule) reply.header('use-as-dictionary', useAsDictionary(rule))
-}
-
-/**
- * Sends a chunk's delta where the request names, in `Available-Dictionary`, a dictionary the build has a delta against
- * and its Accept-Encoding takes `dcb` or `dcz` (named, weighed at least as any other coding of built assets; the
- * smaller delta on a tie): the answer has the headers of the chunk's other codings (type, year-long immutable
- * Cache-Control, no validator: the hash in the name is one) with `Content-Encoding: dcb` or `dcz`. Every other
- * request goes on to the `.zst`, `.br`, `.gz` or the file. A preHandler of the asset routes, before the one of zstd.
- */
-export function dictionaryAssetHandler(deltas: DictionaryDeltas) {
-  return function sendDictionaryDelta(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) {
-    if (!request.url.startsWith(chunkBase) || (request.method !== 'GET' && request.method !== 'HEAD')) return done()
-    const byDictionary = deltas.get(pathOf(request.url))
-    if (!byDictionary) return done()
-    const header = request.headers['available-dictionary']
-    const hash = availableDictionaryHash(Array.isArray(header) ? undefined : header)
-    const against = hash === undefined ? undefined : byDictionary.get(hash)
-    if (!against) return done()
-    const coding = dictionaryCoding(request.headers['accept-encoding'], against.smallestFirst, compression.codingPreference.builtAsset)
-    const delta = coding && against.byCoding[coding]
-    if (!coding || !delta) return done()
-    reply.code(200).type(delta.type).header('cache-control', immutableAssetCacheControl)
-    setChunkHeaders(reply, request.url)
-    reply.header('content-encoding', coding).header('content-length', delta.bytes)
-    reply.send(request.method === 'HEAD' ? undefined : createReadStream(delta.file))
-  }
 }

@@ -1,13 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { caches } from '../../config/caches.ts'
-import type { Sender } from '../delivery/send.ts'
+import type { Readable } from 'node:stream'
 import type { MetricsRecorder } from '../metrics/recorder.ts'
+import { DocumentCache, type KeptDocument, type KeptDocumentSlot } from '../render/document-cache.ts'
+import { statusAndCacheControl, type RenderTarget } from '../render/document-target.ts'
+import type { DocumentRenderer, RenderWatch } from '../render/renderer.ts'
+import { ClientGoneError, RenderTimeoutError } from '../render/stream.ts'
 import { renderSpanAttributes, traceKeptDocument, traceStreamedRender } from '../tracing/render-span.ts'
 import { tracingOff, type Tracing } from '../tracing/tracing.ts'
-import { DocumentCache, type KeptDocumentSlot } from './document-cache.ts'
-import { statusAndCacheControl, type RenderTarget } from './document-target.ts'
-import type { RenderDocumentBytes } from './renderer.ts'
-import { ClientGoneError, RenderTimeoutError } from './stream.ts'
+import type { Coding } from '../compression/negotiate.ts'
+import type { Sender } from './send.ts'
 
 /**
  * Renders one document (a page or the error page) for a request and sends it. `kept`: where the document of a page
@@ -21,8 +23,8 @@ export type RenderDocument = (
 ) => Promise<FastifyReply>
 
 export interface ResponderOptions {
-  /** The renderer (src/render/renderer.ts): a kept document or a stream for each request. */
-  render: RenderDocumentBytes
+  /** The renderer (src/render/renderer.ts): a document to keep, or a stream for this request. */
+  renderer: DocumentRenderer
   /** How the bytes go on the wire (src/delivery/send.ts). */
   sender: Sender
   /** Keep documents at all: off in development, where the template and the client change with every edit. */
@@ -33,13 +35,20 @@ export interface ResponderOptions {
   metrics?: MetricsRecorder | undefined
 }
 
+/** What a document's render gave: the kept document, or this request's stream in the coding the sender chose. */
+type Rendered =
+  | { type: 'kept'; document: KeptDocument }
+  | { type: 'stream'; stream: Readable; coding: Coding; abort: (reason: Error) => void }
+
 /**
  * The document answer behind `fastify.renderDocument` (plugins/documents.ts): chooses the slot a document is kept in,
  * wraps the render in its span and metrics, and hands the bytes to the sender with the answer's status and
  * Cache-Control. A kept document that is ready renders nothing: no render span, the request span says it was sent.
+ * A streamed one is framed before its render starts: the sender chooses its coding from the document's opening, the
+ * renderer writes in the pieces of that coding, and the sender sends the stream in the coding it chose.
  */
 export function createDocumentResponder(options: ResponderOptions): RenderDocument {
-  const { render, sender, keepDocuments, tracing = tracingOff, metrics } = options
+  const { renderer, sender, keepDocuments, tracing = tracingOff, metrics } = options
   // Error documents without a digest, kept by status (config/caches.ts).
   const errorDocuments = new DocumentCache(keepDocuments ? caches.errorDocuments.maxEntries : 0)
 
@@ -73,16 +82,28 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
     const span = tracing.startSpan(request, 'courier.render', { attributes: renderSpanAttributes(target) })
     let renderStarted = performance.now()
     const seconds = () => (performance.now() - renderStarted) / 1000
-    const rendered = await render(request, target, slot, {
-      headTags,
-      onStreamStart: () => void (renderStarted = performance.now()),
+    const watch: RenderWatch = {
       onError(error, digest) {
-        if (error instanceof ClientGoneError || error instanceof RenderTimeoutError) span.setAttributes({ 'courier.render.aborted': true })
+        if (error instanceof ClientGoneError || error instanceof RenderTimeoutError) {
+          span.setAttributes({ 'courier.render.aborted': true })
+        }
         if (!(error instanceof ClientGoneError)) span.fail(error, digest)
       },
       onShellReady: metrics && (() => metrics.renderShellReady(request, target.type, seconds())),
       onAllReady: metrics && (() => metrics.renderAllReady(request, target.type, seconds())),
-    }).catch((error: unknown) => {
+    }
+    /** The kept document of the slot, rendered once on first use, or else a stream of this request's. */
+    async function render(): Promise<Rendered> {
+      const document = slot ? await slot.get(() => renderer.renderKept(request, target)) : undefined
+      if (document) return { type: 'kept', document }
+      // The stream's render starts (after any attempt to keep the document): its times count from here.
+      renderStarted = performance.now()
+      const opening = renderer.openingOf(target)
+      const wire = sender.streamCoding(request, opening.template, opening.head, headTags)
+      const { stream, abort } = await renderer.renderStream(request, target, opening, wire, watch)
+      return { type: 'stream', stream, coding: wire.coding, abort }
+    }
+    const rendered = await render().catch((error: unknown) => {
       span.end()
       throw error
     })

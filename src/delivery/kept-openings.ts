@@ -1,22 +1,25 @@
 import { caches, type CacheBounds } from '../../config/caches.ts'
 import { BoundedCache } from '../bounded-cache.ts'
 import type { GzipStart } from '../compression/gzip-segments.ts'
-import { documentBytes, documentNoncePlaceholder, gzipStartOf, splitAtNonce, type KeptDocument } from './document-cache.ts'
-import type { DocumentHead, DocumentTemplate } from './template.ts'
+import { documentNoncePlaceholder, splitAtNonce, type KeptDocument } from '../render/document-cache.ts'
+import type { DocumentHead, DocumentTemplate } from '../render/template.ts'
+import { documentBytes, KeptBytes } from './kept-bytes.ts'
 
 /**
  * The openings of streamed documents, kept as the bytes between their nonce attributes and compressed once (the way
- * a kept document is, src/render/document-cache.ts): per gzip response only the nonce and head tags go in, as stored
+ * a kept document is, src/delivery/kept-bytes.ts): per gzip response only the nonce and head tags go in, as stored
  * blocks, and only React's output is compressed. The opening is the larger part of a small dynamic page (4.5 of the
  * 5.9 kB of `/status`, most of it the inlined stylesheet), and compressing it took a sixth of that page's CPU.
  */
 export class KeptOpenings {
   readonly #byTemplate = new WeakMap<DocumentTemplate, BoundedCache<string, KeptDocument | null>>()
   readonly #bounds: CacheBounds
+  readonly #bytes: KeptBytes
 
-  /** `bounds`: config/caches.ts. */
-  constructor(bounds: CacheBounds = caches.keptOpenings) {
+  /** `bounds`: config/caches.ts; `bytes`: where their compressed parts are kept (the sender's). */
+  constructor(bounds: CacheBounds = caches.keptOpenings, bytes: KeptBytes = new KeptBytes()) {
     this.#bounds = bounds
+    this.#bytes = bytes
   }
 
   /**
@@ -34,7 +37,7 @@ export class KeptOpenings {
     const opening = this.#opening(template, head)
     if (!opening) return undefined
     const tags = Buffer.from(headTags)
-    return { start: gzipStartOf(opening, nonce, tags), sent: documentBytes(opening, nonce, tags) }
+    return { start: this.#bytes.gzipStart(opening, nonce, tags), sent: documentBytes(opening, nonce, tags) }
   }
 
   #opening(template: DocumentTemplate, head: DocumentHead): KeptDocument | undefined {
@@ -46,8 +49,7 @@ export class KeptOpenings {
     const key = headKey(head)
     let opening = openings.get(key)
     if (opening === undefined) {
-      const split = splitAtNonce(template.open(head, documentNoncePlaceholder))
-      opening = split ? { ...split, headAt: template.headTagsAt } : null
+      opening = splitAtNonce(template.open(head, documentNoncePlaceholder), template.headTagsAt) ?? null
       openings.set(key, opening)
     }
     return opening ?? undefined
