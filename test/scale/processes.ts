@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
 import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
-export { freePort } from '../../deploy/free-port.ts'
-import { freePort } from '../../deploy/free-port.ts'
+export { freePort } from '../helpers/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
