@@ -15,3 +15,20 @@ export function freePort(): Promise<number> {
     })
   })
 }
+
+/** What a program says when the port it was told is taken (Node, nginx, redis-server). */
+const portTaken = /EADDRINUSE|Address already in use/
+
+/**
+ * Starts a program on a free port, and on a new one when the port was taken in between (its error says
+ * `Address already in use`): at most `attempts` times.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start(await freePort())
+    } catch (error) {
+      if (attempt >= attempts || !(error instanceof Error) || !portTaken.test(error.message)) throw error
+    }
+  }
+}
