@@ -37,16 +37,16 @@ export type Log = (message: string, fields?: Record<string, unknown>) => void
  */
 async function portOf(instance: Instance, besides: number | undefined, signal: AbortSignal): Promise<number> {
   const deadline = Date.now() + waits.listeningMs
+  const failure = async (what: string) =>
+    new Error(`an instance (pid ${instance.pid}) ${what}; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`)
   while (Date.now() < deadline) {
     signal.throwIfAborted()
     const [port] = [...(await listeningPorts(instance.pid))].filter((one) => one !== besides)
     if (port !== undefined) return port
-    if (!(await isSameProcess(instance))) {
-      throw new Error(`an instance (pid ${instance.pid}) exited before it listened; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`)
-    }
+    if (!(await isSameProcess(instance))) throw await failure('exited before it listened')
     await sleep(50, undefined, { signal })
   }
-  throw new Error(`an instance (pid ${instance.pid}) did not listen within ${waits.listeningMs} ms; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`)
+  throw await failure(`did not listen within ${waits.listeningMs} ms`)
 }
 
 /**

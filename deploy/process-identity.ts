@@ -39,7 +39,8 @@ async function listeningSockets(): Promise<Map<string, number>> {
       const fields = line.trim().split(/\s+/)
       if (fields.length < 10) continue
       // State 0A is LISTEN; the local address ends with `:<port in hex>`.
-      if (fields[3] === '0A') sockets.set(fields[9]!, Number.parseInt(fields[1]!.slice(fields[1]!.lastIndexOf(':') + 1), 16))
+      const local = fields[1]!
+      if (fields[3] === '0A') sockets.set(fields[9]!, Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16))
     }
   }
   return sockets

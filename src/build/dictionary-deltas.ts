@@ -93,7 +93,8 @@ export async function decodeDelta(coding: DictionaryCoding, delta: Buffer, dicti
  * Writes `<chunk>.<hex sha-256 of the dictionary>.dcb` and `.dcz` beside each JavaScript and CSS chunk of `chunksDir` for every
  * file of `dictionaryFiles` that a browser would offer as its dictionary (the older chunk's `match` pattern takes the
  * new chunk's URL; a file of the same name only when its bytes differ), where the delta is smaller than the chunk's
- * best ordinary coding. Each delta is decoded once before it is written. Files are written under a temporary name, then renamed.
+ * best ordinary coding. Each delta is decoded once before it is written. Files are written under a temporary name,
+ * then renamed.
  */
 export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly string[]): Promise<DeltaReport> {
   const report: DeltaReport = { written: [], notSmaller: 0, tooLarge: 0 }
