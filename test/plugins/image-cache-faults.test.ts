@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { buildImageApp, jpegOf, temporaryFolder, type ImageApp } from '../helpers/images.ts'
@@ -53,10 +53,15 @@ t.test('read-only and full cache folders, in a mount namespace of their own (uns
   const environment = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('TAP') && name !== 'NODE_OPTIONS'),
   )
-  const child = spawnSync('unshare', ['-rm', '--', process.execPath, import.meta.filename], {
-    env: { ...environment, COURIER_MOUNT_NAMESPACE: '1' },
-    encoding: 'utf8',
-    timeout: 50_000,
+  // Not spawnSync: this process keeps answering its runner while the child works.
+  const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      'unshare',
+      ['-rm', '--', process.execPath, import.meta.filename],
+      // The child's own time limit (tap's 30 s when a file runs alone) as its runner's: this test's.
+      { env: { ...environment, COURIER_MOUNT_NAMESPACE: '1', TAP_TIMEOUT: '240' }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    )
   })
   const failures = child.stdout.split('\n').filter((line) => /^\s*not ok /.test(line))
   t.equal(child.status, 0, failures.join('\n') || child.stderr.slice(-2000) || 'the tests in the namespace passed')
