@@ -2,9 +2,9 @@
  * Compression dictionaries measured (docs/compression.md "Dictionaries"): the JavaScript bytes on the wire for a
  * Chromium visitor after a deploy that changed one page, first visit against returning visit.
  *
- * Deployment A is the production build (dist/); deployment B a copy of the project whose FAQ page says one more line,
- * built beside it, with the deltas of its chunks against A's (src/build/dictionary-deltas.ts). Both servers run in
- * this process behind one loopback origin (the browser suite's proxy, pointed at A, then at B). For `/` and `/faq`:
+ * Deployment A is the production build (dist/); deployment B a copy of the project in which one page says one more
+ * line, built beside it, with the deltas of its chunks against A's (src/build/dictionary-deltas.ts). Both servers run in
+ * this process behind one loopback origin (the browser suite's proxy, pointed at A, then at B). For `/` and that page:
  * - first visit: a fresh browser context loads the page from B;
  * - returning visit: a fresh context loads it from A (Chromium keeps A's chunks as dictionaries), then from B: each
  *   script in `dcb` or `dcz`, the smaller (`dcb` for each here);
@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { dictionaryFilesIn, writeDeltas } from '../src/build/dictionary-deltas.ts'
-import { buildWithChangedFaq } from '../test/helpers/changed-build.ts'
+import { buildWithChangedPage, changedPage } from '../test/helpers/changed-build.ts'
 import { chromiumArgs, chromiumPath, startServer } from '../test/e2e/harness.ts'
 import { startProxy } from '../test/e2e/engines/proxy.ts'
 import { distDir } from './config.ts'
@@ -31,7 +31,7 @@ import { distDir } from './config.ts'
 const settleMs = 2_000
 /** The goal: a returning visitor downloads at most this share of a first visit's JavaScript. */
 const goalShare = 0.15
-const pages = ['/', '/faq']
+const pages = ['/', changedPage.path]
 
 interface Script {
   name: string
@@ -48,8 +48,8 @@ if (!existsSync(path.join(distDir, 'deployment.json'))) {
   process.exit(1)
 }
 
-stderr('building deployment B (the FAQ page changed)')
-const changed = await buildWithChangedFaq('bench-deployment-b')
+stderr(`building deployment B (${changedPage.path} changed)`)
+const changed = await buildWithChangedPage('bench-deployment-b')
 const cleanups: Array<() => Promise<unknown>> = [changed.remove]
 try {
   const chunksB = path.join(changed.distDir, 'client', 'chunks')
@@ -148,7 +148,7 @@ try {
       `${sum(withDeltas, 'decodedBodySize')}`,
     ])
   }
-  process.stdout.write(`\nJavaScript on the wire after a deploy that changed the FAQ page (${browser.version()})\n`)
+  process.stdout.write(`\nJavaScript on the wire after a deploy that changed ${changedPage.path} (${browser.version()})\n`)
   printTable(['page', 'scripts', 'first visit B', 'returning, no delta', 'returning, dcz only', 'returning, dcb or dcz', 'delta / first', 'decoded'], rows)
   process.stdout.write(`goal: a returning visitor downloads at most ${goalShare * 100} % of a first visit's JavaScript: ${goalMet ? 'met' : 'NOT met'}\n`)
   process.exitCode = goalMet ? 0 : 1

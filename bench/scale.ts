@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { writePrefix } from '../deploy/nginx-prefix.ts'
 import { distDir, load, projectRoot } from './config.ts'
-import { freePort } from '../deploy/free-port.ts'
+import { freePort } from '../test/helpers/free-port.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const children: ChildProcess[] = []

@@ -154,8 +154,14 @@ async function run(
     distDir: release.distDir === path.join(release.root, 'dist') ? undefined : release.distDir,
   })
   log('instance environment', { envFile: paths.envFile, fromFile, SITE_URL: env.SITE_URL, TRUST_PROXY: env.TRUST_PROXY })
-  const started = await startInstances(release, options.instances, env, path.join(paths.releases, release.id, 'logs'), (running) =>
-    writeJsonAtomically(paths.startingFile, running),
+  const started = await startInstances(
+    release,
+    options.instances,
+    env,
+    path.join(paths.releases, release.id, 'logs'),
+    (running) => writeJsonAtomically(paths.startingFile, running),
+    signal,
+    log,
   )
   undos.push({ what: 'stop the new instances', run: async () => void (await stopInstances(started, { checkPort: false, log })) })
   log('instances started', { deploymentId: release.id, instances: started.map(({ port: instancePort, pid, log: file }) => ({ port: instancePort, pid, log: file })) })

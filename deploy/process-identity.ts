@@ -29,34 +29,47 @@ export async function isSameProcess(identity: ProcessIdentity): Promise<boolean>
   return (await startTimeOf(identity.pid)) === identity.startTime
 }
 
-/** The inodes of the sockets listening on TCP `port` (any address, IPv4 or IPv6), from /proc/net/tcp{,6}. */
-async function listeningInodes(port: number): Promise<Set<string>> {
-  const inodes = new Set<string>()
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0')
+/** The TCP sockets listening (IPv4 and IPv6), by inode: their ports, from /proc/net/tcp{,6}. */
+async function listeningSockets(): Promise<Map<string, number>> {
+  const sockets = new Map<string, number>()
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     const text = await readFile(table, 'utf8').catch(() => '')
     for (const line of text.split('\n').slice(1)) {
       // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
       const fields = line.trim().split(/\s+/)
       if (fields.length < 10) continue
-      // State 0A is LISTEN.
-      if (fields[1]!.endsWith(`:${hexPort}`) && fields[3] === '0A') inodes.add(fields[9]!)
+      // State 0A is LISTEN; the local address ends with `:<port in hex>`.
+      const local = fields[1]!
+      if (fields[3] === '0A') sockets.set(fields[9]!, Number.parseInt(local.slice(local.lastIndexOf(':') + 1), 16))
     }
+  }
+  return sockets
+}
+
+/** The inodes of the sockets process `pid` holds (its file descriptors, /proc/<pid>/fd). */
+async function socketInodes(pid: number): Promise<string[]> {
+  const inodes: string[] = []
+  for (const fd of await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])) {
+    const inode = /^socket:\[(\d+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ''))?.[1]
+    if (inode !== undefined) inodes.push(inode)
   }
   return inodes
 }
 
-/** Whether process `pid` holds a socket listening on `port` (its file descriptors, /proc/<pid>/fd). */
-export async function listensOn(pid: number, port: number): Promise<boolean> {
-  const inodes = await listeningInodes(port)
-  if (inodes.size === 0) return false
-  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[])
-  for (const fd of fds) {
-    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')
-    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1]
-    if (inode !== undefined && inodes.has(inode)) return true
+/** The TCP ports process `pid` listens on. */
+export async function listeningPorts(pid: number): Promise<Set<number>> {
+  const sockets = await listeningSockets()
+  const ports = new Set<number>()
+  for (const inode of await socketInodes(pid)) {
+    const port = sockets.get(inode)
+    if (port !== undefined) ports.add(port)
   }
-  return false
+  return ports
+}
+
+/** Whether process `pid` holds a socket listening on `port`. */
+export async function listensOn(pid: number, port: number): Promise<boolean> {
+  return (await listeningPorts(pid)).has(port)
 }
 
 /** The identity of a process just spawned (its pid must be known; it runs, since it was just started). */

@@ -16,9 +16,13 @@ export interface PrefetchQueue {
 
 /**
  * One queue for every prefetch, `prefetchConcurrency` (5) at a time. A key is queued once until its task settles: a
- * failed prefetch leaves nothing behind, so a later hover or scroll tries again.
+ * failed prefetch leaves nothing behind, so a later hover or scroll tries again. `onBusy` hears `true` when the queue
+ * takes work while it had none, `false` when its last task has settled.
  */
-export function createPrefetchQueue(concurrency: number = timings.prefetchConcurrency): PrefetchQueue {
+export function createPrefetchQueue(
+  concurrency: number = timings.prefetchConcurrency,
+  onBusy: (busy: boolean) => void = () => undefined,
+): PrefetchQueue {
   const waiting: Array<[string, () => Promise<unknown>]> = []
   const known = new Set<string>()
   let running = 0
@@ -31,6 +35,7 @@ export function createPrefetchQueue(concurrency: number = timings.prefetchConcur
         running -= 1
         known.delete(key)
         next()
+        if (known.size === 0) onBusy(false)
       }
       // A failed prefetch is only a missed optimisation: the navigation fetches again and reports its own failure.
       task().then(settle, settle)
@@ -40,6 +45,7 @@ export function createPrefetchQueue(concurrency: number = timings.prefetchConcur
   return {
     push(key, task) {
       if (known.has(key)) return
+      if (known.size === 0) onBusy(true)
       known.add(key)
       waiting.push([key, task])
       next()

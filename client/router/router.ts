@@ -90,7 +90,12 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   const deploymentId = first.state.deploymentId
   const matchPage = createPageMatcher(pages)
   const cache = createDataCache()
-  const queue = createPrefetchQueue()
+  // Published for whoever must know that nothing is being prefetched (the browser tests' "not prefetched" checks).
+  const root = document.documentElement
+  root.dataset.prefetch = 'quiet'
+  const queue = createPrefetchQueue(timings.prefetchConcurrency, function publishPrefetching(busy) {
+    root.dataset.prefetch = busy ? 'busy' : 'quiet'
+  })
   const entries = new HistoryEntries()
   const listeners = new Set<() => void>()
   let navigation: Navigation = { status: 'idle', view: first }

@@ -92,8 +92,9 @@ export async function decodeDelta(coding: DictionaryCoding, delta: Buffer, dicti
 /**
  * Writes `<chunk>.<hex sha-256 of the dictionary>.dcb` and `.dcz` beside each JavaScript and CSS chunk of `chunksDir` for every
  * file of `dictionaryFiles` that a browser would offer as its dictionary (the older chunk's `match` pattern takes the
- * new chunk's URL, under another name: a changed file), where the delta is smaller than the chunk's best ordinary
- * coding. Each delta is decoded once before it is written. Files are written under a temporary name, then renamed.
+ * new chunk's URL; a file of the same name only when its bytes differ), where the delta is smaller than the chunk's
+ * best ordinary coding. Each delta is decoded once before it is written. Files are written under a temporary name,
+ * then renamed.
  */
 export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly string[]): Promise<DeltaReport> {
   const report: DeltaReport = { written: [], notSmaller: 0, tooLarge: 0 }
@@ -107,7 +108,9 @@ export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly s
   for (const name of names) {
     if (!dictionaryRule(`${chunkBase}${name}`)) continue
     const file = path.join(chunksDir, name)
-    const matching = candidates.filter((one) => path.basename(one.file) !== name && one.pattern.test(`${origin}${chunkBase}${name}`))
+    // A file of the same name is a dictionary too when its bytes differ: a chunk's name hashes its code before the
+    // build stamps `?dpl=<id>` on its imports, so two deployments can give one name different bytes.
+    const matching = candidates.filter((one) => one.pattern.test(`${origin}${chunkBase}${name}`))
     if (matching.length === 0) continue
     const content = await readFile(file)
     if (content.length > dictionaries.maxDeltaBytes) {
@@ -123,6 +126,7 @@ export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly s
         continue
       }
       if (dictionary.length === 0 || dictionary.subarray(0, 4).equals(zstdDictionaryMagic)) continue
+      if (path.basename(candidate.file) === name && dictionary.equals(content)) continue
       const hash = sha256(dictionary).toString('hex')
       // The same chunk kept by several deployments is one dictionary.
       if (done.has(hash)) continue

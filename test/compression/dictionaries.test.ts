@@ -26,7 +26,7 @@ import { loadConfig } from '../../config/env.ts'
 import { buildApp } from '../../src/app.ts'
 import { loggerOptions } from '../../src/logger.ts'
 import { captureLogs } from '../helpers/app.ts'
-import { buildWithChangedFaq } from '../helpers/changed-build.ts'
+import { buildWithChangedPage, isPageChunk } from '../helpers/changed-build.ts'
 
 const origin = 'http://127.0.0.1:3000'
 
@@ -126,21 +126,36 @@ function zstdTool(body: Buffer, dictionaryFile: string): Buffer {
   return execFileSync('zstd', ['-d', '-q', '-c', '-D', dictionaryFile], { input: body.subarray(deltaHeaderBytes('dcz')), maxBuffer: 16 * 1024 * 1024 })
 }
 
-t.test('deltas of a build whose FAQ changed, against the build before it, and the answers with them', async (t) => {
+t.test('deltas of a build in which one page changed, against the build before it, and the answers with them', async (t) => {
   const chunksA = path.join(projectRoot, 'dist', 'client', 'chunks')
-  const changed = await buildWithChangedFaq('dictionary-test-b')
+  const changed = await buildWithChangedPage('dictionary-test-b')
   t.teardown(changed.remove)
   const chunksB = path.join(changed.distDir, 'client', 'chunks')
   const namesA = new Set(await readdir(chunksA))
   const report = await writeDeltas(chunksB, await dictionaryFilesIn(chunksA))
 
-  const changedChunks = (await readdir(chunksB)).filter((name) => dictionaryRule(`/_next/static/chunks/${name}`) && !namesA.has(name))
-  t.ok(changedChunks.some((name) => name.startsWith('faq-')), 'the FAQ chunk changed')
+  // Changed: a new name, or a name A has with other bytes (its hash was taken before the build stamped `?dpl=`).
+  const sameBytes = async (name: string) =>
+    namesA.has(name) && (await readFile(path.join(chunksA, name))).equals(await readFile(path.join(chunksB, name)))
+  const changedChunks: string[] = []
+  for (const name of await readdir(chunksB)) {
+    if (dictionaryRule(`/_next/static/chunks/${name}`) && !(await sameBytes(name))) changedChunks.push(name)
+  }
+  t.ok(changedChunks.some((name) => isPageChunk(changed.page.id, name)), `the chunk of the changed page (${changed.page.path}) changed`)
   t.ok(changedChunks.some((name) => name.startsWith('index-') && name.endsWith('.js')), 'and the entry chunk that names it')
   // Every chunk that imports another names it with the deployment's `?dpl=`: a new deployment changes them all.
   t.same([...new Set(report.written.map((delta) => delta.chunk))].sort(), [...changedChunks].sort(), 'a delta for each changed chunk, none for the others')
-  const guideList = report.written.filter((delta) => delta.chunk.startsWith('guide-list-') && delta.coding === 'dcz').map((delta) => path.basename(delta.dictionary).replace(/-[\w-]{8}\.(js|css)$/, ''))
-  t.same(guideList.sort(), ['guide', 'guide-list'], "guide-list's chunk: against the old guide-list, and the old guide whose `guide-*.js` takes its name too")
+  // A browser offers every kept chunk whose pattern (`<name>-*.js`) the new chunk's URL matches: `guide-*.js` matches
+  // `guide-list-<hash>.js` too. Each delta is against one such chunk, and each such chunk has its delta.
+  const offered = (chunk: string) =>
+    [...namesA].filter((name) => {
+      const rule = dictionaryRule(`/_next/static/chunks/${name}`)
+      return rule !== undefined && new URLPattern(rule.match, `${origin}/_next/static/chunks/${name}`).test(`${origin}/_next/static/chunks/${chunk}`)
+    })
+  for (const chunk of changedChunks) {
+    const against = report.written.filter((delta) => delta.chunk === chunk && delta.coding === 'dcz').map((delta) => path.basename(delta.dictionary))
+    t.same(against.sort(), offered(chunk).sort(), `${chunk}: a delta against each kept chunk a browser would offer for it`)
+  }
   for (const delta of report.written) {
     const content = await readFile(path.join(chunksB, delta.chunk))
     const dictionary = await readFile(delta.dictionary)

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page, type Request, type Response } from 'playwright-core'
 import type { Test } from 'tap'
 import type { LogLine } from '../helpers/app.ts'
+import { afterTwoFrames, prefetchIsQuiet } from './prefetch-quiet.ts'
 
 /** Debian's package; nothing in this suite downloads a browser. */
 export const chromiumPath = '/usr/bin/chromium'
@@ -101,6 +102,9 @@ export interface Session {
   goto(path: string): Promise<Response>
   /** Whether `<html data-hydrated="true">` appeared in time (false rather than throwing: tests assert it). */
   waitForHydration(): Promise<boolean>
+  /** Whether the router reports no prefetch queued or in flight once the frames after the last scroll are drawn
+   * (test/e2e/prefetch-quiet.ts): what a "not prefetched" check waits for. */
+  prefetchQuiet(): Promise<boolean>
   /** Hydrated, fonts settled, no request for 500 ms and every request answered: the recording is complete for this page. */
   settle(): Promise<void>
 }
@@ -251,6 +255,15 @@ async function openSession(t: Test, browser: Browser, origin: string): Promise<S
       return response
     },
     waitForHydration,
+    async prefetchQuiet() {
+      await page.evaluate(afterTwoFrames)
+      try {
+        await page.waitForFunction(prefetchIsQuiet, undefined, { timeout: timeouts.actionMs })
+        return true
+      } catch {
+        return false
+      }
+    },
     async settle() {
       if (!(await waitForHydration())) throw new Error(`${page.url()} did not hydrate within ${timeouts.hydrationMs} ms`)
       await bounded(

@@ -1,10 +1,11 @@
 /**
  * Images in the browser: the test page /__test/images (test/site/) draws every image of the site's public folder
  * through the optimizer at an allowed width that fits what is drawn, in a format Chromium accepts, without moving the
- * layout; the home page's hero is preloaded at high priority.
+ * layout; an image with priority is preloaded at high priority.
  */
 import t from 'tap'
 import { images } from '../../config/images.ts'
+import { heroPage, heroSelector, heroWidths, isRequestOf } from './hero.ts'
 import { bounded, startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
@@ -119,13 +120,13 @@ t.test('the optimizer answers Chromium in AVIF', async (t) => {
   t.match(response.headers()['x-image-cache'], /^(HIT|STALE)$/, 'the browser already filled the cache')
 })
 
-t.test('the home page hero loads eagerly at high priority and is preloaded once, with the widths it can use', async (t) => {
+t.test('an image with priority loads eagerly at high priority and is preloaded once, with the widths it can use', async (t) => {
   const session = await suite.open(t)
   await observeLayoutShift(session)
-  await session.goto('/')
+  await session.goto(heroPage)
   t.ok(await session.waitForHydration(), 'hydrated')
-  await loadAll(session, 'main img.hero')
-  const [hero] = await drawnImages(session, 'main img.hero')
+  await loadAll(session, heroSelector)
+  const [hero] = await drawnImages(session, heroSelector)
   t.ok(hero, 'a hero image')
   t.equal(hero!.loading, 'eager')
   t.equal(hero!.fetchPriority, 'high')
@@ -138,16 +139,18 @@ t.test('the home page hero loads eagerly at high priority and is preloaded once,
     })),
   )
   t.equal(preloads.length, 1, 'one preload of the hero, not two')
-  const heroImage = session.page.locator('main img.hero')
+  const heroImage = session.page.locator(heroSelector)
   t.equal(preloads[0]?.srcset, await heroImage.getAttribute('srcset'), 'the preload asks for what the image will')
   t.equal(preloads[0]?.sizes, await heroImage.getAttribute('sizes'))
   t.equal(preloads[0]?.fetchPriority, 'high')
   const widths = [...String(preloads[0]?.srcset).matchAll(/ (\d+)w/g)].map((match) => Number(match[1]))
-  t.same(widths, [384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840], 'from the narrowest column at 1x to the widest at 3x')
+  const intrinsic = Number(await heroImage.getAttribute('width'))
+  const src = new URL(hero!.currentSrc).searchParams.get('url')!
+  t.same(widths, heroWidths(intrinsic), `from the narrowest column at 1x to the widest at 3x (a source ${intrinsic} px wide)`)
   const shift = await session.page.evaluate(() => (window as unknown as { __layoutShift: number }).__layoutShift)
   t.ok(shift < 0.001, `cumulative layout shift ${shift} is ~0`)
   await session.settle()
-  const heroRequests = session.recording.requests.filter((request) => request.url.includes('dunes.jpg'))
+  const heroRequests = session.recording.requests.filter((request) => request.url.includes('/_next/image?') && isRequestOf(request.url, src))
   t.equal(new Set(heroRequests.map((request) => request.url)).size, 1, 'preload and image fetch one and the same width')
   t.same(session.recording.console.filter((entry) => /preload/i.test(entry.text)), [], 'no preload warning')
 })

@@ -10,6 +10,7 @@ import { bounded, startServer, timeouts } from './harness.ts'
 import { isEngineName, launchEngine, type EngineName } from './engines/index.ts'
 import { startProxy, type LoopbackProxy, type ProxiedRequest, type Rule, type RuleAnswer } from './engines/proxy.ts'
 import type { ConsoleEntry, Engine, PageFunction, Tab } from './engines/types.ts'
+import { afterTwoFrames, prefetchIsQuiet } from './prefetch-quiet.ts'
 
 export type { ConsoleEntry, ProxiedRequest }
 
@@ -44,6 +45,9 @@ export interface JourneySession {
   /** Polls `fn(arg)` in the page until it is true; false (not a throw) when it is not within `ms`. */
   waitFor<A>(fn: PageFunction<A, boolean>, arg: A, ms?: number): Promise<boolean>
   waitForHydration(): Promise<boolean>
+  /** Whether the router reports no prefetch queued or in flight once the frames after the last scroll are drawn
+   * (test/e2e/prefetch-quiet.ts): what a "not prefetched" check waits for. */
+  prefetchQuiet(): Promise<boolean>
   /** The main heading's text once it reads `text` (false if it does not within a navigation's time). */
   waitForHeading(text: string): Promise<boolean>
   /** Routes matching requests through `answer` (attempt 1, 2, ...) for the rest of the session. */
@@ -122,6 +126,10 @@ function openSession(t: Test, engine: Engine, proxy: LoopbackProxy, open: OpenTa
       waitFor,
       waitForHydration: () =>
         waitFor(() => document.documentElement.dataset.hydrated === 'true', null, timeouts.hydrationMs),
+      async prefetchQuiet() {
+        await tab.evaluate(afterTwoFrames, null)
+        return waitFor(prefetchIsQuiet, null)
+      },
       waitForHeading: (text) =>
         waitFor(
           (expected) => document.querySelector('main h1')?.textContent?.trim() === expected,

@@ -78,7 +78,7 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
   page.on('request', (request) => {
     if (request.url().startsWith(`${dataBase}/status.json`)) headers.push(request.headers()['x-deployment-id'])
   })
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, '/status.json').length, 0, 'a dynamic page’s data is never prefetched')
   await navLink(page, 'Status').click()
   await waitForHeading(page, 'Status')
@@ -110,7 +110,7 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
   const nearTop = await topOf('#near-link')
   const farTop = await topOf('#far-link')
   t.ok(nearTop > viewport + 1000, 'both links start far below the fold')
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, nearPath).length + dataRequests(session, farPath).length, 0, 'nothing prefetched yet')
 
   // The near link 150 px below the viewport: inside the 200 px margin. The far one is then well beyond it.
@@ -119,7 +119,7 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
   t.ok(farTop - nearTop + 150 >= 400, 'the far link is 400 px or more below the viewport')
 
   await page.evaluate((y) => window.scrollTo(0, y), farTop - viewport - 400)
-  await sleep(500)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, farPath).length, 0, 'the link 400 px below is not prefetched')
 
   await page.evaluate((y) => window.scrollTo(0, y), farTop - viewport - 150)
@@ -132,7 +132,7 @@ t.test('a hovered Link is prefetched, however far from the viewport', async (t) 
   const session = await open(t, '/__test/links')
   const { page } = session
   const farPath = `/guides/${secondGuide.slug}.json`
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, farPath).length, 0, 'far below the fold: not prefetched')
   // The pointer arrives without scrolling (React's onMouseEnter listens to mouseover): only the hover can prefetch.
   await page.locator('#far-link').dispatchEvent('mouseover')
@@ -372,7 +372,7 @@ t.test('a failed prefetch is not kept: the navigation fetches again', async (t) 
   await session.goto('/')
   t.ok(await session.waitForHydration())
   t.ok(await eventually(() => attempts, timings.dataFetchAttempts), 'the FAQ link, in view, was prefetched and failed')
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts, 'no retry beyond the attempts')
   await navLink(page, 'FAQ').click()
   await waitForHeading(page, 'Frequently asked questions')
@@ -390,7 +390,7 @@ t.test('no prefetch under Save-Data', async (t) => {
   await session.goto('/__test/links?layout=grid')
   t.ok(await session.waitForHydration())
   await page.locator('.test-links a').nth(3).hover()
-  await sleep(500)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   const prefetched = session.recording.requests.filter(
     (entry) => entry.url.startsWith(dataBase) || /\/chunks\/(guide|home|faq|status)-/.test(entry.url),
   )

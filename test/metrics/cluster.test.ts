@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { request } from 'undici'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { startServer } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from './exposition.ts'
 import { startPrometheus, single } from './prometheus.ts'

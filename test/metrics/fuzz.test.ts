@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { labelledMethods, otherMethod, unmatchedRoute } from '../../config/metrics.ts'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { startServer } from '../reliability/server-process.ts'
 import { parseExposition } from './exposition.ts'
 import { randomRequests, sendRandomRequests } from './random-requests.ts'

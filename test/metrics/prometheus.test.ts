@@ -4,7 +4,7 @@
  * labels and counts. The site's port answers 404 for /metrics, and the site serves on when the scraper goes away.
  */
 import t from 'tap'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { startServer } from '../reliability/server-process.ts'
 import { single, startPrometheus, type VectorSample } from './prometheus.ts'
 

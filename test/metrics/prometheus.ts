@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 export const prometheusBinary = '/usr/bin/prometheus'
 

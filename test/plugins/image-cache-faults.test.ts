@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { buildImageApp, jpegOf, temporaryFolder, type ImageApp } from '../helpers/images.ts'
@@ -20,8 +20,18 @@ function mountTmpfs(t: Test, size: string): string {
   return folder
 }
 
-/** Read-only and full folders are real file systems (a tmpfs), where this process may mount them (root). */
+/**
+ * Read-only and full folders are real file systems (a tmpfs). Mounting one needs a mount namespace of the test's own:
+ * `unshare -rm` makes one without privileges (a user namespace in which this user is root; Debian and Ubuntu allow
+ * them), and the two tests run there, in a child process of this very file. Where no user namespace may be made, they
+ * run only if this process may mount (root), else they are skipped (the injected ENOSPC test still covers a full disk).
+ */
+const inMountNamespace = process.env.COURIER_MOUNT_NAMESPACE === '1'
+const namespaceAllowed = !inMountNamespace && spawnSync('unshare', ['-rm', 'true'], { stdio: 'ignore' }).status === 0
+
 function mountingAllowed(): boolean {
+  if (inMountNamespace) return true
+  if (namespaceAllowed) return false
   const probe = temporaryFolder(t, 'probe')
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', probe], { stdio: 'ignore' })
@@ -31,9 +41,35 @@ function mountingAllowed(): boolean {
     return false
   }
 }
-const skipMounts = mountingAllowed() ? false : 'mounting a tmpfs is not allowed here (the injected ENOSPC test covers a full disk)'
+const skipMounts = mountingAllowed()
+  ? false
+  : namespaceAllowed
+    ? 'run in a mount namespace of their own (the test before)'
+    : 'neither a user namespace (unshare -rm) nor mounting is allowed here (the injected ENOSPC test covers a full disk)'
 
-t.test('the cache folder removed while serving: every response succeeds, the folder is made again', async (t) => {
+t.test('read-only and full cache folders, in a mount namespace of their own (unshare -rm)', { skip: !namespaceAllowed }, async (t) => {
+  // The child is this file run by node inside the namespace: only its two mount tests, reported as TAP on stdout.
+  // Node strips the types itself: none of tap's loaders (its arguments, NODE_OPTIONS) or its TAP_* variables.
+  const environment = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('TAP') && name !== 'NODE_OPTIONS'),
+  )
+  // Not spawnSync: this process keeps answering its runner while the child works.
+  const child = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      'unshare',
+      ['-rm', '--', process.execPath, import.meta.filename],
+      // The child's own time limit (tap's 30 s when a file runs alone) as its runner's: this test's.
+      { env: { ...environment, COURIER_MOUNT_NAMESPACE: '1', TAP_TIMEOUT: '240' }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    )
+  })
+  const failures = child.stdout.split('\n').filter((line) => /^\s*not ok /.test(line))
+  t.equal(child.status, 0, failures.join('\n') || child.stderr.slice(-2000) || 'the tests in the namespace passed')
+  t.match(child.stdout, /^ok \d+ - a read-only cache folder(?!.*# SKIP)/m, 'the read-only folder test ran and passed')
+  t.match(child.stdout, /^ok \d+ - a full cache folder(?!.*# SKIP)/m, 'the full folder test ran and passed')
+})
+
+t.test('the cache folder removed while serving: every response succeeds, the folder is made again', { skip: inMountNamespace }, async (t) => {
   // Entries are streamed from their files (none kept in memory), so a vanished file is seen at once.
   const { app, cacheDir, logs } = await buildImageApp(t, files, { limits: { memoryEntryMaxBytes: 0 } })
   const first = await app.inject(request(widths[0]!))
@@ -79,7 +115,7 @@ t.test('a full cache folder (a 16 KiB tmpfs, filled): responses succeed uncached
   await expectServedUncached(t, await buildImageApp(t, files, { cacheDir: folder }), 'ENOSPC')
 })
 
-t.test('a full disk, injected (ENOSPC from every write): responses succeed uncached, one warning', async (t) => {
+t.test('a full disk, injected (ENOSPC from every write): responses succeed uncached, one warning', { skip: inMountNamespace }, async (t) => {
   const fsPromises = await import('node:fs/promises')
   const { DiskImageCache } = await t.mockImport<typeof import('../../src/images/disk-cache.ts')>(
     '../../src/images/disk-cache.ts',

@@ -15,7 +15,9 @@ import path from 'node:path'
 import t from 'tap'
 import { images } from '../../config/images.ts'
 import { statusTitle } from '../../config/status-titles.ts'
+import { pages } from '../../site/pages.ts'
 import { build } from '../helpers/app.ts'
+import { fixtureContentDir } from '../helpers/content.ts'
 import { listen } from '../helpers/http.ts'
 import { rawGet, rawRequest, type RawReply } from '../helpers/raw.ts'
 
@@ -50,30 +52,41 @@ function chance(random: Random, probability: number): boolean {
 
 const rootDir = path.resolve(import.meta.dirname, '../..')
 const clientChunks = readdirSync(path.join(rootDir, 'dist/client/chunks'))
+/** The public folder's images, whatever the site holds (a missing one stands in when it holds none). */
+const publicImages = readdirSync(path.join(rootDir, 'client/public/images'))
+  .filter((name) => /\.(jpe?g|png|webp|avif|gif)$/.test(name))
+  .map((name) => `/images/${name}`)
+publicImages.push('/images/none.jpg')
+/** The names of the guides the app reads (the tests' own content). */
+const fixtureGuides = readdirSync(path.join(fixtureContentDir, 'guides')).map((name) => name.replace(/\.md$/, ''))
 
-/** The site's URL shapes; `id` is the deployment id. */
+/** The page table's paths: a route's parameters filled with names that may or may not exist. */
+function pagePath(random: Random, pattern: string): string {
+  return pattern.replace(/:\w+/g, () =>
+    pick(random, [...fixtureGuides, 'no-such-name', 'a', 'x'.repeat(1 + Math.floor(random() * 40))]),
+  )
+}
+
+/** A page's data URL (`/` is `index`), as the client router asks for it. */
+function dataPath(id: string, pagePathname: string): string {
+  return `/_next/data/${id}${pagePathname === '/' ? '/index' : pagePathname}.json`
+}
+
+/** The site's URL shapes, derived from the page table and the build; `id` is the deployment id. */
 function routeShape(random: Random, id: string): string {
-  const slug = pick(random, ['streaming-ssr', 'page-data', 'no-such-guide', 'a', 'x'.repeat(1 + Math.floor(random() * 40))])
   const width = pick(random, [images.deviceSizes[0], images.imageSizes[2], 641, 0, -1, 99999, 'abc'])
   const quality = pick(random, [75, 75, 75, 0, 101, 'q'])
   const image = pick(random, [
-    '/images/abstract.jpg', '/images/aurora.jpg', '/images/none.jpg', 'https://evil.example/x.jpg', '//evil.example/x.jpg',
-    '/favicon.ico', '../package.json',
+    ...publicImages, '/images/none.jpg', 'https://evil.example/x.jpg', '//evil.example/x.jpg', '/favicon.ico', '../package.json',
   ])
+  const page = pagePath(random, pick(random, pages).path)
   return pick(random, [
-    '/',
-    '/guides',
-    `/guides/${slug}`,
-    '/status',
-    '/faq',
-    '/gallery',
+    page,
+    page,
     '/no-such-page',
-    '/guide/streaming-ssr',
-    `/_next/data/${id}/index.json`,
-    `/_next/data/${id}/guides/${slug}.json`,
-    `/_next/data/${id}/status.json`,
-    `/_next/data/${id}/faq.json`,
-    `/_next/data/dpl-old/guides.json`,
+    `${page}/no-such-page`,
+    dataPath(id, page),
+    dataPath('dpl-old', page),
     `/_next/image?url=${image}&w=${width}&q=${quality}`,
     `/_next/image?url=${encodeURIComponent(image)}&w=${images.deviceSizes[0]}&q=75`,
     `/_next/image?w=${width}`,
@@ -84,7 +97,7 @@ function routeShape(random: Random, id: string): string {
     `/_next/static/chunks/${pick(random, clientChunks)}`,
     '/_next/static/chunks/index-00000000.js',
     '/favicon.ico',
-    '/images/abstract.jpg',
+    pick(random, publicImages),
     '/robots.txt',
     '/sitemap.xml',
     '/sitemap-0.xml',
@@ -127,10 +140,10 @@ const mutations: ReadonlyArray<(target: string, random: Random) => string> = [
       'w=1&w=2', 'url=', 'q=%', '__proto__[x]=1', 'constructor[prototype][x]=1', 'a'.repeat(2000), '&&&', '=', 'x=%ZZ', 'token=s3cret',
     ])}`,
   // Trailing slash or fragment.
-  (target, random) => target + pick(random, ['/', '//', '#x', '#/../faq', '?', '?#']),
+  (target, random) => target + pick(random, ['/', '//', '#x', '#/../page', '?', '?#']),
   // Absolute and asterisk forms.
   (target, random) => pick(random, ['http://evil.example', 'HTTPS://evil.example:443', 'http://[::1]', 'ftp://x']) + target,
-  (_target, random) => pick(random, ['*', '*faq', '', ' ', 'faq', '..', '\\faq']),
+  (_target, random) => pick(random, ['*', '*page', '', ' ', 'page', '..', '\\page']),
 ]
 
 /** Inserts `segment` as (or into) a path segment at a random place of the path. */

@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 export async function startPebble(
   work: string,

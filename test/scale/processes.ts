@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
 import { publishAssets, writePrefix } from '../../deploy/nginx-prefix.ts'
-export { freePort } from '../../deploy/free-port.ts'
-import { freePort } from '../../deploy/free-port.ts'
+export { freePort } from '../helpers/free-port.ts'
+import { onFreePort } from '../helpers/free-port.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -69,11 +69,11 @@ export interface RedisProcess {
   start(): Promise<void>
 }
 
-/** redis-server on a free loopback port, without persistence; stopped on teardown. */
+/** redis-server on a free loopback port (another if that one is taken first), without persistence; stopped on
+ * teardown. */
 export async function startRedis(t: Test): Promise<RedisProcess> {
-  const port = await freePort()
   let child: ChildProcess | undefined
-  async function start() {
+  async function startOn(port: number) {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
@@ -83,8 +83,11 @@ export async function startRedis(t: Test): Promise<RedisProcess> {
     if (child) await stopChild(child)
   }
   t.teardown(stop)
-  await start()
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start }
+  const port = await onFreePort(async (candidate) => {
+    await startOn(candidate)
+    return candidate
+  })
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start: () => startOn(port) }
 }
 
 export interface NginxProcess {
@@ -140,13 +143,15 @@ export async function startNginxInFront(
 ): Promise<NginxProcess & { origin: string }> {
   const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-'))
   t.teardown(() => rm(prefix, { recursive: true, force: true }))
-  const port = await freePort()
-  const { configFile } = await writePrefix({
-    prefix,
-    listen: `127.0.0.1:${port}`,
-    deployments: [{ id: options.deploymentId, servers: options.servers.map((one) => `127.0.0.1:${one}`) }],
-  })
   await publishAssets(options.distDir, path.join(prefix, 'assets'), options.deploymentId)
-  const nginx = await startNginx(t, prefix, configFile, port)
-  return { ...nginx, origin: `http://127.0.0.1:${port}` }
+  // Another port when nginx finds its own taken in between (its error names `Address already in use`).
+  return onFreePort(async (port) => {
+    const { configFile } = await writePrefix({
+      prefix,
+      listen: `127.0.0.1:${port}`,
+      deployments: [{ id: options.deploymentId, servers: options.servers.map((one) => `127.0.0.1:${one}`) }],
+    })
+    const nginx = await startNginx(t, prefix, configFile, port)
+    return { ...nginx, origin: `http://127.0.0.1:${port}` }
+  })
 }

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import tls from 'node:tls'
 import t from 'tap'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { startPebble } from './pebble.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 

@@ -1,17 +1,18 @@
 /**
  * 2. A rolling deploy from deployment A to deployment B with deploy/rolling-deploy.ts, nginx and Redis real, while
  * Chromium tabs opened on A keep navigating and prefetching and while load runs. B is a build of a copy of the
- * project whose FAQ page differs, so its chunk names differ from A's. Expected: no failed chunk load, no 5xx, every
+ * project in which one page differs (test/helpers/changed-build.ts), so its chunk names differ from A's. Expected: no failed chunk load, no 5xx, every
  * old tab on B's pages after at most one full navigation, and no console error but the expected
  * `Failed to load page data` (with the 409 that causes it). B's chunks are published with their deltas against A's
- * (docs/running-at-scale.md "Dictionaries after a deploy"): through nginx, a browser that kept A's FAQ chunk gets
- * B's as a delta, which decodes to B's file.
+ * (docs/running-at-scale.md "Dictionaries after a deploy"): through nginx, a browser that kept A's chunk of that page
+ * gets B's as a delta, which decodes to B's file. The tabs move by the main navigation's links to the page table's
+ * pages, by address, whatever the site calls them.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import http from 'node:http'
 import { brotliDecompressSync, type BrotliOptions } from 'node:zlib'
-import { cp, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { chromium, type Page } from 'playwright-core'
@@ -19,12 +20,20 @@ import t from 'tap'
 import { projectRoot } from '../reliability/server-process.ts'
 import type { Target } from '../reliability/targets.ts'
 import { pruneAssets } from '../../deploy/nginx-prefix.ts'
+import { pages } from '../../site/pages.ts'
+import { buildWithChangedPage, isPageChunk } from '../helpers/changed-build.ts'
 import { runMixedLoad } from './load.ts'
 import { freePort, startRedis } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const deployScript = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
 const markerB = 'deployment-b-marker'
+/** The pages the main navigation can link: every page of the table without parameters. */
+const linkable = pages.filter((page) => !page.path.includes(':'))
+/** A page whose data is never kept (fetched at every navigation): the first visit to it meets the new deployment. */
+const uncached = linkable.find((page) => page.kind === 'dynamic')
+if (!uncached) throw new Error('the page table has no dynamic page without parameters')
+const navLink = (page: Page, href: string) => page.locator(`nav[aria-label="Main"] a[href="${href}"]`)
 
 async function deploymentIdOf(distDir: string): Promise<string> {
   return (JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }).deploymentId
@@ -48,22 +57,14 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
   const idA = await deploymentIdOf(distA)
 
   // B: the same project with one page changed, built into a folder of its own, with its content (CONTENT_DIR's default).
-  const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))
-  t.teardown(() => rm(sourceB, { recursive: true, force: true }))
-  for (const entry of ['client', 'site', 'config', 'src', 'plugins', 'content', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
-    await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
-  }
-  await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceB, 'node_modules'))
-  const faqFile = path.join(sourceB, 'client', 'pages', 'faq.tsx')
-  const faq = await readFile(faqFile, 'utf8')
-  await writeFile(faqFile, faq.replace('<h1>Frequently asked questions</h1>', `<h1>Frequently asked questions</h1>\n      <p id="${markerB}">Deployment B</p>`))
-  const distB = path.join(sourceB, 'dist')
-  const built = spawnSync('npm', ['run', 'build'], { cwd: sourceB, env: { ...process.env, DIST_DIR: distB }, encoding: 'utf8', timeout: 240_000 })
-  t.equal(built.status, 0, 'deployment B builds')
+  const changed = await buildWithChangedPage(markerB)
+  t.teardown(changed.remove)
+  const { sourceDir: sourceB, distDir: distB, page: changedPage } = changed
   const idB = await deploymentIdOf(distB)
   t.not(idB, idA, 'two deployments')
-  const faqChunks = async (dist: string) => (await readdir(path.join(dist, 'client', 'chunks'))).filter((name) => name.startsWith('faq-'))
-  t.notSame(await faqChunks(distB), await faqChunks(distA), "the changed page's chunk names differ")
+  const pageChunks = async (dist: string) =>
+    (await readdir(path.join(dist, 'client', 'chunks'))).filter((name) => isPageChunk(changedPage.id, name))
+  t.notSame(await pageChunks(distB), await pageChunks(distA), "the changed page's chunk names differ")
 
   // A: deployed by the script, nginx started by it.
   const state = await mkdtemp(path.join(tmpdir(), 'courier-deploy-'))
@@ -141,13 +142,12 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
   // The tabs keep moving: hover (prefetch) and click through the main navigation.
   let moving = true
   let stepErrors = 0
-  const labels = ['Guides', 'FAQ', 'Status', 'Home', 'Gallery']
   const activity = tabs.map(async ({ page }, index) => {
     let step = index
     while (moving) {
-      const label = labels[step++ % labels.length]!
+      const href = linkable[step++ % linkable.length]!.path
       try {
-        const link = page.locator('nav[aria-label="Main"]').getByRole('link', { name: label, exact: true })
+        const link = navLink(page, href)
         await link.hover({ timeout: 5_000 })
         await sleep(150)
         await link.click({ timeout: 5_000 })
@@ -160,13 +160,13 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
     }
   })
 
-  const pages: Target[] = ['/', '/guides', '/faq', '/status'].map((pagePath) => ({
+  const targets: Target[] = linkable.map(({ path: pagePath }) => ({
     name: `page ${pagePath}`,
     path: pagePath,
     status: 200,
     check: (body: string) => body.includes('data-dpl-id="') && body.trimEnd().endsWith('</html>'),
   }))
-  const load = runMixedLoad(origin, [...pages, { name: 'health', path: '/api/health', status: 200, check: (body) => body.includes('"ok"') }], {
+  const load = runMixedLoad(origin, [...targets, { name: 'health', path: '/api/health', status: 200, check: (body) => body.includes('"ok"') }], {
     seconds: 20,
     clients: 4,
   })
@@ -182,22 +182,22 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
     .find((line) => line.msg === 'dictionary deltas written')
   t.ok((deltaLine?.deltas ?? 0) > 0, `B published with ${deltaLine?.deltas} deltas against A's chunks`)
   {
-    const [faqA] = await faqChunks(distA)
-    const [faqB] = (await faqChunks(distB)).filter((name) => name.endsWith('.js'))
-    const dictionary = await readFile(path.join(distA, 'client', 'chunks', faqA!))
+    const [chunkA] = await pageChunks(distA)
+    const [chunkB] = await pageChunks(distB)
+    const dictionary = await readFile(path.join(distA, 'client', 'chunks', chunkA!))
     const answer = await new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
       const hash = createHash('sha256').update(dictionary).digest('base64')
       const headers = { 'accept-encoding': 'gzip, deflate, br, zstd, dcb, dcz', 'available-dictionary': `:${hash}:` }
-      http.get(`${origin}/_next/static/chunks/${faqB}?dpl=${idB}`, { headers, agent: false }, (response) => {
+      http.get(`${origin}/_next/static/chunks/${chunkB}?dpl=${idB}`, { headers, agent: false }, (response) => {
         const parts: Buffer[] = []
         response.on('data', (part: Buffer) => parts.push(part))
         response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(parts) }))
         response.on('error', reject)
       }).on('error', reject)
     })
-    t.equal(answer.headers['content-encoding'], 'dcb', "B's FAQ chunk through nginx, to a browser that kept A's: a delta (brotli's, the smaller)")
+    t.equal(answer.headers['content-encoding'], 'dcb', "B's chunk of the changed page through nginx, to a browser that kept A's: a delta (brotli's, the smaller)")
     const decoded = brotliDecompressSync(answer.body.subarray(36), { dictionary } as BrotliOptions & { dictionary: Buffer })
-    t.ok(decoded.equals(await readFile(path.join(distB, 'client', 'chunks', faqB!))), `which decodes to B's chunk (${answer.body.length} bytes for ${decoded.length})`)
+    t.ok(decoded.equals(await readFile(path.join(distB, 'client', 'chunks', chunkB!))), `which decodes to B's chunk (${answer.body.length} bytes for ${decoded.length})`)
   }
   await sleep(2_000)
   moving = false
@@ -205,25 +205,24 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
 
   // Every old tab moves on through the site until it runs B: the first request for A's page data that meets no A
   // instance gets 409 and makes a full load of B's page. (Page data A had cached before it left is still shown
-  // client-side without a request, so the switch comes at the first page not in that cache; Status is never cached.)
+  // client-side without a request, so the switch comes at the first page not in that cache; a dynamic page's never is.)
   for (const [index, tab] of tabs.entries()) {
     const { page } = tab
-    for (const label of ['Status', 'FAQ', 'Guides', 'Home', 'Status']) {
+    for (const href of [uncached.path, ...linkable.map((linked) => linked.path), uncached.path]) {
       if ((await page.getAttribute('html', 'data-dpl-id')) === idB) break
-      const href = { Status: '/status', FAQ: '/faq', Guides: '/guides', Home: '/' }[label]!
       if (new URL(page.url()).pathname === href) continue
-      await page.locator('nav[aria-label="Main"]').getByRole('link', { name: label, exact: true }).click({ timeout: 5_000 })
+      await navLink(page, href).click({ timeout: 5_000 })
       await page.waitForURL((url) => url.pathname === href, { timeout: 15_000 })
       await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', undefined, { timeout: 15_000 })
     }
     t.equal(await page.getAttribute('html', 'data-dpl-id'), idB, `tab ${index} ends on B`)
     t.ok(tab.loads <= 1, `tab ${index} needed ${tab.loads} full page load(s) after the first`)
-    if (new URL(page.url()).pathname !== '/faq') {
-      await page.locator('nav[aria-label="Main"]').getByRole('link', { name: 'FAQ', exact: true }).click({ timeout: 5_000 })
-      await page.waitForURL((url) => url.pathname === '/faq', { timeout: 15_000 })
+    if (new URL(page.url()).pathname !== changedPage.path) {
+      await navLink(page, changedPage.path).click({ timeout: 5_000 })
+      await page.waitForURL((url) => url.pathname === changedPage.path, { timeout: 15_000 })
     }
     await page.waitForSelector(`#${markerB}`, { state: 'attached', timeout: 10_000 })
-    t.pass(`tab ${index} shows B's FAQ page`)
+    t.pass(`tab ${index} shows B's version of ${changedPage.path}`)
   }
 
   const report = await load
@@ -237,17 +236,17 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
       !(/status of 409/.test(entry.text) && entry.url.includes('/_next/data/')),
   )
   t.same(unexpected, [], 'no console error but the expected page-data failure (and its 409)')
-  // A's assets pruned (keep 1: B's): the idle tab's FAQ chunk is gone and A's instances too. The click meets a 404
-  // for the chunk and a 409 for the data; the client's full navigation lands on B's FAQ page.
+  // A's assets pruned (keep 1: B's): the idle tab's chunk of the changed page is gone and A's instances too. The click
+  // meets a 404 for the chunk and a 409 for the data; the client's full navigation lands on B's version of the page.
   t.same(await pruneAssets(path.join(state, 'nginx', 'assets'), 1, [idB]), [idA], "A's assets removed")
-  const [faqChunkA] = await faqChunks(distA)
-  const goneChunk = await fetch(`${origin}/_next/static/chunks/${faqChunkA}?dpl=${idA}`)
+  const [pageChunkA] = await pageChunks(distA)
+  const goneChunk = await fetch(`${origin}/_next/static/chunks/${pageChunkA}?dpl=${idA}`)
   await goneChunk.arrayBuffer()
-  t.equal(goneChunk.status, 404, "A's FAQ chunk is fetchable nowhere now")
-  await idlePage.locator('nav[aria-label="Main"]').getByRole('link', { name: 'FAQ', exact: true }).click({ timeout: 5_000 })
+  t.equal(goneChunk.status, 404, "A's chunk of the changed page is fetchable nowhere now")
+  await navLink(idlePage, changedPage.path).click({ timeout: 5_000 })
   await idlePage.waitForFunction((id) => document.documentElement.dataset.dplId === id, idB, { timeout: 15_000 })
   await idlePage.waitForSelector(`#${markerB}`, { state: 'attached', timeout: 10_000 })
-  t.equal(new URL(idlePage.url()).pathname, '/faq', 'the idle tab ends on the page it asked for, from B')
+  t.equal(new URL(idlePage.url()).pathname, changedPage.path, 'the idle tab ends on the page it asked for, from B')
   t.equal(idleLoads, 1, 'after one full load')
   t.comment(`idle tab console errors (expected: the missing chunk, the 409): ${JSON.stringify(idleConsole)}`)
 

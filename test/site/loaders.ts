@@ -56,6 +56,10 @@ export const testPageLoaders = {
     },
   },
   'test-images': {
-    load: async () => ({ props: { images: await publicImages() } }),
+    load: async ({ query }) => {
+      const images = await publicImages()
+      const [hero, ...rest] = images
+      return { props: query.hero === undefined || !hero ? { images } : { images: rest, hero } }
+    },
   },
 } satisfies LoaderTable<TestPageData>

@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort } from '../../deploy/free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { until } from '../helpers/otlp-receiver.ts'
 import { projectRoot, serverEntry, startServer } from '../reliability/server-process.ts'
 

@@ -1,9 +1,9 @@
 /**
- * A returning visitor after a deploy, in every engine (docs/compression.md "Dictionaries"): a first visit to `/faq`
- * on deployment A, then deployment B behind the same origin (a build whose FAQ page changed, with the deltas of its
+ * A returning visitor after a deploy, in every engine (docs/compression.md "Dictionaries"): a first visit to a page
+ * on deployment A, then deployment B behind the same origin (a build in which that page changed, with the deltas of its
  * chunks against A's), and a second visit in the same tab. Chromium kept A's chunks as dictionaries: B's chunks
  * arrive as deltas (`dcb`, the smaller, for its own Accept-Encoding; `dcz` when the proxy leaves only that one), decode
- * to B's exact sizes, the page shows B's FAQ and works, with no console error. An engine that names no dictionary
+ * to B's exact sizes, the page shows B's version and works, with no console error. An engine that names no dictionary
  * (Firefox ESR, WebKitGTK) gets its br, zstd or gzip and works alike.
  */
 import t, { type Test } from 'tap'
@@ -12,13 +12,14 @@ import path from 'node:path'
 import { projectRoot } from '../../../config/env.ts'
 import { sha256 } from '../../../src/compression/dictionaries.ts'
 import { dictionaryFilesIn, writeDeltas } from '../../../src/build/dictionary-deltas.ts'
-import { buildWithChangedFaq } from '../../helpers/changed-build.ts'
+import { buildWithChangedPage } from '../../helpers/changed-build.ts'
 import { startServer, timeouts } from '../harness.ts'
 import { eventually, sleep, startJourneys, type ProxiedRequest } from '../journey.ts'
 
-const marker = 'deployment-b-faq'
+const marker = 'deployment-b-page'
 const suite = await startJourneys(t)
-const changed = await buildWithChangedFaq(marker)
+const changed = await buildWithChangedPage(marker)
+const pagePath = changed.page.path
 t.teardown(changed.remove)
 const chunksA = path.join(path.resolve(projectRoot, process.env.DIST_DIR ?? 'dist'), 'client', 'chunks')
 const chunksB = path.join(changed.distDir, 'client', 'chunks')
@@ -44,12 +45,12 @@ interface ResourceSize {
   decodedBodySize: number
 }
 
-/** `/faq` on A, then on B in the same tab; `onlyDcz`: B's chunk requests reach the server naming `dcz` alone. */
+/** The changed page on A, then on B in the same tab; `onlyDcz`: B's chunk requests reach the server naming `dcz` alone. */
 async function returningVisit(t: Test, onlyDcz: boolean) {
   suite.routeTo(suite.serverOrigin)
   const session = await suite.open(t)
-  const first = await session.goto('/faq')
-  t.equal(first.status, 200, 'deployment A: /faq 200')
+  const first = await session.goto(pagePath)
+  t.equal(first.status, 200, `deployment A: ${pagePath} 200`)
   t.ok(await session.waitForHydration(), 'deployment A: hydrated')
   await allAnswered(() => session.requests())
   const firstChunks = session.requests().filter(isChunk)
@@ -66,10 +67,10 @@ async function returningVisit(t: Test, onlyDcz: boolean) {
   }
   const before = session.requests().length
   // A URL the engine has not kept a document for (Firefox answers a load of the same URL from its own cache).
-  const second = await session.goto('/faq?visit=2')
-  t.equal(second.status, 200, 'deployment B: /faq 200')
+  const second = await session.goto(`${pagePath}?visit=2`)
+  t.equal(second.status, 200, `deployment B: ${pagePath} 200`)
   t.ok(await session.waitForHydration(), 'deployment B: hydrated')
-  t.ok(await session.waitFor((id) => document.getElementById(id) !== null, marker), "deployment B's FAQ page")
+  t.ok(await session.waitFor((id) => document.getElementById(id) !== null, marker), "deployment B's version of the page")
   await allAnswered(() => session.requests().slice(before))
   const secondChunks = session.requests().slice(before).filter(isChunk)
   t.ok(secondChunks.length > 0, `deployment B: ${secondChunks.length} scripts`)

@@ -2,12 +2,13 @@
  * Images in every engine: the test page /__test/images (test/site/) draws each image of the site's public folder
  * through the optimizer, in the format the engine's own
  * `Accept` asks for (AVIF, else WebP, else the source's JPEG), and the engine decodes what it gets (the suite prints
- * which format each engine got); the home page's hero is preloaded once, at the widths it can use.
+ * which format each engine got); an image with priority is preloaded once, at the widths it can use.
  */
 import t from 'tap'
 import { negotiateFormat } from '../../../src/images/negotiate.ts'
 import { timeouts } from '../harness.ts'
 import { startJourneys } from '../journey.ts'
+import { heroPage, heroSelector, heroWidths, isRequestOf } from '../hero.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const mediaTypes: Record<string, string> = { avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' }
@@ -52,19 +53,19 @@ t.test('a page of images: every image through the optimizer, in the format this 
   t.same(await session.consoleErrors(), [], 'no console error')
 })
 
-t.test('the home page hero: eager, high priority, preloaded once at the widths it can use', async (t) => {
+t.test('an image with priority: eager, high priority, preloaded once at the widths it can use', async (t) => {
   const session = await suite.open(t)
-  await session.goto('/')
+  await session.goto(heroPage)
   t.ok(await session.waitForHydration(), 'hydrated')
   t.ok(
-    await session.waitFor(() => {
-      const hero = document.querySelector<HTMLImageElement>('main img.hero')
+    await session.waitFor((selector) => {
+      const hero = document.querySelector<HTMLImageElement>(selector)
       return hero !== null && hero.complete && hero.naturalWidth > 0
-    }, null, 10_000),
+    }, heroSelector, 10_000),
     'the hero decoded',
   )
-  const hero = await session.evaluate(() => {
-    const image = document.querySelector<HTMLImageElement>('main img.hero')!
+  const hero = await session.evaluate((selector) => {
+    const image = document.querySelector<HTMLImageElement>(selector)!
     const links = [...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="image"]')]
     const link = links[0]
     return {
@@ -74,9 +75,10 @@ t.test('the home page hero: eager, high priority, preloaded once at the widths i
       fetchPriority: image.getAttribute('fetchpriority'),
       currentSrc: image.currentSrc,
       sizes: image.getAttribute('sizes'),
+      width: Number(image.getAttribute('width')),
       preload: link ? { srcset: link.getAttribute('imagesrcset') ?? '', sizes: link.getAttribute('imagesizes') } : null,
     }
-  }, null)
+  }, heroSelector)
   t.equal(hero.loading, 'eager')
   t.equal(hero.fetchPriority, 'high')
   t.equal(new URL(hero.currentSrc).pathname, '/_next/image')
@@ -84,7 +86,8 @@ t.test('the home page hero: eager, high priority, preloaded once at the widths i
   t.equal(hero.preload?.srcset, hero.srcset, 'the preload asks for what the image will')
   t.equal(hero.preload?.sizes, hero.sizes)
   const widths = [...(hero.srcset ?? '').matchAll(/ (\d+)w/g)].map((match) => Number(match[1]))
-  t.same(widths, [384, 640, 750, 828, 1080, 1200, 1920, 2048, 3840], 'from the narrowest column at 1x to the widest at 3x')
-  const fetched = session.requests().filter((request) => request.url.includes('dunes.jpg'))
+  t.same(widths, heroWidths(hero.width), `from the narrowest column at 1x to the widest at 3x (a source ${hero.width} px wide)`)
+  const src = new URL(hero.currentSrc).searchParams.get('url')!
+  const fetched = session.requests().filter((request) => request.url.includes('/_next/image?') && isRequestOf(request.url, src))
   t.equal(new Set(fetched.map((request) => request.url)).size, 1, 'preload and image fetch one and the same width')
 })

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap'
 import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
-import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
+import { eventually, startJourneys, type JourneySession } from '../journey.ts'
 import { titled } from '../../../site/pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
@@ -40,7 +40,7 @@ const navLink = (name: string) => `nav[aria-label="Main"] a[href="${name}"]`
 
 t.test('a client navigation is one data GET with x-deployment-id, and no document load', async (t) => {
   const session = await open(t, '/')
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, '/status.json').length, 0, 'a dynamic page’s data is never prefetched')
   await session.tab.click(navLink('/status'))
   t.ok(await session.waitForHeading('Status'), 'the status page is shown')
@@ -81,7 +81,7 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
     return { viewport: window.innerHeight, near: top('near-link'), far: top('far-link') }
   }, null)
   t.ok(layout.near > layout.viewport + 1000, 'both links start far below the fold')
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, near).length + dataRequests(session, far).length, 0, 'nothing prefetched yet')
 
   const scrollTo = (y: number) => session.evaluate((top) => window.scrollTo(0, top), y)
@@ -91,7 +91,7 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
   t.ok(layout.far - layout.near + 150 >= 400, 'the far link is 400 px or more below the viewport')
 
   await scrollTo(layout.far - layout.viewport - 400)
-  await sleep(500)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, far).length, 0, 'the link 400 px below is not prefetched')
 
   await scrollTo(layout.far - layout.viewport - 150)
@@ -103,7 +103,7 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
 t.test('a hovered Link is prefetched, however far from the viewport', async (t) => {
   const session = await open(t, '/__test/links')
   const far = `/guides/${secondGuide.slug}.json`
-  await sleep(300)
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, far).length, 0, 'far below the fold: not prefetched')
   // The pointer arrives without scrolling (React's onMouseEnter listens to mouseover): only the hover can prefetch.
   await session.evaluate(() => {

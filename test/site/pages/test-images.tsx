@@ -6,14 +6,17 @@ import type { PageImage } from '../../../site/data-types.ts'
 export interface TestImagesData {
   /** Every image of the site's public folder (client/public/images/), with its real pixel size. */
   images: PageImage[]
+  /** With `?hero`: the first of them, above the others, with priority (eager, preloaded with the shell). */
+  hero?: PageImage
 }
 
 /** The site's public images through the optimizer, one under the other, each as wide as the content column (lazy: no
- * priority). Test routes only. */
+ * priority); with `?hero`, one with priority above them. Test routes only. */
 export default function TestImagesPage({ data }: PageComponentProps<TestImagesData>) {
   return (
     <article>
       <h1>Images</h1>
+      {data.hero ? <Image className="hero" {...data.hero} slot={contentColumn} priority /> : null}
       <div className="test-images">
         {data.images.map((image) => (
           <p key={image.src}>
