@@ -10,6 +10,7 @@ import { findZstdAssets, zstdAssetHandler } from '../src/render/zstd-assets.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer } from '../src/render/renderer.ts'
 import { createDocumentResponder, type RenderDocument } from '../src/render/respond.ts'
+import { createPartialResponder, type RenderPartialDocument } from '../src/render/resume.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
@@ -86,6 +87,10 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
       metrics: fastify.metrics,
     }),
   )
+  // Partly prerendered pages (src/render/resume.ts): from a kept shell where documents are kept, else rendered whole.
+  const tracing = tracingOf(fastify)
+  const renderPartial = createPartialResponder({ source, deploymentId, renderTimeoutMs, preloadsFor, sender, headTags: (request) => tracing.documentMeta(request) })
+  fastify.decorate('renderPartialDocument', keepDocuments && !dev ? renderPartial : async () => false)
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }
 
@@ -96,6 +101,9 @@ declare module 'fastify' {
      * kept bytes with the request's nonce. Routes and the error handler answer through it; it needs no route.
      */
     renderDocument: RenderDocument
+    /** Sends a partly prerendered page from its kept shell, its holes resumed for this request: false where it has
+     * none (development, a page without holes): render it whole. */
+    renderPartialDocument: RenderPartialDocument
   }
 }
 

@@ -10,7 +10,9 @@ import { regeneration } from '../config/content.ts'
 import { assignDigest } from '../src/digest.ts'
 import { PageAnswers, type RegenerationReport, type StaticPageEntry } from '../src/pages/answers.ts'
 import { pageCacheHeader } from '../src/pages/cache-control.ts'
-import type { ServerPage, Site } from '../src/pages/site.ts'
+import type { PartialPage, ServerPage, Site } from '../src/pages/site.ts'
+import { loadLiveData } from '../src/pages/partial-page.ts'
+import { serverLimits } from '../config/server.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { tracedStaticEntry, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
@@ -99,6 +101,20 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
   }
 
+  /**
+   * A partly prerendered page (docs/rendering.md "Partial prerendering"): its kept data as a static page instance's,
+   * its request-time loader started at once; the document from the kept shell, or whole where there is none.
+   */
+  async function servePartialPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, partial: PartialPage, params: RouteParams) {
+    const entry = await tracedStaticEntry(tracing, request, answers, { page: partial.kept, params })
+    if (!('props' in entry.answer)) return answerPage(request, reply, page, params, entry.answer)
+    const context = { params, query: request.query as Record<string, unknown>, deploymentId: fastify.deploymentId, content }
+    const live = loadLiveData(partial.live, context, serverLimits.liveDataTimeoutMs, request)
+    const kept = entry.answer.props
+    if (await fastify.renderPartialDocument(request, reply, { page, params, version: entry, kept, live })) return reply
+    return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+  }
+
   for (const page of site.pages) {
     fastify.route({
       method: 'GET',
@@ -106,6 +122,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
       config: { pageId: page.id },
       handler: async function servePage(request, reply) {
         const params = (request.params ?? {}) as RouteParams
+        if (page.partial) return servePartialPage(request, reply, page, page.partial, params)
         if (page.kind === 'dynamic') {
           const query = request.query as Record<string, unknown>
           const answer = await traceLoader(tracing, request, page, () => answers.load(page, params, query), answerItself)
