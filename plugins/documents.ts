@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import path from 'node:path'
 import fastifyVite from '@fastify/vite'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
 import { builtAssetOptions, builtStylesheetReader } from '../src/render/built-assets.ts'
@@ -89,7 +89,8 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   )
   // Partly prerendered pages (src/render/resume.ts): from a kept shell where documents are kept, else rendered whole.
   const tracing = tracingOf(fastify)
-  const renderPartial = createPartialResponder({ source, deploymentId, renderTimeoutMs, preloadsFor, sender, headTags: (request) => tracing.documentMeta(request) })
+  const headTags = (request: FastifyRequest) => tracing.documentMeta(request)
+  const renderPartial = createPartialResponder({ source, deploymentId, renderTimeoutMs, preloadsFor, sender, headTags })
   fastify.decorate('renderPartialDocument', keepDocuments && !dev ? renderPartial : async () => false)
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }

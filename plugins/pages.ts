@@ -105,10 +105,17 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
    * A partly prerendered page (docs/rendering.md "Partial prerendering"): its kept data as a static page instance's,
    * its request-time loader started at once; the document from the kept shell, or whole where there is none.
    */
-  async function servePartialPage(request: FastifyRequest, reply: FastifyReply, page: ServerPage, partial: PartialPage, params: RouteParams) {
+  async function servePartialPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: ServerPage,
+    partial: PartialPage,
+    params: RouteParams,
+  ) {
     const entry = await tracedStaticEntry(tracing, request, answers, { page: partial.kept, params })
     if (!('props' in entry.answer)) return answerPage(request, reply, page, params, entry.answer)
-    const context = { params, query: request.query as Record<string, unknown>, deploymentId: fastify.deploymentId, content }
+    const query = request.query as Record<string, unknown>
+    const context = { params, query, deploymentId: fastify.deploymentId, content }
     const live = loadLiveData(partial.live, context, serverLimits.liveDataTimeoutMs, request)
     const kept = entry.answer.props
     if (await fastify.renderPartialDocument(request, reply, { page, params, version: entry, kept, live })) return reply

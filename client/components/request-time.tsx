@@ -16,7 +16,9 @@ export interface RequestTimeProps<Live> {
 function Settled<Live>({ data, children }: { data: LiveData<Live>; children: (live: Live) => ReactNode }): ReactNode {
   const settled = 'pending' in data ? use(data.pending) : data
   if ('pending' in settled) return <Settled data={settled}>{children}</Settled>
-  if ('failed' in settled) return <ApplicationErrorScreen side="server" host={settled.failed.host} digest={settled.failed.digest} />
+  if ('failed' in settled) {
+    return <ApplicationErrorScreen side="server" host={settled.failed.host} digest={settled.failed.digest} />
+  }
   return children(settled.value)
 }
 
@@ -47,7 +49,8 @@ class HoleBoundary extends Component<{ children: ReactNode }, HoleBoundaryState>
   override render(): ReactNode {
     const { failure } = this.state
     if (!failure) return this.props.children
-    return <ApplicationErrorScreen side={failure.digest ? 'server' : 'client'} host={window.location.host} digest={failure.digest} />
+    const side = failure.digest ? 'server' : 'client'
+    return <ApplicationErrorScreen side={side} host={window.location.host} digest={failure.digest} />
   }
 }
 

@@ -56,7 +56,9 @@ export const pageLoaders = {
     // Kept with the prerendered shell: the same for the whole deployment.
     keep: ({ deploymentId }) => ({ props: { deploymentId, nodeVersion: process.version } }),
     // Per request, into the shell's holes.
-    load: () => ({ props: { serverTime: new Date().toISOString(), uptimeS: process.uptime(), memory: readProcessMemory() } }),
+    load: () => ({
+      props: { serverTime: new Date().toISOString(), uptimeS: process.uptime(), memory: readProcessMemory() },
+    }),
   },
   gallery: {
     load: () => ({ props: { images: galleryImages } }),

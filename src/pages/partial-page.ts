@@ -19,8 +19,13 @@ export class LiveTimeoutError extends Error {
  * instance is: src/pages/answers.ts), and its `load`, which the page-data route calls, gives both kinds of data, as
  * the component reads them (`PartialData`). The kept loader sees no query, as a static page's.
  */
-export function joinPartialPage(page: PageDefinition, keep: Loader<unknown>, live: Loader<unknown> | undefined): ServerPage {
-  const kept: ServerPage = { id: page.id, path: page.path, kind: 'static', revalidate: page.revalidate, head: page.head, load: keep }
+export function joinPartialPage(
+  page: PageDefinition,
+  keep: Loader<unknown>,
+  live: Loader<unknown> | undefined,
+): ServerPage {
+  const { id, path, revalidate, head } = page
+  const kept: ServerPage = { id, path, kind: 'static', revalidate, head, load: keep }
   const liveLoader: Loader<unknown> = live ?? (() => ({ props: {} }))
   return {
     ...page,
@@ -48,7 +53,8 @@ export async function loadLiveData(
 ): Promise<LiveData<unknown>> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new LiveTimeoutError(`the request-time loader did not answer in ${timeoutMs} ms`)), timeoutMs)
+    const error = () => new LiveTimeoutError(`the request-time loader did not answer in ${timeoutMs} ms`)
+    timer = setTimeout(() => reject(error()), timeoutMs)
     // The request holds its socket; a time-out alone keeps no process alive.
     timer.unref()
   })

@@ -30,7 +30,11 @@ export interface PartialRequest {
  * Sends a partly prerendered page from its kept shell: true once it is on its way; false when there is no shell (the
  * caller renders the page whole). Not the reply itself: a reply is thenable, and awaiting it waits for its end.
  */
-export type RenderPartialDocument = (request: FastifyRequest, reply: FastifyReply, partial: PartialRequest) => Promise<boolean>
+export type RenderPartialDocument = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  partial: PartialRequest,
+) => Promise<boolean>
 
 export interface PartialResponderOptions {
   source: DocumentSource
@@ -70,7 +74,8 @@ export function createPartialResponder(options: PartialResponderOptions): Render
       shell = (async () => {
         const element = await source.client().createElement(stateFor(target, deploymentId, ''))
         const result = await prerenderShell(element, source.template().open(headFor(target, preloadsFor), shellNonce))
-        if (typeof result !== 'string') return { ...result, document: { ...result.document, headAt: source.template().headTagsAt } }
+        const headAt = source.template().headTagsAt
+        if (typeof result !== 'string') return { ...result, document: { ...result.document, headAt } }
         request.log.debug({ document: documentName(target), reason: result }, 'shell not kept')
         return undefined
       })()
@@ -91,7 +96,8 @@ export function createPartialResponder(options: PartialResponderOptions): Render
     // Data that has come already is given as it is: its holes render in React's first pass, without suspending.
     const data = live() ?? { pending: partial.live }
     const element = await source.client().createElement(stateFor(targetOf(partial, data), deploymentId, request.host))
-    return resumeToPipeableStream(element, JSON.parse(shell.postponed) as PostponedState, { nonce: request.cspNonce, onError })
+    const postponed = JSON.parse(shell.postponed) as PostponedState
+    return resumeToPipeableStream(element, postponed, { nonce: request.cspNonce, onError })
   }
 
   return async function renderPartialDocument(request, reply, partial) {
@@ -119,7 +125,8 @@ export function createPartialResponder(options: PartialResponderOptions): Render
     let stop: ((reason: Error) => void) | undefined
     let stopped: Error | undefined
     const abort = (reason: Error) => (stop ? stop(reason) : (stopped = reason))
-    const timer = setTimeout(() => abort(new RenderTimeoutError(`render did not finish within ${renderTimeoutMs} ms`)), renderTimeoutMs)
+    const timedOut = () => new RenderTimeoutError(`render did not finish within ${renderTimeoutMs} ms`)
+    const timer = setTimeout(() => abort(timedOut()), renderTimeoutMs)
     timer.unref()
     stream.once('close', () => clearTimeout(timer)).once('end', () => clearTimeout(timer))
     allowScriptHashes(reply, shell.scriptHashes)
