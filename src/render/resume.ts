@@ -67,6 +67,8 @@ export function createPartialResponder(options: PartialResponderOptions): Render
     return { type: 'page', page: partial.page, params: partial.params, data: { kept: partial.kept, live } }
   }
 
+  /** The shell of a kept version, prerendered on first use; concurrent first requests share the one prerender. A
+   * prerender that failed is forgotten (the next request tries again); a page without holes keeps none. */
   function shellOf(request: FastifyRequest, partial: PartialRequest): Promise<PartialShell | undefined> {
     let shell = shells.get(partial.version)
     if (!shell) {
@@ -77,8 +79,14 @@ export function createPartialResponder(options: PartialResponderOptions): Render
         const headAt = source.template().headTagsAt
         if (typeof result !== 'string') return { ...result, document: { ...result.document, headAt } }
         request.log.debug({ document: documentName(target), reason: result }, 'shell not kept')
+        if (result !== 'no-holes') shells.delete(partial.version)
         return undefined
-      })()
+      })().catch((error: unknown) => {
+        // The request renders the page whole instead, which reports the error with its digest if it persists.
+        request.log.debug({ document: documentName(target), err: error }, 'shell not kept')
+        shells.delete(partial.version)
+        return undefined
+      })
       shells.set(partial.version, shell)
     }
     return shell
