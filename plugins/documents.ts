@@ -90,7 +90,15 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   // Partly prerendered pages (src/render/resume.ts): from a kept shell where documents are kept, else rendered whole.
   const tracing = tracingOf(fastify)
   const headTags = (request: FastifyRequest) => tracing.documentMeta(request)
-  const renderPartial = createPartialResponder({ source, deploymentId, renderTimeoutMs, preloadsFor, sender, headTags })
+  const renderPartial = createPartialResponder({
+    source,
+    deploymentId,
+    renderTimeoutMs,
+    preloadsFor,
+    sender,
+    headTags,
+    metrics: fastify.metrics,
+  })
   fastify.decorate('renderPartialDocument', keepDocuments && !dev ? renderPartial : async () => false)
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }

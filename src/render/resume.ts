@@ -5,6 +5,7 @@ import type { PageDefinition, RouteParams } from '../../site/pages.ts'
 import { gzipPieces, identityPieces, PieceStream } from '../compression/pieces.ts'
 import type { Sender } from '../delivery/send.ts'
 import { assignDigest } from '../digest.ts'
+import type { MetricsRecorder } from '../metrics/recorder.ts'
 import { pageCacheControl } from '../pages/cache-control.ts'
 import { documentBytes, gzipStartOf } from './document-cache.ts'
 import { documentName, headFor, stateFor, type RenderTarget } from './document-target.ts'
@@ -44,6 +45,8 @@ export interface PartialResponderOptions {
   sender: Sender
   /** The document's per-request head tags (the `traceparent` meta). */
   headTags: (request: FastifyRequest) => string
+  /** Told of the times to the shell (sent at once) and to the last hole (METRICS_PORT); none when metrics are off. */
+  metrics?: MetricsRecorder | undefined
 }
 
 /** The pending request-time data a shell is prerendered with: never settles, so whatever reads it is a hole. */
@@ -57,7 +60,7 @@ const neverSettles: Promise<LiveData<unknown>> = new Promise(() => undefined)
  * with the same nonce, then the document's end: the hydration state with both kinds of data, under the nonce.
  */
 export function createPartialResponder(options: PartialResponderOptions): RenderPartialDocument {
-  const { source, deploymentId, renderTimeoutMs, preloadsFor, sender, headTags } = options
+  const { source, deploymentId, renderTimeoutMs, preloadsFor, sender, headTags, metrics } = options
   const shells = new WeakMap<object, Promise<PartialShell | undefined>>()
   // `react-dom/server` whole (it holds `resumeToPipeableStream`), imported on the first partly prerendered request:
   // a site without such pages never loads it (src/render/streaming-renderer.ts loads the streaming renderer alone).
@@ -99,18 +102,21 @@ export function createPartialResponder(options: PartialResponderOptions): Render
     shell: PartialShell,
     live: () => LiveData<unknown> | undefined,
     onError: (error: unknown) => string | undefined,
+    onAllReady: () => void,
   ) {
     const { resumeToPipeableStream } = await (server ??= import('react-dom/server'))
     // Data that has come already is given as it is: its holes render in React's first pass, without suspending.
     const data = live() ?? { pending: partial.live }
     const element = await source.client().createElement(stateFor(targetOf(partial, data), deploymentId, request.host))
     const postponed = JSON.parse(shell.postponed) as PostponedState
-    return resumeToPipeableStream(element, postponed, { nonce: request.cspNonce, onError })
+    return resumeToPipeableStream(element, postponed, { nonce: request.cspNonce, onError, onAllReady })
   }
 
   return async function renderPartialDocument(request, reply, partial) {
+    const started = performance.now()
     const shell = await shellOf(request, partial)
     if (!shell) return false
+    const seconds = () => (performance.now() - started) / 1000
     const nonce = request.cspNonce
     const tags = Buffer.from(headTags(request))
     const coding = sender.codingFor(request, 'streamedDocument')
@@ -140,14 +146,17 @@ export function createPartialResponder(options: PartialResponderOptions): Render
     allowScriptHashes(reply, shell.scriptHashes)
     reply.code(200).type('text/html; charset=utf-8').header('cache-control', pageCacheControl.dynamic)
     sender.sendStream(request, reply, coding, stream, abort)
-    resumeHoles(request, partial, shell, () => live, (error) => {
+    metrics?.renderShellReady(request, 'page', seconds())
+    const onError = (error: unknown) => {
       if (error instanceof ClientGoneError) return undefined
       const { digest, isNew } = assignDigest(error, request.id)
       if (isNew && error instanceof RenderTimeoutError) request.log.warn({ err: error, digest }, 'render timed out')
       else if (isNew) request.log.error({ err: error, digest }, 'render failed')
       failedDigest ??= digest
       return digest
-    }).then(
+    }
+    const onAllReady = () => metrics?.renderAllReady(request, 'page', seconds())
+    resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
       (resumed) => {
         stop = (reason) => resumed.abort(reason)
         if (stopped) resumed.abort(stopped)
