@@ -21,16 +21,11 @@ import { compileTemplate } from '../src/render/template.ts'
 import { serverLimits } from '../config/server.ts'
 import { clientDir, documentFile, loadBuiltClient, readDeploymentId } from './build-output.ts'
 
-/** The fields of Courier's status loader (src/pages/loaders.ts), computed the same way. */
+/** The fields of Courier's status loaders (src/pages/loaders.ts), computed the same way, rendered whole per request. */
 function loadStatusData(deploymentId: string): StatusData {
   const memory = process.memoryUsage()
-  return {
-    deploymentId,
-    serverTime: new Date().toISOString(),
-    uptimeS: process.uptime(),
-    nodeVersion: process.version,
-    memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal },
-  }
+  const figures = { serverTime: new Date().toISOString(), uptimeS: process.uptime(), memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal } }
+  return { kept: { deploymentId, nodeVersion: process.version }, live: { value: figures } }
 }
 
 async function main(): Promise<void> {

@@ -8,6 +8,7 @@ import { createHistogram } from 'node:perf_hooks'
 import { load } from './config.ts'
 import { otherCpuPercent, sampleCpu } from './other-load.ts'
 import { judge, type Target } from './targets.ts'
+import { startTtfbProbe } from './ttfb-probe.ts'
 
 export interface TargetResult {
   name: string
@@ -20,6 +21,8 @@ export interface TargetResult {
   /** Mean of autocannon's per-second samples. */
   requestsPerSecond: number
   latencyMs: { p50: number; p99: number; mean: number; max: number }
+  /** Time to first byte of a probe client's requests beside the load, one at a time (bench/ttfb-probe.ts). */
+  ttfbMs: { p50: number; p90: number; samples: number }
   /** Connection errors and timeouts (no response at all). */
   errors: number
   timeouts: number
@@ -69,6 +72,7 @@ export async function runTarget(target: Target, origin: string, ourPids: number[
   const unexpectedStatuses: Record<string, number> = {}
   const latencyUs = createHistogram()
   const cpuBefore = sampleCpu(ourPids)
+  const probe = startTtfbProbe(url, target.headers)
   const result = await fire(
     {
       ...common,
@@ -90,6 +94,7 @@ export async function runTarget(target: Target, origin: string, ourPids: number[
     (ms) => latencyUs.record(Math.max(1, Math.round(ms * 1000))),
   )
   const cpuAfter = sampleCpu(ourPids)
+  const ttfbMs = await probe.stop()
 
   const unexpected = Object.values(unexpectedStatuses).reduce((sum, count) => sum + count, 0)
   const answered = latencyUs.count
@@ -108,6 +113,7 @@ export async function runTarget(target: Target, origin: string, ourPids: number[
       mean: answered ? round(latencyUs.mean / 1000) : 0,
       max: answered ? round(latencyUs.max / 1000) : 0,
     },
+    ttfbMs,
     errors: result.errors,
     timeouts: result.timeouts,
     bodyMismatches,

@@ -23,7 +23,7 @@ export interface TargetSummary {
   kind: TargetKind
   path: string
   passes: Array<TargetResult & { peakRssMiB: number | null }>
-  median: { requestsPerSecond: number | null; p50Ms: number | null; p99Ms: number | null; peakRssMiB: number | null }
+  median: { requestsPerSecond: number | null; p50Ms: number | null; p99Ms: number | null; ttfbP50Ms: number | null; peakRssMiB: number | null }
   /** Every failed request of every pass. */
   failed: number
 }
@@ -125,12 +125,13 @@ function failures(summary: TargetSummary): string {
 
 /** The targets as a table (text or Markdown): medians of the passes. */
 function targetRows(report: BenchReport): { header: string[]; rows: string[][] } {
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'peak RSS MiB']
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'TTFB p50 ms', 'errors', 'peak RSS MiB']
   const rows = report.targets.map((target) => [
     target.name,
     fixed(target.median.requestsPerSecond, 1),
     fixed(target.median.p50Ms, 2),
     fixed(target.median.p99Ms, 2),
+    fixed(target.median.ttfbP50Ms, 2),
     String(target.failed),
     fixed(target.median.peakRssMiB, 1),
   ])

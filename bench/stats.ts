@@ -59,6 +59,8 @@ export interface GoalInputs {
   peakRssMiB: { courier: number | null; next: number | null }
   /** Courier ÷ the same build on the older Node, per kind, from paired passes (`pairedRatio`); else the medians'. */
   versusOlderNode?: (kind: string) => number | null
+  /** The median time to first byte (ms) of a probe client beside the load (bench/ttfb-probe.ts). */
+  ttfb?: (server: 'courier' | 'next', kind: string) => number | null
 }
 
 /** The worst of per-kind ratios (`max` for a ceiling, `min` for a floor); null when no kind has one. */
@@ -103,6 +105,15 @@ export function evaluateGoals(inputs: GoalInputs): Goal[] {
     goal('first-load JS of / as sent (brotli bytes), Courier', inputs.firstLoadJsSentBytes, '<=', 62_000),
     goal('bytes on the wire, first visit to /, Courier ÷ Next', ratio(inputs.firstVisitBytes.courier, inputs.firstVisitBytes.next), '<=', 0.6),
     goal('req/s, Courier ÷ the same build on the older Node (the lowest of any target)', versusOlderNode, '>=', 0.95),
+    // /status is partly prerendered (docs/rendering.md "Partial prerendering"): its shell kept, its holes per request.
+    goal('partly prerendered /status req/s ÷ static /, Courier', ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('courier', 'static-page')), '>=', 0.5),
+    goal('partly prerendered /status req/s, Courier ÷ Next', versusNext('dynamic-page'), '>=', 15),
+    goal(
+      '/status time to first byte under load ÷ /, Courier',
+      ratio(inputs.ttfb?.('courier', 'dynamic-page') ?? null, inputs.ttfb?.('courier', 'static-page') ?? null),
+      '<=',
+      1.5,
+    ),
   ]
 }
 

@@ -22,6 +22,10 @@ export const serverLimits = Object.freeze({
   maxParamLength: 200,
   /** A render that has not finished by then is aborted; what was flushed stays, the error screen follows. */
   renderTimeoutMs: 10_000,
+  /** The request-time loader of a partly prerendered page that has not answered by then fails its holes (they show
+   * the error screen's section with a digest): half the render time-out, so the failure is rendered into the hole
+   * before the render itself is aborted. */
+  liveDataTimeoutMs: 5_000,
   /** `static` page instances kept in memory per deployment, at most this many: each holds its loader's answer, its
    * page data as sent and its document rendered once. Loaders decide which paths exist (not-found answers are never
    * kept), and this caps what a large site can hold. Error documents without a digest are kept by status besides. */

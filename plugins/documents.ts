@@ -1,17 +1,19 @@
 import fp from 'fastify-plugin'
 import path from 'node:path'
 import fastifyVite from '@fastify/vite'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
 import { builtAssetOptions, codedAssetHandler } from '../src/delivery/built-assets.ts'
 import { findDictionaryDeltas } from '../src/delivery/dictionary-assets.ts'
+import { createPartialResponder, type RenderPartialDocument } from '../src/delivery/partial-respond.ts'
 import { createDocumentResponder, type RenderDocument } from '../src/delivery/respond.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import { findZstdAssets } from '../src/delivery/zstd-assets.ts'
 import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer } from '../src/render/renderer.ts'
+import { createPartialRenderer } from '../src/render/resume.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
@@ -83,6 +85,17 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
       metrics: fastify.metrics,
     }),
   )
+  // Partly prerendered pages (src/delivery/partial-respond.ts, the render of src/render/resume.ts): from a kept
+  // shell where documents are kept, else rendered whole.
+  const tracing = tracingOf(fastify)
+  const headTags = (request: FastifyRequest) => tracing.documentMeta(request)
+  const renderPartial = createPartialResponder({
+    renderer: createPartialRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor }),
+    sender,
+    headTags,
+    metrics: fastify.metrics,
+  })
+  fastify.decorate('renderPartialDocument', keepDocuments && !dev ? renderPartial : async () => false)
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }
 
@@ -93,6 +106,9 @@ declare module 'fastify' {
      * kept bytes with the request's nonce. Routes and the error handler answer through it; it needs no route.
      */
     renderDocument: RenderDocument
+    /** Sends a partly prerendered page from its kept shell, its holes resumed for this request: false where it has
+     * none (development, a page without holes): render it whole. */
+    renderPartialDocument: RenderPartialDocument
   }
 }
 

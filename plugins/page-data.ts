@@ -9,12 +9,15 @@ import {
   type EncodedPageAnswer,
   type PageAnswerKind,
 } from '../site/page-data.ts'
+import type { RouteParams } from '../site/page-types.ts'
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import { pageCacheControl, pageCacheControlOf, pageCacheHeader } from '../src/pages/cache-control.ts'
+import { joinPartialAnswers } from '../src/pages/partial-page.ts'
 import type { PageVersions } from '../src/pages/page-versions.ts'
+import type { PartialPage } from '../src/pages/site.ts'
 import { tracedStaticVersion, traceLoader } from '../src/tracing/page-spans.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
 
@@ -96,6 +99,8 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       return sendAnswer(reply, noSuchPage, pageCacheControl.error)
     }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
+    const partial = match.page.partial
+    if (partial) return answerPartialData(request, reply, span, partial, match.params)
     if (match.page.kind === 'dynamic') {
       const load = () => versions.load(match.page, match.params, request.query)
       const answer = await traceLoader(tracing, span, match.page, load, (result) => result)
@@ -116,6 +121,28 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     // The sender answered 304 where If-None-Match named any encoding of this data.
     metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(version.answer)])
     return sent
+  }
+
+  /**
+   * A partly prerendered page's data: the kept half from its kept version (no loader run while it is kept), the
+   * request-time loader run for this request (src/pages/partial-page.ts); per request, as a dynamic page's.
+   */
+  async function answerPartialData(
+    request: FastifyRequest<DataRequest>,
+    reply: FastifyReply,
+    span: TraceSpan,
+    partial: PartialPage,
+    params: RouteParams,
+  ) {
+    const kept = { page: partial.kept, params }
+    const keptLoad = () => versions.staticVersion(kept)
+    const version = await tracedStaticVersion(tracing, span, partial.kept, versions.keptVersion(kept), keptLoad)
+    const liveLoad = () => versions.load(partial.livePage, params, request.query)
+    const live = () => traceLoader(tracing, span, partial.livePage, liveLoad, (result) => result)
+    const answer = await joinPartialAnswers(version.answer, live)
+    metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
+    const cacheControl = 'notFound' in answer ? pageCacheControl.error : pageCacheControl.dynamic
+    return sendAnswer(reply, encodePageAnswer(answer, partial.livePage.kind), cacheControl)
   }
 
   // Any other method: 405 with Allow, decided before any body is read.

@@ -12,7 +12,9 @@ import { PageVersions } from '../src/pages/page-versions.ts'
 import type { PageVersion } from '../src/pages/page-version.ts'
 import type { RegenerationReport } from '../src/pages/regeneration.ts'
 import { pageCacheHeader } from '../src/pages/cache-control.ts'
-import type { ServerPage, Site } from '../src/pages/site.ts'
+import type { PartialPage, ServerPage, Site } from '../src/pages/site.ts'
+import { loadLiveData } from '../src/pages/partial-page.ts'
+import { serverLimits } from '../config/server.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { PageDocuments } from '../src/render/page-documents.ts'
@@ -110,6 +112,31 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
   }
 
+  /**
+   * A partly prerendered page (docs/rendering.md "Partial prerendering"): its kept data as a static page instance's,
+   * its request-time loader started at once; the document from the kept shell, or whole where there is none.
+   */
+  async function servePartialPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: ServerPage,
+    partial: PartialPage,
+    params: RouteParams,
+  ) {
+    const match = { page: partial.kept, params }
+    const load = () => versions.staticVersion(match)
+    const version = await tracedStaticVersion(tracing, request, partial.kept, versions.keptVersion(match), load)
+    if (!('props' in version.answer)) return answerPage(request, reply, page, params, version.answer)
+    const query = request.query as Record<string, unknown>
+    const context = { params, query, deploymentId: fastify.deploymentId, content }
+    const live = loadLiveData(partial.live, context, serverLimits.liveDataTimeoutMs, request)
+    const kept = version.answer.props
+    // A shell is kept with a kept version only: one past the bound renders whole, as its static page would stream.
+    const wanted = { page, params, version, kept, live }
+    if (versions.isKept(version) && (await fastify.renderPartialDocument(request, reply, wanted))) return reply
+    return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+  }
+
   for (const page of site.pages) {
     fastify.route({
       method: 'GET',
@@ -117,6 +144,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
       config: { pageId: page.id },
       handler: async function servePage(request, reply) {
         const params = (request.params ?? {}) as RouteParams
+        if (page.partial) return servePartialPage(request, reply, page, page.partial, params)
         if (page.kind === 'dynamic') {
           const query = request.query as Record<string, unknown>
           const load = () => versions.load(page, params, query)

@@ -3,6 +3,7 @@
  * so the server's content never reaches the client bundle through them.
  */
 import type { Root } from 'hast'
+import type { PartialData } from './page-types.ts'
 
 /**
  * Content written in Markdown (CONTENT_DIR, docs/content.md) as the server parsed it: an element tree (hast) without
@@ -40,13 +41,21 @@ export interface GuideData {
   next: GuideSummary | null
 }
 
-export interface StatusData {
+/** What `/status` keeps with its prerendered shell: the same for the whole deployment. */
+export interface StatusKept {
   deploymentId: string
+  nodeVersion: string
+}
+
+/** What `/status` reads for each request: its holes. */
+export interface StatusLive {
   serverTime: string
   uptimeS: number
-  nodeVersion: string
   memory: { rss: number; heapUsed: number; heapTotal: number }
 }
+
+/** `/status` is partly prerendered (docs/rendering.md "Partial prerendering"). */
+export type StatusData = PartialData<StatusKept, StatusLive>
 
 /** An image of the site as a page draws it: where it is, its pixel size (no layout shift) and its text. */
 export interface PageImage {

@@ -34,8 +34,33 @@ export interface PageEntry<Data> {
    * deployment ends or it is revalidated on demand (`POST /api/revalidate`).
    */
   revalidate?: number
+  /**
+   * `partial`: a `dynamic` page whose data comes in two kinds (`PartialData`): what is kept per deployment (and on
+   * revalidation, by `revalidate`) is prerendered once into a shell, and what each request loads fills the shell's
+   * holes (docs/rendering.md "Partial prerendering"). Only on a `dynamic` page.
+   */
+  prerender?: 'partial'
   /** Title and meta of the page, from its data. */
   head: (data: Data, params: RouteParams) => PageHead
+}
+
+/**
+ * The request-time data of a partly prerendered page as its component gets it: loaded (`value`), failed (`failed`:
+ * the digest of its log line), or, on the server, still on its way (`pending`: the holes wait for it). The document
+ * state and the page data carry the first two only.
+ */
+export type LiveData<Live> = { value: Live } | { failed: LiveFailure } | { pending: Promise<LiveData<Live>> }
+
+/** A failed request-time loader, as its holes show it: the digest of its log line, and the host the request named. */
+export interface LiveFailure {
+  digest: string
+  host: string
+}
+
+/** The data of a partly prerendered page (`prerender: 'partial'`): the kept part and the request-time part. */
+export interface PartialData<Kept, Live> {
+  kept: Kept
+  live: LiveData<Live>
 }
 
 /** The page table of a map of page id -> data type: one entry per page, in matching order. */
@@ -80,8 +105,23 @@ export interface PageServerSide<Data> {
   staticParams?: (context: { content: SiteContent }) => RouteParams[] | Promise<RouteParams[]>
 }
 
-/** A page with data must have a loader; a page without (`NoData`) may have none. */
-type ServerSideOf<Data> = NoData extends Data ? PageServerSide<Data> : PageServerSide<Data> & { load: Loader<Data> }
+/**
+ * The loaders of a partly prerendered page: `keep` once per deployment (and on revalidation), as a `static` page's,
+ * `load` per request, as a `dynamic` page's. Its request-time loader cannot answer not-found or a redirect: the shell
+ * has gone out with a 200 before it runs (an answer that is not props fails its holes).
+ */
+export interface PartialServerSide<Kept, Live> {
+  keep: Loader<Kept>
+  load: Loader<Live>
+}
+
+/** A page with data must have a loader; a page without (`NoData`) may have none; a partly prerendered page two. */
+type ServerSideOf<Data> =
+  Data extends PartialData<infer Kept, infer Live>
+    ? PartialServerSide<Kept, Live>
+    : NoData extends Data
+      ? PageServerSide<Data>
+      : PageServerSide<Data> & { load: Loader<Data> }
 
 /** The loaders of a map of page id -> data type: one entry per page. */
 export type LoaderTable<DataTypes> = { readonly [Id in keyof DataTypes]: ServerSideOf<DataTypes[Id]> }
@@ -111,6 +151,8 @@ export interface PageDefinition {
   kind: PageKind
   /** A `static` page's freshness in seconds (`PageEntry`). */
   revalidate?: number
+  /** `partial`: partly prerendered (`PageEntry`). */
+  prerender?: 'partial'
   head(data: unknown, params: RouteParams): PageHead
 }
 

@@ -48,6 +48,8 @@ export const pageTable = {
   status: {
     path: '/status',
     kind: 'dynamic',
+    // A kept shell (headings, explanations, the deployment's facts) with the live figures as holes.
+    prerender: 'partial',
     head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),
   },
   faq: {

@@ -146,6 +146,20 @@ export class Sender {
     }
   }
 
+  /**
+   * The coding of a streamed document that begins with a kept document (a partly prerendered page's shell, whose
+   * holes the render resumes): gzip in pieces after the kept parts' gzip start, with this request's nonce and head
+   * tags in between; otherwise the kept bytes with them are the stream's opening.
+   */
+  keptStreamCoding(request: FastifyRequest, document: KeptDocument, headTags: string): StreamCoding {
+    const coding = this.codingFor(request, 'streamedDocument')
+    const nonce = request.cspNonce
+    const tags = Buffer.from(headTags)
+    const sent = documentBytes(document, nonce, tags)
+    if (coding !== 'gzip') return { coding, pieces: identityPieces, opening: sent.toString('utf8') }
+    return { coding, pieces: gzipPieces(this.#bytes.gzipStart(document, nonce, tags), sent), opening: '' }
+  }
+
   /** A streamed document in the coding `streamCoding` chose; `abort` stops its render when the client goes. */
   sendStream(request: FastifyRequest, reply: FastifyReply, coding: Coding, stream: Readable, abort: (reason: Error) => void): FastifyReply {
     reply.raw.once('close', function abortWhenClientGone() {

@@ -53,17 +53,12 @@ export const pageLoaders = {
     staticParams: async ({ content }) => (await content.guideSummaries()).map((guide) => ({ slug: guide.slug })),
   },
   status: {
-    load: ({ deploymentId }) => {
-      return {
-        props: {
-          deploymentId,
-          serverTime: new Date().toISOString(),
-          uptimeS: process.uptime(),
-          nodeVersion: process.version,
-          memory: readProcessMemory(),
-        },
-      }
-    },
+    // Kept with the prerendered shell: the same for the whole deployment.
+    keep: ({ deploymentId }) => ({ props: { deploymentId, nodeVersion: process.version } }),
+    // Per request, into the shell's holes.
+    load: () => ({
+      props: { serverTime: new Date().toISOString(), uptimeS: process.uptime(), memory: readProcessMemory() },
+    }),
   },
   gallery: {
     load: () => ({ props: { images: galleryImages } }),

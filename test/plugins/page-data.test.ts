@@ -4,7 +4,8 @@ import type { SitePageData } from '../../site/data-types.ts'
 import type { Loader } from '../../site/page-types.ts'
 import { pageTable } from '../../site/pages.ts'
 import { pageLoaders } from '../../src/pages/loaders.ts'
-import { joinPages, type Site } from '../../src/pages/site.ts'
+import { joinPages, type ServerPage, type Site } from '../../src/pages/site.ts'
+import { joinPartialPage } from '../../src/pages/partial-page.ts'
 import { build } from '../helpers/app.ts'
 
 const dataUrl = (id: string, path: string) => `/_next/data/${id}${path}`
@@ -58,10 +59,12 @@ t.test('dynamic page data is computed per request and never stored', async (t) =
   t.equal(first.statusCode, 200)
   t.equal(first.headers['cache-control'], 'private, no-cache, no-store, max-age=0, must-revalidate')
   t.notOk(first.headers.etag, 'no validator for per-request data')
-  t.match(first.json(), { kind: 'dynamic', pageProps: { deploymentId: app.deploymentId } })
+  // A partly prerendered page: its data carries both kinds, the kept and the request's own.
+  t.match(first.json(), { kind: 'dynamic', pageProps: { kept: { deploymentId: app.deploymentId } } })
   await new Promise((resolve) => setTimeout(resolve, 5))
   const second = await app.inject(url)
-  t.not(second.json().pageProps.serverTime, first.json().pageProps.serverTime, 'fresh for each request')
+  const serverTime = (response: typeof first) => response.json().pageProps.live.value.serverTime
+  t.not(serverTime(second), serverTime(first), 'fresh for each request')
 })
 
 t.test('unknown pages and loader not-found answers are 404 { notFound: true }, and are not kept', async (t) => {
@@ -78,7 +81,12 @@ t.test('unknown pages and loader not-found answers are 404 { notFound: true }, a
 
 /** The site with one page's loader replaced: the app serves it, nothing shared is changed. */
 function siteWith(pageId: keyof SitePageData, load: Loader<unknown>): Site {
-  const pages = joinPages<SitePageData>(pageTable, pageLoaders).map((page) => (page.id === pageId ? { ...page, load } : page))
+  // A partly prerendered page (`status`) keeps its kept loader: `load` is its request-time loader.
+  const withLoad = (page: ServerPage) => {
+    const keep = page.partial?.kept.load
+    return keep ? joinPartialPage(page, keep, load) : { ...page, load }
+  }
+  const pages = joinPages<SitePageData>(pageTable, pageLoaders).map((page) => (page.id === pageId ? withLoad(page) : page))
   return { pages, publicPages: pages }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Server-only loaders of the test build's pages (test/site/pages.ts), keyed by page id like src/pages/loaders.ts.
  */
+import { randomUUID } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
@@ -60,6 +61,17 @@ export const testPageLoaders = {
       const images = await publicImages()
       const [hero, ...rest] = images
       return { props: query.hero === undefined || !hero ? { images } : { images: rest, hero } }
+    },
+  },
+  'test-partial': {
+    // Once per kept version: a revalidation of /__test/partial makes a new token, and a new shell.
+    keep: () => ({ props: { keptToken: randomUUID() } }),
+    // Per request, after `?delay=` ms (`never`: it never answers); `?fail=1` throws.
+    load: async ({ query }) => {
+      const delayMs = testDelayMs(query.delay, 0)
+      await new Promise((resolve) => (Number.isFinite(delayMs) ? setTimeout(resolve, delayMs) : undefined))
+      if (query.fail === '1') throw new Error('a request-time loader failed on purpose (test route)')
+      return { props: { requestToken: typeof query.token === 'string' ? query.token : 'none' } }
     },
   },
 } satisfies LoaderTable<TestPageData>

@@ -4,6 +4,7 @@ import type { SlowData } from './pages/test-slow.tsx'
 import type { LateErrorData } from './pages/test-late-error.tsx'
 import type { TestLinksData } from './pages/test-links.tsx'
 import type { TestImagesData } from './pages/test-images.tsx'
+import type { PartialPageData } from './pages/test-partial.tsx'
 
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
@@ -18,6 +19,7 @@ export interface TestPageData {
   'test-client-error': NoData
   'test-links': TestLinksData
   'test-images': TestImagesData
+  'test-partial': PartialPageData
 }
 
 export const testPageTable = {
@@ -28,6 +30,7 @@ export const testPageTable = {
   'test-client-error': { path: '/__test/client-error', kind: 'dynamic', head: () => ({ title: titled('Client error') }) },
   'test-links': { path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
   'test-images': { path: '/__test/images', kind: 'dynamic', head: () => ({ title: titled('Images') }) },
+  'test-partial': { path: '/__test/partial', kind: 'dynamic', prerender: 'partial', head: () => ({ title: titled('Partial') }) },
 } satisfies PageTable<TestPageData>
 
 export const testPages = listPages(testPageTable)
@@ -41,4 +44,5 @@ export const testPageModules = {
   'test-client-error': () => import('./pages/test-client-error.tsx'),
   'test-links': () => import('./pages/test-links.tsx'),
   'test-images': () => import('./pages/test-images.tsx'),
+  'test-partial': () => import('./pages/test-partial.tsx'),
 } satisfies ComponentTable<TestPageData>

@@ -102,15 +102,18 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const dataSpan = childrenOf(receiver.spans(), dataTrace.root).find((span) => span.name === 'courier.page_data')!
   t.match(dataSpan.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props', 'courier.loader.kept': true })
   t.same(childrenOf(receiver.spans(), dataSpan), [], 'the kept answer: no loader span')
-  // A dynamic page's data: its loader runs, in a span under the page-data span.
+  // A dynamic page's data: its loader runs, in a span under the page-data span. /status is partly prerendered: its
+  // kept half is loaded once (a `static` loader span, the first time), its request-time half on every request.
   const dynamicTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/status.json`, 1)
   const dynamicSpan = childrenOf(receiver.spans(), dynamicTrace.root).find((span) => span.name === 'courier.page_data')!
-  const loaderSpans = await until('the loader span under page data', () => {
+  const loaderSpans = await until('the loader spans under page data', () => {
     const found = childrenOf(receiver.spans(), dynamicSpan)
-    return found.length > 0 ? found : undefined
+    return found.length > 1 ? found : undefined
   })
-  t.same(loaderSpans.map((span) => span.name), ['courier.page_loader'])
-  t.match(loaderSpans[0]!.attributes, { 'courier.page.id': 'status', 'courier.page.kind': 'dynamic', 'courier.loader.answer': 'props' })
+  t.same(loaderSpans.map((span) => span.name), ['courier.page_loader', 'courier.page_loader'])
+  const kinds = loaderSpans.map((span) => span.attributes['courier.page.kind']).sort()
+  t.same(kinds, ['dynamic', 'static'], 'the kept half once, the request-time half')
+  for (const span of loaderSpans) t.match(span.attributes, { 'courier.page.id': 'status', 'courier.loader.answer': 'props' })
 
   // The image miss: the optimizer's span with its cache state, the transform under it.
   const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=75', 1)

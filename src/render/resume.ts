@@ -1,0 +1,170 @@
+import type { FastifyRequest } from 'fastify'
+import type { PostponedState } from 'react-dom/static'
+import type { LiveData } from '../../site/page-types.ts'
+import type { PageDefinition, RouteParams } from '../../site/pages.ts'
+import { PieceStream } from '../compression/pieces.ts'
+import { assignDigest } from '../digest.ts'
+import { documentName, headFor, stateFor, type RenderTarget } from './document-target.ts'
+import { lateErrorScreen } from './error-documents.ts'
+import type { PagePreloads } from './page-preloads.ts'
+import { prerenderShell, shellNonce, type PartialShell } from './partial-prerender.ts'
+import type { RenderWatch, StreamFraming } from './renderer.ts'
+import { serializeForScript } from './serialize.ts'
+import { ClientGoneError, RenderTimeoutError, type StreamRender } from './stream.ts'
+import type { DocumentSource } from './vite-client.ts'
+
+/** A request for a partly prerendered page: its kept data (and the version it is kept by), its request-time data. */
+export interface PartialRequest {
+  page: PageDefinition
+  params: RouteParams
+  /** The kept version its data belongs to (src/pages/page-version.ts): a new version, a new shell. */
+  version: object
+  kept: unknown
+  live: Promise<LiveData<unknown>>
+}
+
+export interface PartialRendererOptions {
+  source: DocumentSource
+  deploymentId: string
+  renderTimeoutMs: number
+  preloadsFor?: ((pageId: string) => PagePreloads) | undefined
+}
+
+/** The render of partly prerendered pages; how the bytes go on the wire is the sender's
+ * (src/delivery/partial-respond.ts). */
+export interface PartialRenderer {
+  /** The kept shell of the request's version, prerendered on first use; undefined: render the page whole. */
+  shellOf(request: FastifyRequest, partial: PartialRequest): Promise<PartialShell | undefined>
+  /**
+   * Streams the rest of the document after `shell`'s prelude (which the framing's opening or its kept gzip start
+   * holds): the holes resumed for this request, then the document's end. The stream writes its first piece at once.
+   */
+  resume(
+    request: FastifyRequest,
+    partial: PartialRequest,
+    shell: PartialShell,
+    framing: StreamFraming,
+    watch: Pick<RenderWatch, 'onAllReady'>,
+  ): StreamRender
+}
+
+/** The pending request-time data a shell is prerendered with: never settles, so whatever reads it is a hole. */
+const neverSettles: Promise<LiveData<unknown>> = new Promise(() => undefined)
+
+/**
+ * Partial prerendering (docs/rendering.md "Partial prerendering"). A page's shell is prerendered once per kept
+ * version of its data (src/render/partial-prerender.ts) and kept with it: a revalidated version gets its own shell,
+ * so prelude, postponed state and kept data always belong together. Per request the shell goes out at once with the
+ * request's nonce, before the request-time loader has answered, then `resumeToPipeableStream` streams the holes
+ * with the same nonce, then the document's end: the hydration state with both kinds of data, under the nonce.
+ */
+export function createPartialRenderer(options: PartialRendererOptions): PartialRenderer {
+  const { source, deploymentId, renderTimeoutMs, preloadsFor } = options
+  const shells = new WeakMap<object, Promise<PartialShell | undefined>>()
+  // `react-dom/server` whole (it holds `resumeToPipeableStream`), imported on the first partly prerendered request:
+  // a site without such pages never loads it.
+  let server: Promise<typeof import('react-dom/server')> | undefined
+
+  function targetOf(partial: PartialRequest, live: LiveData<unknown>): RenderTarget {
+    return { type: 'page', page: partial.page, params: partial.params, data: { kept: partial.kept, live } }
+  }
+
+  /** The shell of a kept version, prerendered on first use; concurrent first requests share the one prerender. A
+   * prerender that failed is forgotten (the next request tries again); a page without holes keeps none. */
+  function shellOf(request: FastifyRequest, partial: PartialRequest): Promise<PartialShell | undefined> {
+    let shell = shells.get(partial.version)
+    if (!shell) {
+      const target = targetOf(partial, { pending: neverSettles })
+      shell = (async () => {
+        const element = await source.client().createElement(stateFor(target, deploymentId, ''))
+        const result = await prerenderShell(element, source.template().open(headFor(target, preloadsFor), shellNonce))
+        const headAt = source.template().headTagsAt
+        if (typeof result !== 'string') return { ...result, document: { ...result.document, headAt } }
+        request.log.debug({ document: documentName(target), reason: result }, 'shell not kept')
+        if (result !== 'no-holes') shells.delete(partial.version)
+        return undefined
+      })().catch((error: unknown) => {
+        // The request renders the page whole instead, which reports the error with its digest if it persists.
+        request.log.debug({ document: documentName(target), err: error }, 'shell not kept')
+        shells.delete(partial.version)
+        return undefined
+      })
+      shells.set(partial.version, shell)
+    }
+    return shell
+  }
+
+  /** Resumes the holes of `shell` for this request: the tree built from the same kept data, the request's nonce. */
+  async function resumeHoles(
+    request: FastifyRequest,
+    partial: PartialRequest,
+    shell: PartialShell,
+    live: () => LiveData<unknown> | undefined,
+    onError: (error: unknown) => string | undefined,
+    onAllReady: () => void,
+  ) {
+    const { resumeToPipeableStream } = await (server ??= import('react-dom/server'))
+    // Data that has come already is given as it is: its holes render in React's first pass, without suspending.
+    const data = live() ?? { pending: partial.live }
+    const element = await source.client().createElement(stateFor(targetOf(partial, data), deploymentId, request.host))
+    const postponed = JSON.parse(shell.postponed) as PostponedState
+    return resumeToPipeableStream(element, postponed, { nonce: request.cspNonce, onError, onAllReady })
+  }
+
+  function resume(
+    request: FastifyRequest,
+    partial: PartialRequest,
+    shell: PartialShell,
+    framing: StreamFraming,
+    watch: Pick<RenderWatch, 'onAllReady'>,
+  ): StreamRender {
+    const nonce = request.cspNonce
+    let live: LiveData<unknown> | undefined
+    void partial.live.then((settled) => (live = settled))
+    let failedDigest: string | undefined
+    const template = source.template()
+    const stream = new PieceStream({
+      coding: framing.pieces,
+      opening: framing.opening,
+      closing: () => {
+        const settled = live ?? { failed: { digest: failedDigest ?? '', host: request.host } }
+        const state = serializeForScript(stateFor(targetOf(partial, settled), deploymentId, request.host))
+        return template.close(state, nonce, failedDigest ? lateErrorScreen(request.host, failedDigest) : '')
+      },
+    })
+    // The shell goes out now, whatever the holes wait for: an empty write sends the opening as the first piece.
+    stream.write(Buffer.alloc(0))
+    let stop: ((reason: Error) => void) | undefined
+    let stopped: Error | undefined
+    const abort = (reason: Error) => (stop ? stop(reason) : (stopped = reason))
+    const timedOut = () => new RenderTimeoutError(`render did not finish within ${renderTimeoutMs} ms`)
+    const timer = setTimeout(() => abort(timedOut()), renderTimeoutMs)
+    timer.unref()
+    stream.once('close', () => clearTimeout(timer)).once('end', () => clearTimeout(timer))
+    const onError = (error: unknown) => {
+      if (error instanceof ClientGoneError) return undefined
+      const { digest, isNew } = assignDigest(error, request.id)
+      if (isNew && error instanceof RenderTimeoutError) request.log.warn({ err: error, digest }, 'render timed out')
+      else if (isNew) request.log.error({ err: error, digest }, 'render failed')
+      failedDigest ??= digest
+      return digest
+    }
+    const onAllReady = () => watch.onAllReady?.()
+    resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
+      (resumed) => {
+        stop = (reason) => resumed.abort(reason)
+        if (stopped) resumed.abort(stopped)
+        resumed.pipe(stream)
+      },
+      (error: unknown) => {
+        const { digest } = assignDigest(error, request.id)
+        request.log.error({ err: error, digest }, 'render failed')
+        failedDigest ??= digest
+        stream.end()
+      },
+    )
+    return { stream, abort }
+  }
+
+  return { shellOf, resume }
+}
