@@ -24,6 +24,9 @@ async function publicFiles(fastify: FastifyInstance, options: PublicFilesOptions
     // 'ignore' answers a dotfile as missing (404), as if it were not there; 'deny' would say it exists (403).
     dotfiles: 'ignore',
     redirect: false,
+    // A folder (`/images/`) is no file: the not-found page, as for any other path that names none (@fastify/static
+    // would answer 403, saying the folder exists). A name it cannot check the spelling of stays its 403.
+    allowedPath: (pathname) => !pathname.endsWith('/'),
     // Public files keep their names across deployments: cache briefly, revalidate with the ETag.
     cacheControl: false,
     setHeaders(reply) {
