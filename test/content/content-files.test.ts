@@ -121,11 +121,13 @@ t.test('an event loop held up longer than the time-out: a read that finished mea
   // A file system that answers each path in 20 ms.
   const slowRealpath = ((file: string) => new Promise((resolve) => setTimeout(resolve, 20)).then(() => realpath(file))) as ContentFileSystem['realpath']
   const fileSystem: ContentFileSystem = { readdir, realpath: slowRealpath, open: openFile }
-  const files = new ContentFiles(dir, { ...limits, readTimeoutMs: 50, readWaitMs: 50 }, () => t.fail('nothing refused'), fileSystem)
+  // Time-outs short against the hold-up below, yet long enough for the reads' own work on a machine that a full
+  // test run keeps busy (at 50 ms, the time given once more was sometimes too short for the read itself).
+  const files = new ContentFiles(dir, { ...limits, readTimeoutMs: 150, readWaitMs: 150 }, () => t.fail('nothing refused'), fileSystem)
   const reads = Array.from({ length: limits.maxReadsInFlight }, () => files.text('guides/first.md'))
   await new Promise((resolve) => setImmediate(resolve))
   // Then a busy process (a long synchronous job, a machine out of CPU): every timer is long due when it runs.
-  const until = performance.now() + 300
+  const until = performance.now() + 900
   while (performance.now() < until);
   for (const read of await Promise.allSettled(reads)) t.match(read, { status: 'fulfilled', value: /title: "First"/ })
   t.same(files.stats, { inFlight: 0, stuck: 0, timedOut: 0 })
