@@ -123,7 +123,9 @@ export class MarkdownParser {
       this.#worker = undefined
       this.#ready = false
       const file = this.#running?.job.file
-      if (file !== undefined && !this.#closed) this.#settle(boundFailure(file, 'the Markdown parser stopped while parsing it'))
+      if (file !== undefined && !this.#closed) {
+        this.#settle(boundFailure(file, 'the Markdown parser stopped while parsing it'))
+      }
     })
     this.#worker = worker
     this.#ready = false

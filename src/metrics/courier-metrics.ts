@@ -198,7 +198,12 @@ export class CourierMetrics implements MetricsRecorder {
   responseFinished(request: FastifyRequest, reply: FastifyReply): void {
     const route = routeLabel(request)
     const statusCode = reply.statusCode
-    this.#requestDuration.observe(reply.elapsedTime / 1000, route, methodLabel(request.method), statusClassLabel(statusCode))
+    this.#requestDuration.observe(
+      reply.elapsedTime / 1000,
+      route,
+      methodLabel(request.method),
+      statusClassLabel(statusCode),
+    )
     if (route === clientErrorsPath) this.#clientReports.inc(clientReportResults[statusCode] ?? 'failed')
   }
 

@@ -18,7 +18,9 @@ export interface TraceSpan {
    * spans join the trace under this one. A span that is not recorded adds nothing.
    */
   injectInto(headers: Record<string, string>): void
-  /** Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`). */
+  /**
+   * Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`).
+   */
   fail(error: unknown, digest: string | undefined): void
   /** Ends the span: now, or at `endTime` on `performance.now()`'s clock (a span made once its work has ended). */
   end(endTime?: number): void
