@@ -27,7 +27,9 @@ const imageMethods = ['GET', 'HEAD'] as const
  */
 async function contentImagesRoute(fastify: FastifyInstance, options: ContentImagesOptions) {
   const { content, allowSvg = false } = options
-  if (!content || typeof content.image !== 'function') throw new errors.OptionInvalid('content', 'the content source (src/content/content-source.ts)')
+  if (!content || typeof content.image !== 'function') {
+    throw new errors.OptionInvalid('content', 'the content source (src/content/content-source.ts)')
+  }
 
   function typeOf(file: string): string | undefined {
     if (!contentImages.namePattern.test(file)) return undefined
