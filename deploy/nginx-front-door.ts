@@ -16,7 +16,11 @@ export interface TlsOptions {
 
 /** A path nginx reads from a configuration line: absolute, and nothing that ends or quotes the line. */
 export function checkConfigPath(what: string, file: string): void {
-  if (!path.isAbsolute(file) || /[\s;'"{}$\\]/.test(file)) throw new Error(`${what} must be an absolute path without spaces, quotes, ';', '{}', '$' or '\\' (got ${JSON.stringify(file)})`)
+  if (!path.isAbsolute(file) || /[\s;'"{}$\\]/.test(file)) {
+    throw new Error(
+      `${what} must be an absolute path without spaces, quotes, ';', '{}', '$' or '\\' (got ${JSON.stringify(file)})`,
+    )
+  }
 }
 
 /** listen.conf: the site's `listen` line, or with TLS the HTTPS one and its certificate. */
