@@ -19,7 +19,8 @@ export const errors = {
   /** COURIER_TEST_ROUTES on a production build's server: it holds no test page (`npm run build:test` makes one). */
   TestRoutesUnavailable: createError(
     'COURIER_ERR_TEST_ROUTES_UNAVAILABLE',
-    'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript sources; this server is a production build',
+    'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript ' +
+      'sources; this server is a production build',
     500,
   ),
   /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server

@@ -18,7 +18,9 @@ export interface FontSubsetOptions {
 /** The text holding every code point of `ranges`, for the subsetter. */
 export function rangesText(ranges: FontSubsetOptions['ranges']): string {
   let text = ''
-  for (const [first, last] of ranges) for (let point = first; point <= last; point += 1) text += String.fromCodePoint(point)
+  for (const [first, last] of ranges) {
+    for (let point = first; point <= last; point += 1) text += String.fromCodePoint(point)
+  }
   return text
 }
 

@@ -31,7 +31,16 @@ export interface ContentLog {
 export interface ContentSourceOptions {
   log?: ContentLog
   /** Overrides of config/content.ts (tests shorten them). */
-  limits?: Partial<Record<keyof typeof contentReads | keyof typeof markdownParsing | 'maxFileBytes' | 'maxNestingDepth' | 'maxFrontMatterBytes', number>>
+  limits?: Partial<
+    Record<
+      | keyof typeof contentReads
+      | keyof typeof markdownParsing
+      | 'maxFileBytes'
+      | 'maxNestingDepth'
+      | 'maxFrontMatterBytes',
+      number
+    >
+  >
 }
 
 /**

@@ -66,7 +66,9 @@ export class MarkdownParser {
   async close(): Promise<void> {
     this.#closed = true
     const waiting = [...(this.#running ? [this.#running] : []), ...this.#queue.splice(0)]
-    for (const pending of waiting) pending.reject(new errors.ContentUnreadable(pending.job.file, 'the server is closing'))
+    for (const pending of waiting) {
+      pending.reject(new errors.ContentUnreadable(pending.job.file, 'the server is closing'))
+    }
     await this.#end()
   }
 

@@ -4,7 +4,11 @@ import { errors } from '../errors.ts'
 export const optimizerPath = '/_next/image'
 
 export type ImageSource =
-  | { kind: 'local'; /** Decoded path under the public folder, always starting with `/`, no repeated slashes. */ path: string }
+  | {
+      kind: 'local'
+      /** Decoded path under the public folder, always starting with `/`, no repeated slashes. */
+      path: string
+    }
   | { kind: 'remote'; url: URL }
   | {
       kind: 'content'

@@ -23,7 +23,10 @@ export const pageCacheControl = Object.freeze({
  */
 export function pageCacheControlOf(page: Pick<PageDefinition, 'kind' | 'revalidate'>, carriesNonce: boolean): string {
   if (page.kind !== 'static' || page.revalidate === undefined || carriesNonce) return pageCacheControl[page.kind]
-  return `public, max-age=0, s-maxage=${page.revalidate}, stale-while-revalidate=${regeneration.cdnStaleWhileRevalidateS}`
+  return (
+    `public, max-age=0, s-maxage=${page.revalidate}, ` +
+    `stale-while-revalidate=${regeneration.cdnStaleWhileRevalidateS}`
+  )
 }
 
 /** The header that says whether a kept page with `revalidate` was served fresh or stale (docs/content.md). */
