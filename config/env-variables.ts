@@ -84,7 +84,9 @@ export function secret(rule: SecretRule): EnvVariable<string | undefined> {
   return {
     read(name, value) {
       if (value === undefined) return undefined
-      const must = `printable ASCII without spaces, at least ${rule.minLength} characters of which ${rule.minDistinct} different (e.g. \`openssl rand -base64 32\`)`
+      const must =
+        `printable ASCII without spaces, at least ${rule.minLength} characters ` +
+        `of which ${rule.minDistinct} different (e.g. \`openssl rand -base64 32\`)`
       const distinct = new Set(value).size
       if (!printableAscii.test(value) || value.length < rule.minLength || distinct < rule.minDistinct) {
         const what = printableAscii.test(value)
@@ -98,9 +100,21 @@ export function secret(rule: SecretRule): EnvVariable<string | undefined> {
 }
 
 /** One of a fixed set of words; with `ignoreCase`, in any case (read as the word of the set). */
-export function oneOf<const Word extends string>(words: readonly Word[], fallback: Word, options?: WordRule): EnvVariable<Word>
-export function oneOf<const Word extends string>(words: readonly Word[], fallback?: undefined, options?: WordRule): EnvVariable<Word | undefined>
-export function oneOf<const Word extends string>(words: readonly Word[], fallback?: Word, options: WordRule = {}): EnvVariable<Word | undefined> {
+export function oneOf<const Word extends string>(
+  words: readonly Word[],
+  fallback: Word,
+  options?: WordRule,
+): EnvVariable<Word>
+export function oneOf<const Word extends string>(
+  words: readonly Word[],
+  fallback?: undefined,
+  options?: WordRule,
+): EnvVariable<Word | undefined>
+export function oneOf<const Word extends string>(
+  words: readonly Word[],
+  fallback?: Word,
+  options: WordRule = {},
+): EnvVariable<Word | undefined> {
   return {
     read(name, value) {
       if (value === undefined) return fallback

@@ -140,7 +140,8 @@ export function parseTrustProxy(value: string): TrustProxy {
   const invalid = entries.find((entry) => !isAddressOrRange(entry))
   if (invalid !== undefined) {
     throw new ConfigError(
-      `invalid environment: TRUST_PROXY must be true, false, a hop count or a comma-separated list of IP addresses and CIDR ranges (got ${JSON.stringify(invalid)})`,
+      'invalid environment: TRUST_PROXY must be true, false, a hop count or a comma-separated list of IP addresses ' +
+        `and CIDR ranges (got ${JSON.stringify(invalid)})`,
     )
   }
   return Object.freeze(entries)

@@ -38,7 +38,10 @@ async function contentImagesRoute(fastify: FastifyInstance, options: ContentImag
     return contentImages.types[extension]
   }
 
-  fastify.get<{ Params: { file: string } }>(imagesRoute, async function serveContentImage(request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) {
+  fastify.get<{ Params: { file: string } }>(imagesRoute, async function serveContentImage(
+    request: FastifyRequest<{ Params: { file: string } }>,
+    reply: FastifyReply,
+  ) {
     const type = typeOf(request.params.file)
     const bytes = type === undefined ? undefined : await content.image(request.params.file)
     if (!type || !bytes) return reply.callNotFound()
