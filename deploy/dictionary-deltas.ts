@@ -34,9 +34,11 @@ if (dictionaryFiles.length === 0) {
 const report = await writeDeltas(path.resolve(values.dist, 'client', 'chunks'), dictionaryFiles)
 for (const delta of report.written) {
   process.stdout.write(
-    `${delta.chunk} against ${path.basename(delta.dictionary)}: ${delta.coding} ${delta.bytes} B (best ordinary coding ${delta.ordinaryBytes} B)\n`,
+    `${delta.chunk} against ${path.basename(delta.dictionary)}: ${delta.coding} ${delta.bytes} B ` +
+      `(best ordinary coding ${delta.ordinaryBytes} B)\n`,
   )
 }
 process.stdout.write(
-  `dictionary-deltas: ${report.written.length} written, ${report.notSmaller} no smaller than the chunk's coding, ${report.tooLarge} too large\n`,
+  `dictionary-deltas: ${report.written.length} written, ` +
+    `${report.notSmaller} no smaller than the chunk's coding, ${report.tooLarge} too large\n`,
 )

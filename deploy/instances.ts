@@ -120,7 +120,8 @@ async function waitReady(instance: Instance, signal: AbortSignal): Promise<void>
     signal.throwIfAborted()
     if (!(await isSameProcess(instance))) {
       throw new Error(
-        `the instance on port ${instance.port} exited before it was ready; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
+        `the instance on port ${instance.port} exited before it was ready; its log ${instance.log} ends with:\n` +
+          (await tailOf(instance.log)),
       )
     }
     const status = await fetch(
@@ -134,7 +135,8 @@ async function waitReady(instance: Instance, signal: AbortSignal): Promise<void>
     await sleep(100, undefined, { signal })
   }
   throw new Error(
-    `the instance on port ${instance.port} was not ready within ${waits.readyMs} ms; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
+    `the instance on port ${instance.port} was not ready within ${waits.readyMs} ms; ` +
+      `its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
   )
 }
 
@@ -158,7 +160,12 @@ export async function stopInstances(
     if (options.checkPort && !(await listensOn(instance.pid, instance.port))) strangers.push(instance)
     else ours.push(instance)
   }
-  for (const instance of strangers) options.log('not signalled: the process does not listen on the recorded port', { pid: instance.pid, port: instance.port })
+  for (const instance of strangers) {
+    options.log('not signalled: the process does not listen on the recorded port', {
+      pid: instance.pid,
+      port: instance.port,
+    })
+  }
   for (const instance of ours) process.kill(instance.pid, 'SIGTERM')
   const deadline = Date.now() + waits.drainMs
   for (;;) {

@@ -114,8 +114,12 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
   // nginx started as root serves and caches as an unprivileged user (`nobody`): the folders must be open to it.
   await mkdir(prefix, { recursive: true })
   await chmod(prefix, 0o755)
-  for (const folder of ['logs', 'cache', 'assets']) await mkdir(path.join(prefix, folder), { recursive: true, mode: 0o755 })
-  for (const file of ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']) await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
+  for (const folder of ['logs', 'cache', 'assets']) {
+    await mkdir(path.join(prefix, folder), { recursive: true, mode: 0o755 })
+  }
+  for (const file of ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']) {
+    await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
+  }
   await writeFile(path.join(prefix, 'listen.conf'), renderListen(listen, tls))
   await writeFile(path.join(prefix, 'redirect.conf'), renderRedirect(listen, tls))
   await writeRouting(prefix, options)

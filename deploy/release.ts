@@ -77,7 +77,10 @@ function runBuild(root: string, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', stop)
       if (signal.aborted) reject(signal.reason)
       else if (code === 0) resolve()
-      else reject(new Error(`the build failed (\`npm run build\` in ${root}: ${killedBy ?? `exit ${code}`}; its output is above)`))
+      else {
+        const how = killedBy ?? `exit ${code}`
+        reject(new Error(`the build failed (\`npm run build\` in ${root}: ${how}; its output is above)`))
+      }
     })
   })
 }
