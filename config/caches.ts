@@ -1,7 +1,8 @@
 /**
  * The bounds of every cache Courier keeps in memory: those of the bytes it sends (docs/compression.md "One seam for
- * the bytes on the wire") and parsed content (docs/content.md). Each is an object `buildApp` makes (src/bounded-cache.ts): bytes first, then entries; past
- * either, the least recently used entry goes. An entry larger than a cache's bytes is not kept at all.
+ * the bytes on the wire") and parsed content (docs/content.md). Each is an object `buildApp` makes
+ * (src/bounded-cache.ts): bytes first, then entries; past either, the least recently used entry goes. An entry larger
+ * than a cache's bytes is not kept at all.
  */
 export interface CacheBounds {
   /** The most bytes the entries may hold together (an estimate of what each holds: its strings and buffers). */

@@ -11,7 +11,8 @@ export const compression = Object.freeze({
   minBytes: 1024,
   /**
    * Per request (dynamic page data, JSON errors, streamed documents): brotli 4 and gzip 6 compress a 10 kB page in a
-   * fraction of a millisecond, within a few per cent of their best ratio at small sizes (the levels CDNs use on the fly).
+   * fraction of a millisecond, within a few per cent of their best ratio at small sizes (the levels CDNs use on the
+   * fly).
    */
   brotliQualityPerRequest: 4,
   gzipLevelPerRequest: 6,
@@ -78,8 +79,8 @@ export const compression = Object.freeze({
     keptDocument: ['gzip', 'zstd', 'br'],
     /**
      * A streamed document: gzip in pieces keeps no compressor per response (no thread-pool hop per flush); brotli and
-     * zstd each keep one. `/status`: gzip 3,155 B, brotli 4 2,880 B, zstd 3 about 3,125 B, the CPU of the coding lost in
-     * that of the render (1-2 ms per request for each): brotli before zstd for its bytes.
+     * zstd each keep one. `/status`: gzip 3,155 B, brotli 4 2,880 B, zstd 3 about 3,125 B, the CPU of the coding lost
+     * in that of the render (1-2 ms per request for each): brotli before zstd for its bytes.
      */
     streamedDocument: ['gzip', 'br', 'zstd'],
   } satisfies Record<string, readonly ContentCoding[]>),

@@ -63,7 +63,8 @@ export const contentImages = Object.freeze({
 export const contentReads = Object.freeze({
   /** A listing or a file read that has not finished by then fails the load (a 500 for a first load, the kept version
    * after that): a local disk answers in microseconds, a healthy network file system in milliseconds; the rest is
-   * margin for a thread pool queued behind other work (an image burst on a loaded 2-core machine made 2 s too short). */
+   * margin for a thread pool queued behind other work (an image burst on a loaded 2-core machine made 2 s too short).
+   * */
   readTimeoutMs: 4_000,
   /** A listing or read that waits longer than this for one of the slots below fails without starting: on a machine
    * whose thread pool is busy a first load of many files queues, and a folder that hangs must not gather an endless

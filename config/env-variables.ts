@@ -1,7 +1,8 @@
 /**
  * The kinds of environment variable Courier reads (config/env.ts): how each turns the text of `process.env` into a
  * value, with a default when unset, and a message naming the variable when the text is not one. Plain code rather
- * than a JSON Schema validator: start-up then compiles no schema (README "Configuration"; docs/performance.md "Lazy route schema compilers").
+ * than a JSON Schema validator: start-up then compiles no schema (README "Configuration"; docs/performance.md "Lazy
+ * route schema compilers").
  */
 
 /** How one variable is read; `undefined` text means unset. Throws an EnvValueError naming the variable. */
@@ -30,7 +31,9 @@ const decimalInteger = /^-?\d{1,16}$/
 /** A whole number in decimal, from `minimum` to `maximum`. */
 export function integer(range: { minimum: number; maximum: number }): EnvVariable<number | undefined>
 export function integer(range: { minimum: number; maximum: number; default: number }): EnvVariable<number>
-export function integer(range: { minimum: number; maximum: number; default?: number }): EnvVariable<number | undefined> {
+export function integer(
+  range: { minimum: number; maximum: number; default?: number },
+): EnvVariable<number | undefined> {
   return {
     read(name, text) {
       if (text === undefined) return range.default
@@ -68,7 +71,9 @@ interface SecretRule {
   minDistinct: number
 }
 
-/** Printable ASCII without the space: what an `Authorization` header carries as it is typed, and compares byte for byte. */
+/**
+ * Printable ASCII without the space: what an `Authorization` header carries as it is typed, and compares byte for byte.
+ */
 const printableAscii = /^[\x21-\x7e]*$/
 
 /**
@@ -79,10 +84,14 @@ export function secret(rule: SecretRule): EnvVariable<string | undefined> {
   return {
     read(name, value) {
       if (value === undefined) return undefined
-      const must = `printable ASCII without spaces, at least ${rule.minLength} characters of which ${rule.minDistinct} different (e.g. \`openssl rand -base64 32\`)`
+      const must =
+        `printable ASCII without spaces, at least ${rule.minLength} characters ` +
+        `of which ${rule.minDistinct} different (e.g. \`openssl rand -base64 32\`)`
       const distinct = new Set(value).size
       if (!printableAscii.test(value) || value.length < rule.minLength || distinct < rule.minDistinct) {
-        const what = printableAscii.test(value) ? `${value.length} characters, ${distinct} different` : 'characters outside printable ASCII'
+        const what = printableAscii.test(value)
+          ? `${value.length} characters, ${distinct} different`
+          : 'characters outside printable ASCII'
         throw new EnvValueError(`${name} must be ${must} (got ${what}; the value is not shown)`)
       }
       return value
@@ -91,9 +100,21 @@ export function secret(rule: SecretRule): EnvVariable<string | undefined> {
 }
 
 /** One of a fixed set of words; with `ignoreCase`, in any case (read as the word of the set). */
-export function oneOf<const Word extends string>(words: readonly Word[], fallback: Word, options?: WordRule): EnvVariable<Word>
-export function oneOf<const Word extends string>(words: readonly Word[], fallback?: undefined, options?: WordRule): EnvVariable<Word | undefined>
-export function oneOf<const Word extends string>(words: readonly Word[], fallback?: Word, options: WordRule = {}): EnvVariable<Word | undefined> {
+export function oneOf<const Word extends string>(
+  words: readonly Word[],
+  fallback: Word,
+  options?: WordRule,
+): EnvVariable<Word>
+export function oneOf<const Word extends string>(
+  words: readonly Word[],
+  fallback?: undefined,
+  options?: WordRule,
+): EnvVariable<Word | undefined>
+export function oneOf<const Word extends string>(
+  words: readonly Word[],
+  fallback?: Word,
+  options: WordRule = {},
+): EnvVariable<Word | undefined> {
   return {
     read(name, value) {
       if (value === undefined) return fallback

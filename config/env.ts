@@ -24,12 +24,19 @@ const variables = {
   /** Send Strict-Transport-Security on every response (the request filter sets it): only behind TLS. */
   HSTS: flag(false),
   /** The public origin, for absolute URLs (sitemap, robots.txt): never taken from the Host header. */
-  SITE_URL: text({ pattern: { test: /^https?:\/\/[^/?#\s]+$/, says: 'an http(s) origin without a path' }, default: 'http://localhost:3000' }),
-  /** Where the build lives: `dist` (`npm run build`), or `dist-test` with COURIER_TEST_ROUTES (`npm run build:test`). */
+  SITE_URL: text({
+    pattern: { test: /^https?:\/\/[^/?#\s]+$/, says: 'an http(s) origin without a path' },
+    default: 'http://localhost:3000',
+  }),
+  /**
+   * Where the build lives: `dist` (`npm run build`), or `dist-test` with COURIER_TEST_ROUTES (`npm run build:test`).
+   */
   DIST_DIR: text({}),
   /** Serve through Vite's dev server with HMR instead of the build. `npm run dev` sets it. */
   COURIER_DEV: flag(false),
-  /** Serve the test build's /__test/* pages (test/site/) that exercise streaming and error paths. Never in production. */
+  /**
+   * Serve the test build's /__test/* pages (test/site/) that exercise streaming and error paths. Never in production.
+   */
   COURIER_TEST_ROUTES: flag(false),
   /** Where the site's content lives (docs/content.md), read at run time: relative paths from the project root. */
   CONTENT_DIR: text({ default: contentLayout.defaultDir }),
@@ -43,7 +50,10 @@ const variables = {
   WEB_CONCURRENCY: integer({ minimum: 1, maximum: 256, default: 1 }),
   /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
   REDIS_URL: text({ pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' } }),
-  /** Prometheus metrics on a port of their own (docs/operations.md "Metrics"), never the site's. Unset: no metrics at all. */
+  /**
+   * Prometheus metrics on a port of their own (docs/operations.md "Metrics"), never the site's. Unset: no metrics at
+   * all.
+   */
   METRICS_PORT: integer({ minimum: 0, maximum: 65535 }),
   /** Where the metrics port listens: loopback by default, so only the machine (or a sidecar) can scrape it. */
   METRICS_HOST: text({ default: '127.0.0.1' }),
@@ -130,7 +140,8 @@ export function parseTrustProxy(value: string): TrustProxy {
   const invalid = entries.find((entry) => !isAddressOrRange(entry))
   if (invalid !== undefined) {
     throw new ConfigError(
-      `invalid environment: TRUST_PROXY must be true, false, a hop count or a comma-separated list of IP addresses and CIDR ranges (got ${JSON.stringify(invalid)})`,
+      'invalid environment: TRUST_PROXY must be true, false, a hop count or a comma-separated list of IP addresses ' +
+        `and CIDR ranges (got ${JSON.stringify(invalid)})`,
     )
   }
   return Object.freeze(entries)

@@ -60,10 +60,10 @@ export const imageOptimizer = Object.freeze({
   maxQueuedTransforms: 64,
   /**
    * Transforms one client (its IP as Fastify's `request.ip` sees it, so set TRUST_PROXY behind a proxy) may have
-   * running and waiting at once; beyond it that client gets the busy answer (429) while others still queue. 16: a cold visit to the
-   * busiest page (/gallery, every image at the width one screen picks) needs fewer; a quarter of the queue, so one
-   * client cannot fill it. Waiters are served client by client, so a second client waits for at most one transform of
-   * each other client, not for a whole flood.
+   * running and waiting at once; beyond it that client gets the busy answer (429) while others still queue. 16: a cold
+   * visit to the busiest page (/gallery, every image at the width one screen picks) needs fewer; a quarter of the
+   * queue, so one client cannot fill it. Waiters are served client by client, so a second client waits for at most one
+   * transform of each other client, not for a whole flood.
    */
   maxTransformsPerClient: 16,
   /**
@@ -96,7 +96,9 @@ export const imageOptimizer = Object.freeze({
 
 /** The optimizer's limits as options take them: any number where the config has one. */
 export type ImageOptimizerLimits = {
-  readonly [Key in keyof typeof imageOptimizer]: (typeof imageOptimizer)[Key] extends number ? number : readonly string[]
+  readonly [Key in keyof typeof imageOptimizer]: (typeof imageOptimizer)[Key] extends number
+    ? number
+    : readonly string[]
 }
 
 /** Where the images of the content are served (docs/content.md "Images of the content"): a guide draws

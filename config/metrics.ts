@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics (docs/operations.md "Metrics"): every constant in one place, each with its reason. Names follow the
- * Prometheus conventions (https://prometheus.io/docs/practices/naming/): a `courier_` prefix, base units (seconds,
+ * Prometheus metrics (docs/operations.md "Metrics"): every constant in one place, each with its reason. Names follow
+ * the Prometheus conventions (https://prometheus.io/docs/practices/naming/): a `courier_` prefix, base units (seconds,
  * bytes), `_total` on counters.
  */
 
@@ -14,7 +14,15 @@ export const unmatchedRoute = 'unmatched'
  * Methods kept as they are in the method label; any other (Node's parser knows some 30, WebDAV's among them) is
  * `OTHER`, so a client choosing methods cannot add series.
  */
-export const labelledMethods: readonly string[] = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
+export const labelledMethods: readonly string[] = Object.freeze([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+])
 export const otherMethod = 'OTHER'
 
 export const metricBuckets = Object.freeze({
@@ -50,8 +58,8 @@ export const metricsEndpointLimits = Object.freeze({
   timeoutCheckIntervalMs: 1_000,
   /**
    * A scrape within this long of the last collection gets that collection's text: a scraper in a loop costs at most
-   * one collection a second (some 6-10 ms of CPU for the 1,100 series left by the fuzz pass, docs/operations.md "Metrics") on the
-   * site's event loop. Prometheus' default interval is 15 s, and 1 s is the finest that makes sense.
+   * one collection a second (some 6-10 ms of CPU for the 1,100 series left by the fuzz pass, docs/operations.md
+   * "Metrics") on the site's event loop. Prometheus' default interval is 15 s, and 1 s is the finest that makes sense.
    */
   minCollectionIntervalMs: 1_000,
 })

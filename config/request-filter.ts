@@ -1,6 +1,7 @@
 /**
  * Paths the site-wide request filter does not apply to. docs/request-filter.md "Exclusions" lists them and why; they
- * are matched as it says: by whole path segments on the decoded, normalised pathname (so /apix and /faq-admin stay filtered).
+ * are matched as it says: by whole path segments on the decoded, normalised pathname (so /apix and /faq-admin stay
+ * filtered).
  */
 export const filterExclusions = Object.freeze({
   /** "paths starting with api", "paths starting with _next", "images": the first segment. */

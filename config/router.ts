@@ -18,7 +18,9 @@ export const router = Object.freeze({
   dynamicStaleTimeS: 0,
   /** Prefetches run through one queue, this many at a time. */
   prefetchConcurrency: 5,
-  /** Page-data fetches: attempts in all on a 5xx or network error (docs/page-data-and-router.md "The client router"). */
+  /**
+   * Page-data fetches: attempts in all on a 5xx or network error (docs/page-data-and-router.md "The client router").
+   */
   dataFetchAttempts: 3,
   /** Backoff before retry n (ms), short so a navigation still feels immediate (ours). */
   dataFetchBackoffMs: Object.freeze([100, 300]),

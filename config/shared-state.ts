@@ -1,6 +1,7 @@
 /**
- * Shared state in Redis (REDIS_URL, docs/running-at-scale.md "Shared state: `REDIS_URL`"). Ours. Redis is optional and may be slow or gone: every
- * wait for it is short and bounded, and its failure means "local only", never an error for the request.
+ * Shared state in Redis (REDIS_URL, docs/running-at-scale.md "Shared state: `REDIS_URL`"). Ours. Redis is optional and
+ * may be slow or gone: every wait for it is short and bounded, and its failure means "local only", never an error for
+ * the request.
  */
 export const sharedState = Object.freeze({
   /** Every key Courier writes starts with this, so one Redis can hold other data too. */
@@ -14,7 +15,8 @@ export const sharedState = Object.freeze({
   reconnectBaseDelayMs: 100,
   reconnectMaxDelayMs: 2_000,
   /** The lock an instance takes before it transforms an image (`SET NX PX`): held at most this long, so a holder that
-   * crashed frees it by itself. Above the transform time-out (config/images.ts transformTimeoutS, 8 s) plus the read. */
+   * crashed frees it by itself. Above the transform time-out (config/images.ts transformTimeoutS, 8 s) plus the read.
+   * */
   imageLockMs: 10_000,
   /** An instance that finds the lock taken polls Redis this often for the holder's result. */
   imageWaitPollMs: 50,

@@ -22,7 +22,9 @@ export const tracingSamplers = [
 export type TracingSamplerName = (typeof tracingSamplers)[number]
 
 export interface TracingConfig {
-  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  /**
+   * Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces.
+   */
   readonly url: string
   readonly protocol: TracingProtocol
   readonly serviceName: string
@@ -54,20 +56,29 @@ const disabled = { OTEL_SDK_DISABLED: blankIsUnset(oneOf(['true', 'false'], 'fal
 const signalEndpoint = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: blankIsUnset(httpUrl()) }
 const baseEndpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: blankIsUnset(httpUrl()) }
 
-const signalProtocol = { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: blankIsUnset(oneOf(tracingProtocols, undefined, { ignoreCase: true })) }
-const baseProtocol = { OTEL_EXPORTER_OTLP_PROTOCOL: blankIsUnset(oneOf(tracingProtocols, tracingDefaults.protocol, { ignoreCase: true })) }
+const signalProtocol = {
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: blankIsUnset(oneOf(tracingProtocols, undefined, { ignoreCase: true })),
+}
+const baseProtocol = {
+  OTEL_EXPORTER_OTLP_PROTOCOL: blankIsUnset(oneOf(tracingProtocols, tracingDefaults.protocol, { ignoreCase: true })),
+}
 
 /** The sampler and the service name of a process that traces. */
 const settings = {
   OTEL_TRACES_SAMPLER: blankIsUnset(oneOf(tracingSamplers, tracingDefaults.sampler, { ignoreCase: true })),
   /** Bounded: the name goes on the resource of every span sent. */
   OTEL_SERVICE_NAME: blankIsUnset(
-    text({ pattern: { test: /^[\s\S]{1,255}$/, says: 'at most 255 characters' }, default: tracingDefaults.serviceName }),
+    text({
+      pattern: { test: /^[\s\S]{1,255}$/, says: 'at most 255 characters' },
+      default: tracingDefaults.serviceName,
+    }),
   ),
 }
 
 /** The argument of the ratio samplers only: another sampler's is ignored, whatever it says. */
-const ratioArgument = { OTEL_TRACES_SAMPLER_ARG: blankIsUnset(decimal({ minimum: 0, maximum: 1, default: tracingDefaults.ratio })) }
+const ratioArgument = {
+  OTEL_TRACES_SAMPLER_ARG: blankIsUnset(decimal({ minimum: 0, maximum: 1, default: tracingDefaults.ratio })),
+}
 
 /** The signal endpoint as given, else the base endpoint with the traces path appended. */
 function tracesUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -89,9 +100,14 @@ export function loadTracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undef
     if (url === undefined) return undefined
     const set = readEnv(settings, env)
     const sampler = set.OTEL_TRACES_SAMPLER
-    const ratio = sampler.endsWith('traceidratio') ? readEnv(ratioArgument, env).OTEL_TRACES_SAMPLER_ARG : tracingDefaults.ratio
+    const ratio = sampler.endsWith('traceidratio')
+      ? readEnv(ratioArgument, env).OTEL_TRACES_SAMPLER_ARG
+      : tracingDefaults.ratio
     const protocol =
-      readEnv(signalProtocol, env).OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? readEnv(baseProtocol, env).OTEL_EXPORTER_OTLP_PROTOCOL
+      readEnv(
+        signalProtocol,
+        env,
+      ).OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? readEnv(baseProtocol, env).OTEL_EXPORTER_OTLP_PROTOCOL
     return Object.freeze({ url, protocol, serviceName: set.OTEL_SERVICE_NAME, sampler, ratio })
   } catch (error) {
     if (error instanceof EnvValueError) throw new ConfigError(`invalid environment: ${error.message}`)

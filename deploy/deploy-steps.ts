@@ -14,7 +14,15 @@ import { startInstances, stopInstances, waitAllReady, type Log } from './instanc
 import { applyRouting, nginxMaster, portOf, stopNginx, type FrontDoor } from './nginx-control.ts'
 import { publishAssets, pruneAssets, retainedChunkNames } from './nginx-prefix.ts'
 import { buildRelease, removeStaleStaging, takeDist, type Release } from './release.ts'
-import { readState, saveState, withLock, writeJsonAtomically, type DeployedRelease, type Instance, type StatePaths } from './state.ts'
+import {
+  readState,
+  saveState,
+  withLock,
+  writeJsonAtomically,
+  type DeployedRelease,
+  type Instance,
+  type StatePaths,
+} from './state.ts'
 import { ensureWatcher, stopWatcher } from './watcher-control.ts'
 
 export interface DeployOptions {
@@ -46,8 +54,14 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
     await removeStaleStaging(paths)
     await stopLeftoverInstances(paths, log)
     const running = await recordedFrontDoor(paths)
-    if (running && running.listen !== frontDoor.listen && (await nginxMaster(paths.nginx, portOf(running.listen))) !== undefined) {
-      throw new Error(`nginx of this state listens on ${running.listen}: stop it (--stop) before deploying on ${frontDoor.listen}`)
+    if (
+      running &&
+      running.listen !== frontDoor.listen &&
+      (await nginxMaster(paths.nginx, portOf(running.listen))) !== undefined
+    ) {
+      throw new Error(
+        `nginx of this state listens on ${running.listen}: stop it (--stop) before deploying on ${frontDoor.listen}`,
+      )
     }
     const undos: Array<{ what: string; run: () => Promise<void> }> = []
     const step = async (name: DeployStep, fields: Record<string, unknown> = {}) => {
@@ -61,9 +75,13 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
     try {
       await run(paths, options, port, signal, log, step, undos)
     } catch (error) {
-      if (undos.length > 0) log(signal.aborted ? 'interrupted: undoing the deploy' : 'deploy failed: undoing it', { undo: undos.map((one) => one.what).reverse() })
+      if (undos.length > 0) {
+        log(signal.aborted ? 'interrupted: undoing the deploy' : 'deploy failed: undoing it', { undo: undos.map((one) => one.what).reverse() })
+      }
       for (const undo of undos.reverse()) {
-        await undo.run().catch((undoError: Error) => log('undo failed', { undo: undo.what, err: { message: undoError.message } }))
+        await undo.run().catch(
+          (undoError: Error) => log('undo failed', { undo: undo.what, err: { message: undoError.message } }),
+        )
       }
       await rm(paths.startingFile, { force: true })
       throw error
@@ -97,9 +115,13 @@ async function checkReachableByNginxWorkers(stateDir: string): Promise<void> {
 export async function stopLeftoverInstances(paths: StatePaths, log: Log): Promise<void> {
   const text = await readFile(paths.startingFile, 'utf8').catch(() => undefined)
   if (text === undefined) return
-  const live = new Set((await readState(paths)).deployments.flatMap((one) => one.instances.map((instance) => instance.pid)))
+  const live = new Set(
+    (await readState(paths)).deployments.flatMap((one) => one.instances.map((instance) => instance.pid)),
+  )
   const leftovers = (JSON.parse(text) as Instance[]).filter((instance) => !live.has(instance.pid))
-  if (leftovers.length > 0) log('stopping instances a killed deploy left', { instances: leftovers.map(({ pid, port }) => ({ pid, port })) })
+  if (leftovers.length > 0) {
+    log('stopping instances a killed deploy left', { instances: leftovers.map(({ pid, port }) => ({ pid, port })) })
+  }
   await stopInstances(leftovers, { checkPort: false, log })
   await rm(paths.startingFile, { force: true })
 }
@@ -124,14 +146,21 @@ async function run(
   const isLive = (id: string) => before.deployments.some((one) => one.id === id)
 
   await step('build', options.dist ? { dist: options.dist } : { source: options.source })
-  const release: Release = options.dist ? await takeDist(options.dist) : await buildRelease(options.source, paths, isLive, signal)
+  const release: Release = options.dist
+    ? await takeDist(options.dist)
+    : await buildRelease(options.source, paths, isLive, signal)
   if (before.deployments.at(-1)?.id === release.id) {
     // The same build again: only the front door may have changed (another certificate, after certbot's first one).
     await writeJsonAtomically(path.join(paths.dir, 'front-door.json'), frontDoor)
     await applyRouting(paths, port, { state: before, frontDoor, drainOldWorkers: true })
-    return log('deployment is live already: nothing to do but nginx re-reading its configuration', { deploymentId: release.id })
+    return log(
+      'deployment is live already: nothing to do but nginx re-reading its configuration',
+      { deploymentId: release.id },
+    )
   }
-  if (isLive(release.id)) throw new Error(`deployment ${release.id} is live already (an older one beside the newest): deploy another build`)
+  if (isLive(release.id)) {
+    throw new Error(`deployment ${release.id} is live already (an older one beside the newest): deploy another build`)
+  }
 
   // Deltas of its chunks against those of the deployments kept with it (docs/running-at-scale.md "Dictionaries after
   // a deploy"), then its assets into the shared folder: from now on its chunks are fetchable through nginx.

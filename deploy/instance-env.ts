@@ -42,7 +42,10 @@ export async function certificateHost(certificateFile: string): Promise<string> 
 
 /** Checks that the key belongs to the certificate (nginx would refuse the pair at reload, in fewer words). */
 export async function checkKeyPair(tls: TlsOptions): Promise<void> {
-  const [certificateText, keyText] = await Promise.all([readFile(tls.certificate, 'utf8'), readFile(tls.key, 'utf8')]).catch((error: Error) => {
+  const [certificateText, keyText] = await Promise.all([
+    readFile(tls.certificate, 'utf8'),
+    readFile(tls.key, 'utf8'),
+  ]).catch((error: Error) => {
     throw new Error(`cannot read the TLS certificate or key: ${error.message}`)
   })
   const { createPrivateKey } = await import('node:crypto')
@@ -66,7 +69,9 @@ export async function instanceEnv(options: {
   distDir: string | undefined
 }): Promise<{ env: Record<string, string>; fromFile: string[] }> {
   const file = await readEnvFile(options.envFile)
-  const machine = Object.fromEntries(machineVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])))
+  const machine = Object.fromEntries(
+    machineVariables.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+  )
   const env: Record<string, string> = {
     ...machine,
     SITE_URL: await publicOrigin(options.listen, options.tls),

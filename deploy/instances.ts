@@ -38,7 +38,9 @@ export type Log = (message: string, fields?: Record<string, unknown>) => void
 async function portOf(instance: Instance, besides: number | undefined, signal: AbortSignal): Promise<number> {
   const deadline = Date.now() + waits.listeningMs
   const failure = async (what: string) =>
-    new Error(`an instance (pid ${instance.pid}) ${what}; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`)
+    new Error(
+      `an instance (pid ${instance.pid}) ${what}; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
+    )
   while (Date.now() < deadline) {
     signal.throwIfAborted()
     const [port] = [...(await listeningPorts(instance.pid))].filter((one) => one !== besides)
@@ -117,16 +119,25 @@ async function waitReady(instance: Instance, signal: AbortSignal): Promise<void>
   while (Date.now() < deadline) {
     signal.throwIfAborted()
     if (!(await isSameProcess(instance))) {
-      throw new Error(`the instance on port ${instance.port} exited before it was ready; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`)
+      throw new Error(
+        `the instance on port ${instance.port} exited before it was ready; its log ${instance.log} ends with:\n` +
+          (await tailOf(instance.log)),
+      )
     }
-    const status = await fetch(`http://127.0.0.1:${instance.port}/api/ready`, { signal: AbortSignal.timeout(2_000) }).then(
+    const status = await fetch(
+      `http://127.0.0.1:${instance.port}/api/ready`,
+      { signal: AbortSignal.timeout(2_000) },
+    ).then(
       (response) => response.status,
       () => 0,
     )
     if (status === 200) return
     await sleep(100, undefined, { signal })
   }
-  throw new Error(`the instance on port ${instance.port} was not ready within ${waits.readyMs} ms; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`)
+  throw new Error(
+    `the instance on port ${instance.port} was not ready within ${waits.readyMs} ms; ` +
+      `its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
+  )
 }
 
 export async function waitAllReady(instances: Instance[], signal: AbortSignal): Promise<void> {
@@ -138,7 +149,10 @@ export async function waitAllReady(instances: Instance[], signal: AbortSignal): 
  * port too: an instance from the state file), then SIGKILL to those still running after `waits.drainMs`. Returns the
  * instances it left alone because they are not what was recorded.
  */
-export async function stopInstances(instances: Instance[], options: { checkPort: boolean; log: Log }): Promise<Instance[]> {
+export async function stopInstances(
+  instances: Instance[],
+  options: { checkPort: boolean; log: Log },
+): Promise<Instance[]> {
   const ours: Instance[] = []
   const strangers: Instance[] = []
   for (const instance of instances) {
@@ -146,7 +160,12 @@ export async function stopInstances(instances: Instance[], options: { checkPort:
     if (options.checkPort && !(await listensOn(instance.pid, instance.port))) strangers.push(instance)
     else ours.push(instance)
   }
-  for (const instance of strangers) options.log('not signalled: the process does not listen on the recorded port', { pid: instance.pid, port: instance.port })
+  for (const instance of strangers) {
+    options.log('not signalled: the process does not listen on the recorded port', {
+      pid: instance.pid,
+      port: instance.port,
+    })
+  }
   for (const instance of ours) process.kill(instance.pid, 'SIGTERM')
   const deadline = Date.now() + waits.drainMs
   for (;;) {

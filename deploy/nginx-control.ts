@@ -15,8 +15,16 @@ import { readOutOfRotation, readState, withLock, type State, type StatePaths } f
 const oldWorkersWaitMs = 10_000
 
 function nginx(prefix: string, ...args: string[]): void {
-  const result = spawnSync('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args], { encoding: 'utf8' })
-  if (result.error) throw new Error(`nginx could not run (${result.error.message}): install Debian's nginx and libnginx-mod-http-brotli-static`)
+  const result = spawnSync(
+    'nginx',
+    ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args],
+    { encoding: 'utf8' },
+  )
+  if (result.error) {
+    throw new Error(
+      `nginx could not run (${result.error.message}): install Debian's nginx and libnginx-mod-http-brotli-static`,
+    )
+  }
   if (result.status !== 0) throw new Error(`nginx ${args.join(' ')} failed: ${result.stderr.trim()}`)
 }
 

@@ -1,8 +1,8 @@
 /**
- * The moving parts of Courier behind nginx (docs/running-at-scale.md "nginx in front (`deploy/nginx/`)"): the nginx prefix folder made from
- * deploy/nginx/, the generated routing (deployments.conf: one upstream per live deployment, the newest for
- * documents), and the shared asset folder every deployment publishes its hashed build assets into, pruned to the
- * last few deployments. Used by deploy/rolling-deploy.ts and by the scale suite (test/scale).
+ * The moving parts of Courier behind nginx (docs/running-at-scale.md "nginx in front (`deploy/nginx/`)"): the nginx
+ * prefix folder made from deploy/nginx/, the generated routing (deployments.conf: one upstream per live deployment, the
+ * newest for documents), and the shared asset folder every deployment publishes its hashed build assets into, pruned to
+ * the last few deployments. Used by deploy/rolling-deploy.ts and by the scale suite (test/scale).
  */
 import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -36,7 +36,9 @@ export interface Routing {
 function check(deployments: LiveDeployment[]): void {
   if (deployments.length === 0) throw new Error('routing needs at least one live deployment')
   for (const deployment of deployments) {
-    if (!deploymentIdPattern.test(deployment.id)) throw new Error(`invalid deployment id ${JSON.stringify(deployment.id)}`)
+    if (!deploymentIdPattern.test(deployment.id)) {
+      throw new Error(`invalid deployment id ${JSON.stringify(deployment.id)}`)
+    }
     if (deployment.servers.length === 0) throw new Error(`deployment ${deployment.id} has no instance`)
     for (const server of deployment.servers) {
       if (!serverPattern.test(server)) throw new Error(`invalid instance address ${JSON.stringify(server)}`)
@@ -57,7 +59,9 @@ export function renderRouting({ deployments, keepalive = 32 }: Routing): string 
   const upstream = (name: string, deployment: LiveDeployment, failure: string) =>
     [
       `upstream ${name} {`,
-      ...deployment.servers.map((server) => `  server ${server} ${failure}${deployment.down?.includes(server) ? ' down' : ''};`),
+      ...deployment.servers.map(
+        (server) => `  server ${server} ${failure}${deployment.down?.includes(server) ? ' down' : ''};`,
+      ),
       `  keepalive ${keepalive};`,
       // Below Courier's own keep-alive time-out (5 s, config/server.ts): nginx lets an idle connection go before the
       // instance does, so it never sends a request on a connection the instance is closing.
@@ -94,7 +98,10 @@ export interface PrefixOptions extends Routing {
   tls?: TlsOptions
 }
 
-/** Makes (or refreshes) the prefix: the fixed files, listen.conf, redirect.conf, deployments.conf and the folders nginx needs. */
+/**
+ * Makes (or refreshes) the prefix: the fixed files, listen.conf, redirect.conf, deployments.conf and the folders nginx
+ * needs.
+ */
 export async function writePrefix(options: PrefixOptions): Promise<{ configFile: string }> {
   const { prefix, listen, tls } = options
   if (!serverPattern.test(listen)) throw new Error(`invalid listen address ${JSON.stringify(listen)}`)
@@ -107,8 +114,12 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
   // nginx started as root serves and caches as an unprivileged user (`nobody`): the folders must be open to it.
   await mkdir(prefix, { recursive: true })
   await chmod(prefix, 0o755)
-  for (const folder of ['logs', 'cache', 'assets']) await mkdir(path.join(prefix, folder), { recursive: true, mode: 0o755 })
-  for (const file of ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']) await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
+  for (const folder of ['logs', 'cache', 'assets']) {
+    await mkdir(path.join(prefix, folder), { recursive: true, mode: 0o755 })
+  }
+  for (const file of ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']) {
+    await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
+  }
   await writeFile(path.join(prefix, 'listen.conf'), renderListen(listen, tls))
   await writeFile(path.join(prefix, 'redirect.conf'), renderRedirect(listen, tls))
   await writeRouting(prefix, options)
@@ -137,13 +148,20 @@ interface PublishedManifest {
  * file per name: the newest deployment's, which takes the documents; its name goes into `replaced` (an old tab that
  * loads it then gets the newest deployment's imports: docs/running-at-scale.md "nginx in front (`deploy/nginx/`)").
  */
-export async function publishAssets(distDir: string, assetsDir: string, deploymentId: string, replaced: string[] = []): Promise<number> {
+export async function publishAssets(
+  distDir: string,
+  assetsDir: string,
+  deploymentId: string,
+  replaced: string[] = [],
+): Promise<number> {
   if (!deploymentIdPattern.test(deploymentId)) throw new Error(`invalid deployment id ${JSON.stringify(deploymentId)}`)
   const source = path.join(distDir, 'client', 'chunks')
   const target = path.join(assetsDir, '_next', 'static', 'chunks')
   await mkdir(target, { recursive: true })
   await mkdir(path.join(assetsDir, 'deployments'), { recursive: true })
-  const files = (await readdir(source, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name)
+  const files = (await readdir(source, { withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name)
   for (const name of files) {
     const bytes = await readFile(path.join(source, name))
     const present = await readFile(path.join(target, name)).catch(() => undefined)
@@ -190,7 +208,9 @@ export async function pruneAssets(assetsDir: string, keep: number, alsoKeep: str
     manifests.push(JSON.parse(await readFile(path.join(manifestsDir, name), 'utf8')) as PublishedManifest)
   }
   manifests.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt))
-  const kept = manifests.filter((manifest, index) => index >= manifests.length - keep || alsoKeep.includes(manifest.deploymentId))
+  const kept = manifests.filter(
+    (manifest, index) => index >= manifests.length - keep || alsoKeep.includes(manifest.deploymentId),
+  )
   const dropped = manifests.filter((manifest) => !kept.includes(manifest))
   const keptFiles = new Set(kept.flatMap((manifest) => manifest.files))
   const chunksDir = path.join(assetsDir, '_next', 'static', 'chunks')

@@ -4,7 +4,16 @@ import { parseArgs } from 'node:util'
 import type { FrontDoor } from './nginx-control.ts'
 
 export type Command =
-  | { kind: 'deploy'; state: string; frontDoor: FrontDoor; instances: number; keep: number; oldGraceSeconds: number; source: string; dist: string | undefined }
+  | {
+    kind: 'deploy'
+    state: string
+    frontDoor: FrontDoor
+    instances: number
+    keep: number
+    oldGraceSeconds: number
+    source: string
+    dist: string | undefined
+  }
   | { kind: 'stop'; state: string }
   | { kind: 'reload'; state: string }
 
@@ -24,13 +33,19 @@ const addressPattern = /^(?:[A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):(\d{1,5})$/
 
 function address(name: string, text: string): string {
   const port = Number(addressPattern.exec(text)?.[1])
-  if (!(port >= 1 && port <= 65535)) throw new UsageError(`--${name} must be address:port, e.g. 127.0.0.1:8080 or 0.0.0.0:443 (got ${JSON.stringify(text)})`)
+  if (!(port >= 1 && port <= 65535)) {
+    throw new UsageError(
+      `--${name} must be address:port, e.g. 127.0.0.1:8080 or 0.0.0.0:443 (got ${JSON.stringify(text)})`,
+    )
+  }
   return text
 }
 
 function wholeNumber(name: string, text: string, minimum: number): number {
   const value = Number(text)
-  if (!/^\d+$/.test(text) || !Number.isInteger(value) || value < minimum) throw new UsageError(`--${name} must be a whole number >= ${minimum} (got ${JSON.stringify(text)})`)
+  if (!/^\d+$/.test(text) || !Number.isInteger(value) || value < minimum) {
+    throw new UsageError(`--${name} must be a whole number >= ${minimum} (got ${JSON.stringify(text)})`)
+  }
   return value
 }
 
@@ -57,21 +72,33 @@ export function readCommand(args: string[], projectRoot: string): Command {
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${usage}`)
   }
-  if (!values.state) throw new UsageError(`--state <dir> is required: the folder that holds this site's nginx, releases and state\n${usage}`)
+  if (!values.state) {
+    throw new UsageError(
+      `--state <dir> is required: the folder that holds this site's nginx, releases and state\n${usage}`,
+    )
+  }
   const state = path.resolve(values.state)
   if (values.stop && values.reload) throw new UsageError('--stop and --reload are two commands: give one')
   if (values.stop) return { kind: 'stop', state }
   if (values.reload) return { kind: 'reload', state }
   const tlsParts = [values['https-listen'], values['tls-cert'], values['tls-key']]
-  if (tlsParts.some(Boolean) && !tlsParts.every(Boolean)) throw new UsageError('HTTPS needs all three of --https-listen, --tls-cert and --tls-key')
+  if (tlsParts.some(Boolean) && !tlsParts.every(Boolean)) {
+    throw new UsageError('HTTPS needs all three of --https-listen, --tls-cert and --tls-key')
+  }
   const listen = address('listen', values.listen)
   const frontDoor: FrontDoor = values['https-listen']
     ? {
         listen,
-        tls: { listen: address('https-listen', values['https-listen']), certificate: path.resolve(values['tls-cert']!), key: path.resolve(values['tls-key']!) },
+        tls: {
+          listen: address('https-listen', values['https-listen']),
+          certificate: path.resolve(values['tls-cert']!),
+          key: path.resolve(values['tls-key']!),
+        },
       }
     : { listen }
-  if (frontDoor.tls?.listen === listen) throw new UsageError(`--https-listen must differ from --listen (both ${listen})`)
+  if (frontDoor.tls?.listen === listen) {
+    throw new UsageError(`--https-listen must differ from --listen (both ${listen})`)
+  }
   return {
     kind: 'deploy',
     state,

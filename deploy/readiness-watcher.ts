@@ -76,7 +76,9 @@ async function watch(stateDir: string, listen: string, signal: AbortSignal): Pro
     if (changed) await saveOutOfRotation(paths, out)
     // Under the routing lock, from the state as it is then (a deploy may have changed it); nginx is reloaded only
     // when the routing differs from what it has.
-    await applyRouting(paths, port).catch((error: Error) => log('routing not applied', { err: { message: error.message } }))
+    await applyRouting(paths, port).catch(
+      (error: Error) => log('routing not applied', { err: { message: error.message } }),
+    )
     // Each second from the start of the last round: a round that waited for a silent instance does not slow the next.
     const rest = Math.max(100, watcherTimings.intervalMs - (Date.now() - roundStarted))
     await sleep(rest, undefined, { signal }).catch(() => undefined)
@@ -95,7 +97,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   // Whoever started it (the deploy, or a service manager: docs/running-at-scale.md "As a service"), it records itself,
   // so that a deploy finds it running and `--stop` stops it; a second watcher of the same state leaves.
   const paths = statePaths(path.resolve(values.state))
-  const recorded = await readFile(paths.watcherFile, 'utf8').then((text) => JSON.parse(text) as ProcessIdentity, () => undefined)
+  const recorded = await readFile(paths.watcherFile, 'utf8').then(
+    (text) => JSON.parse(text) as ProcessIdentity,
+    () => undefined,
+  )
   if (recorded && recorded.pid !== process.pid && (await isSameProcess(recorded))) {
     log('another watcher runs for this state: leaving', { pid: recorded.pid })
   } else {

@@ -28,7 +28,9 @@ const buildVariablesLeftOut = ['DIST_DIR', 'COURIER_BUILD', 'COURIER_TEST_ROUTES
 async function deploymentIdOf(distDir: string): Promise<string> {
   const file = path.join(distDir, 'deployment.json')
   const text = await readFile(file, 'utf8').catch(() => undefined)
-  if (text === undefined) throw new Error(`no build at ${distDir} (no deployment.json): build it with \`npm run build\``)
+  if (text === undefined) {
+    throw new Error(`no build at ${distDir} (no deployment.json): build it with \`npm run build\``)
+  }
   return (JSON.parse(text) as { deploymentId: string }).deploymentId
 }
 
@@ -38,13 +40,19 @@ const exists = (file: string) => stat(file).then(() => true, () => false)
 export async function takeDist(dist: string): Promise<Release> {
   const distDir = path.resolve(dist)
   const id = await deploymentIdOf(distDir)
-  if (!(await exists(path.join(distDir, 'node', 'server.js')))) throw new Error(`no compiled server at ${path.join(distDir, 'node', 'server.js')}: build with \`npm run build\``)
+  if (!(await exists(path.join(distDir, 'node', 'server.js')))) {
+    throw new Error(`no compiled server at ${path.join(distDir, 'node', 'server.js')}: build with \`npm run build\``)
+  }
   for (let folder = path.dirname(distDir); ; folder = path.dirname(folder)) {
     if (await exists(path.join(folder, 'package.json'))) {
-      if (!(await exists(path.join(folder, 'node_modules')))) throw new Error(`${folder} (the project of ${distDir}) has no node_modules: run \`npm ci\` there`)
+      if (!(await exists(path.join(folder, 'node_modules')))) {
+        throw new Error(`${folder} (the project of ${distDir}) has no node_modules: run \`npm ci\` there`)
+      }
       return { id, root: folder, distDir }
     }
-    if (path.dirname(folder) === folder) throw new Error(`${distDir} is not inside a project (no package.json above it)`)
+    if (path.dirname(folder) === folder) {
+      throw new Error(`${distDir} is not inside a project (no package.json above it)`)
+    }
   }
 }
 
@@ -69,7 +77,10 @@ function runBuild(root: string, signal: AbortSignal): Promise<void> {
       signal.removeEventListener('abort', stop)
       if (signal.aborted) reject(signal.reason)
       else if (code === 0) resolve()
-      else reject(new Error(`the build failed (\`npm run build\` in ${root}: ${killedBy ?? `exit ${code}`}; its output is above)`))
+      else {
+        const how = killedBy ?? `exit ${code}`
+        reject(new Error(`the build failed (\`npm run build\` in ${root}: ${how}; its output is above)`))
+      }
     })
   })
 }
@@ -78,15 +89,26 @@ function runBuild(root: string, signal: AbortSignal): Promise<void> {
  * Builds `source` into `<state>/releases/<id>/`. A release of that id already there is replaced unless `keep(id)`
  * says it is live (then the new build is dropped and the live one returned: the same sources make the same id).
  */
-export async function buildRelease(source: string, paths: StatePaths, isLive: (id: string) => boolean, signal: AbortSignal): Promise<Release> {
+export async function buildRelease(
+  source: string,
+  paths: StatePaths,
+  isLive: (id: string) => boolean,
+  signal: AbortSignal,
+): Promise<Release> {
   const sourceRoot = path.resolve(source)
-  if (!(await exists(path.join(sourceRoot, 'package.json')))) throw new Error(`--source ${sourceRoot} is not a checkout of the project (no package.json)`)
-  if (!(await exists(path.join(sourceRoot, 'node_modules')))) throw new Error(`--source ${sourceRoot} has no node_modules: run \`npm ci\` there first`)
+  if (!(await exists(path.join(sourceRoot, 'package.json')))) {
+    throw new Error(`--source ${sourceRoot} is not a checkout of the project (no package.json)`)
+  }
+  if (!(await exists(path.join(sourceRoot, 'node_modules')))) {
+    throw new Error(`--source ${sourceRoot} has no node_modules: run \`npm ci\` there first`)
+  }
   const staging = path.join(paths.releases, `.staging-${process.pid}-${Date.now()}`)
   await mkdir(staging, { recursive: true })
   try {
     for (const entry of [...buildSources, ...runTimeFiles]) {
-      if (await exists(path.join(sourceRoot, entry))) await cp(path.join(sourceRoot, entry), path.join(staging, entry), { recursive: true })
+      if (await exists(path.join(sourceRoot, entry))) {
+        await cp(path.join(sourceRoot, entry), path.join(staging, entry), { recursive: true })
+      }
     }
     // The compiled server imports React, sharp, ... from node_modules, found from its own folder upwards; the build
     // needs the devDependencies (Vite). A link: the release uses the checkout's installed packages.

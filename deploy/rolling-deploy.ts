@@ -35,7 +35,10 @@ async function stopAll(paths: StatePaths, signal: AbortSignal): Promise<void> {
     const instances = state.deployments.flatMap((one) => one.instances)
     const strangers = await stopInstances(instances, { checkPort: true, log })
     await saveState(paths, { deployments: [] })
-    log('stopped', { nginx: nginxStopped, instances: instances.length - strangers.length, notSignalled: strangers.length })
+    log(
+      'stopped',
+      { nginx: nginxStopped, instances: instances.length - strangers.length, notSignalled: strangers.length },
+    )
   })
   signal.throwIfAborted()
 }

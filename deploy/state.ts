@@ -123,7 +123,9 @@ export async function withLock<T>(paths: StatePaths, name: string, waitMs: numbe
         await rm(file, { force: true })
         continue
       }
-      if (Date.now() > deadline) throw new LockBusyError(`${file} is held by process ${holder?.pid ?? '(starting)'}: another ${name} is running`)
+      if (Date.now() > deadline) {
+        throw new LockBusyError(`${file} is held by process ${holder?.pid ?? '(starting)'}: another ${name} is running`)
+      }
       await sleep(50)
     }
   }

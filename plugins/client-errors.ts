@@ -65,8 +65,13 @@ async function logClientError(request: FastifyRequest<{ Body: ClientErrorReport 
     },
     'client error reported',
   )
-  const attributes = { 'courier.client_report.source': report.source, ...(report.digest ? { [digestAttribute]: report.digest } : {}) }
-  tracingOf(request.server).startSpan(request, 'courier.client_report', { attributes, linkedTraceparent: report.traceparent }).end()
+  const attributes = {
+    'courier.client_report.source': report.source,
+    ...(report.digest ? { [digestAttribute]: report.digest } : {}),
+  }
+  tracingOf(request.server)
+    .startSpan(request, 'courier.client_report', { attributes, linkedTraceparent: report.traceparent })
+    .end()
   return reply.code(204).send()
 }
 
@@ -93,7 +98,11 @@ async function clientErrors(fastify: FastifyInstance) {
       global: false,
       keyGenerator: clientKey,
       // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
-      ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis ? { store: sharedRateLimitStore(fastify.sharedRedis) } : {}),
+      ...(
+        fastify.hasDecorator('sharedRedis') && fastify.sharedRedis
+          ? { store: sharedRateLimitStore(fastify.sharedRedis) }
+          : {}
+      ),
       errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),
     })
     scope.post(clientErrorsPath, {

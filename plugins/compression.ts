@@ -21,8 +21,14 @@ function isStream(payload: unknown): payload is Readable {
  */
 async function responseCompression(fastify: FastifyInstance, options: CompressionOptions) {
   const { sender } = options
-  fastify.addHook('onSend', async function compressAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    if (payload === null || payload === undefined || reply.statusCode === 204 || reply.statusCode === 304) return payload
+  fastify.addHook('onSend', async function compressAnswer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ) {
+    if (payload === null || payload === undefined || reply.statusCode === 204 || reply.statusCode === 304) {
+      return payload
+    }
     if (reply.hasHeader('content-encoding')) return payload
     const type = reply.getHeader('content-type')
     if (typeof type !== 'string' || !compression.compressibleType.test(type)) return payload

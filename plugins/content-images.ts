@@ -27,7 +27,9 @@ const imageMethods = ['GET', 'HEAD'] as const
  */
 async function contentImagesRoute(fastify: FastifyInstance, options: ContentImagesOptions) {
   const { content, allowSvg = false } = options
-  if (!content || typeof content.image !== 'function') throw new errors.OptionInvalid('content', 'the content source (src/content/content-source.ts)')
+  if (!content || typeof content.image !== 'function') {
+    throw new errors.OptionInvalid('content', 'the content source (src/content/content-source.ts)')
+  }
 
   function typeOf(file: string): string | undefined {
     if (!contentImages.namePattern.test(file)) return undefined
@@ -36,7 +38,10 @@ async function contentImagesRoute(fastify: FastifyInstance, options: ContentImag
     return contentImages.types[extension]
   }
 
-  fastify.get<{ Params: { file: string } }>(imagesRoute, async function serveContentImage(request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) {
+  fastify.get<{ Params: { file: string } }>(imagesRoute, async function serveContentImage(
+    request: FastifyRequest<{ Params: { file: string } }>,
+    reply: FastifyReply,
+  ) {
     const type = typeOf(request.params.file)
     const bytes = type === undefined ? undefined : await content.image(request.params.file)
     if (!type || !bytes) return reply.callNotFound()

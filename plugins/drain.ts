@@ -14,8 +14,9 @@ export interface DrainOptions {
  * The drain while the server closes (SIGTERM, src/server.ts): requests in flight finish; a request that arrives
  * meanwhile on a kept-alive connection gets 503 from the status-title table with `Connection: close`, before any
  * other work (plain HTML or JSON: no render while draining); and idle connections close after a short keep-alive
- * time-out rather than at once (so a request racing the signal gets that 503, not a reset) or after the full one. New connections are refused by the closed listener.
- * Fastify's own drain answer (return503OnClosing) is off in buildApp: it answers JSON on every path.
+ * time-out rather than at once (so a request racing the signal gets that 503, not a reset) or after the full one. New
+ * connections are refused by the closed listener. Fastify's own drain answer (return503OnClosing) is off in buildApp:
+ * it answers JSON on every path.
  */
 async function drain(fastify: FastifyInstance, options: DrainOptions) {
   const { keepAliveTimeoutMs } = options
@@ -50,7 +51,10 @@ async function drain(fastify: FastifyInstance, options: DrainOptions) {
     if (!closing) return done()
     fastify.metrics?.requestShed('draining')
     const answer = fastify.plainErrorAnswers.answer(request.url, 503, closingError.code)
-    reply.code(503).header('connection', 'close').header('cache-control', 'no-store').header('x-content-type-options', 'nosniff')
+    reply.code(503)
+      .header('connection', 'close')
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
     return reply.type(answer.contentType).send(answer.body)
   })
 

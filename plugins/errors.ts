@@ -127,9 +127,15 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * Answers a request with a status of the table and a code, as a thrown error with them would be answered (the
-     * error page or JSON, the log line): for answers decided outside a route, such as a site step of the request filter.
+     * error page or JSON, the log line): for answers decided outside a route, such as a site step of the request
+     * filter.
      */
-    answerWithStatus(request: FastifyRequest, reply: FastifyReply, statusCode: number, answer: CodedAnswer): Promise<unknown>
+    answerWithStatus(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      statusCode: number,
+      answer: CodedAnswer,
+    ): Promise<unknown>
   }
 }
 

@@ -14,7 +14,11 @@ const healthResponse = {
       status: { type: 'string', const: 'ok' },
       content: {
         type: 'object',
-        properties: { readsInFlight: { type: 'integer' }, readsStuck: { type: 'integer' }, readTimeouts: { type: 'integer' } },
+        properties: {
+          readsInFlight: { type: 'integer' },
+          readsStuck: { type: 'integer' },
+          readTimeouts: { type: 'integer' },
+        },
       },
     },
     required: ['status'],

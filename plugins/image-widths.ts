@@ -7,7 +7,12 @@ const widthList = { type: 'array', items: { type: 'integer' } } as const
 const imageWidthsResponse = {
   200: {
     type: 'object',
-    properties: { deviceSizes: widthList, imageSizes: widthList, qualities: widthList, minimumCacheTTL: { type: 'integer' } },
+    properties: {
+      deviceSizes: widthList,
+      imageSizes: widthList,
+      qualities: widthList,
+      minimumCacheTTL: { type: 'integer' },
+    },
     required: ['deviceSizes', 'imageSizes', 'qualities', 'minimumCacheTTL'],
   },
 } as const
@@ -23,7 +28,9 @@ async function imageWidths(fastify: FastifyInstance) {
     qualities: images.qualities,
     minimumCacheTTL: images.minimumCacheTTL,
   }
-  fastify.get('/api/image-widths', { schema: { response: imageWidthsResponse } }, async function listImageWidths(_request, reply) {
+  fastify.get('/api/image-widths', {
+    schema: { response: imageWidthsResponse },
+  }, async function listImageWidths(_request, reply) {
     reply.header('cache-control', 'public, max-age=60, must-revalidate')
     return body
   })

@@ -29,7 +29,9 @@ import type { ImageCacheState as MetricCacheState, ImageCacheTier } from '../src
 export interface ImageOptions {
   /** The public folder local `url`s are read from (client/public). */
   publicRoot: string
-  /** The site's content: local `url`s under `/content/images/` are its images (docs/content.md "Images of the content"). */
+  /**
+   * The site's content: local `url`s under `/content/images/` are its images (docs/content.md "Images of the content").
+   */
   content?: ContentSource
   /** Where optimized images are cached (IMAGE_CACHE_DIR). */
   cacheDir: string
@@ -67,7 +69,9 @@ interface FoundEntry {
  */
 async function image(fastify: FastifyInstance, options: ImageOptions) {
   const { publicRoot, content, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options
-  if (typeof publicRoot !== 'string' || publicRoot === '') throw new errors.OptionInvalid('publicRoot', 'must be a folder')
+  if (typeof publicRoot !== 'string' || publicRoot === '') {
+    throw new errors.OptionInvalid('publicRoot', 'must be a folder')
+  }
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new errors.OptionInvalid('cacheDir', 'must be a folder')
   const limits: ImageOptimizerLimits = { ...imageOptimizer, ...options.limits }
   if (!(images.qualities as readonly number[]).includes(limits.defaultQuality)) {
@@ -89,7 +93,12 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     // Without a usable cache folder every request is a MISS: slower, still correct.
     fastify.log.warn({ err: error, cacheDir }, 'image cache unavailable')
   }
-  const remote = createRemoteSource({ origins, limits, ...(lookup ? { lookup } : {}), ...(isAddressRefused ? { isAddressRefused } : {}) })
+  const remote = createRemoteSource({
+    origins,
+    limits,
+    ...(lookup ? { lookup } : {}),
+    ...(isAddressRefused ? { isAddressRefused } : {}),
+  })
   fastify.addHook('onClose', async function closeRemoteSource() {
     await remote.close()
   })
@@ -100,7 +109,11 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     : undefined
   const tracing = tracingOf(fastify)
   const metrics = fastify.metrics
-  const queue = new TransformQueue(limits.maxConcurrentTransforms, limits.maxQueuedTransforms, limits.maxTransformsPerClient)
+  const queue = new TransformQueue(
+    limits.maxConcurrentTransforms,
+    limits.maxQueuedTransforms,
+    limits.maxTransformsPerClient,
+  )
   metrics?.watchTransformQueue(queue)
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),
@@ -127,7 +140,12 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     const found = await shared.get(key)
     if (!found || (local && found.meta.expiresAt <= local.expiresAt)) return fromDisk
     // A disk that cannot take it (read-only, full) still lets this response be answered from memory.
-    const entry = (await cache.put(found.meta, found.bytes)) ?? { ...found.meta, body: found.bytes, file: '', bodyOffset: 0 }
+    const entry = (await cache.put(found.meta, found.bytes)) ?? {
+      ...found.meta,
+      body: found.bytes,
+      file: '',
+      bodyOffset: 0,
+    }
     return { entry, tier: 'redis' }
   }
 
@@ -136,13 +154,21 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
    * updates the cached response (RFC 9110 section 15.4.5): ETag, Cache-Control and Vary (Node adds Date); the
    * representation's own headers (type, length, disposition, CSP, nosniff) and the cache state stay with the 200.
    */
-  function send(reply: FastifyReply, headers: Readonly<Record<string, string>>, state: ImageCacheState, tier: ImageCacheTier, body: unknown) {
+  function send(
+    reply: FastifyReply,
+    headers: Readonly<Record<string, string>>,
+    state: ImageCacheState,
+    tier: ImageCacheTier,
+    body: unknown,
+  ) {
     metrics?.imageServed(metricStates[state], tier)
     if (body === undefined) {
       // Headers other plugins set before the handler (the site's nosniff and referrer policy) go too; the request id
       // and HSTS stay: they belong to every response, not to the representation.
       for (const name of Object.keys(reply.getHeaders())) if (!keptOnNotModified.has(name)) reply.removeHeader(name)
-      return reply.code(304).headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary }).send()
+      return reply.code(304)
+        .headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary })
+        .send()
     }
     return reply.headers(headers).header(cacheStateHeader, state).send(body)
   }
@@ -178,7 +204,11 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     return { kind: 'content', path: source.path, bytes, hash: createHash('sha256').update(bytes).digest('base64url') }
   }
 
-  async function answerImage(request: FastifyRequest<{ Querystring: ImageQuery }>, reply: FastifyReply, span: TraceSpan) {
+  async function answerImage(
+    request: FastifyRequest<{ Querystring: ImageQuery }>,
+    reply: FastifyReply,
+    span: TraceSpan,
+  ) {
     const { url, w: width, q: quality = limits.defaultQuality } = request.query
     const source = await contentSource(parseImageUrl(url, origins))
     const accepted = acceptedFormats(request.headers.accept)

@@ -6,7 +6,10 @@ import { errors } from '../src/errors.ts'
 export interface LoadSheddingOptions {
   /** Shed while the mean event-loop delay of the last sample is over this (config/server.ts maxEventLoopDelayMs). */
   maxEventLoopDelayMs: number
-  /** How often the delay is sampled (config/server.ts loadSampleIntervalMs); at least 10 ms, under-pressure's resolution. */
+  /**
+   * How often the delay is sampled (config/server.ts loadSampleIntervalMs); at least 10 ms, under-pressure's
+   * resolution.
+   */
   sampleIntervalMs: number
   /** `Retry-After` of a shed request (config/server.ts overloadRetryAfterSeconds). */
   retryAfterSeconds: number

@@ -25,15 +25,17 @@ async function readVersion(rootDir: string): Promise<string> {
 }
 
 /**
- * Prometheus metrics (METRICS_PORT; docs/operations.md "Metrics"), registered only when it is set, before every plugin but tracing.
- * Decorates `fastify.metrics` (src/metrics/recorder.ts), through which the renderer, page data, the image optimizer,
- * load shedding and the drain report; an onResponse hook times every response. The metrics port opens once the
- * site listens and closes with it; a port that cannot be bound is an error line, and the site serves on without
+ * Prometheus metrics (METRICS_PORT; docs/operations.md "Metrics"), registered only when it is set, before every plugin
+ * but tracing. Decorates `fastify.metrics` (src/metrics/recorder.ts), through which the renderer, page data, the image
+ * optimizer, load shedding and the drain report; an onResponse hook times every response. The metrics port opens once
+ * the site listens and closes with it; a port that cannot be bound is an error line, and the site serves on without
  * metrics. In a cluster worker nothing listens: the worker answers its primary's requests for its registry.
  */
 async function metrics(fastify: FastifyInstance, options: MetricsOptions) {
   const { host, port, rootDir, clusterWorker = cluster.isWorker } = options
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new errors.OptionInvalid('port', 'a port number from 0 to 65535')
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new errors.OptionInvalid('port', 'a port number from 0 to 65535')
+  }
   if (typeof host !== 'string' || host === '') throw new errors.OptionInvalid('host', 'an address to listen on')
 
   const recorder = new CourierMetrics({
@@ -43,7 +45,11 @@ async function metrics(fastify: FastifyInstance, options: MetricsOptions) {
   })
   fastify.decorate('metrics', recorder)
 
-  fastify.addHook('onResponse', function recordResponse(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+  fastify.addHook('onResponse', function recordResponse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ) {
     recorder.responseFinished(request, reply)
     done()
   })

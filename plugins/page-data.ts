@@ -45,7 +45,11 @@ interface DataRequest {
 }
 
 /** A loader's answer as the page-data metric counts it (METRICS_PORT). */
-const outcomes: Readonly<Record<PageAnswerKind, PageDataOutcome>> = { props: 'props', redirect: 'redirect', notFound: 'not_found' }
+const outcomes: Readonly<Record<PageAnswerKind, PageDataOutcome>> = {
+  props: 'props',
+  redirect: 'redirect',
+  notFound: 'not_found',
+}
 
 /** An answer computed per request, or one with no data: plugins/compression.ts compresses it as it goes. */
 function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl: string) {
@@ -54,9 +58,9 @@ function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl
 
 /**
  * Page data for client navigation: `GET|HEAD /_next/data/<deploymentId>/<page path>.json` answers the page's loader
- * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, site/page-data.ts), in JSON only, whatever the
- * request asks for. A `static` page's answer is the one its HTML route serves, kept for the deployment, with a strong
- * ETag; a `dynamic` page's is computed per request.
+ * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, site/page-data.ts), in JSON
+ * only, whatever the request asks for. A `static` page's answer is the one its HTML route serves, kept for the
+ * deployment, with a strong ETag; a `dynamic` page's is computed per request.
  */
 async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
   const { versions, tracing = tracingOff, sender } = options
@@ -117,9 +121,17 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
     // Kept for the deployment, so compressed once per coding (the best each does), never per request: by the sender.
-    const sent = sender.sendKeptBody(request, reply, data, { statusCode: data.statusCode, cacheControl, type: jsonType })
+    const sent = sender.sendKeptBody(
+      request,
+      reply,
+      data,
+      { statusCode: data.statusCode, cacheControl, type: jsonType },
+    )
     // The sender answered 304 where If-None-Match named any encoding of this data.
-    metrics?.pageDataAnswered('static', reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(version.answer)])
+    metrics?.pageDataAnswered(
+      'static',
+      reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(version.answer)],
+    )
     return sent
   }
 

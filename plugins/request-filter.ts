@@ -33,7 +33,12 @@ function isThenable(value: unknown): value is PromiseLike<StepOutcome> {
  * `{ redirect }`, so the client router navigates to the new page (and its URL) instead of letting fetch follow a 3xx
  * to data that would show under the old URL.
  */
-function sendDataRedirect(reply: FastifyReply, deploymentId: string, destination: string, permanent: boolean): FastifyReply {
+function sendDataRedirect(
+  reply: FastifyReply,
+  deploymentId: string,
+  destination: string,
+  permanent: boolean,
+): FastifyReply {
   const answer = encodePageAnswer({ redirect: { destination, permanent } })
   // The client router trusts data only from its own deployment (page-data answers carry the id too).
   return reply
@@ -74,7 +79,9 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
   const deploymentId = fastify.deploymentId
   const filterResponded = new errors.FilterResponded()
   const isExcluded = compileExclusions(pagePatterns)
-  const staticHeaders = Object.freeze(hsts ? { ...alwaysHeaders, 'strict-transport-security': hstsHeaderValue } : alwaysHeaders)
+  const staticHeaders = Object.freeze(
+    hsts ? { ...alwaysHeaders, 'strict-transport-security': hstsHeaderValue } : alwaysHeaders,
+  )
   const protection = [createNonceStep(), createSecurityHeadersStep()] as const
   const steps: readonly PolicyStep[] = Object.freeze([...protection, createRedirectStep(siteRedirects), ...siteSteps])
 
@@ -98,7 +105,9 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
     return undefined
   }
 
-  /** A target refused before any page could see it: not an excluded path, so its error page is filtered like any other. */
+  /**
+   * A target refused before any page could see it: not an excluded path, so its error page is filtered like any other.
+   */
   function protectRefusedRequest(request: FastifyRequest, reply: FastifyReply): void {
     request.filterDecision = 'applied'
     reply.headers(staticHeaders)
@@ -107,7 +116,8 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
   /**
    * The router's own refusals (a malformed escape, an over-long parameter) run no hook: buildApp's frameworkErrors
-   * asks here instead (src/app.ts). An excluded path stays excluded; anything else gets the policy's headers, no site step.
+   * asks here instead (src/app.ts). An excluded path stays excluded; anything else gets the policy's headers, no site
+   * step.
    */
   fastify.decorate('judgeRefusedRequest', function judgeRefusedRequest(request: FastifyRequest, reply: FastifyReply) {
     const judgement = judgePath(request.url)
@@ -123,8 +133,8 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
 
   fastify.addHook('onRequest', async function applySitePolicy(request: FastifyRequest, reply: FastifyReply) {
     if (!tracing.isRecording(request)) return filterRequest(request, reply)
-    // A sampled request: the filter's decision and time go on the request span (docs/operations.md "Traces"), not a span of
-    // their own.
+    // A sampled request: the filter's decision and time go on the request span (docs/operations.md "Traces"), not a
+    // span of their own.
     const started = performance.now()
     try {
       return await filterRequest(request, reply)

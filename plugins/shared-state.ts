@@ -19,9 +19,10 @@ declare module 'fastify' {
 }
 
 /**
- * Shared state for many instances (docs/running-at-scale.md "Shared state: `REDIS_URL`"): one Redis connection per process, made at start-up
- * without waiting for it (a Redis that is down does not stop the server) and closed with the app. The image cache
- * (plugins/image.ts) and the client-report rate limit (plugins/client-errors.ts) use it when it is there.
+ * Shared state for many instances (docs/running-at-scale.md "Shared state: `REDIS_URL`"): one Redis connection per
+ * process, made at start-up without waiting for it (a Redis that is down does not stop the server) and closed with the
+ * app. The image cache (plugins/image.ts) and the client-report rate limit (plugins/client-errors.ts) use it when it is
+ * there.
  */
 async function sharedStatePlugin(fastify: FastifyInstance, options: SharedStateOptions) {
   const { redisUrl, limits } = options
@@ -32,7 +33,11 @@ async function sharedStatePlugin(fastify: FastifyInstance, options: SharedStateO
   const redis =
     redisUrl === undefined
       ? null
-      : new (await import('../src/shared-state/redis.ts')).SharedRedis({ url: redisUrl, log: fastify.log, ...(limits ? { limits } : {}) })
+      : new (await import('../src/shared-state/redis.ts')).SharedRedis({
+        url: redisUrl,
+        log: fastify.log,
+        ...(limits ? { limits } : {}),
+      })
   fastify.decorate('sharedRedis', redis)
   if (redis) {
     fastify.addHook('onClose', async function closeRedis() {

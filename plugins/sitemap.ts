@@ -31,12 +31,18 @@ export async function listPagePaths(pages: readonly ServerPage[], content: Conte
 
 function urlset(siteUrl: string, paths: string[]): string {
   const urls = paths.map((path) => `  <url><loc>${escapeHtml(siteUrl + path)}</loc></url>`).join('\n')
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`
+  )
 }
 
 function sitemapIndex(siteUrl: string, files: string[]): string {
   const entries = files.map((file) => `  <sitemap><loc>${escapeHtml(`${siteUrl}/${file}`)}</loc></sitemap>`).join('\n')
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries}\n</sitemapindex>\n`
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries}\n</sitemapindex>\n`
+  )
 }
 
 /** Sitemaps hold at most 50,000 URLs each (sitemaps.org protocol). */
@@ -64,7 +70,9 @@ async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
   async function readFiles(): Promise<SitemapFiles> {
     const paths = await listPagePaths(pages, content)
     const chunks: string[] = []
-    for (let start = 0; start < paths.length; start += urlsPerSitemap) chunks.push(urlset(siteUrl, paths.slice(start, start + urlsPerSitemap)))
+    for (let start = 0; start < paths.length; start += urlsPerSitemap) {
+      chunks.push(urlset(siteUrl, paths.slice(start, start + urlsPerSitemap)))
+    }
     return { index: sitemapIndex(siteUrl, chunks.map((_chunk, index) => `sitemap-${index}.xml`)), chunks }
   }
 

@@ -43,8 +43,9 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
    * A sampled request's log lines, the access line included, carry its trace and span ids. Its logger is its own
    * (Fastify makes one per request, for its `reqId`; the reply logs with the same one): the ids are added to it in
    * place, with pino's `setBindings`, instead of through a child of it: a child logger per sampled request cost
-   * about 20 µs of CPU (docs/performance.md "Fewer spans and no child logger per sampled request"). A request that shares the instance's logger (an instance without a
-   * logger, which writes nothing) gets a child, so the instance's own logger is never changed.
+   * about 20 µs of CPU (docs/performance.md "Fewer spans and no child logger per sampled request"). A request that
+   * shares the instance's logger (an instance without a logger, which writes nothing) gets a child, so the instance's
+   * own logger is never changed.
    */
   function bindTraceToLogs(request: FastifyRequest, span: Span): void {
     const { traceId, spanId } = span.spanContext()
@@ -64,7 +65,11 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
       const route = request.routeOptions.url
       span.updateName(route ? `${request.method} ${route}` : request.method)
       // url.path without the query: a query can hold secrets (the log redacts them; a span attribute would not).
-      span.setAttributes({ 'url.path': pathOf(request.url), 'url.scheme': request.protocol, [deploymentIdAttribute]: deploymentId })
+      span.setAttributes({
+        'url.path': pathOf(request.url),
+        'url.scheme': request.protocol,
+        [deploymentIdAttribute]: deploymentId,
+      })
       bindTraceToLogs(request, span)
     },
   })
@@ -93,11 +98,18 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   // that hook reads them: it could pin trace ids, force sampling or fill a collector; the request starts a new trace.
   // A new trace is sampled or not here, at the door (src/tracing/door-sampler.ts); one that continues a trusted
   // peer's is left to the SDK's sampler.
-  fastify.addHook('onRequest', function sampleAtTheDoor(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+  fastify.addHook('onRequest', function sampleAtTheDoor(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ) {
     // The raw headers: `request.headers` is the same object, or a copy of them made at each read.
     const headers = request.raw.headers
     // Most requests carry neither: two reads, and the peer is judged only for those that do.
-    if ((headers.traceparent !== undefined || headers.tracestate !== undefined) && !isTrustedPeer(request.socket.remoteAddress)) {
+    if (
+      (headers.traceparent !== undefined || headers.tracestate !== undefined) &&
+      !isTrustedPeer(request.socket.remoteAddress)
+    ) {
       delete headers.traceparent
       delete headers.tracestate
     }
@@ -118,7 +130,10 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   const endpoint = new URL(config.url)
   endpoint.username = ''
   endpoint.password = ''
-  fastify.log.info({ url: endpoint.href, protocol: config.protocol, sampler: config.sampler, ratio: config.ratio }, 'tracing on')
+  fastify.log.info(
+    { url: endpoint.href, protocol: config.protocol, sampler: config.sampler, ratio: config.ratio },
+    'tracing on',
+  )
 }
 
 export default fp(tracing, { name: 'courier-tracing', fastify: '5.x', dependencies: ['courier-deployment-id'] })

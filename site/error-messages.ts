@@ -5,7 +5,10 @@
 export type ExceptionSide = 'client' | 'server'
 
 export function applicationErrorMessage(side: ExceptionSide, host: string): string {
-  return `Application error: a ${side}-side exception has occurred while loading ${host} (see the browser console for more information).`
+  return (
+    `Application error: a ${side}-side exception has occurred while loading ${host} ` +
+    '(see the browser console for more information).'
+  )
 }
 
 export function digestLine(digest: string): string {
@@ -17,5 +20,8 @@ export const lateErrorElementId = '__COURIER_LATE_ERROR__'
 
 /** What the browser console says about a server-side exception: the digest is the way to its server log line. */
 export function serverExceptionConsoleMessage(digest: string): string {
-  return `Courier: a server-side exception occurred while rendering this page. ${digestLine(digest)} (the server log line carries the same digest)`
+  return (
+    `Courier: a server-side exception occurred while rendering this page. ${digestLine(digest)} ` +
+    '(the server log line carries the same digest)'
+  )
 }

@@ -53,7 +53,12 @@ function widthCovering(px: number): number {
  * first that covers the source: the optimizer never enlarges, so larger ones would be the same bytes. A smaller width
  * no browser would pick is left out (it would only lengthen the document and the preload).
  */
-export function imageSources(src: string, intrinsicWidth: number, slot: ImageSlot, quality?: ImageQuality): ImageSources {
+export function imageSources(
+  src: string,
+  intrinsicWidth: number,
+  slot: ImageSlot,
+  quality?: ImageQuality,
+): ImageSources {
   const cover = widthCovering(intrinsicWidth)
   const smallest = Math.min(widthCovering(slot.minCssPx), cover)
   const largest = Math.min(widthCovering(slot.maxCssPx * maxDevicePixelRatio), cover)

@@ -13,12 +13,13 @@ export interface PrimaryOptions {
 }
 
 /**
- * The primary of `WEB_CONCURRENCY=N` (docs/running-at-scale.md "All cores of one machine: `WEB_CONCURRENCY`"): it serves nothing itself, it forks N workers that
- * each run the whole server (src/server.ts) on the one shared port (node:cluster hands connections out in turn), and
- * keeps N running: a worker that dies is replaced after a back-off, with a warn line. It passes each revalidation a
- * worker takes on to the others (src/shared-state/cluster-revalidation.ts). SIGTERM drains every worker as
- * one process drains (each finishes its requests in flight within its grace period), then the primary exits.
- * Resolves with the exit code once every worker is gone after a signal.
+ * The primary of `WEB_CONCURRENCY=N` (docs/running-at-scale.md "All cores of one machine: `WEB_CONCURRENCY`"): it
+ * serves nothing itself, it forks N workers that each run the whole server (src/server.ts) on the one shared port
+ * (node:cluster hands connections out in turn), and keeps N running: a worker that dies is replaced after a back-off,
+ * with a warn line. It passes each revalidation a worker takes on to the others
+ * (src/shared-state/cluster-revalidation.ts). SIGTERM drains every worker as one process drains (each finishes its
+ * requests in flight within its grace period), then the primary exits. Resolves with the exit code once every worker is
+ * gone after a signal.
  */
 export function runPrimary(options: PrimaryOptions): Promise<number> {
   const { workers, logger } = options

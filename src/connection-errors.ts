@@ -52,7 +52,9 @@ export function handleConnectionError(
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const statusCode = (error.code && statusByCode[error.code]) || 400
   this.log.info({ code: error.code, statusCode }, 'connection rejected')
-  if (socket.writable) socket.write(connectionErrorResponse(this.plainErrorAnswers, statusCode, requestPath(error.rawPacket)))
+  if (socket.writable) {
+    socket.write(connectionErrorResponse(this.plainErrorAnswers, statusCode, requestPath(error.rawPacket)))
+  }
   socket.destroy()
 }
 

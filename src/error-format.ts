@@ -16,8 +16,8 @@ export interface PlainErrorAnswer {
 
 /**
  * The status-title table's answers without React: JSON `{ statusCode, code, error, message }` for the API and
- * /_next, a script-free HTML page otherwise. Each is built once per status, code and format and kept (config/caches.ts):
- * `buildApp` makes one of these per instance, as `fastify.plainErrorAnswers`.
+ * /_next, a script-free HTML page otherwise. Each is built once per status, code and format and kept
+ * (config/caches.ts): `buildApp` makes one of these per instance, as `fastify.plainErrorAnswers`.
  */
 export class PlainErrorAnswers {
   readonly #answers: BoundedCache<string, PlainErrorAnswer>
@@ -31,7 +31,10 @@ export class PlainErrorAnswers {
     return this.#answers.getOrSet(`${statusCode}:${code}:${json}`, () => {
       const title = statusTitle(statusCode)
       return json
-        ? { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, code, error: title, message: title }) }
+        ? {
+          contentType: 'application/json; charset=utf-8',
+          body: JSON.stringify({ statusCode, code, error: title, message: title }),
+        }
         : { contentType: 'text/html; charset=utf-8', body: plainErrorDocument(statusCode) }
     })
   }

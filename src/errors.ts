@@ -19,12 +19,17 @@ export const errors = {
   /** COURIER_TEST_ROUTES on a production build's server: it holds no test page (`npm run build:test` makes one). */
   TestRoutesUnavailable: createError(
     'COURIER_ERR_TEST_ROUTES_UNAVAILABLE',
-    'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript sources; this server is a production build',
+    'COURIER_TEST_ROUTES needs the test build (npm run build:test, dist-test/node/server.js) or the TypeScript ' +
+      'sources; this server is a production build',
     500,
   ),
   /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
    * failed to): the error page falls back to plain HTML. */
-  DocumentSourceNotReady: createError('COURIER_ERR_DOCUMENT_SOURCE_NOT_READY', 'No %s to render documents with yet', 500),
+  DocumentSourceNotReady: createError(
+    'COURIER_ERR_DOCUMENT_SOURCE_NOT_READY',
+    'No %s to render documents with yet',
+    500,
+  ),
   DeploymentMismatch: createError(
     'COURIER_ERR_DEPLOYMENT_MISMATCH',
     'DEPLOYMENT_ID is %s but the build at hand was made as %s: rebuild with this id',
@@ -73,19 +78,35 @@ export const errors = {
    * failing instance (deploy/nginx/courier.conf retries and counts 502/503/504, which would take every page down). */
   ImageBusy: createError('COURIER_ERR_IMAGE_BUSY', 'Too many images are being optimized; retry shortly', 429),
   ImageTransformTimeout: createError('COURIER_ERR_IMAGE_TRANSFORM_TIMEOUT', 'Optimizing the image took too long', 503),
-  ImageUpstreamFailed: createError('COURIER_ERR_IMAGE_UPSTREAM_FAILED', 'The remote image could not be fetched: %s', 502),
-  ImageUpstreamTimeout: createError('COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT', 'The remote image did not arrive in %s ms', 504),
+  ImageUpstreamFailed: createError(
+    'COURIER_ERR_IMAGE_UPSTREAM_FAILED',
+    'The remote image could not be fetched: %s',
+    502,
+  ),
+  ImageUpstreamTimeout: createError(
+    'COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT',
+    'The remote image did not arrive in %s ms',
+    504,
+  ),
   /** A delta of the build (`<chunk>.<sha-256>.dcz`, docs/compression.md "Dictionaries") that is not one: a wrong
    * header, another dictionary's hash than its name says, no zstd frame, or no chunk beside it. Logged at start-up;
    * the chunk is served in its other codings. */
-  DictionaryDeltaCorrupt: createError('COURIER_ERR_DICTIONARY_DELTA_CORRUPT', 'The dictionary delta %s is not usable: %s', 500),
+  DictionaryDeltaCorrupt: createError(
+    'COURIER_ERR_DICTIONARY_DELTA_CORRUPT',
+    'The dictionary delta %s is not usable: %s',
+    500,
+  ),
   /** A content file (CONTENT_DIR, docs/content.md) that cannot be used: front matter missing a field or not YAML, a
    * file too large, text outside a section. The page that reads it fails; a kept version of it stays served. */
   ContentInvalid: createError('COURIER_ERR_CONTENT_INVALID', 'Content file %s is invalid: %s', 500),
   /** CONTENT_DIR or a file in it cannot be read (missing folder, permissions): not a missing page, which is a 404. */
   ContentUnreadable: createError('COURIER_ERR_CONTENT_UNREADABLE', 'Content at %s cannot be read: %s', 500),
   /** POST /api/revalidate without `Authorization: Bearer <REVALIDATE_TOKEN>`, or with another token. */
-  RevalidateUnauthorized: createError('COURIER_ERR_REVALIDATE_UNAUTHORIZED', 'A revalidation needs the bearer token REVALIDATE_TOKEN', 401),
+  RevalidateUnauthorized: createError(
+    'COURIER_ERR_REVALIDATE_UNAUTHORIZED',
+    'A revalidation needs the bearer token REVALIDATE_TOKEN',
+    401,
+  ),
   RevalidateRateLimited: createError('COURIER_ERR_REVALIDATE_RATE_LIMITED', 'Too many revalidations: retry in %s', 429),
   /** Load shedding: the event loop is saturated; the request is refused before any work, with `Retry-After`. */
   ServerOverloaded: createError('COURIER_ERR_SERVER_OVERLOADED', 'The server is overloaded; retry shortly', 503),

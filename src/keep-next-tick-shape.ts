@@ -21,5 +21,7 @@ process.nextTick(function keepNextTickRecord() {
   // The resource of a nextTick callback is its own record. Held by `process`, not by a variable of this module: the
   // server bundle drops a variable nothing reads (src/build/server-build.ts), and the record with it.
   // A second copy of this module in one process (the sources beside the build, in a test) keeps the first record.
-  if (!Object.hasOwn(process, nextTickRecordKey)) Object.defineProperty(process, nextTickRecordKey, { value: executionAsyncResource() })
+  if (!Object.hasOwn(process, nextTickRecordKey)) {
+    Object.defineProperty(process, nextTickRecordKey, { value: executionAsyncResource() })
+  }
 })

@@ -103,7 +103,11 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
  * `delayMs` after `app` listens, compiles what no request has compiled yet: the debug line `route schemas compiled`
  * says how many and how long, a schema that does not compile an error line. Cancelled when `app` closes first.
  */
-export function compileSchemasAfterListening(app: FastifyInstance, compilers: LazySchemaCompilers, delayMs: number): void {
+export function compileSchemasAfterListening(
+  app: FastifyInstance,
+  compilers: LazySchemaCompilers,
+  delayMs: number,
+): void {
   let warmUp: NodeJS.Timeout | undefined
   app.addHook('onListen', function scheduleSchemaWarmUp(done) {
     warmUp = setTimeout(function compileRouteSchemas() {

@@ -13,7 +13,11 @@ export const redactedPaths = [
 ]
 
 /** Query parameters whose values are secrets wherever they appear (`?token=...`). */
-const secretQueryKeys = /^(?:token|access_token|id_token|refresh_token|code|password|passwd|secret|api[_-]?key|key|signature|sig|auth|session)$/i
+const secretQueryKeys = new RegExp(
+  '^(?:token|access_token|id_token|refresh_token|code|password|passwd|secret|' +
+    'api[_-]?key|key|signature|sig|auth|session)$',
+  'i',
+)
 
 /** The URL as logged: path and query keys kept, secret values replaced. */
 export function loggableUrl(url: string): string {

@@ -9,8 +9,9 @@ import { runPrimary } from './cluster.ts'
 import { loggerOptions } from './logger.ts'
 
 /**
- * The Courier process, loaded by its entry (src/server.ts) once the Node is known to be one Courier runs on: read the environment, pick the logger, listen, and close gracefully on SIGTERM/SIGINT
- * (stop accepting, let in-flight requests finish, exit within the grace period; a second signal exits at once).
+ * The Courier process, loaded by its entry (src/server.ts) once the Node is known to be one Courier runs on: read the
+ * environment, pick the logger, listen, and close gracefully on SIGTERM/SIGINT (stop accepting, let in-flight requests
+ * finish, exit within the grace period; a second signal exits at once).
  */
 async function main(): Promise<void> {
   let config
@@ -38,7 +39,11 @@ async function main(): Promise<void> {
     const metrics =
       config.metricsPort === undefined
         ? undefined
-        : await (await import('./metrics/cluster-primary.ts')).serveClusterMetrics({ host: config.metricsHost, port: config.metricsPort, logger })
+        : await (await import('./metrics/cluster-primary.ts')).serveClusterMetrics({
+          host: config.metricsHost,
+          port: config.metricsPort,
+          logger,
+        })
     process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
     await metrics?.close()
     return

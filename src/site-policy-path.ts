@@ -40,7 +40,11 @@ function pathOfAbsoluteForm(target: string): string | null {
   if (target.includes('#', authorityStart)) return null
   const slash = target.indexOf('/', authorityStart)
   const question = target.indexOf('?', authorityStart)
-  const authorityEnd = slash === -1 ? (question === -1 ? target.length : question) : question !== -1 && question < slash ? question : slash
+  const authorityEnd = slash === -1
+    ? (question === -1 ? target.length : question)
+    : question !== -1 && question < slash
+    ? question
+    : slash
   if (authorityEnd === authorityStart) return null
   if (authorityEnd === target.length) return '/'
   return authorityEnd === question ? '/' + target.slice(question) : target.slice(slash)
@@ -68,7 +72,8 @@ export function judgePath(rawUrl: string): PathJudgement {
   if (pathname.includes('%')) {
     if (forbiddenEscape.test(pathname)) return invalid('encoded slash or control character in the path')
     try {
-      // What the router decodes: every escape but the reserved characters (kept encoded in the path); `%25` stays `%25`.
+      // What the router decodes: every escape but the reserved characters (kept encoded in the path); `%25` stays
+      // `%25`.
       pathname = decodeURI(pathname.replaceAll('%25', '%2525'))
     } catch {
       return invalid('malformed percent-encoding in the path')
@@ -83,7 +88,10 @@ export function judgePath(rawUrl: string): PathJudgement {
       if (segment === '.' || segment === '..') return invalid('dot segment in the path')
     }
   }
-  if (pathname.startsWith(dataPath) && (pathname.length === dataPath.length || pathname.charCodeAt(dataPath.length) === 47)) {
+  if (
+    pathname.startsWith(dataPath) &&
+    (pathname.length === dataPath.length || pathname.charCodeAt(dataPath.length) === 47)
+  ) {
     // `/_next/data/<id>/<page path>.json`. Without a page path it names no page: judged as `/`, filtered, never
     // excluded, whatever the page-data route makes of it.
     const rest = pathname.split('/').slice(4).join('/')
@@ -102,7 +110,9 @@ export type ExclusionMatcher = (pathname: string) => boolean
 export function compileExclusions(pagePatterns: readonly string[]): ExclusionMatcher {
   const firstSegments = new Set(filterExclusions.firstSegments)
   // The trailing slash is gone by now (ignoreTrailingSlash): `/faq/` is judged as `/faq`.
-  const exactPaths = new Set(filterExclusions.exactPaths.map((path) => (path.length > 1 ? path.replace(/\/$/, '') : path)))
+  const exactPaths = new Set(
+    filterExclusions.exactPaths.map((path) => (path.length > 1 ? path.replace(/\/$/, '') : path)),
+  )
   const { sitemapFile, imageExtensions } = filterExclusions
   const pages = pagePatterns.filter((pattern) => !exactPaths.has(pattern)).map(compilePattern)
   const isPage = (pathname: string) => pages.some((matches) => matches(pathname) !== undefined)

@@ -9,8 +9,8 @@ export interface ErrorScreenProps {
 }
 
 /**
- * The generic error page: `<status>: <title>`, as the status-title table gives it (config/status-titles.ts). A server-side exception
- * (one that carries a digest) also gets the application error screen's words and its digest.
+ * The generic error page: `<status>: <title>`, as the status-title table gives it (config/status-titles.ts). A
+ * server-side exception (one that carries a digest) also gets the application error screen's words and its digest.
  */
 export function ErrorScreen({ statusCode, title, digest, host }: ErrorScreenProps) {
   useEffect(

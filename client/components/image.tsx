@@ -11,7 +11,9 @@ export interface ImageProps {
   slot?: ImageSlot
   /** One of config/images.ts `qualities` (the optimizer refuses any other); absent: the optimizer's default, 75. */
   quality?: ImageQuality
-  /** For the image that dominates the first view: loaded eagerly at high priority (React preloads it with the shell). */
+  /**
+   * For the image that dominates the first view: loaded eagerly at high priority (React preloads it with the shell).
+   */
   priority?: boolean
   className?: string
 }

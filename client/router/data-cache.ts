@@ -65,7 +65,9 @@ export function createDataCache(): DataCache {
     const requestedAt = Date.now()
     fetch().then(
       (answer) => {
-        if (entries.get(url) === kept) entries.set(url, { data: Promise.resolve(answer), requestedAt, keepMs: kept.keepMs })
+        if (entries.get(url) === kept) {
+          entries.set(url, { data: Promise.resolve(answer), requestedAt, keepMs: kept.keepMs })
+        }
       },
       () => (kept.refreshing = false),
     )
@@ -76,7 +78,9 @@ export function createDataCache(): DataCache {
       const kept = page.kind === 'static' ? fresh(url) : undefined
       if (kept) {
         const age = Date.now() - kept.requestedAt
-        if (page.revalidate !== undefined && !kept.refreshing && age >= timings.revalidatingRefreshAfterS * 1000) refresh(url, kept, fetch)
+        if (page.revalidate !== undefined && !kept.refreshing && age >= timings.revalidatingRefreshAfterS * 1000) {
+          refresh(url, kept, fetch)
+        }
         return kept.data
       }
       const data = fetch()

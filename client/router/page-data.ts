@@ -1,7 +1,10 @@
 import { router as timings } from '../../config/router.ts'
 import { decodePageAnswer, deploymentIdHeader, type PageAnswer } from '../../site/page-data.ts'
 
-/** The internal error a navigation reports before it falls back to a full page load (docs/page-data-and-router.md "The client router"). */
+/**
+ * The internal error a navigation reports before it falls back to a full page load (docs/page-data-and-router.md "The
+ * client router").
+ */
 export class PageDataError extends Error {
   override name = 'PageDataError'
   constructor(

@@ -4,7 +4,10 @@ interface NetworkInformation {
   saveData?: boolean
 }
 
-/** The visitor asked to save data (Save-Data, docs/page-data-and-router.md "The client router"): no speculative requests at all. */
+/**
+ * The visitor asked to save data (Save-Data, docs/page-data-and-router.md "The client router"): no speculative requests
+ * at all.
+ */
 export function savesData(): boolean {
   return (navigator as Navigator & { connection?: NetworkInformation }).connection?.saveData === true
 }

@@ -83,8 +83,9 @@ function loadPageModule(page: PageDefinition): Promise<PageModule> {
 }
 
 /**
- * The client router (docs/page-data-and-router.md "The client router"): loads a page's code chunk and data, then renders it, within
- * `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own view.
+ * The client router (docs/page-data-and-router.md "The client router"): loads a page's code chunk and data, then
+ * renders it, within `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own
+ * view.
  */
 export function createRouter(pages: readonly PageDefinition[], first: View): Router {
   const deploymentId = first.state.deploymentId
@@ -103,7 +104,11 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
     const firstPage = matchPage(new URL(first.href).pathname)?.page
-    cache.put(dataUrlOf(deploymentId, new URL(first.href)), firstPage ?? { kind: 'static' }, { props: first.state.data })
+    cache.put(
+      dataUrlOf(deploymentId, new URL(first.href)),
+      firstPage ?? { kind: 'static' },
+      { props: first.state.data },
+    )
   }
 
   function settle(next: Navigation): void {
@@ -145,7 +150,14 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
       settle({
         status: 'idle',
         view: {
-          state: { type: 'page', pageId: match.page.id, kind: match.page.kind, params: match.params, data: data.props, deploymentId },
+          state: {
+            type: 'page',
+            pageId: match.page.id,
+            kind: match.page.kind,
+            params: match.params,
+            data: data.props,
+            deploymentId,
+          },
           Page: module.default,
           href: target.href,
           arrival: { title: head.title, description: head.description, scroll },

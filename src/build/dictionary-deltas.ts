@@ -1,12 +1,19 @@
 /**
- * Deltas of a build's chunks against older deployments' chunks (RFC 9842 `dcb` and `dcz`), made once, when a deployment is
- * published (deploy/rolling-deploy.ts) or by `npm run deltas` on a single server: never per request.
+ * Deltas of a build's chunks against older deployments' chunks (RFC 9842 `dcb` and `dcz`), made once, when a deployment
+ * is published (deploy/rolling-deploy.ts) or by `npm run deltas` on a single server: never per request.
  * docs/compression.md "Dictionaries".
  */
 import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { brotliCompress, brotliDecompress, constants, zstdCompress, zstdDecompress, type BrotliOptions } from 'node:zlib'
+import {
+  brotliCompress,
+  brotliDecompress,
+  constants,
+  zstdCompress,
+  zstdDecompress,
+  type BrotliOptions,
+} from 'node:zlib'
 import { dictionaries } from '../../config/dictionaries.ts'
 import {
   chunkBase,
@@ -73,7 +80,10 @@ export async function encodeDelta(coding: DictionaryCoding, content: Buffer, dic
     coding === 'dcb'
       ? await brotli(content, {
           dictionary,
-          params: { [constants.BROTLI_PARAM_QUALITY]: dictionaries.brotliQuality, [constants.BROTLI_PARAM_SIZE_HINT]: content.length },
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: dictionaries.brotliQuality,
+            [constants.BROTLI_PARAM_SIZE_HINT]: content.length,
+          },
         })
       : await zstd(content, {
           dictionary,
@@ -90,11 +100,11 @@ export async function decodeDelta(coding: DictionaryCoding, delta: Buffer, dicti
 }
 
 /**
- * Writes `<chunk>.<hex sha-256 of the dictionary>.dcb` and `.dcz` beside each JavaScript and CSS chunk of `chunksDir` for every
- * file of `dictionaryFiles` that a browser would offer as its dictionary (the older chunk's `match` pattern takes the
- * new chunk's URL; a file of the same name only when its bytes differ), where the delta is smaller than the chunk's
- * best ordinary coding. Each delta is decoded once before it is written. Files are written under a temporary name,
- * then renamed.
+ * Writes `<chunk>.<hex sha-256 of the dictionary>.dcb` and `.dcz` beside each JavaScript and CSS chunk of `chunksDir`
+ * for every file of `dictionaryFiles` that a browser would offer as its dictionary (the older chunk's `match` pattern
+ * takes the new chunk's URL; a file of the same name only when its bytes differ), where the delta is smaller than the
+ * chunk's best ordinary coding. Each delta is decoded once before it is written. Files are written under a temporary
+ * name, then renamed.
  */
 export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly string[]): Promise<DeltaReport> {
   const report: DeltaReport = { written: [], notSmaller: 0, tooLarge: 0 }
@@ -104,7 +114,9 @@ export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly s
     if (rule) candidates.push({ file, pattern: new URLPattern(rule.match, origin) })
   }
   if (candidates.length === 0) return report
-  const names = (await readdir(chunksDir, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name)
+  const names = (await readdir(chunksDir, { withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => entry.name)
   for (const name of names) {
     if (!dictionaryRule(`${chunkBase}${name}`)) continue
     const file = path.join(chunksDir, name)
@@ -143,7 +155,13 @@ export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly s
         const target = path.join(chunksDir, deltaFileName(name, hash, coding))
         await writeFile(`${target}.tmp`, delta)
         await rename(`${target}.tmp`, target)
-        report.written.push({ chunk: name, coding, dictionary: candidate.file, bytes: delta.length, ordinaryBytes: ordinary })
+        report.written.push({
+          chunk: name,
+          coding,
+          dictionary: candidate.file,
+          bytes: delta.length,
+          ordinaryBytes: ordinary,
+        })
       }
     }
   }

@@ -18,15 +18,18 @@ export interface FontSubsetOptions {
 /** The text holding every code point of `ranges`, for the subsetter. */
 export function rangesText(ranges: FontSubsetOptions['ranges']): string {
   let text = ''
-  for (const [first, last] of ranges) for (let point = first; point <= last; point += 1) text += String.fromCodePoint(point)
+  for (const [first, last] of ranges) {
+    for (let point = first; point <= last; point += 1) text += String.fromCodePoint(point)
+  }
   return text
 }
 
 /**
  * A subset of a web font, cut at build time with HarfBuzz (subset-font) and handed to Vite as an ordinary file: CSS
- * names it by `id` (an alias of the cut file), Vite fingerprints, emits and preloads it like any asset. The variation axes and the layout
- * features of the kept glyphs stay. The cut is kept under `cacheDir`, keyed by the source's bytes and the ranges, so
- * a rebuild (and the test build) reuses it; the same inputs always give the same file, so deployments stay stable.
+ * names it by `id` (an alias of the cut file), Vite fingerprints, emits and preloads it like any asset. The variation
+ * axes and the layout features of the kept glyphs stay. The cut is kept under `cacheDir`, keyed by the source's bytes
+ * and the ranges, so a rebuild (and the test build) reuses it; the same inputs always give the same file, so
+ * deployments stay stable.
  */
 export function fontSubset(options: FontSubsetOptions): Plugin {
   const { source, id, ranges, cacheDir } = options

@@ -11,9 +11,9 @@ const zstd = promisify(zstdCompress)
 
 /**
  * Compresses the client build's text assets once, at build time, at the best level of each format: `<file>.br`,
- * `<file>.gz` and `<file>.zst` beside each file of `assetsDir` worth it (a compressible extension, `compression.precompressMinBytes` or more, and
- * smaller once compressed). @fastify/static serves `.br` and `.gz` as they are (`preCompressed`), the sender the
- * `.zst` (src/delivery/built-assets.ts): no asset is compressed per request.
+ * `<file>.gz` and `<file>.zst` beside each file of `assetsDir` worth it (a compressible extension,
+ * `compression.precompressMinBytes` or more, and smaller once compressed). @fastify/static serves `.br` and `.gz` as
+ * they are (`preCompressed`), the sender the `.zst` (src/delivery/built-assets.ts): no asset is compressed per request.
  */
 export function precompress(): Plugin {
   return {

@@ -17,10 +17,13 @@ export class StartCommandError extends Error {
 
 /**
  * Reads package.json's `start` script, so the tests and the bench start the server exactly as users do, Node's flags
- * included, instead of a copy of them that could drift. The script has the form `[NAME=value ...] node [flag ...] entry`.
+ * included, instead of a copy of them that could drift. The script has the form `[NAME=value ...] node [flag ...]
+ * entry`.
  */
 export async function readStartCommand(root: string): Promise<StartCommand> {
-  const { scripts } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  const { scripts } = JSON.parse(
+    await readFile(path.join(root, 'package.json'), 'utf8'),
+  ) as { scripts: { start: string } }
   const words = scripts.start.trim().split(/\s+/)
   const env: Record<string, string> = {}
   while (words[0]?.includes('=')) {

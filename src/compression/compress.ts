@@ -1,5 +1,14 @@
 import type { Readable } from 'node:stream'
-import { brotliCompressSync, constants, createBrotliCompress, createZstdCompress, gzipSync, zstdCompressSync, type BrotliCompress, type ZstdCompress } from 'node:zlib'
+import {
+  brotliCompressSync,
+  constants,
+  createBrotliCompress,
+  createZstdCompress,
+  gzipSync,
+  zstdCompressSync,
+  type BrotliCompress,
+  type ZstdCompress,
+} from 'node:zlib'
 import { compression } from '../../config/compression.ts'
 import type { ContentCoding } from './negotiate.ts'
 

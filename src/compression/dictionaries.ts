@@ -1,7 +1,8 @@
 /**
  * Compression Dictionary Transport (RFC 9842), the parts that are rules rather than files: which chunk is offered as
  * a dictionary and under which pattern, how a request names the dictionary it holds, and the framing of `dcb` and
- * `dcz` (the coding a request takes is negotiated with the others, src/compression/negotiate.ts). docs/compression.md "Dictionaries".
+ * `dcz` (the coding a request takes is negotiated with the others, src/compression/negotiate.ts). docs/compression.md
+ * "Dictionaries".
  */
 import { createHash } from 'node:crypto'
 import path from 'node:path'
@@ -105,7 +106,11 @@ export function deltaFileName(chunkFile: string, dictionaryHash: string, coding:
 }
 
 /** The chunk file, dictionary hash and coding of a delta's file name, or undefined for any other name. */
-export function parseDeltaFileName(name: string): { chunkFile: string; dictionaryHash: string; coding: DictionaryCoding } | undefined {
+export function parseDeltaFileName(name: string): {
+  chunkFile: string
+  dictionaryHash: string
+  coding: DictionaryCoding
+} | undefined {
   const match = /^(.+)\.([0-9a-f]{64})\.(dcb|dcz)$/.exec(name)
   return match ? { chunkFile: match[1]!, dictionaryHash: match[2]!, coding: match[3] as DictionaryCoding } : undefined
 }

@@ -51,7 +51,11 @@ const nul = 0
  * none can reach into a gap, because a part that could match a NUL (holds one) is compressed alone, as every part is
  * without `gapLengths`. `gzipStartWithInsertions` then takes insertions of exactly those lengths.
  */
-export function compressSegments(parts: readonly Buffer[], level: number, gapLengths?: readonly number[]): GzipSegments {
+export function compressSegments(
+  parts: readonly Buffer[],
+  level: number,
+  gapLengths?: readonly number[],
+): GzipSegments {
   const chained = gapLengths !== undefined && parts.every((part) => !part.includes(nul))
   let before = Buffer.alloc(0)
   const compressed = parts.map((part, index) => {
@@ -86,7 +90,9 @@ function storedBlocks(bytes: Buffer): Buffer[] {
   return blocks
 }
 
-/** The start of a gzip member: its bytes so far (header and blocks, no end), and the CRC-32 and length of its content. */
+/**
+ * The start of a gzip member: its bytes so far (header and blocks, no end), and the CRC-32 and length of its content.
+ */
 export interface GzipStart {
   bytes: Buffer
   crc: number
@@ -111,7 +117,11 @@ export function gzipWithInsertions(segments: GzipSegments, between: Buffer, firs
 }
 
 /** The buffers of a member's start (header, parts and stored insertions), with the CRC and length of its content. */
-function memberWithInsertions(segments: GzipSegments, between: Buffer, first: Buffer): { list: Buffer[]; crc: number; length: number } {
+function memberWithInsertions(
+  segments: GzipSegments,
+  between: Buffer,
+  first: Buffer,
+): { list: Buffer[]; crc: number; length: number } {
   const { compressed, plain } = segments
   const inserted = between.length > 0 ? storedBlocks(between) : []
   const list: Buffer[] = [header]
@@ -120,7 +130,9 @@ function memberWithInsertions(segments: GzipSegments, between: Buffer, first: Bu
   for (let index = 0; index < compressed.length; index++) {
     const gap = index === 1 ? first : between
     if (index > 0 && segments.gapLengths && gap.length !== segments.gapLengths[index]) {
-      throw new RangeError(`part ${index} was compressed for ${segments.gapLengths[index]} bytes before it, not ${gap.length}`)
+      throw new RangeError(
+        `part ${index} was compressed for ${segments.gapLengths[index]} bytes before it, not ${gap.length}`,
+      )
     }
     if (index > 0 && gap.length > 0) {
       list.push(...(gap === between ? inserted : storedBlocks(gap)))

@@ -29,7 +29,9 @@ function parse(header: string): Map<string, number> {
   return weights
 }
 
-/** Parsed headers by their text: browsers send a handful of distinct ones, so each is parsed once (config/caches.ts). */
+/**
+ * Parsed headers by their text: browsers send a handful of distinct ones, so each is parsed once (config/caches.ts).
+ */
 export type ParsedAcceptEncoding = BoundedCache<string, Map<string, number>>
 
 /** The cache of parsed headers the sender keeps (src/delivery/send.ts); `buildApp` makes one per instance. */

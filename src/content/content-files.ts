@@ -20,7 +20,9 @@ export type RefusedReason = 'not a regular file' | 'a link that leads out of CON
 export interface ContentReadStats {
   /** Listings and reads running now. */
   inFlight: number
-  /** Of those, the ones past their time-out: still holding a thread of the pool, in a system call that has not returned. */
+  /**
+   * Of those, the ones past their time-out: still holding a thread of the pool, in a system call that has not returned.
+   */
   stuck: number
   /** Listings and reads that timed out since start. */
   timedOut: number
@@ -75,7 +77,10 @@ export class ContentFiles {
 
   /** The names of a folder's entries that may be content (files, and links, checked when read), dotfiles left out. */
   async list(folder: string): Promise<string[]> {
-    const entries = await this.#bounded(folder, () => this.#fs.readdir(path.join(this.dir, folder), { withFileTypes: true }))
+    const entries = await this.#bounded(
+      folder,
+      () => this.#fs.readdir(path.join(this.dir, folder), { withFileTypes: true }),
+    )
     const names: string[] = []
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue
@@ -123,14 +128,18 @@ export class ContentFiles {
       let length = 0
       for (;;) {
         if (length === buffer.length) {
-          if (length > maxBytes) throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
+          if (length > maxBytes) {
+            throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
+          }
           buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length))])
         }
         const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
         if (bytesRead === 0) break
         length += bytesRead
       }
-      if (length > maxBytes) throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
+      if (length > maxBytes) {
+        throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
+      }
       return buffer.subarray(0, length)
     } finally {
       await handle.close()
@@ -172,7 +181,12 @@ export class ContentFiles {
       try {
         await Promise.race([
           slot,
-          after(readWaitMs, `waited longer than ${readWaitMs} ms for the file system (${this.#waiting.length} reads queued)`, () => granted, () => undefined),
+          after(
+            readWaitMs,
+            `waited longer than ${readWaitMs} ms for the file system (${this.#waiting.length} reads queued)`,
+            () => granted,
+            () => undefined,
+          ),
         ])
       } catch (error) {
         // The slot, when it comes, goes straight to the next caller.

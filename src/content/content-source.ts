@@ -31,7 +31,16 @@ export interface ContentLog {
 export interface ContentSourceOptions {
   log?: ContentLog
   /** Overrides of config/content.ts (tests shorten them). */
-  limits?: Partial<Record<keyof typeof contentReads | keyof typeof markdownParsing | 'maxFileBytes' | 'maxNestingDepth' | 'maxFrontMatterBytes', number>>
+  limits?: Partial<
+    Record<
+      | keyof typeof contentReads
+      | keyof typeof markdownParsing
+      | 'maxFileBytes'
+      | 'maxNestingDepth'
+      | 'maxFrontMatterBytes',
+      number
+    >
+  >
 }
 
 /**
@@ -39,9 +48,10 @@ export interface ContentSourceOptions {
  * the FAQ from `faq/<anchor>.md`. Every call reads the files again: loaders run once per kept page and again when it is
  * revalidated, so what a call returns is what the folder holds then; each version of a file's text is parsed once
  * (src/content/parsed-versions.ts). Files are untrusted input (docs/content.md "What a content file may be"): read
- * within bounds (src/content/content-files.ts), checked before parsing and parsed off the event loop. A file that is not content (a FIFO, a device, a link out of the folder)
- * is left out, with a warn line: its page is a 404. Bad content throws COURIER_ERR_CONTENT_INVALID naming the file
- * (relative to CONTENT_DIR); an unreadable folder, or one that does not answer in time, COURIER_ERR_CONTENT_UNREADABLE.
+ * within bounds (src/content/content-files.ts), checked before parsing and parsed off the event loop. A file that is
+ * not content (a FIFO, a device, a link out of the folder) is left out, with a warn line: its page is a 404. Bad
+ * content throws COURIER_ERR_CONTENT_INVALID naming the file (relative to CONTENT_DIR); an unreadable folder, or one
+ * that does not answer in time, COURIER_ERR_CONTENT_UNREADABLE.
  */
 export class ContentSource {
   readonly dir: string
@@ -81,7 +91,9 @@ export class ContentSource {
   /** Every guide, in order (front matter `order`, then slug). */
   async guides(): Promise<GuideEntry[]> {
     const slugs = await this.#names(contentLayout.guidesDir)
-    const guides = (await Promise.all(slugs.map((slug) => this.#readGuide(slug)))).filter((guide) => guide !== undefined)
+    const guides = (
+      await Promise.all(slugs.map((slug) => this.#readGuide(slug)))
+    ).filter((guide) => guide !== undefined)
     return guides.sort(byOrder).map(({ name: _name, ...guide }) => guide)
   }
 
@@ -121,7 +133,12 @@ export class ContentSource {
         const read = await this.#read(file)
         if (!read) return undefined
         const { frontMatter, body } = read
-        return { name, order: requiredOrder(frontMatter, file), question: requiredText(frontMatter, 'question', file), answer: body }
+        return {
+          name,
+          order: requiredOrder(frontMatter, file),
+          question: requiredText(frontMatter, 'question', file),
+          answer: body,
+        }
       }),
     )
     return {
@@ -138,7 +155,10 @@ export class ContentSource {
     const names = files.filter((file) => file.endsWith('.md') && !file.startsWith('.')).map((file) => file.slice(0, -3))
     const misnamed = names.find((name) => !contentLayout.namePattern.test(name))
     if (misnamed !== undefined) {
-      throw new errors.ContentInvalid(`${folder}/${misnamed}.md`, 'a content file is named <name>.md, the name lower-case words joined by -')
+      throw new errors.ContentInvalid(
+        `${folder}/${misnamed}.md`,
+        'a content file is named <name>.md, the name lower-case words joined by -',
+      )
     }
     return names
   }
@@ -148,15 +168,26 @@ export class ContentSource {
     const read = await this.#read(file)
     if (!read) return undefined
     const { frontMatter, body } = read
-    return { name: slug, ...guideSummary(slug, frontMatter, file), order: requiredOrder(frontMatter, file), sections: sectionsOf(body, file) }
+    return {
+      name: slug,
+      ...guideSummary(slug, frontMatter, file),
+      order: requiredOrder(frontMatter, file),
+      sections: sectionsOf(body, file),
+    }
   }
 
-  /** One file of the folder, parsed (undefined when it is not content); `file` is relative to it and named in every error. */
+  /**
+   * One file of the folder, parsed (undefined when it is not content); `file` is relative to it and named in every
+   * error.
+   */
   async #read(file: string): Promise<MarkdownFile | undefined> {
     const text = await this.#files.text(file)
     if (text === undefined) return undefined
     const parsed = await this.#parsed.parse(text, file)
     if (!hasContentImage(parsed.body)) return parsed
-    return { frontMatter: parsed.frontMatter, body: await withImageSizes(parsed.body, file, (name) => this.image(name), this.#log) }
+    return {
+      frontMatter: parsed.frontMatter,
+      body: await withImageSizes(parsed.body, file, (name) => this.image(name), this.#log),
+    }
   }
 }

@@ -9,8 +9,13 @@ interface ImageLog {
 
 /** Whether a body draws an image of the content anywhere (most draw none: their tree is used as it is). */
 export function hasContentImage(node: Root | ElementContent): boolean {
-  if (node.type === 'element' && node.tagName === 'img') return String(node.properties.src ?? '').startsWith(contentImages.urlPrefix)
-  return (node.type === 'element' || node.type === 'root') && node.children.some((child) => hasContentImage(child as ElementContent))
+  if (node.type === 'element' && node.tagName === 'img') {
+    return String(node.properties.src ?? '').startsWith(contentImages.urlPrefix)
+  }
+  return (
+    (node.type === 'element' || node.type === 'root') &&
+    node.children.some((child) => hasContentImage(child as ElementContent))
+  )
 }
 
 /**

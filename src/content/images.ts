@@ -17,7 +17,9 @@ export const siteImages: readonly SiteImage[] = [
     src: '/images/harbour.jpg',
     width: 2048,
     height: 1365,
-    alt: 'A harbour at dusk: sailing boats on calm water in front of a city skyline with lit windows and a striped lighthouse.',
+    alt:
+      'A harbour at dusk: sailing boats on calm water in front of a city skyline with lit windows and a striped ' +
+      'lighthouse.',
   },
   {
     src: '/images/mountains.jpg',

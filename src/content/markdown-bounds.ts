@@ -50,7 +50,10 @@ export function checkNesting(markdown: string, file: string, maxDepth: number): 
     }
     const depth = lineDepth(line)
     if (depth > maxDepth) {
-      throw new errors.ContentInvalid(file, `body line ${lineNumber} nests ${depth} blocks deep (quotes, lists, indentation); at most ${maxDepth}`)
+      throw new errors.ContentInvalid(
+        file,
+        `body line ${lineNumber} nests ${depth} blocks deep (quotes, lists, indentation); at most ${maxDepth}`,
+      )
     }
   }
 }

@@ -66,7 +66,9 @@ export class MarkdownParser {
   async close(): Promise<void> {
     this.#closed = true
     const waiting = [...(this.#running ? [this.#running] : []), ...this.#queue.splice(0)]
-    for (const pending of waiting) pending.reject(new errors.ContentUnreadable(pending.job.file, 'the server is closing'))
+    for (const pending of waiting) {
+      pending.reject(new errors.ContentUnreadable(pending.job.file, 'the server is closing'))
+    }
     await this.#end()
   }
 
@@ -123,7 +125,9 @@ export class MarkdownParser {
       this.#worker = undefined
       this.#ready = false
       const file = this.#running?.job.file
-      if (file !== undefined && !this.#closed) this.#settle(boundFailure(file, 'the Markdown parser stopped while parsing it'))
+      if (file !== undefined && !this.#closed) {
+        this.#settle(boundFailure(file, 'the Markdown parser stopped while parsing it'))
+      }
     })
     this.#worker = worker
     this.#ready = false

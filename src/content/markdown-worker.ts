@@ -11,7 +11,10 @@ export interface ParseJob {
   file: string
 }
 
-export type ParseResult = { id: number; parsed: ReturnType<typeof parseMarkdown> } | { id: number; invalid: string } | { id: number; failed: string }
+export type ParseResult = {
+  id: number
+  parsed: ReturnType<typeof parseMarkdown>
+} | { id: number; invalid: string } | { id: number; failed: string }
 
 /** Posted once the parser is loaded: a parse's time counts from here, not from the thread's start. */
 export const parserReady = 'ready'
@@ -22,9 +25,12 @@ parentPort?.on('message', function parseJob({ id, text, file }: ParseJob) {
     result = { id, parsed: parseMarkdown(text, file) }
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string }
-    // COURIER_ERR_CONTENT_INVALID says what is wrong with the file; anything else (a stack overflow) that the parser failed on it.
+    // COURIER_ERR_CONTENT_INVALID says what is wrong with the file; anything else (a stack overflow) that the parser
+    // failed on it.
     const text = String(message)
-    const reason = text.startsWith(`Content file ${file} is invalid: `) ? text.slice(`Content file ${file} is invalid: `.length) : text
+    const reason = text.startsWith(`Content file ${file} is invalid: `)
+      ? text.slice(`Content file ${file} is invalid: `.length)
+      : text
     result = code === 'COURIER_ERR_CONTENT_INVALID' ? { id, invalid: reason } : { id, failed: text }
   }
   parentPort!.postMessage(result)

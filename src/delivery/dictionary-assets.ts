@@ -36,7 +36,9 @@ export interface DeltasAgainst {
 /** The deltas of the build, by the URL path of the chunk each codes, then by the hex SHA-256 of its dictionary. */
 export type DictionaryDeltas = ReadonlyMap<string, ReadonlyMap<string, DeltasAgainst>>
 
-/** Why a delta's file cannot be served, or undefined when its header (and a zstd frame's start) are what its name says. */
+/**
+ * Why a delta's file cannot be served, or undefined when its header (and a zstd frame's start) are what its name says.
+ */
 function corruption(file: string, coding: DictionaryCoding, dictionaryHash: string): string | undefined {
   const magic = deltaMagic[coding]
   const headerBytes = deltaHeaderBytes(coding)
@@ -50,15 +52,19 @@ function corruption(file: string, coding: DictionaryCoding, dictionaryHash: stri
   }
   if (read <= headerBytes) return `no ${coding} header and body`
   if (!head.subarray(0, magic.length).equals(magic)) return `no ${coding} header`
-  if (head.subarray(magic.length, headerBytes).toString('hex') !== dictionaryHash) return 'its header names another dictionary'
-  if (coding === 'dcz' && (read < head.length || !head.subarray(headerBytes).equals(zstdFrameMagic))) return 'no zstd frame after the header'
+  if (head.subarray(magic.length, headerBytes).toString('hex') !== dictionaryHash) {
+    return 'its header names another dictionary'
+  }
+  if (coding === 'dcz' && (read < head.length || !head.subarray(headerBytes).equals(zstdFrameMagic))) {
+    return 'no zstd frame after the header'
+  }
   return undefined
 }
 
 /**
- * The deltas beside the build's chunks (`<chunk>.<hex sha-256>.dcb` and `.dcz` in `client/chunks`), found once, at start-up. A
- * delta whose header is not what its name says, or with no chunk of a dictionary rule beside it, is logged as
- * COURIER_ERR_DICTIONARY_DELTA_CORRUPT and left out: its chunk goes in its other codings.
+ * The deltas beside the build's chunks (`<chunk>.<hex sha-256>.dcb` and `.dcz` in `client/chunks`), found once, at
+ * start-up. A delta whose header is not what its name says, or with no chunk of a dictionary rule beside it, is logged
+ * as COURIER_ERR_DICTIONARY_DELTA_CORRUPT and left out: its chunk goes in its other codings.
  */
 export function findDictionaryDeltas(clientDir: string, log: FastifyBaseLogger): DictionaryDeltas {
   const deltas = new Map<string, Map<string, DeltasAgainst>>()

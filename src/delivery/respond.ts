@@ -52,7 +52,9 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
   // Error documents without a digest, kept by status (config/caches.ts).
   const errorDocuments = new DocumentCache(keepDocuments ? caches.errorDocuments.maxEntries : 0)
 
-  /** The slot this document is kept in, if it is one to keep (an error page's has no request value without a digest). */
+  /**
+   * The slot this document is kept in, if it is one to keep (an error page's has no request value without a digest).
+   */
   function slotFor(target: RenderTarget, kept: KeptDocumentSlot | undefined): KeptDocumentSlot | undefined {
     if (!keepDocuments) return undefined
     if (target.type === 'page') return target.page.kind === 'static' ? kept : undefined
@@ -74,7 +76,8 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
     const headTags = headTagsOf(request, target)
     const ready = slot?.ready
     if (ready) {
-      // Nothing renders: no render span; the request span says the kept document was sent (docs/operations.md "Traces").
+      // Nothing renders: no render span; the request span says the kept document was sent (docs/operations.md
+      // "Traces").
       traceKeptDocument(tracing, request, target)
       metrics?.keptDocumentSent(request, target.type)
       return sender.sendKeptDocument(request, answerHead(request, reply, target), ready, headTags)
@@ -115,6 +118,12 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
     }
     span.setAttributes({ 'courier.render.kept': false })
     traceStreamedRender(span, rendered.stream, renderStarted)
-    return sender.sendStream(request, answerHead(request, reply, target), rendered.coding, rendered.stream, rendered.abort)
+    return sender.sendStream(
+      request,
+      answerHead(request, reply, target),
+      rendered.coding,
+      rendered.stream,
+      rendered.abort,
+    )
   }
 }

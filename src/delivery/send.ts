@@ -23,7 +23,10 @@ import type { DocumentHead, DocumentTemplate } from '../render/template.ts'
 import { documentBytes, KeptBytes } from './kept-bytes.ts'
 import { KeptOpenings } from './kept-openings.ts'
 
-/** The kinds of answer the sender codes, each with its order among codings a client weighs alike (config/compression.ts). */
+/**
+ * The kinds of answer the sender codes, each with its order among codings a client weighs alike
+ * (config/compression.ts).
+ */
 export type AnswerKind = keyof typeof compression.codingPreference
 
 /**
@@ -35,7 +38,10 @@ export interface KeptBody {
   readonly etag: string
 }
 
-/** What the route says of a kept body's answer: its status, Cache-Control and type (none of which a 304 repeats but the first two). */
+/**
+ * What the route says of a kept body's answer: its status, Cache-Control and type (none of which a 304 repeats but the
+ * first two).
+ */
 export interface AnswerHead {
   statusCode: number
   cacheControl: string
@@ -66,7 +72,9 @@ export class Sender {
   /** Kept bodies' encodings, each made once, by the body they encode. */
   readonly #bodies = new WeakMap<KeptBody, Map<ContentCoding, Buffer>>()
 
-  constructor(bounds: { acceptEncoding: typeof caches.acceptEncoding; keptOpenings: typeof caches.keptOpenings } = caches) {
+  constructor(
+    bounds: { acceptEncoding: typeof caches.acceptEncoding; keptOpenings: typeof caches.keptOpenings } = caches,
+  ) {
     this.#parsed = parsedAcceptEncoding(bounds.acceptEncoding)
     this.#openings = new KeptOpenings(bounds.keptOpenings, this.#bytes)
   }
@@ -77,7 +85,9 @@ export class Sender {
    */
   codingFor(request: FastifyRequest, kind: AnswerKind, byteLength?: number): Coding {
     const header = request.headers['accept-encoding']
-    if (byteLength !== undefined && byteLength < compression.minBytes && identityAcceptable(header, this.#parsed)) return 'identity'
+    if (byteLength !== undefined && byteLength < compression.minBytes && identityAcceptable(header, this.#parsed)) {
+      return 'identity'
+    }
     return negotiateCoding(header, compression.codingPreference[kind], this.#parsed)
   }
 
@@ -86,7 +96,12 @@ export class Sender {
    * zstd: the parts were compressed once, so a response costs a CRC (gzip) or a copy (zstd); brotli, where only it will
    * do, is a compression per response.
    */
-  sendKeptDocument(request: FastifyRequest, reply: FastifyReply, document: KeptDocument, headTags: string): FastifyReply {
+  sendKeptDocument(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    document: KeptDocument,
+    headTags: string,
+  ): FastifyReply {
     this.varyByCoding(reply)
     const tags = headTags ? Buffer.from(headTags, 'latin1') : undefined
     const nonce = request.cspNonce
@@ -116,7 +131,9 @@ export class Sender {
     const coding = this.codingFor(request, 'pageData', Buffer.byteLength(kept.body))
     this.varyByCoding(reply)
     reply.header('etag', encodedEtag(kept.etag, coding))
-    if (matchesAnyEncoding(request.headers['if-none-match'], kept.etag)) return reply.code(304).header('cache-control', head.cacheControl).send()
+    if (matchesAnyEncoding(request.headers['if-none-match'], kept.etag)) {
+      return reply.code(304).header('cache-control', head.cacheControl).send()
+    }
     if (coding !== 'identity') reply.header('content-encoding', coding)
     reply.code(head.statusCode).header('cache-control', head.cacheControl).type(head.type)
     if (coding === 'identity') return reply.send(kept.body)
@@ -135,7 +152,12 @@ export class Sender {
    * opening compressed once and kept where it can be (src/delivery/kept-openings.ts); brotli or zstd through a
    * compressor flushed once per piece (`sendStream`).
    */
-  streamCoding(request: FastifyRequest, template: DocumentTemplate, head: DocumentHead, headTags: string): StreamCoding {
+  streamCoding(
+    request: FastifyRequest,
+    template: DocumentTemplate,
+    head: DocumentHead,
+    headTags: string,
+  ): StreamCoding {
     const coding = this.codingFor(request, 'streamedDocument')
     const nonce = request.cspNonce
     const kept = coding === 'gzip' ? this.#openings.gzipStart(template, head, nonce, headTags) : undefined
@@ -161,7 +183,13 @@ export class Sender {
   }
 
   /** A streamed document in the coding `streamCoding` chose; `abort` stops its render when the client goes. */
-  sendStream(request: FastifyRequest, reply: FastifyReply, coding: Coding, stream: Readable, abort: (reason: Error) => void): FastifyReply {
+  sendStream(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    coding: Coding,
+    stream: Readable,
+    abort: (reason: Error) => void,
+  ): FastifyReply {
     reply.raw.once('close', function abortWhenClientGone() {
       if (reply.raw.writableFinished) return
       request.log.debug('render aborted: the client closed the connection')

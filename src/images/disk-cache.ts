@@ -75,7 +75,11 @@ export class DiskImageCache {
           const metaBytes = Buffer.alloc(metaLength)
           await handle.read(metaBytes, 0, metaLength, 4)
           const meta = JSON.parse(metaBytes.toString('utf8')) as CacheEntryMeta
-          if (!keyPattern.test(meta.key) || `${meta.key}${entrySuffix}` !== name || stats.size !== 4 + metaLength + meta.size) {
+          if (
+            !keyPattern.test(meta.key) ||
+            `${meta.key}${entrySuffix}` !== name ||
+            stats.size !== 4 + metaLength + meta.size
+          ) {
             throw new Error('entry does not match its file')
           }
           loaded.push({ entry: { ...meta, body: undefined, file, bodyOffset: 4 + metaLength }, mtimeMs: stats.mtimeMs })

@@ -47,7 +47,9 @@ export function acceptedFormats(accept: string | undefined): AcceptedFormats {
   return { avif: accept ? accepts(accept, 'image/avif') : false, webp: accept ? accepts(accept, 'image/webp') : false }
 }
 
-/** Whether a client that accepts `accepted` decodes `format`: JPEG, PNG and GIF always, WebP and AVIF only when named. */
+/**
+ * Whether a client that accepts `accepted` decodes `format`: JPEG, PNG and GIF always, WebP and AVIF only when named.
+ */
 export function isDecodable(format: Exclude<SourceFormat, 'svg'>, accepted: AcceptedFormats): boolean {
   if (format === 'avif') return accepted.avif
   if (format === 'webp') return accepted.webp
@@ -59,7 +61,11 @@ export function isDecodable(format: Exclude<SourceFormat, 'svg'>, accepted: Acce
  * decodes it (JPEG, PNG, GIF); else (a WebP or AVIF source for a browser that cannot decode it) JPEG, or PNG when the
  * source has an alpha channel, so transparency survives.
  */
-export function chooseFormat(accepted: AcceptedFormats, source: Exclude<SourceFormat, 'svg'>, hasAlpha: boolean): OutputFormat {
+export function chooseFormat(
+  accepted: AcceptedFormats,
+  source: Exclude<SourceFormat, 'svg'>,
+  hasAlpha: boolean,
+): OutputFormat {
   if (accepted.avif) return 'avif'
   if (accepted.webp) return 'webp'
   if (isDecodable(source, accepted)) return source

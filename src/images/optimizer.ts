@@ -66,7 +66,9 @@ export function cacheKey(source: ImageSource, width: number, quality: number, ac
     url.hash = ''
     identity = `remote:${url.href}`
   }
-  return createHash('sha256').update(JSON.stringify([identity, width, quality, accepted.avif, accepted.webp])).digest('hex')
+  return createHash('sha256')
+    .update(JSON.stringify([identity, width, quality, accepted.avif, accepted.webp]))
+    .digest('hex')
 }
 
 /** `dunes` from `/images/dunes.jpg`, reduced to characters safe inside a quoted header value. */
@@ -105,7 +107,9 @@ export class ImageOptimizer {
     if (this.#inFlight.has(key)) return
     this.produce(key, job, log).catch((error: unknown) => {
       // A full queue is load, not a failure: the stale entry stays, the next request that finds it stale tries again.
-      if (error instanceof errors.ImageBusy) return log.warn({ code: error.code, url: job.url }, 'image refresh skipped: optimizer busy')
+      if (error instanceof errors.ImageBusy) {
+        return log.warn({ code: error.code, url: job.url }, 'image refresh skipped: optimizer busy')
+      }
       log.warn({ err: error, url: job.url }, 'image refresh failed')
     })
   }
@@ -116,7 +120,10 @@ export class ImageOptimizer {
     if (source.kind === 'content') return { bytes: source.bytes, maxAgeS: undefined }
     const { url } = source
     // A CLIENT span: the remote host's own spans, if it traces, go under it through the traceparent it is sent.
-    return tracing.inSpan(parent, 'courier.image.fetch', { kind: 'client', attributes: httpClientAttributes('GET', url) }, (span) => {
+    return tracing.inSpan(parent, 'courier.image.fetch', {
+      kind: 'client',
+      attributes: httpClientAttributes('GET', url),
+    }, (span) => {
       const headers: Record<string, string> = {}
       span.injectInto(headers)
       let statusCode = 0
@@ -132,7 +139,9 @@ export class ImageOptimizer {
         .catch((error: unknown) => {
           // The semantic conventions' error.type: the status when the host answered with an error, else what failed.
           const code = (error as { code?: unknown }).code
-          span.setAttributes({ 'error.type': statusCode >= 400 ? String(statusCode) : typeof code === 'string' ? code : 'Error' })
+          span.setAttributes({
+            'error.type': statusCode >= 400 ? String(statusCode) : typeof code === 'string' ? code : 'Error',
+          })
           throw error
         })
     })
@@ -142,7 +151,12 @@ export class ImageOptimizer {
    * With a shared tier: the image another instance made (fresh), or this one's own, made while holding the cluster's
    * lock for it. Without one (or with Redis down): made here.
    */
-  async #produce(key: string, job: ImageJob, log: FastifyBaseLogger, parent: TraceSpan | undefined): Promise<ProducedImage> {
+  async #produce(
+    key: string,
+    job: ImageJob,
+    log: FastifyBaseLogger,
+    parent: TraceSpan | undefined,
+  ): Promise<ProducedImage> {
     const { shared, cache } = this.#options
     if (!shared) return this.#make(key, job, log, parent)
     const { value, made } = await shared.produce(key, () => this.#make(key, job, log, parent), log)
@@ -153,7 +167,12 @@ export class ImageOptimizer {
     return value
   }
 
-  async #make(key: string, job: ImageJob, log: FastifyBaseLogger, parent: TraceSpan | undefined): Promise<ProducedImage> {
+  async #make(
+    key: string,
+    job: ImageJob,
+    log: FastifyBaseLogger,
+    parent: TraceSpan | undefined,
+  ): Promise<ProducedImage> {
     const { cache, queue, limits, minimumCacheTTL, allowSvg, now, tracing = tracingOff } = this.#options
     const source = await this.#readSource(job.source, parent)
     const sourceFormat = sniffImageFormat(source.bytes)
@@ -161,18 +180,33 @@ export class ImageOptimizer {
     let bytes: Buffer
     let format: OutputFormat
     if (sourceFormat === 'svg') {
-      if (!allowSvg) throw new errors.ImageNotAnImage('url points to an SVG image, which the optimizer refuses (IMAGES_ALLOW_SVG)')
+      if (!allowSvg) {
+        throw new errors.ImageNotAnImage('url points to an SVG image, which the optimizer refuses (IMAGES_ALLOW_SVG)')
+      }
       bytes = source.bytes
       format = 'svg'
     } else {
       const started = performance.now()
       // The format for a still, opaque source; the transform may pick another (alpha, animation) and says so below.
       const expected = chooseFormat(job.accepted, sourceFormat, false)
-      const attributes = { 'courier.image.source_format': sourceFormat, 'courier.image.format': expected, 'courier.image.width': job.width }
+      const attributes = {
+        'courier.image.source_format': sourceFormat,
+        'courier.image.format': expected,
+        'courier.image.width': job.width,
+      }
       // The span includes the wait in the transform queue: under load, that is where the time goes.
       const result = await tracing.inSpan(parent, 'courier.image.transform', { attributes }, async (span) => {
         const transformed = await queue.run(
-          () => transformImage({ bytes: source.bytes, source: sourceFormat, accepted: job.accepted, width: job.width, quality: job.quality }, limits),
+          () => transformImage(
+            {
+              bytes: source.bytes,
+              source: sourceFormat,
+              accepted: job.accepted,
+              width: job.width,
+              quality: job.quality,
+            },
+            limits,
+          ),
           job.client,
         )
         if (transformed.format !== expected) span.setAttributes({ 'courier.image.format': transformed.format })

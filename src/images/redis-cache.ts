@@ -116,7 +116,11 @@ export class SharedImageCache {
    * made, or `make`'s, made holding the key's lock and shared; `make`'s alone when Redis cannot help. `made`: this
    * instance made it.
    */
-  produce(key: string, make: () => Promise<SharedImage>, log: FastifyBaseLogger): Promise<{ value: SharedImage; made: boolean }> {
+  produce(
+    key: string,
+    make: () => Promise<SharedImage>,
+    log: FastifyBaseLogger,
+  ): Promise<{ value: SharedImage; made: boolean }> {
     const { imageLockMs, imageWaitPollMs, imageWaitMaxMs } = this.#limits
     return this.#lock.produce(
       this.#lockKey(key),

@@ -27,7 +27,9 @@ export interface RemoteSourceOptions {
 
 /** What a caller adds to a fetch and learns of it: its trace headers in, each response's status out. */
 export interface RemoteRead {
-  /** Sent with every request of the fetch, redirects included, beside `Accept`: `traceparent` (src/images/optimizer.ts). */
+  /**
+   * Sent with every request of the fetch, redirects included, beside `Accept`: `traceparent` (src/images/optimizer.ts).
+   */
   headers?: Readonly<Record<string, string>>
   /** Told of each response's status, a redirect's included, before it is judged. */
   onResponse?: (statusCode: number) => void
@@ -50,7 +52,9 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308])
 export function upstreamMaxAge(cacheControl: string | null): number | undefined {
   if (!cacheControl) return undefined
   const directives = cacheControl.toLowerCase().split(',').map((directive) => directive.trim())
-  if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache' || directive === 'private')) return 0
+  if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache' || directive === 'private')) {
+    return 0
+  }
   for (const name of ['s-maxage', 'max-age']) {
     const found = directives.find((directive) => directive.startsWith(`${name}=`))
     const seconds = found ? Number.parseInt(found.slice(name.length + 1).replace(/"/g, ''), 10) : Number.NaN
@@ -96,7 +100,11 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
   const { origins, limits, lookup = systemLookup, isAddressRefused = isPrivateAddress } = options
 
-  function guardedLookup(hostname: string, lookupOptions: LookupOptions, callback: Parameters<LookupFunction>[2]): void {
+  function guardedLookup(
+    hostname: string,
+    lookupOptions: LookupOptions,
+    callback: Parameters<LookupFunction>[2],
+  ): void {
     lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, '')
       const list = addresses as LookupAddress[]
@@ -120,7 +128,9 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
   }
 
   function checkTarget(url: URL): void {
-    if (!origins.has(url.origin)) throw new errors.ImageUrlRefused(`url redirects to ${url.host}, which is not in the allow-list`)
+    if (!origins.has(url.origin)) {
+      throw new errors.ImageUrlRefused(`url redirects to ${url.host}, which is not in the allow-list`)
+    }
     const host = url.hostname.replace(/^\[|\]$/g, '')
     if (isIP(host) && isAddressRefused(host)) {
       throw new errors.ImageUrlRefused('url resolves to a loopback, private or link-local address')
@@ -146,7 +156,9 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           await response.body?.cancel()
           const location = response.headers.get('location')
           if (!location) throw new errors.ImageUpstreamFailed(`status ${response.status} without a Location`)
-          if (redirects >= limits.maxRedirects) throw new errors.ImageUpstreamFailed(`more than ${limits.maxRedirects} redirects`)
+          if (redirects >= limits.maxRedirects) {
+            throw new errors.ImageUpstreamFailed(`more than ${limits.maxRedirects} redirects`)
+          }
           url = new URL(location, url)
           options.onRedirect?.(url)
           continue

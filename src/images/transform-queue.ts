@@ -2,10 +2,10 @@ import { errors } from '../errors.ts'
 
 /**
  * At most `concurrency` transforms run at once; up to `maxQueued` more wait their turn, and any beyond that are
- * refused at once (COURIER_ERR_IMAGE_BUSY, 429) instead of piling up memory. One client (its key, the request's IP) may hold at most
- * `maxPerClient` of them, running and waiting together, so a single client cannot fill the queue for everyone; and a
- * freed slot goes to the waiting client served least recently (each client's own waiters in arrival order), so a
- * client that queued many does not make the next one wait for all of them.
+ * refused at once (COURIER_ERR_IMAGE_BUSY, 429) instead of piling up memory. One client (its key, the request's IP) may
+ * hold at most `maxPerClient` of them, running and waiting together, so a single client cannot fill the queue for
+ * everyone; and a freed slot goes to the waiting client served least recently (each client's own waiters in arrival
+ * order), so a client that queued many does not make the next one wait for all of them.
  */
 export class TransformQueue {
   #running = 0

@@ -18,7 +18,10 @@ export interface TransformResult {
   format: OutputFormat
 }
 
-type TransformLimits = Pick<ImageOptimizerLimits, 'maxInputPixels' | 'maxOutputPixels' | 'transformTimeoutS' | 'avifEffort'>
+type TransformLimits = Pick<
+  ImageOptimizerLimits,
+  'maxInputPixels' | 'maxOutputPixels' | 'transformTimeoutS' | 'avifEffort'
+>
 
 type SharpModule = (typeof import('sharp'))['default']
 type SharpFactory = (input: Buffer, options: SharpOptions) => Sharp

@@ -4,7 +4,11 @@ import { errors } from '../errors.ts'
 export const optimizerPath = '/_next/image'
 
 export type ImageSource =
-  | { kind: 'local'; /** Decoded path under the public folder, always starting with `/`, no repeated slashes. */ path: string }
+  | {
+      kind: 'local'
+      /** Decoded path under the public folder, always starting with `/`, no repeated slashes. */
+      path: string
+    }
   | { kind: 'remote'; url: URL }
   | {
       kind: 'content'
@@ -34,7 +38,11 @@ function decodeFully(text: string): string {
 
 function pointsAtOptimizer(decodedPath: string): boolean {
   const normalized = decodedPath.toLowerCase().replace(/\/{2,}/g, '/')
-  return normalized === optimizerPath || normalized.startsWith(`${optimizerPath}/`) || normalized.startsWith(`${optimizerPath}?`)
+  return (
+    normalized === optimizerPath ||
+    normalized.startsWith(`${optimizerPath}/`) ||
+    normalized.startsWith(`${optimizerPath}?`)
+  )
 }
 
 /** Refuses `..`, `.`, dotfiles, backslashes and control characters in a decoded local path. */
@@ -43,7 +51,9 @@ function checkLocalPath(decodedPath: string): void {
     throw new errors.ImageUrlRefused('url must not hold backslashes or control characters')
   }
   for (const segment of decodedPath.split('/').slice(1)) {
-    if (segment === '..' || segment === '.') throw new errors.ImageUrlRefused('url must not traverse out of the public folder')
+    if (segment === '..' || segment === '.') {
+      throw new errors.ImageUrlRefused('url must not traverse out of the public folder')
+    }
     if (segment.startsWith('.')) throw new errors.ImageUrlRefused('url must not name a hidden file')
   }
 }
@@ -62,7 +72,9 @@ export function parseImageUrl(url: string, remoteOrigins: ReadonlySet<string>): 
     if (pointsAtOptimizer(decoded)) throw new errors.ImageUrlRefused('url must not point at the image optimizer itself')
     // A local file has no query or fragment: each would be one more cache entry (and transform) of the same file.
     // Refused as Next.js refuses a query outside `images.localPatterns`.
-    if (rawPath !== url) throw new errors.ImageUrlRefused('url must not carry a query (?) or fragment (#): a local image is one file')
+    if (rawPath !== url) {
+      throw new errors.ImageUrlRefused('url must not carry a query (?) or fragment (#): a local image is one file')
+    }
     checkLocalPath(decoded)
     // Repeated slashes name the same file: one spelling, so one cache key.
     return { kind: 'local', path: decoded.replace(/\/{2,}/g, '/') }
@@ -97,7 +109,10 @@ export function compileRemoteOrigins(origins: readonly string[]): ReadonlySet<st
       throw new errors.OptionInvalid('remoteOrigins', `${JSON.stringify(origin)} is not a URL`)
     }
     if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin.replace(/\/$/, '')) {
-      throw new errors.OptionInvalid('remoteOrigins', `${JSON.stringify(origin)} must be an http(s) origin like https://host`)
+      throw new errors.OptionInvalid(
+        'remoteOrigins',
+        `${JSON.stringify(origin)} must be an http(s) origin like https://host`,
+      )
     }
     compiled.add(parsed.origin)
   }

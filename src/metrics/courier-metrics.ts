@@ -163,7 +163,8 @@ export class CourierMetrics implements MetricsRecorder {
     const contentReads = () => this.#contentReads()
     new Gauge({
       name: 'courier_content_reads_stuck',
-      help: 'Reads of CONTENT_DIR past their time-out whose system call has not returned (a file system that stopped answering), read at scrape time.',
+      help: 'Reads of CONTENT_DIR past their time-out whose system call has not returned (a file system that stopped ' +
+        'answering), read at scrape time.',
       registers,
       collect() {
         this.set(contentReads().stuck)
@@ -198,7 +199,12 @@ export class CourierMetrics implements MetricsRecorder {
   responseFinished(request: FastifyRequest, reply: FastifyReply): void {
     const route = routeLabel(request)
     const statusCode = reply.statusCode
-    this.#requestDuration.observe(reply.elapsedTime / 1000, route, methodLabel(request.method), statusClassLabel(statusCode))
+    this.#requestDuration.observe(
+      reply.elapsedTime / 1000,
+      route,
+      methodLabel(request.method),
+      statusClassLabel(statusCode),
+    )
     if (route === clientErrorsPath) this.#clientReports.inc(clientReportResults[statusCode] ?? 'failed')
   }
 

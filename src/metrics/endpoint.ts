@@ -28,11 +28,18 @@ export interface MetricsEndpoint {
  * answers 404 for /metrics, and nothing a scraper does reaches the site's hooks, limits or access log. Scrapes that
  * arrive together share one collection, and a scrape within a second of the last collection gets its text, so a
  * scraper that hammers the port costs one collection a second at most; a few connections at most are held, a new one
- * closing the longest idle, and an idle one closes before the next scrape (config/metrics.ts); a collection that fails (a cluster worker
- * that does not answer) is a 503 and a warn line, never a crash.
+ * closing the longest idle, and an idle one closes before the next scrape (config/metrics.ts); a collection that fails
+ * (a cluster worker that does not answer) is a 503 and a warn line, never a crash.
  */
 export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsEndpoint> {
-  const { host, port, collect, contentType, logger, minCollectionIntervalMs = metricsEndpointLimits.minCollectionIntervalMs } = options
+  const {
+    host,
+    port,
+    collect,
+    contentType,
+    logger,
+    minCollectionIntervalMs = metricsEndpointLimits.minCollectionIntervalMs,
+  } = options
   let collecting: Promise<string> | undefined
   let last: { text: string; at: number } | undefined
 
@@ -61,7 +68,10 @@ export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsE
       text = await collectOnce()
     } catch (error) {
       logger.warn({ err: error }, 'metrics scrape failed')
-      return response.writeHead(503, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('Metrics unavailable\n')
+      return response.writeHead(
+        503,
+        { 'content-type': 'text/plain', 'cache-control': 'no-store' },
+      ).end('Metrics unavailable\n')
     }
     response.writeHead(200, {
       'content-type': contentType,
@@ -91,7 +101,10 @@ export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsE
       server.off('error', reject)
       server.on('error', (error) => logger.error({ err: error }, 'metrics endpoint failed'))
       const bound = (server.address() as AddressInfo).port
-      logger.info({ address: `http://${host.includes(':') ? `[${host}]` : host}:${bound}${metricsPath}` }, 'metrics endpoint listening')
+      logger.info(
+        { address: `http://${host.includes(':') ? `[${host}]` : host}:${bound}${metricsPath}` },
+        'metrics endpoint listening',
+      )
       resolve({
         port: bound,
         close: () =>

@@ -5,9 +5,10 @@ type Level = Map<string, unknown>
 
 /**
  * The series of one metric, reached through one map per label. prom-client's `observe`/`inc` validate the labels
- * object and build and sort a key string from it on every call (about 1 µs a response, docs/performance.md "Labelled series"); here a
- * recording is two or three map reads on strings Courier holds (route templates, Node's method names, fixed words)
- * and allocates nothing once the series exists. The number of series stays what the label values bound it to.
+ * object and build and sort a key string from it on every call (about 1 µs a response, docs/performance.md "Labelled
+ * series"); here a recording is two or three map reads on strings Courier holds (route templates, Node's method names,
+ * fixed words) and allocates nothing once the series exists. The number of series stays what the label values bound it
+ * to.
  */
 class SeriesIndex<S> {
   readonly series: S[] = []
@@ -16,7 +17,9 @@ class SeriesIndex<S> {
   readonly #create: (labels: Labels) => S
 
   constructor(labelNames: readonly string[], create: (labels: Labels) => S) {
-    if (labelNames.length < 1 || labelNames.length > 3) throw new RangeError('a labelled series takes one to three labels')
+    if (labelNames.length < 1 || labelNames.length > 3) {
+      throw new RangeError('a labelled series takes one to three labels')
+    }
     this.#labelNames = labelNames
     this.#create = create
   }

@@ -2,10 +2,11 @@ import { regeneration } from '../../config/content.ts'
 import type { PageDefinition } from '../../site/pages.ts'
 
 /**
- * Cache-Control of everything a page answers, its document and its page data alike (docs/page-data-and-router.md "Page kinds"). Documents of
- * filtered pages carry a per-request CSP nonce, which no shared cache may replay, and a site step of the request
- * filter (an auth gate) may guard a page and so its data: both stay `private`. `static` answers may be kept by the
- * browser and revalidated; `dynamic` ones are computed for one request and never stored; error answers never either.
+ * Cache-Control of everything a page answers, its document and its page data alike (docs/page-data-and-router.md "Page
+ * kinds"). Documents of filtered pages carry a per-request CSP nonce, which no shared cache may replay, and a site step
+ * of the request filter (an auth gate) may guard a page and so its data: both stay `private`. `static` answers may be
+ * kept by the browser and revalidated; `dynamic` ones are computed for one request and never stored; error answers
+ * never either.
  */
 export const pageCacheControl = Object.freeze({
   static: 'private, no-cache',
@@ -22,7 +23,10 @@ export const pageCacheControl = Object.freeze({
  */
 export function pageCacheControlOf(page: Pick<PageDefinition, 'kind' | 'revalidate'>, carriesNonce: boolean): string {
   if (page.kind !== 'static' || page.revalidate === undefined || carriesNonce) return pageCacheControl[page.kind]
-  return `public, max-age=0, s-maxage=${page.revalidate}, stale-while-revalidate=${regeneration.cdnStaleWhileRevalidateS}`
+  return (
+    `public, max-age=0, s-maxage=${page.revalidate}, ` +
+    `stale-while-revalidate=${regeneration.cdnStaleWhileRevalidateS}`
+  )
 }
 
 /** The header that says whether a kept page with `revalidate` was served fresh or stale (docs/content.md). */

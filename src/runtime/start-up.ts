@@ -11,12 +11,13 @@ export interface CompileCacheState {
 }
 
 /**
- * Turns on V8's compile cache for what the process loads from now on, in `<folder of the compiled server>/compile-cache`
- * (config/start-up.ts): the first start compiles and writes it, every later one reads the compiled code instead of
- * compiling the bundle and React's server renderer again. `portable`: entries are keyed by paths relative to the folder,
- * so a build moved as a whole (a release folder, an image layer) keeps its cache. Not for the server run from its
- * TypeScript sources (`npm run dev`, `entryUrl` a `.ts` file): nothing is written into the source tree.
- * NODE_COMPILE_CACHE set by the operator wins (`already-enabled`); NODE_DISABLE_COMPILE_CACHE=1 turns it off (`disabled`).
+ * Turns on V8's compile cache for what the process loads from now on, in `<folder of the compiled
+ * server>/compile-cache` (config/start-up.ts): the first start compiles and writes it, every later one reads the
+ * compiled code instead of compiling the bundle and React's server renderer again. `portable`: entries are keyed by
+ * paths relative to the folder, so a build moved as a whole (a release folder, an image layer) keeps its cache. Not for
+ * the server run from its TypeScript sources (`npm run dev`, `entryUrl` a `.ts` file): nothing is written into the
+ * source tree. NODE_COMPILE_CACHE set by the operator wins (`already-enabled`); NODE_DISABLE_COMPILE_CACHE=1 turns it
+ * off (`disabled`).
  */
 export function enableCompileCache(entryUrl: string): CompileCacheState {
   const entry = fileURLToPath(entryUrl)

@@ -3,7 +3,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { SharedRedis } from './redis.ts'
 
 /** Deletes the lock only if it is still ours (it may have expired and been taken by another instance meanwhile). */
-const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
+const releaseScript =
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -71,7 +72,11 @@ export class FleetLock {
     }
   }
 
-  async #holding<Value>(lockKey: string, token: string, production: FleetProduction<Value>): Promise<{ value: Value; made: boolean }> {
+  async #holding<Value>(
+    lockKey: string,
+    token: string,
+    production: FleetProduction<Value>,
+  ): Promise<{ value: Value; made: boolean }> {
     try {
       // Another instance may have finished (and let go of the lock) since the look above.
       const found = await production.find()

@@ -1,6 +1,9 @@
 import type { SpanAttributes } from './tracing.ts'
 
-/** `url.full` as a span holds it: scheme, host, port and path, never credentials or the query (docs/operations.md "Traces"). */
+/**
+ * `url.full` as a span holds it: scheme, host, port and path, never credentials or the query (docs/operations.md
+ * "Traces").
+ */
 export function spanUrlOf(url: URL): string {
   return `${url.origin}${url.pathname}`
 }

@@ -5,8 +5,8 @@ import type { TracingConfig } from '../../config/tracing.ts'
  * when it arrives, by the root rule of OTEL_TRACES_SAMPLER, before @fastify/otel sees it. One it turns away is not
  * instrumented at all: no span, no ids, no context (plugins/tracing.ts). @fastify/otel would otherwise start a
  * non-recording span for it, with its ids, context and hooks: most of what tracing at 10 % cost (docs/performance.md
- * "Sampled at the door"). The SDK's sampler then samples every root it is shown (src/tracing/sdk.ts); a request that continues a
- * trace is left to it, so the parent's decision (or the trace-id ratio) holds as before.
+ * "Sampled at the door"). The SDK's sampler then samples every root it is shown (src/tracing/sdk.ts); a request that
+ * continues a trace is left to it, so the parent's decision (or the trace-id ratio) holds as before.
  *
  * For the ratio samplers the door draws a random number where the SDK would read the ratio off the new trace id: the
  * trace id of a root is random too, so the share sampled is the same, and every service after this one follows the

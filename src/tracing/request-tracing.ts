@@ -28,7 +28,12 @@ export function traceparentOf(span: Span): string {
 function linkOf(traceparent: string | undefined): Link[] | undefined {
   const match = traceparent === undefined ? null : traceparentPattern.exec(traceparent)
   if (!match) return undefined
-  const spanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED, isRemote: true }
+  const spanContext = {
+    traceId: match[1]!,
+    spanId: match[2]!,
+    traceFlags: Number.parseInt(match[3]!, 16) & TraceFlags.SAMPLED,
+    isRemote: true,
+  }
   return isSpanContextValid(spanContext) ? [{ context: spanContext }] : undefined
 }
 

@@ -84,8 +84,9 @@ async function exporterOf(config: TracingConfig): Promise<SpanExporter> {
  * No context manager: every span of Courier's names its parent (src/tracing/request-tracing.ts), so nothing needs an
  * "active" span carried across awaits. `context.with` is then a plain call and `context.active()` the root context;
  * the AsyncLocalStorage context manager would enter a context for every request, sampled or not, which Node 20's
- * async hooks carry into every promise the request makes (docs/performance.md "No context manager"). Outgoing requests (remote images)
- * carry `traceparent` because src/images/optimizer.ts injects their span's, not because an instrumentation finds it.
+ * async hooks carry into every promise the request makes (docs/performance.md "No context manager"). Outgoing requests
+ * (remote images) carry `traceparent` because src/images/optimizer.ts injects their span's, not because an
+ * instrumentation finds it.
  */
 export async function startTracingSdk(config: TracingConfig, options: SdkOptions): Promise<TracingSdk> {
   const detected = detectResources({ detectors: [envDetector] })

@@ -18,7 +18,9 @@ export interface TraceSpan {
    * spans join the trace under this one. A span that is not recorded adds nothing.
    */
   injectInto(headers: Record<string, string>): void
-  /** Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`). */
+  /**
+   * Records a failure on the span: the exception, status ERROR, and the digest the user was shown (`courier.digest`).
+   */
   fail(error: unknown, digest: string | undefined): void
   /** Ends the span: now, or at `endTime` on `performance.now()`'s clock (a span made once its work has ended). */
   end(endTime?: number): void
@@ -52,7 +54,12 @@ export interface Tracing {
    * Runs `work` with a span child of `parent`, handed to it (spans of work done inside name it as their parent); the
    * span ends when `work` settles, failed when it throws.
    */
-  inSpan<T>(parent: SpanParent, name: string, options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>): Promise<T>
+  inSpan<T>(
+    parent: SpanParent,
+    name: string,
+    options: SpanOptions | undefined,
+    work: (span: TraceSpan) => Promise<T>,
+  ): Promise<T>
   /**
    * Starts a span of work no request waits for (a kept page regenerated): the root of a trace of its own, sampled by
    * the rule OTEL_TRACES_SAMPLER gives new traces, as a request's is at the door; `noSpan` when it is not sampled or
@@ -88,8 +95,12 @@ export const noSpan: TraceSpan = Object.freeze({
 export const tracingOff: Tracing = Object.freeze({
   enabled: false,
   startSpan: () => noSpan,
-  inSpan: <T>(_parent: SpanParent, _name: string, _options: SpanOptions | undefined, work: (span: TraceSpan) => Promise<T>) =>
-    work(noSpan),
+  inSpan: <T>(
+    _parent: SpanParent,
+    _name: string,
+    _options: SpanOptions | undefined,
+    work: (span: TraceSpan) => Promise<T>,
+  ) => work(noSpan),
   startRootSpan: () => noSpan,
   isRecording: () => false,
   setAttributes() {},
