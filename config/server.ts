@@ -30,7 +30,8 @@ export const serverLimits = Object.freeze({
    * page data as sent and its document rendered once. Loaders decide which paths exist (not-found answers are never
    * kept), and this caps what a large site can hold. Error documents without a digest are kept by status besides. */
   staticPageCacheEntries: 1000,
-  /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (docs/operations.md "Shutdown"). */
+  /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (docs/operations.md
+   * "Shutdown"). */
   shutdownGraceMs: 10_000,
   /** Load shedding (plugins/load-shedding.ts): the event loop's mean delay is sampled this often. A sample in which
    * the loop never turned over counts as infinite delay, so this is also the longest single tick a busy server may
@@ -57,8 +58,9 @@ export const serverLimits = Object.freeze({
 /**
  * The status page's memory figures (src/pages/process-memory.ts). The heap figures are read per request (V8 answers
  * in well under a microsecond); the resident set size comes from the kernel (`/proc/self/stat` on Linux), which
- * took some 60 µs a call in a loaded server, a sixth of a `/status` response (docs/performance.md "The status page's memory figures"), so it is read at
- * most this often and shown as read. A person reloading the page, or a probe, never sees a figure older than this.
+ * took some 60 µs a call in a loaded server, a sixth of a `/status` response (docs/performance.md "The status page's
+ * memory figures"), so it is read at most this often and shown as read. A person reloading the page, or a probe,
+ * never sees a figure older than this.
  */
 export const processMemory = Object.freeze({
   rssMaxAgeMs: 100,

@@ -215,7 +215,8 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     const key = cacheKey(source, width, quality, accepted)
     const job: ImageJob = { url, source, width, quality, accepted, client: request.ip }
     const preferred = accepted.avif ? 'avif' : accepted.webp ? 'webp' : 'source'
-    span.setAttributes({ 'courier.image.source': source.kind, 'courier.image.width': width, 'courier.image.quality': quality, 'courier.image.format': preferred })
+    span.setAttributes({ 'courier.image.source': source.kind, 'courier.image.width': width,
+      'courier.image.quality': quality, 'courier.image.format': preferred })
 
     const ifNoneMatch = request.headers['if-none-match']
 

@@ -94,7 +94,9 @@ export interface LoaderContext {
  * (`guides`, `guide:<slug>`): a revalidation of a tag regenerates every kept page whose answer carries it
  * (docs/content.md). Tags stay on the server: the answer kept and sent is the page answer without them.
  */
-export type LoaderAnswer<Data> = ({ props: Data } & { tags?: readonly string[] }) | Exclude<PageAnswer<Data>, { props: Data }>
+export type LoaderAnswer<Data> =
+  | ({ props: Data } & { tags?: readonly string[] })
+  | Exclude<PageAnswer<Data>, { props: Data }>
 
 /** A page's server-only loader: its props, a redirect or no such page (site/page-data.ts). */
 export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>

@@ -1,6 +1,7 @@
 /**
  * Server-only page loaders, keyed by page id (site/pages.ts). Nothing here may reach the browser: the client
- * bundle never imports this file, and test/build/client-bundle.test.ts checks that its content is absent from the built client.
+ * bundle never imports this file, and test/build/client-bundle.test.ts checks that its content is absent from the
+ * built client.
  * The guides and the FAQ are read from CONTENT_DIR when a loader runs (`content`, docs/content.md).
  */
 import { contentTags } from '../content/content-source.ts'
@@ -45,7 +46,11 @@ export const pageLoaders = {
       const index = guides.findIndex((summary) => summary.slug === params.slug)
       const { slug, title, summary, sections } = guide
       return {
-        props: { guide: { slug, title, summary, sections }, previous: summaryOf(guides[index - 1]), next: summaryOf(guides[index + 1]) },
+        props: {
+          guide: { slug, title, summary, sections },
+          previous: summaryOf(guides[index - 1]),
+          next: summaryOf(guides[index + 1]),
+        },
         // Its neighbours' titles are in its pager: a change to any guide may change it.
         tags: [contentTags.guides, contentTags.guide(slug)],
       }

@@ -33,7 +33,10 @@ export interface Site {
  * Joins a page table with its loaders by page id, in the table's order. Both were checked against one map of page id
  * -> data type (site/page-types.ts): a page without its loader, or a loader without its page, does not compile.
  */
-export function joinPages<DataTypes>(table: PageTable<DataTypes>, loaders: NoInfer<LoaderTable<DataTypes>>): readonly ServerPage[] {
+export function joinPages<DataTypes>(
+  table: PageTable<DataTypes>,
+  loaders: NoInfer<LoaderTable<DataTypes>>,
+): readonly ServerPage[] {
   const byId: Readonly<Record<string, PageServerSide<unknown> & { keep?: Loader<unknown> }>> = loaders
   return Object.freeze(
     listPages(table).map((page): ServerPage => {

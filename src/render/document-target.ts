@@ -7,7 +7,10 @@ import { errorDocumentHead } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import type { DocumentHead } from './template.ts'
 
-/** What a document shows: a page with its data, or the error page for a status (with the digest of a 5xx's log line). */
+/**
+ * What a document shows: a page with its data, or the error page for a status (with the digest of a 5xx's log
+ * line).
+ */
 export type RenderTarget =
   | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
   | { type: 'error'; statusCode: number; digest?: string }
@@ -34,7 +37,10 @@ export function stateFor(target: RenderTarget, deploymentId: string, host: strin
 }
 
 /** The head of the document: the page's own (title, description) and the chunks it needs, or the error page's. */
-export function headFor(target: RenderTarget, preloadsFor: ((pageId: string) => PagePreloads) | undefined): DocumentHead {
+export function headFor(
+  target: RenderTarget,
+  preloadsFor: ((pageId: string) => PagePreloads) | undefined,
+): DocumentHead {
   if (target.type === 'error') return errorDocumentHead(target.statusCode)
   const preloads = preloadsFor?.(target.page.id)
   return {
@@ -52,5 +58,7 @@ export function statusAndCacheControl(target: RenderTarget, request: FastifyRequ
 
 /** A key that names the document in logs. */
 export function documentName(target: RenderTarget): string {
-  return target.type === 'page' ? `page:${target.page.id}:${JSON.stringify(target.params)}` : `error:${target.statusCode}`
+  return target.type === 'page'
+    ? `page:${target.page.id}:${JSON.stringify(target.params)}`
+    : `error:${target.statusCode}`
 }

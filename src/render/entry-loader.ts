@@ -1,8 +1,8 @@
 /**
- * Starts the app's code after the document's first paint (docs/rendering.md "Entry loader"). The document is complete without
- * script: its text, styles and font paint first, on their own, and the entry script and the page's chunks are asked
- * for once the browser reports that paint (the `first-contentful-paint` entry of the Paint Timing API, delivered after
- * the frame is on screen). On a slow link the 61 kB of the entry then never shares the wire with the font or the
+ * Starts the app's code after the document's first paint (docs/rendering.md "Entry loader"). The document is
+ * complete without script: its text, styles and font paint first, on their own, and the entry script and the page's
+ * chunks are asked for once the browser reports that paint (the `first-contentful-paint` entry of the Paint Timing
+ * API, delivered after the frame is on screen). On a slow link the 61 kB of the entry then never shares the wire with the font or the
  * hero image before the first paint; hydration follows it.
  *
  * The script starts the code at once where waiting would gain nothing or never end:
@@ -35,9 +35,11 @@ export interface EntryLoaderOptions {
 export function entryLoaderSource(fallbackMs: number): string {
   return (
     '(function(s){var d=document,started=false;' +
-    'function add(tag,set){var e=d.createElement(tag);e.crossOrigin="";e.nonce=s.nonce;e.fetchPriority="low";set(e);d.head.appendChild(e)}' +
+    'function add(tag,set){var e=d.createElement(tag);e.crossOrigin="";e.nonce=s.nonce;e.fetchPriority="low";' +
+    'set(e);d.head.appendChild(e)}' +
     'function start(){if(started)return;started=true;var entries=s.dataset.entry.split(" ");' +
-    '(s.dataset.entry+" "+(s.dataset.preload||"")).split(" ").forEach(function(href){if(href)add("link",function(e){e.rel="modulepreload";e.href=href})});' +
+    '(s.dataset.entry+" "+(s.dataset.preload||"")).split(" ").forEach(function(href){' +
+    'if(href)add("link",function(e){e.rel="modulepreload";e.href=href})});' +
     'function run(){entries.forEach(function(src){add("script",function(e){e.type="module";e.src=src})})}' +
     'if(d.readyState==="loading")d.addEventListener("DOMContentLoaded",run);else run()}' +
     'var types=window.PerformanceObserver&&PerformanceObserver.supportedEntryTypes;' +

@@ -16,7 +16,10 @@ export function errorDocumentHead(statusCode: number): DocumentHead {
 export function plainErrorDocument(statusCode: number, digest?: string): string {
   const { title } = errorDocumentHead(statusCode)
   const digestParagraph = digest ? `<p>${escapeHtml(digestLine(digest))}</p>` : ''
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${digestParagraph}</body></html>`
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<body><h1>${escapeHtml(title)}</h1>${digestParagraph}</body></html>`
+  )
 }
 
 /**
@@ -26,7 +29,8 @@ export function plainErrorDocument(statusCode: number, digest?: string): string 
  */
 export function lateErrorScreen(host: string, digest: string): string {
   return (
-    `<section id="${lateErrorElementId}" class="error-screen application-error" role="alert" data-digest="${escapeHtml(digest)}">` +
+    `<section id="${lateErrorElementId}" class="error-screen application-error" role="alert"` +
+    ` data-digest="${escapeHtml(digest)}">` +
     `<h1 class="application-error-message">${escapeHtml(applicationErrorMessage('server', host))}</h1>` +
     `<p class="application-error-digest">${escapeHtml(digestLine(digest))}</p></section>`
   )

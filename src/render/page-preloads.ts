@@ -44,7 +44,8 @@ export async function readPagePreloads(
   for (const id of pageIds) {
     const root = manifest[pageModuleKeys.get(id) ?? '']
     if (!root) {
-      throw new errors.BuildIncomplete(clientDir, id, 'rebuild it (`npm run build`, or `npm run build:test` for the test pages)')
+      const how = 'rebuild it (`npm run build`, or `npm run build:test` for the test pages)'
+      throw new errors.BuildIncomplete(clientDir, id, how)
     }
     const modules = new Set<string>()
     const styles = new Set<string>()

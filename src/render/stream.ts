@@ -44,7 +44,11 @@ export function renderStream(options: StreamRenderOptions): Promise<StreamRender
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined
     let aborted = false
-    const stream = new PieceStream({ coding: options.coding ?? identityPieces, opening: options.opening, closing: options.closing })
+    const stream = new PieceStream({
+      coding: options.coding ?? identityPieces,
+      opening: options.opening,
+      closing: options.closing,
+    })
     const clearTimer = () => clearTimeout(timer)
     stream.once('close', clearTimer).once('end', clearTimer)
 

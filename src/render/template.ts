@@ -49,7 +49,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => htmlEscapes[character]!)
 }
 
-const htmlUnescapes: Record<string, string> = Object.fromEntries(Object.entries(htmlEscapes).map(([plain, escaped]) => [escaped, plain]))
+const htmlUnescapes: Record<string, string> = Object.fromEntries(
+  Object.entries(htmlEscapes).map(([plain, escaped]) => [escaped, plain]),
+)
 
 /** The text of an attribute value `escapeHtml` (or Vite) wrote. */
 function unescapeHtml(text: string): string {
@@ -153,10 +155,14 @@ export function compileTemplate(
         : ''
       const attribute = nonceAttribute(nonce)
       let preloads = ''
-      for (const href of head.preloadStyles ?? []) preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${attribute}>`
+      for (const href of head.preloadStyles ?? []) {
+        preloads += `<link rel="stylesheet" crossorigin href="${escapeHtml(href)}"${attribute}>`
+      }
       let code = ''
       if (loader) {
-        const preloadAttribute = head.preloadModules?.length ? ` data-preload="${escapeHtml(head.preloadModules.join(' '))}"` : ''
+        const preloadAttribute = head.preloadModules?.length
+          ? ` data-preload="${escapeHtml(head.preloadModules.join(' '))}"`
+          : ''
         code = `<script${attribute}${entryAttribute}${preloadAttribute}>${loader}</script>`
       } else {
         for (const href of head.preloadModules ?? []) {
