@@ -3,6 +3,7 @@
  * error, no uncaught error and no CSP violation, every script carrying the response's nonce; the 404 page likewise.
  * And the CSP holds: a script slipped into the document without the nonce does not run (where the filter applies).
  */
+import { createHash } from 'node:crypto'
 import t, { type Test } from 'tap'
 import { guides } from '../../helpers/content.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
@@ -50,7 +51,8 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
       interLoaded: [...document.fonts].some(
         (face) => face.family.replace(/["']/g, '') === 'Inter' && face.status === 'loaded',
       ),
-      nonces: [...document.scripts].map((script) => script.nonce ?? ''),
+      nonces: [...document.scripts].filter((script) => script.nonce).map((script) => script.nonce),
+      withoutNonce: [...document.scripts].filter((script) => !script.nonce).map((script) => script.text),
       preloadNonces: [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map((link) => link.nonce ?? ''),
       dplId: document.documentElement.dataset.dplId ?? '',
       paintTiming: (PerformanceObserver.supportedEntryTypes ?? []).includes('paint'),
@@ -84,7 +86,11 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
   if (expected.csp) {
     t.ok(nonce, 'a CSP with a nonce')
     // The suite's own init script comes with the nonce too where the proxy puts it into the document.
-    t.same([...new Set(page.nonces)], [nonce], `every script (${page.nonces.length}) carries the header's nonce`)
+    t.same([...new Set(page.nonces)], [nonce], `every script with a nonce (${page.nonces.length}) carries the header's`)
+    // A partly prerendered page's shell holds React's script without a nonce: the policy names its hash instead.
+    const policy = String(response.responseHeaders?.['content-security-policy'] ?? '')
+    const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
+    t.same(page.withoutNonce.filter((text) => !policy.includes(hashOf(text))), [], 'every other script by its hash')
     t.same(
       page.preloadNonces.filter((preload) => preload !== nonce),
       [],
