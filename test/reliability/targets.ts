@@ -121,11 +121,15 @@ export async function buildMix(sources: MixSources): Promise<Target[]> {
         jsonWith((value) => Array.isArray((value.pageProps as { guides?: unknown })?.guides))(body),
     },
     {
-      name: 'data /status.json (dynamic)',
+      // Partly prerendered: its kept half (the deployment) and its request-time half (the live figures).
+      name: 'data /status.json (partly prerendered)',
       path: `/_next/data/${deploymentId}/status.json`,
       headers: dataHeaders,
       status: 200,
-      check: jsonWith((value) => (value.pageProps as { deploymentId?: string })?.deploymentId === deploymentId),
+      check: jsonWith((value) => {
+        const props = value.pageProps as { kept?: { deploymentId?: string }; live?: { value?: unknown } } | undefined
+        return props?.kept?.deploymentId === deploymentId && typeof props.live?.value === 'object'
+      }),
     },
     {
       // HIT, or STALE once the entry outlives its max-age mid-run (served from the cache, refreshed behind it).
