@@ -1,19 +1,11 @@
 /** The deploy's command line, read once into one typed value; every bad input is one message naming it. */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import type { DeployOptions } from './deploy-steps.ts'
 import type { FrontDoor } from './nginx-control.ts'
 
 export type Command =
-  | {
-    kind: 'deploy'
-    state: string
-    frontDoor: FrontDoor
-    instances: number
-    keep: number
-    oldGraceSeconds: number
-    source: string
-    dist: string | undefined
-  }
+  | ({ kind: 'deploy'; state: string } & DeployOptions)
   | { kind: 'stop'; state: string }
   | { kind: 'reload'; state: string }
 

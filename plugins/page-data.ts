@@ -111,8 +111,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
       return sendAnswer(reply, encodePageAnswer(answer, match.page.kind), pageCacheControl.dynamic)
     }
-    const load = () => versions.staticVersion(match)
-    const version = await tracedStaticVersion(tracing, span, match.page, versions.keptVersion(match), load)
+    const version = await tracedStaticVersion(tracing, span, versions, match)
     const { data } = version
     if (data.statusCode !== 200) {
       metrics?.pageDataAnswered('static', 'not_found')
@@ -146,9 +145,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     partial: PartialPage,
     params: RouteParams,
   ) {
-    const kept = { page: partial.kept, params }
-    const keptLoad = () => versions.staticVersion(kept)
-    const version = await tracedStaticVersion(tracing, span, partial.kept, versions.keptVersion(kept), keptLoad)
+    const version = await tracedStaticVersion(tracing, span, versions, { page: partial.kept, params })
     const liveLoad = () => versions.load(partial.livePage, params, request.query)
     const live = () => traceLoader(tracing, span, partial.livePage, liveLoad, (result) => result)
     const answer = await joinPartialAnswers(version.answer, live)

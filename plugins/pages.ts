@@ -123,9 +123,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     partial: PartialPage,
     params: RouteParams,
   ) {
-    const match = { page: partial.kept, params }
-    const load = () => versions.staticVersion(match)
-    const version = await tracedStaticVersion(tracing, request, partial.kept, versions.keptVersion(match), load)
+    const version = await tracedStaticVersion(tracing, request, versions, { page: partial.kept, params })
     if (!('props' in version.answer)) return answerPage(request, reply, page, params, version.answer)
     const query = request.query as Record<string, unknown>
     const context = { params, query, deploymentId: fastify.deploymentId, content }
@@ -151,9 +149,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
           const answer = await traceLoader(tracing, request, page, load, answerItself)
           return answerPage(request, reply, page, params, answer)
         }
-        const match = { page, params }
-        const load = () => versions.staticVersion(match)
-        const version = await tracedStaticVersion(tracing, request, page, versions.keptVersion(match), load)
+        const version = await tracedStaticVersion(tracing, request, versions, { page, params })
         markFreshness(reply, page, version)
         const slot = versions.isKept(version) ? documents.slotOf(version) : undefined
         return answerPage(request, reply, page, params, version.answer, slot)

@@ -2,6 +2,7 @@ import { pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
 import { deploymentIdAttribute } from '../../config/tracing.ts'
 import type { RegenerationReport } from '../pages/regeneration.ts'
 import type { ServerPage } from '../pages/site.ts'
+import type { PageMatch } from '../../site/match.ts'
 import type { SpanParent, Tracing } from './tracing.ts'
 
 /**
@@ -38,22 +39,28 @@ function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage,
   })
 }
 
+/** Where a `static` page instance's versions come from (src/pages/page-versions.ts), as tracing sees it. */
+export interface StaticVersions<T> {
+  keptVersion(match: PageMatch<ServerPage>): T | undefined
+  staticVersion(match: PageMatch<ServerPage>): Promise<T>
+}
+
 /**
- * A `static` page instance's version, traced: the one kept for the deployment as it is (`kept`, its answer on
- * `parent`), or, before its first loader run has ended, that run's (or the wait for it, `load`) under a loader span.
+ * A `static` page instance's version, traced: the one kept for the deployment as it is (its answer on `parent`),
+ * or, before its first loader run has ended, that run's (or the wait for it) under a loader span.
  */
 export function tracedStaticVersion<T extends { answer: PageAnswer }>(
   tracing: Tracing,
   parent: SpanParent,
-  page: ServerPage,
-  kept: T | undefined,
-  load: () => Promise<T>,
+  versions: StaticVersions<T>,
+  match: PageMatch<ServerPage>,
 ): T | Promise<T> {
+  const kept = versions.keptVersion(match)
   if (kept) {
-    traceKeptAnswer(tracing, parent, page, kept.answer)
+    traceKeptAnswer(tracing, parent, match.page, kept.answer)
     return kept
   }
-  return traceLoader(tracing, parent, page, load, (version) => version.answer)
+  return traceLoader(tracing, parent, match.page, () => versions.staticVersion(match), (version) => version.answer)
 }
 
 /**
