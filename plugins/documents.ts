@@ -9,7 +9,7 @@ import { findDictionaryDeltas } from '../src/delivery/dictionary-assets.ts'
 import { createPartialResponder, type RenderPartialDocument } from '../src/delivery/partial-respond.ts'
 import { createDocumentResponder, type RenderDocument } from '../src/delivery/respond.ts'
 import type { Sender } from '../src/delivery/send.ts'
-import { findZstdAssets } from '../src/delivery/zstd-assets.ts'
+import { findCodedAssets } from '../src/delivery/coded-assets.ts'
 import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer } from '../src/render/renderer.ts'
@@ -57,12 +57,13 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
 
-  // Deltas of the chunks against older deployments' (src/delivery/dictionary-assets.ts) and zstd of the built files
-  // (src/delivery/zstd-assets.ts), which the sender sends before @fastify/static: hooked before their routes exist.
+  // Deltas of the chunks against older deployments' (src/delivery/dictionary-assets.ts) and the built files'
+  // precompressed codings (src/delivery/coded-assets.ts), which the sender sends before @fastify/static: hooked
+  // before their routes exist.
   const dictionaryDeltas = dev ? new Map() : findDictionaryDeltas(clientDir, fastify.log)
-  const zstdAssets = dev ? new Map() : findZstdAssets(clientDir)
-  if (dictionaryDeltas.size > 0 || zstdAssets.size > 0) {
-    fastify.addHook('preHandler', codedAssetHandler(sender, zstdAssets, dictionaryDeltas))
+  const codedAssets = dev ? new Map() : findCodedAssets(clientDir)
+  if (dictionaryDeltas.size > 0 || codedAssets.size > 0) {
+    fastify.addHook('preHandler', codedAssetHandler(sender, codedAssets, dictionaryDeltas))
   }
 
   await fastify.register(fastifyVite, {

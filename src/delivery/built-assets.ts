@@ -8,7 +8,7 @@ import { pathOf } from '../request-path.ts'
 import { assetBase } from '../render/template.ts'
 import { setChunkHeaders, type DictionaryDeltas } from './dictionary-assets.ts'
 import type { Sender } from './send.ts'
-import type { CodedFile } from './zstd-assets.ts'
+import type { CodedFile, CodedVariants } from './coded-assets.ts'
 
 /**
  * How @fastify/vite's static serving answers `/_next/static/...`: immutable caching, no validators (the content hash
@@ -24,6 +24,9 @@ export function builtAssetOptions(distDir: string, sender: Sender): Partial<Fast
     lastModified: false,
     setHeaders(reply) {
       reply.header('cache-control', immutableAssetCacheControl)
+      // Sent as it is because the request takes none of its codings (or it has none): a cache must still ask again
+      // with another Accept-Encoding.
+      sender.varyByCoding(reply)
       // A chunk is a dictionary for the next deployment's, and its coding depends on the one the browser holds
       // (src/delivery/dictionary-assets.ts).
       setChunkHeaders(reply, reply.request.url, sender)
@@ -39,24 +42,24 @@ export function builtAssetOptions(distDir: string, sender: Sender): Partial<Fast
     // route serves. Nothing is listed, so a start walks no folder and registers no route per chunk (docs/runtime.md
     // "Cold start").
     globIgnore: ['**'],
-    // `<file>.br` and `<file>.gz` written at build time (src/build/precompress.ts), sent as the client accepts; the
-    // sender's `.zst` and dictionary deltas go out before this, where one of them is the coding (`codedAssetHandler`).
-    preCompressed: true,
+    // The `.br`, `.gz` and `.zst` written at build time and the dictionary deltas go out through the sender before
+    // this (`codedAssetHandler`): what reaches @fastify/static is sent as the file it is.
+    preCompressed: false,
   }
 }
 
 /**
- * Sends a built asset in the coding the sender negotiates for it where that coding is one @fastify/static's
- * `preCompressed` does not know (brotli and gzip): a chunk's delta against the dictionary the request names
- * (`Available-Dictionary`, RFC 9842 `dcb`, `dcz`: docs/compression.md "Dictionaries"), else the file's `.zst` where
- * zstd is the coding (`compression.codingPreference.builtAsset`). The answer has the headers @fastify/static gives a
- * `.br` (type, year-long immutable Cache-Control, `Vary`, Content-Length, no validator: the hash in the name is one),
- * without byte ranges. Every other request goes on to @fastify/static: the `.br`, `.gz` or the file. A preHandler of
- * the asset routes: every hook before it runs as for any asset.
+ * Sends a built asset in the coding the sender negotiates for it: a chunk's delta against the dictionary the request
+ * names (`Available-Dictionary`, RFC 9842 `dcb`, `dcz`: docs/compression.md "Dictionaries"), else the file's `.br`,
+ * `.zst` or `.gz` written at build time, of those it has, as `compression.codingPreference.builtAsset` orders them.
+ * The answer has the headers @fastify/static gives a file (type, year-long immutable Cache-Control, `Vary`,
+ * Content-Length, no validator: the hash in the name is one), without byte ranges. Every other request (no coding
+ * taken, or a file without codings) goes on to @fastify/static, which sends the file as it is. A preHandler of the
+ * asset routes: every hook before it runs as for any asset.
  */
 export function codedAssetHandler(
   sender: Sender,
-  zstdAssets: ReadonlyMap<string, CodedFile>,
+  codedAssets: ReadonlyMap<string, CodedVariants>,
   deltas: DictionaryDeltas,
 ) {
   /** The delta this request takes, if any: one against the dictionary it names, in a coding it takes. */
@@ -85,8 +88,10 @@ export function codedAssetHandler(
     const urlPath = pathOf(request.url)
     const delta = deltaFor(request, urlPath)
     if (delta) return sendCoded(request, reply, delta.coded, delta.coding)
-    const zstd = zstdAssets.get(urlPath)
-    if (zstd && sender.codingFor(request, 'builtAsset') === 'zstd') return sendCoded(request, reply, zstd, 'zstd')
+    const variants = codedAssets.get(urlPath)
+    const coding = variants && sender.builtAssetCodingFor(request, variants)
+    const coded = coding && coding !== 'identity' ? variants[coding] : undefined
+    if (coding && coded) return sendCoded(request, reply, coded, coding)
     done()
   }
 }

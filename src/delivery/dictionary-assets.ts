@@ -22,7 +22,7 @@ import { addVary } from '../compression/vary.ts'
 import { errors } from '../errors.ts'
 import { pathOf } from '../request-path.ts'
 import type { Sender } from './send.ts'
-import type { CodedFile } from './zstd-assets.ts'
+import type { CodedFile } from './coded-assets.ts'
 
 /** A zstd frame starts so (RFC 8878 section 3.1.1), right after the `dcz` header. */
 const zstdFrameMagic = Buffer.from([0x28, 0xb5, 0x2f, 0xfd])

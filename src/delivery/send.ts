@@ -62,7 +62,7 @@ export interface StreamCoding extends StreamFraming {
  * per response and sets `Content-Encoding`, `Vary`, `ETag` (where the answer has one) and `Content-Length` (where the
  * length is known) for kept documents (their bytes assembled per request, src/delivery/kept-bytes.ts), streamed
  * documents (and their kept openings), kept page data, the per-request compression of plugins/compression.ts, and
- * the built assets' zstd files and dictionary deltas (src/delivery/built-assets.ts). It holds the caches of this
+ * the built assets' precompressed files and dictionary deltas (src/delivery/built-assets.ts). It holds the caches of this
  * (parsed headers, kept openings, what is compressed of kept documents and bodies): `buildApp` makes one per instance.
  */
 export class Sender {
@@ -220,6 +220,15 @@ export class Sender {
   dictionaryCodingFor(request: FastifyRequest, offered: readonly DictionaryCoding[]): DictionaryCoding | undefined {
     const fallbacks = compression.codingPreference.builtAsset
     return dictionaryCoding(request.headers['accept-encoding'], offered, fallbacks, this.#parsed)
+  }
+
+  /**
+   * The coding a built asset goes in, of the codings written for it at build time (`variants`), in the order of
+   * `compression.codingPreference.builtAsset`: identity when the request takes none of them.
+   */
+  builtAssetCodingFor(request: FastifyRequest, variants: Partial<Record<ContentCoding, unknown>>): Coding {
+    const offered = compression.codingPreference.builtAsset.filter((coding) => variants[coding] !== undefined)
+    return negotiateCoding(request.headers['accept-encoding'], offered, this.#parsed)
   }
 
   /** Says the answer depends on the coding the request takes: every answer the sender codes, built assets too. */

@@ -13,7 +13,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { compression } from '../../config/compression.ts'
 import { compressFrames, rawFrame, zstdWithInsertions } from '../../src/compression/zstd-frames.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
-import { findZstdAssets } from '../../src/delivery/zstd-assets.ts'
+import { findCodedAssets } from '../../src/delivery/coded-assets.ts'
 import { build } from '../helpers/app.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 
@@ -94,8 +94,8 @@ t.test('q-values choose, and each kind breaks ties in its measured order', async
   for (const { kind, url, preference } of await kinds(app)) {
     const cases: Array<[string, string | undefined]> = [
       [browser, preference[0]],
-      // @fastify/static takes `*` as gzip for built assets (nginx's map does the same), as before zstd.
-      ['*', url.startsWith('/_next/static/') ? 'gzip' : preference[0]],
+      // `*` names every coding, built assets' too (the sender negotiates them; nginx leaves `*` to an instance).
+      ['*', preference[0]],
       [`${browser.replace('zstd', 'zstd;q=0')}`, preference.filter((coding) => coding !== 'zstd')[0]],
       ['zstd;q=0', undefined],
       ['br;q=1, zstd;q=0.5', 'br'],
@@ -186,19 +186,23 @@ t.test('a streamed document in zstd declares a window of 64 KiB at most: what a 
   t.equal(compression.zstdStreamWindowLog, 16)
 })
 
-t.test('the .zst files served are those of the build: compressible types, no dotfile, by the URL of the file each codes', async (t) => {
-  const clientDir = await mkdtemp(path.join(tmpdir(), 'courier-zstd-assets-'))
+t.test('the precompressed files served are those of the build: compressible types, no dotfile, by the URL of the file each codes', async (t) => {
+  const clientDir = await mkdtemp(path.join(tmpdir(), 'courier-coded-assets-'))
   t.teardown(() => rm(clientDir, { recursive: true, force: true }))
   await mkdir(path.join(clientDir, 'chunks', '.vite'), { recursive: true })
-  for (const name of ['chunks/a.js.zst', 'chunks/b.css.zst', 'chunks/.hidden.js.zst', 'chunks/.vite/manifest.json.zst', 'chunks/font.woff2.zst', 'chunks/c.js']) {
-    await writeFile(path.join(clientDir, name), 'x'.repeat(10))
-  }
-  const assets = findZstdAssets(clientDir)
+  const names = [
+    'chunks/a.js.zst', 'chunks/a.js.br', 'chunks/a.js.gz', 'chunks/b.css.zst', 'chunks/.hidden.js.zst',
+    'chunks/.vite/manifest.json.br', 'chunks/font.woff2.zst', 'chunks/photo.png.gz', 'chunks/c.js', 'chunks/d.js.bz2',
+  ]
+  for (const name of names) await writeFile(path.join(clientDir, name), 'x'.repeat(10))
+  const assets = findCodedAssets(clientDir)
   t.same([...assets.keys()].sort(), ['/_next/static/chunks/a.js', '/_next/static/chunks/b.css'])
-  t.same(assets.get('/_next/static/chunks/a.js'), {
-    file: path.join(clientDir, 'chunks', 'a.js.zst'),
+  const coded = (suffix: string) => ({
+    file: path.join(clientDir, 'chunks', `a.js${suffix}`),
     bytes: 10,
     type: 'application/javascript; charset=utf-8',
   })
-  t.equal(findZstdAssets(path.join(clientDir, 'no-such-folder')).size, 0, 'no build: nothing to serve')
+  t.same(assets.get('/_next/static/chunks/a.js'), { zstd: coded('.zst'), br: coded('.br'), gzip: coded('.gz') })
+  t.same(Object.keys(assets.get('/_next/static/chunks/b.css')!), ['zstd'], 'only the codings written')
+  t.equal(findCodedAssets(path.join(clientDir, 'no-such-folder')).size, 0, 'no build: nothing to serve')
 })
