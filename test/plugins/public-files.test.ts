@@ -10,7 +10,7 @@ import path from 'node:path'
 import { request } from 'node:http'
 import publicFiles from '../../plugins/public-files.ts'
 
-function publicFolder(t: Test): string {
+function publicFolder(t: Test, links = true): string {
   const root = t.testdir({
     'favicon.ico': 'icon',
     'robots.txt': 'User-agent: *\nDisallow: /\n',
@@ -20,6 +20,7 @@ function publicFolder(t: Test): string {
   })
   mkdirSync(path.join(root, 'more'))
   writeFileSync(path.join(root, 'more', 'note.txt'), 'note')
+  if (!links) return root
   // A link to a folder is followed; a link to nothing is nothing.
   symlinkSync(path.join(root, 'more'), path.join(root, 'linked'))
   symlinkSync(path.join(root, 'missing'), path.join(root, 'dangling'))
@@ -76,18 +77,30 @@ function get(origin: string, pathname: string): Promise<{ status: number; body: 
   })
 }
 
+/** GETs `pathname` until it is served (at most 2 s): a file just written is served once the watcher says so. */
+async function getWhenServed(origin: string, pathname: string): Promise<{ status: number; body: string }> {
+  const deadline = Date.now() + 2000
+  for (;;) {
+    const answer = await get(origin, pathname)
+    if (answer.status !== 404 || Date.now() > deadline) return answer
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+// Without links to folders, so that missing paths are answered from the folder's index (src/public-file-index.ts).
 t.test('a file added while the server runs is served, one removed is a 404', async (t) => {
-  const root = publicFolder(t)
+  const root = publicFolder(t, false)
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(publicFiles, { root })
   const origin = await app.listen({ host: '127.0.0.1', port: 0 })
   t.equal((await get(origin, '/images/new.jpg')).status, 404, 'not there yet')
   writeFileSync(path.join(root, 'images', 'new.jpg'), 'new')
-  t.same(await get(origin, '/images/new.jpg'), { status: 200, body: 'new' }, 'added: served')
+  // Served once the folder's watcher has told the index (src/public-file-index.ts): milliseconds, polled for here.
+  t.same(await getWhenServed(origin, '/images/new.jpg'), { status: 200, body: 'new' }, 'added: served')
   mkdirSync(path.join(root, 'later'))
   writeFileSync(path.join(root, 'later', 'file.txt'), 'later')
-  t.same(await get(origin, '/later/file.txt'), { status: 200, body: 'later' }, 'in a folder added too')
+  t.same(await getWhenServed(origin, '/later/file.txt'), { status: 200, body: 'later' }, 'in a folder added too')
   rmSync(path.join(root, 'images', 'new.jpg'))
   t.equal((await get(origin, '/images/new.jpg')).status, 404, 'removed: a 404')
 })
