@@ -1,6 +1,6 @@
 /**
  * Steps 3 and 4 of a deploy, and the end of every instance: started as `npm start` starts the server (package.json's
- * `start`: its variables and Node's flags) on this script's Node, each on a loopback port the system gives it (PORT=0:
+ * `start`: its variables and Node's flags) on the release's own Node (its node_modules/.bin/node), each on a loopback port the system gives it (PORT=0:
  * no port is picked here and freed for the instance to take, which another process could take first), learnt from its
  * sockets, with its log in the release folder; ready when `/api/ready` answers 200; stopped with SIGTERM (it drains),
  * only when the pid, its start time and, for an instance recorded in the state, the port it listens on are the ones
@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { mkdir, readFile, rename } from 'node:fs/promises'
+import { access, mkdir, readFile, rename } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readStartCommand } from '../src/build/start-command.ts'
@@ -30,6 +30,12 @@ const waits = Object.freeze({
 const logTailLines = 20
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void
+
+/** The Node a release pins and holds (node_modules/.bin/node), or this script's for a project without one. */
+async function nodeOf(release: Release): Promise<string> {
+  const pinned = path.join(release.root, 'node_modules', '.bin', 'node')
+  return access(pinned).then(() => pinned, () => process.execPath)
+}
 
 /**
  * The port an instance listens on, as soon as it does (its sockets in /proc, whatever its log level says); `besides`:
@@ -68,12 +74,13 @@ export async function startInstances(
 ): Promise<Instance[]> {
   const start = await readStartCommand(release.root)
   const entry = path.join(release.distDir, 'node', 'server.js')
+  const node = await nodeOf(release)
   await mkdir(logDir, { recursive: true })
   const started: Instance[] = []
   for (let index = 0; index < count; index += 1) {
     const file = path.join(logDir, `instance-starting-${index}-${Date.now()}.log`)
     const output = openSync(file, 'a')
-    const child = spawn(process.execPath, [...start.nodeArgs, entry], {
+    const child = spawn(node, [...start.nodeArgs, entry], {
       cwd: release.root,
       env: { ...start.env, ...env, PORT: '0' },
       // A process group of its own: Ctrl+C in the deploy's terminal reaches the deploy, which decides.

@@ -1,14 +1,15 @@
 /**
  * Step 1 of a deploy: the deployment to start. From `--source`, a project folder of its own under
- * `<state>/releases/<deployment id>/`: the checkout's build sources, its content and public files, a link to its
- * node_modules, built there with `npm run build`. Everything the build records (dist/vite.config.json's output
+ * `<state>/releases/<deployment id>/`: the checkout's build sources, its content and public files, a linked copy of
+ * its node_modules (deploy/linked-copy.ts), built there with `npm run build`. Everything the build records (dist/vite.config.json's output
  * folders) is relative to that folder, and the compiled server finds its project by the package.json above it, so a
  * deployment starts wherever the folder is moved to. From `--dist`, a build made elsewhere, in its own project.
  */
 import { spawn } from 'node:child_process'
-import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { buildSources } from '../src/build/source-hash.mjs'
+import { linkedCopy } from './linked-copy.ts'
 import type { StatePaths } from './state.ts'
 
 export interface Release {
@@ -110,11 +111,17 @@ export async function buildRelease(
         await cp(path.join(sourceRoot, entry), path.join(staging, entry), { recursive: true })
       }
     }
-    // The compiled server imports React, sharp, ... from node_modules, found from its own folder upwards; the build
-    // needs the devDependencies (Vite). A link: the release uses the checkout's installed packages.
-    await symlink(path.join(sourceRoot, 'node_modules'), path.join(staging, 'node_modules'), 'dir')
+    // The compiled server imports React, sharp, ... from node_modules, found from its own folder upwards, and runs on
+    // the Node the project pins (node_modules/.bin/node). The build reads the checkout's packages through a link; the
+    // release then gets a linked copy of its own, so a later `npm ci` in the checkout changes nothing that runs, and
+    // the folder moves to another place or machine whole.
+    const packages = path.join(staging, 'node_modules')
+    await symlink(path.join(sourceRoot, 'node_modules'), packages, 'dir')
     signal.throwIfAborted()
     await runBuild(staging, signal)
+    await unlink(packages)
+    await linkedCopy(path.join(sourceRoot, 'node_modules'), packages)
+    signal.throwIfAborted()
     const id = await deploymentIdOf(path.join(staging, 'dist'))
     const root = path.join(paths.releases, id)
     if (isLive(id)) return { id, root, distDir: path.join(root, 'dist') }

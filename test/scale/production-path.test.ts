@@ -1,13 +1,14 @@
 /**
  * docs/running-at-scale.md "The production path: from a fresh clone to HTTPS", followed literally: every
- * `sh step=<name>` block of the doc is run with bash, in order, on a fresh clone (a bare copy of this repository as the remote, so `git pull` has a remote),
- * with the state folder outside the clone, real nginx and redis-server, and certbot against pebble (Let's Encrypt's
- * ACME test server, Debian's package) on loopback. The test sets the doc's variables to loopback ports and folders
- * of its own, and puts a `certbot` first on PATH that adds what pointing certbot at pebble takes (`--server`, its CA,
- * folders of the test's own); nothing else of the commands changes. After each step it checks what a user would:
- * the site over HTTPS and HTTP/2 with the certificate of that step, the renewed certificate after `certbot renew`,
- * a second deployment after `git pull`, a release folder that starts where it is moved, and nothing left after the
- * stop. The doc's systemd units pass `systemd-analyze verify`.
+ * `sh step=<name>` block of the doc is run with bash, in order, on a fresh clone (a bare copy of this repository as
+ * the remote, so `git pull` has a remote), with the state folder outside the clone, real nginx and redis-server, and
+ * certbot against pebble (Let's Encrypt's ACME test server, Debian's package) on loopback. The test sets the doc's
+ * variables to loopback ports and folders of its own, and puts a `certbot` first on PATH that adds what pointing
+ * certbot at pebble takes (`--server`, its CA, folders of the test's own); nothing else of the commands changes. After
+ * each step it checks what a user would: the site over HTTPS and HTTP/2 with the certificate of that step, the renewed
+ * certificate after `certbot renew`, a second deployment after `git pull`, a release folder that starts where it is
+ * moved (on its own packages and Node, the checkout's set aside), and nothing left after the stop. The doc's systemd
+ * units pass `systemd-analyze verify`.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { X509Certificate } from 'node:crypto'
@@ -184,11 +185,14 @@ t.test('the doc, step by step', async (t) => {
   t.not(first.deploymentId, second.deploymentId)
   t.same(state().deployments.map((one) => one.id), ['production-path-second'], 'the first one drained')
 
-  // The first release, moved out of the state folder, still starts.
+  // The first release, moved out of the state folder, still starts: on its own Node and packages, with the
+  // checkout's node_modules set aside (as on another machine).
   const moved = path.join(work, 'moved-release')
   renameSync(firstRelease.root, moved)
+  const checkoutPackages = path.join(variables.COURIER_SRC, 'node_modules')
+  renameSync(checkoutPackages, `${checkoutPackages}.aside`)
   const port = await freePort()
-  const server = spawn(path.join(variables.COURIER_SRC, 'node_modules', '.bin', 'node'), ['dist/node/server.js'], {
+  const server = spawn(path.join(moved, 'node_modules', '.bin', 'node'), ['dist/node/server.js'], {
     cwd: moved,
     env: { PATH: env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: 'ignore',
@@ -200,7 +204,8 @@ t.test('the doc, step by step', async (t) => {
   }
   const movedHome = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text(), () => '')
   server.kill('SIGTERM')
-  t.equal(answer, 200, 'a release folder moved elsewhere starts')
+  renameSync(`${checkoutPackages}.aside`, checkoutPackages)
+  t.equal(answer, 200, 'a release folder moved elsewhere starts, without the checkout\'s packages')
   t.match(movedHome, `data-dpl-id="${firstRelease.id}"`, 'and serves its own build')
 
   await step('stop')
