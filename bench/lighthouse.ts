@@ -5,7 +5,9 @@
  * FCP and time to interactive). The 404 page is audited as the 404 it is (`ignoreStatusCode`). Writes
  * bench/results/lighthouse.json and the block of docs/benchmarks.md between the `lighthouse:results` markers. Servers start and stop as for `npm run bench`
  * (bench/processes.ts), on loopback ports. With `LIGHTHOUSE_THROUGH_NGINX=true`, Courier is audited a second time through
- * nginx with deploy/nginx/ in front of the same server (bench/nginx-proxy.ts), as docs/running-at-scale.md deploys it.
+ * nginx with deploy/nginx/ in front of the same server (bench/nginx-proxy.ts), as docs/running-at-scale.md deploys it;
+ * with `LIGHTHOUSE_THROUGH_NGINX=https`, through that nginx over HTTPS and HTTP/2 (a self-signed certificate for
+ * localhost that Chromium trusts by its key).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -25,11 +27,16 @@ import { firstGuidePath } from './targets.ts'
 
 const chromiumPath = '/usr/bin/chromium'
 const runs = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
-/** Audit Courier through nginx (deploy/nginx/) too. */
-const throughNginx = process.env.LIGHTHOUSE_THROUGH_NGINX === 'true'
+/** Audit Courier through nginx (deploy/nginx/) too: over plain HTTP (`true`), or HTTPS and HTTP/2 (`https`). */
+const nginxMode = process.env.LIGHTHOUSE_THROUGH_NGINX
+const throughNginx = nginxMode === 'true' || nginxMode === 'https'
 
 type ServerName = 'courier' | 'courier-nginx' | 'next'
-const serverLabels: Record<ServerName, string> = { courier: 'Courier', 'courier-nginx': 'Courier via nginx', next: 'Next' }
+const serverLabels: Record<ServerName, string> = {
+  courier: 'Courier',
+  'courier-nginx': nginxMode === 'https' ? 'Courier via nginx (HTTPS, HTTP/2)' : 'Courier via nginx',
+  next: 'Next',
+}
 const resultsFile = path.join(benchRoot, 'results', 'lighthouse.json')
 
 interface PageScore {
@@ -78,9 +85,15 @@ async function audit(port: number, url: string, expectedStatus: number): Promise
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`)
   const { runtimeError, audits } = result.lhr
   if (runtimeError) throw new Error(`Lighthouse failed on ${url}: ${runtimeError.code} ${runtimeError.message}`)
-  const requests = (audits['network-requests']?.details as { items?: Array<{ url: string; statusCode: number }> } | undefined)?.items ?? []
-  const status = requests.find((request) => request.url === url)?.statusCode
+  type Item = { url: string; statusCode: number; protocol?: string }
+  const requests = (audits['network-requests']?.details as { items?: Item[] } | undefined)?.items ?? []
+  const document = requests.find((request) => request.url === url)
+  const status = document?.statusCode
   if (status !== expectedStatus) throw new Error(`${url} answered ${status ?? 'nothing'}, not ${expectedStatus}`)
+  // Over HTTPS the front door speaks HTTP/2: an audit over HTTP/1.1 would not measure what it says.
+  if (url.startsWith('https:') && document?.protocol !== 'h2') {
+    throw new Error(`${url} went over ${document?.protocol ?? 'an unknown protocol'}, not HTTP/2`)
+  }
   return result.lhr
 }
 
@@ -153,11 +166,19 @@ async function main(): Promise<void> {
   const courier = await startServer(courierSpec)
   const next = await startServer(peerServerSpec(env, '/robots.txt'))
   const servers: Partial<Record<ServerName, { origin: string }>> = { courier, next }
-  if (throughNginx) servers['courier-nginx'] = await startNginxProxy({ distDir, deploymentId, upstreamPort: courier.port })
+  const proxy = throughNginx
+    ? await startNginxProxy({ distDir, deploymentId, upstreamPort: courier.port, https: nginxMode === 'https' })
+    : undefined
+  if (proxy) servers['courier-nginx'] = proxy
   const audited = (['courier', 'courier-nginx', 'next'] as const).filter((server) => servers[server] !== undefined)
   const notFoundPath = '/no-such-page'
   const paths = ['/', (await firstGuidePath(pages)).path, '/guides', '/faq', '/gallery', '/status', notFoundPath]
-  const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu'] })
+  // The test certificate trusted by its key, not by ignoring certificate errors (which would turn the cache off).
+  const trust = proxy?.spki
+    ? [`--ignore-certificate-errors-spki-list=${proxy.spki}`, '--host-resolver-rules=MAP localhost 127.0.0.1']
+    : []
+  const chromeFlags = ['--headless=new', '--no-sandbox', '--disable-gpu', ...trust]
+  const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags })
   const scores: PageScore[] = []
   const missing: PageMissing[] = []
   try {

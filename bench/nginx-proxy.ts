@@ -1,9 +1,12 @@
 /**
  * nginx with the repository's own configuration (deploy/nginx/) in front of a Courier server the bench started, as
  * docs/running-at-scale.md deploys it: a prefix folder of its own, the build's assets published into its shared
- * folder, every request routed to that one server. For `npm run lighthouse` with `LIGHTHOUSE_THROUGH_NGINX=true`.
+ * folder, every request routed to that one server. For `npm run lighthouse` with `LIGHTHOUSE_THROUGH_NGINX=true`
+ * (or `https`).
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { createHash, X509Certificate } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -18,24 +21,59 @@ export interface NginxProxy {
   stop(): Promise<void>
 }
 
-/** Starts nginx in the foreground (tracked like the servers), ready once its own health path answers. */
-export async function startNginxProxy(options: { distDir: string; deploymentId: string; upstreamPort: number }): Promise<NginxProxy> {
+/**
+ * Starts nginx in the foreground (tracked like the servers), ready once its own health path answers. With `https`,
+ * it serves the site over HTTPS and HTTP/2 (deploy/nginx/tls.conf) with a self-signed certificate for `localhost`
+ * made here, and the origin is `https://localhost:<port>`; `spki` is the certificate key's hash for Chromium's
+ * `--ignore-certificate-errors-spki-list` (the origin is then a secure one, its HTTP cache on).
+ */
+export async function startNginxProxy(options: {
+  distDir: string
+  deploymentId: string
+  upstreamPort: number
+  https?: boolean
+}): Promise<NginxProxy & { spki?: string }> {
   const prefix = await mkdtemp(path.join(tmpdir(), 'courier-bench-nginx-'))
   const port = await findFreePort()
+  const httpsPort = options.https ? await findFreePort() : undefined
+  const certificate = options.https ? makeCertificate(prefix) : undefined
   const { configFile } = await writePrefix({
     prefix,
     listen: `${host}:${port}`,
+    tls: certificate && { listen: `${host}:${httpsPort}`, ...certificate },
     deployments: [{ id: options.deploymentId, servers: [`${host}:${options.upstreamPort}`] }],
   })
   await publishAssets(options.distDir, path.join(prefix, 'assets'), options.deploymentId)
-  return runNginx(prefix, configFile, port)
+  // With TLS the plain port redirects everything but certbot's challenges: a 301 there says nginx is up.
+  const proxy = await runNginx(prefix, configFile, port, certificate ? 301 : 200)
+  if (!certificate) return proxy
+  const spki = createHash('sha256')
+    .update(new X509Certificate(readFileSync(certificate.certificate)).publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64')
+  return { ...proxy, origin: `https://localhost:${httpsPort}`, port: httpsPort!, spki }
+}
+
+/** A self-signed certificate for `localhost` and 127.0.0.1 in `folder`, by Debian's openssl. */
+function makeCertificate(folder: string): { certificate: string; key: string } {
+  const certificate = path.join(folder, 'localhost.pem')
+  const key = path.join(folder, 'localhost.key')
+  const made = spawnSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '2'],
+      ...['-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    ],
+    { encoding: 'utf8' },
+  )
+  if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`)
+  return { certificate, key }
 }
 
 /**
- * Runs nginx in the foreground with `configFile` (tracked like the servers), ready once its `/nginx-health` answers;
- * `stop` lets it finish what is in flight and removes the prefix folder.
+ * Runs nginx in the foreground with `configFile` (tracked like the servers), ready once its `/nginx-health` answers
+ * `healthStatus`; `stop` lets it finish what is in flight and removes the prefix folder.
  */
-export async function runNginx(prefix: string, configFile: string, port: number): Promise<NginxProxy> {
+export async function runNginx(prefix: string, configFile: string, port: number, healthStatus = 200): Promise<NginxProxy> {
   let output = ''
   const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
@@ -50,7 +88,7 @@ export async function runNginx(prefix: string, configFile: string, port: number)
   trackChild(child, stop)
   const origin = `http://${host}:${port}`
   const deadline = Date.now() + processLimits.startUpMs
-  while ((await probe(`${origin}/nginx-health`, processLimits.probeTimeoutMs).catch(() => 0)) !== 200) {
+  while ((await probe(`${origin}/nginx-health`, processLimits.probeTimeoutMs).catch(() => 0)) !== healthStatus) {
     if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}):\n${output}`)
     if (Date.now() > deadline) {
       await stop()
