@@ -8,8 +8,9 @@ import { ErrorScreen } from './components/error-screen.tsx'
 import { pageModule } from './page-modules.ts'
 import type { DocumentState } from '../site/document-state.ts'
 
-export async function createElement(state: DocumentState) {
+/** `nonce`: the response's CSP nonce (none for a document kept for the deployment, or a shell). */
+export async function createElement(state: DocumentState, nonce?: string) {
   const load = state.type === 'page' ? pageModule(state.pageId) : undefined
   const Page = load ? (await load()).default : undefined
-  return <App state={state} Page={Page} ErrorScreen={ErrorScreen} />
+  return <App state={state} Page={Page} ErrorScreen={ErrorScreen} nonce={nonce} />
 }
