@@ -31,7 +31,7 @@ export interface DocumentOpening {
  */
 export interface StreamFraming {
   pieces: PieceCoding
-  opening: string
+  opening: string | Buffer
 }
 
 export interface RendererOptions {

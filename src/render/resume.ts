@@ -149,8 +149,8 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
         return template.close(state, nonce, failedDigest ? lateErrorScreen(request.host, failedDigest) : '')
       },
     })
-    // The shell goes out now, whatever the holes wait for: an empty write sends the opening as the first piece.
-    stream.write(Buffer.alloc(0))
+    // The shell goes out now, in this turn: its first byte waits neither for the request-time loader nor for React.
+    stream.sendPending()
     let stop: ((reason: Error) => void) | undefined
     let stopped: Error | undefined
     const abort = (reason: Error) => (stop ? stop(reason) : (stopped = reason))
@@ -171,20 +171,24 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
       return digest
     }
     const onAllReady = () => watch.onAllReady?.()
-    resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
-      (resumed) => {
-        stop = (reason) => resumed.abort(reason)
-        if (stopped) resumed.abort(stopped)
-        resumed.pipe(stream)
-      },
-      (error: unknown) => {
-        const { digest } = assignDigest(error, request.id)
-        request.log.error({ err: error, digest }, 'render failed')
-        failedDigest ??= digest
-        watch.onError(error, digest)
-        stream.end()
-      },
-    )
+    // The holes' render starts on the next turn of the event loop, once the shell is on the socket (a render started
+    // now would run in this turn's microtasks, before the stream's first write).
+    setImmediate(function resumeWhenShellSent() {
+      resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
+        (resumed) => {
+          stop = (reason) => resumed.abort(reason)
+          if (stopped) resumed.abort(stopped)
+          resumed.pipe(stream)
+        },
+        (error: unknown) => {
+          const { digest } = assignDigest(error, request.id)
+          request.log.error({ err: error, digest }, 'render failed')
+          failedDigest ??= digest
+          watch.onError(error, digest)
+          stream.end()
+        },
+      )
+    })
     return { stream, abort }
   }
 
