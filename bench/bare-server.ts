@@ -13,7 +13,7 @@ import { documentStateElementId, type DocumentState } from '../site/document-sta
 import type { StatusData } from '../site/data-types.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import { loadSite } from '../src/pages/site.ts'
-import { serializeForScript } from '../src/render/serialize.ts'
+import { serializeForScript } from '../site/script-json.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { renderStream } from '../src/render/stream.ts'
 import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'

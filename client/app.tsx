@@ -1,4 +1,5 @@
 import { useEffect, useState, type ComponentType } from 'react'
+import { DocumentNonce } from './components/document-nonce.ts'
 import { Layout } from './components/layout.tsx'
 import type { ErrorScreenProps } from './components/error-screen.tsx'
 import { RootErrorBoundary } from './errors/error-boundary.tsx'
@@ -25,10 +26,12 @@ export interface AppProps {
   /** Browser only: loads the client router once the page has hydrated (it is not part of the first load). Until it
    * has arrived, links are plain links; from then on it decides the view. */
   loadRouter?: (first: View) => Promise<LoadedRouter>
+  /** Server only: the response's CSP nonce, for the data scripts of a partly prerendered page's holes. */
+  nonce?: string | undefined
 }
 
 /** The whole site: the shared layout around the current page or the generic error page. */
-export function App({ state: documentState, Page: documentPage, ErrorScreen, href = '', loadRouter }: AppProps) {
+export function App({ state: documentState, Page: documentPage, ErrorScreen, href = '', loadRouter, nonce }: AppProps) {
   const [first] = useState<View>(() => ({ state: documentState, Page: documentPage, href }))
   const loaded = useRouterAfterHydration(first, loadRouter)
   const router = loaded?.router
@@ -45,25 +48,27 @@ export function App({ state: documentState, Page: documentPage, ErrorScreen, hre
     [interactive],
   )
   return (
-    <RootErrorBoundary>
-      <RouterContext.Provider value={router ?? null}>
-        <Layout>
-          {state.type === 'error' || !Page ? (
-            ErrorScreen ? (
-              <ErrorScreen
-                statusCode={state.type === 'error' ? state.statusCode : 500}
-                title={state.type === 'error' ? state.title : 'Internal Server Error'}
-                digest={state.type === 'error' ? state.digest : undefined}
-                host={state.type === 'error' ? state.host : undefined}
-              />
-            ) : null
-          ) : (
-            <Page key={view.href} data={state.data} params={state.params} />
-          )}
-        </Layout>
-        {loaded ? <loaded.Arrival view={view} announce={announce} /> : null}
-        <RouteAnnouncer message={announcement} />
-      </RouterContext.Provider>
-    </RootErrorBoundary>
+    <DocumentNonce value={nonce}>
+      <RootErrorBoundary>
+        <RouterContext.Provider value={router ?? null}>
+          <Layout>
+            {state.type === 'error' || !Page ? (
+              ErrorScreen ? (
+                <ErrorScreen
+                  statusCode={state.type === 'error' ? state.statusCode : 500}
+                  title={state.type === 'error' ? state.title : 'Internal Server Error'}
+                  digest={state.type === 'error' ? state.digest : undefined}
+                  host={state.type === 'error' ? state.host : undefined}
+                />
+              ) : null
+            ) : (
+              <Page key={view.href} data={state.data} params={state.params} />
+            )}
+          </Layout>
+          {loaded ? <loaded.Arrival view={view} announce={announce} /> : null}
+          <RouteAnnouncer message={announcement} />
+        </RouterContext.Provider>
+      </RootErrorBoundary>
+    </DocumentNonce>
   )
 }

@@ -1,6 +1,6 @@
 import { hydrateRoot } from 'react-dom/client'
 import { App } from './app.tsx'
-import { documentStateElementId, type DocumentState } from '../site/document-state.ts'
+import { documentStateElementId, liveDataAttribute, type DocumentState } from '../site/document-state.ts'
 import { pageModule } from './page-modules.ts'
 import type { View } from './router/router.ts'
 import type { LoadedRouter } from './router/router-context.tsx'
@@ -10,7 +10,18 @@ import './styles/global.css'
 function readDocumentState(): DocumentState {
   const element = document.getElementById(documentStateElementId)
   if (!element?.textContent) throw new Error('Courier: the page carries no hydration state')
-  return JSON.parse(element.textContent) as DocumentState
+  const state = JSON.parse(element.textContent) as DocumentState
+  return state.type === 'page' && state.liveInHoles ? withLiveDataOfHoles(state) : state
+}
+
+/**
+ * A page resumed from its kept shell: its request-time data came inside its holes (client/components/request-time.tsx),
+ * each carrying the same; the page hydrates with both kinds of data, as any partly prerendered page renders.
+ */
+function withLiveDataOfHoles({ liveInHoles: _, ...state }: Extract<DocumentState, { type: 'page' }>): DocumentState {
+  const element = document.querySelector(`script[${liveDataAttribute}]`)
+  if (!element?.textContent) throw new Error('Courier: the page’s holes carry no request-time data')
+  return { ...state, data: { ...(state.data as object), live: JSON.parse(element.textContent) as unknown } }
 }
 
 /**

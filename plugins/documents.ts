@@ -94,6 +94,7 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     renderer: createPartialRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor }),
     sender,
     headTags,
+    tracing,
     metrics: fastify.metrics,
   })
   fastify.decorate('renderPartialDocument', keepDocuments && !dev ? renderPartial : async () => false)

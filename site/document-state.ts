@@ -9,6 +9,11 @@ export type DocumentState =
       params: RouteParams
       data: unknown
       deploymentId: string
+      /**
+       * A partly prerendered page resumed from its kept shell: `data` holds its kept data only, and its request-time
+       * data (`PartialData.live`) came inside its holes, each carrying it in a script element of `liveDataAttribute`.
+       */
+      liveInHoles?: true
     }
   | {
       type: 'error'
@@ -22,3 +27,10 @@ export type DocumentState =
 
 /** Id of the `<script type="application/json">` element that carries the state. */
 export const documentStateElementId = '__COURIER_DATA__'
+
+/**
+ * The attribute of the `<script type="application/json">` element each hole of a partly prerendered page carries its
+ * request-time data in (client/components/request-time.tsx): the data arrives with the hole, under the response's
+ * nonce, and the browser reads it from there before hydrating.
+ */
+export const liveDataAttribute = 'data-courier-live'

@@ -22,8 +22,8 @@ export interface PageHead {
 /** The data type of a page that has none: it needs no loader (it is rendered with `{}`). */
 export type NoData = Record<string, never>
 
-/** A page's entry in the page table, typed by its data. */
-export interface PageEntry<Data> {
+/** What every page's entry in the page table says, typed by its data. */
+interface PageEntryFields<Data> {
   /** Fastify/find-my-way pattern, e.g. `/guides/:slug`. */
   path: string
   /** `static`: loaded once per deployment, its document kept; `dynamic`: loaded for each request. */
@@ -34,15 +34,25 @@ export interface PageEntry<Data> {
    * deployment ends or it is revalidated on demand (`POST /api/revalidate`).
    */
   revalidate?: number
-  /**
-   * `partial`: a `dynamic` page whose data comes in two kinds (`PartialData`): what is kept per deployment (and on
-   * revalidation, by `revalidate`) is prerendered once into a shell, and what each request loads fills the shell's
-   * holes (docs/rendering.md "Partial prerendering"). Only on a `dynamic` page.
-   */
-  prerender?: 'partial'
   /** Title and meta of the page, from its data. */
   head: (data: Data, params: RouteParams) => PageHead
 }
+
+/**
+ * `prerender: 'partial'`: a `dynamic` page whose data comes in two kinds (`PartialData`): what is kept per deployment
+ * (and on revalidation, by `revalidate`) is prerendered once into a shell, and what each request loads fills the
+ * shell's holes (docs/rendering.md "Partial prerendering"). Said exactly when the page's data is `PartialData`, so a
+ * partly prerendered page's data and its declaration cannot disagree (test/site/page-types.typecheck.ts). Code that
+ * holds pages of any data (`unknown`: the run-time page table) may say either.
+ */
+type PrerenderOf<Data> = unknown extends Data
+  ? { prerender?: 'partial' }
+  : [Data] extends [PartialData<unknown, unknown>]
+    ? { kind: 'dynamic'; prerender: 'partial' }
+    : { prerender?: never }
+
+/** A page's entry in the page table, typed by its data. */
+export type PageEntry<Data> = PageEntryFields<Data> & PrerenderOf<Data>
 
 /**
  * The request-time data of a partly prerendered page as its component gets it: loaded (`value`), failed (`failed`:

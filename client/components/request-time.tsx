@@ -1,7 +1,10 @@
-import { Component, Suspense, use, type ErrorInfo, type ReactNode } from 'react'
+import { Component, Suspense, use, useContext, type ErrorInfo, type ReactNode } from 'react'
+import { liveDataAttribute } from '../../site/document-state.ts'
 import type { LiveData } from '../../site/page-types.ts'
+import { serializeForScript } from '../../site/script-json.ts'
 import { digestOf } from '../errors/digest.ts'
 import { ApplicationErrorScreen } from './application-error-screen.tsx'
+import { DocumentNonce } from './document-nonce.ts'
 
 export interface RequestTimeProps<Live> {
   /** The page's request-time data (`PartialData.live`). */
@@ -12,14 +15,37 @@ export interface RequestTimeProps<Live> {
   children: (live: Live) => ReactNode
 }
 
-/** The data once it has come: the server waits for it here (the hole); the browser always has it already. */
+/**
+ * The data as the hole carries it: a data script under the response's nonce, which the browser reads before it
+ * hydrates (client/entry-client.tsx), so a document resumed from its shell ends without it. The browser renders the
+ * same element where hydration finds the server's (its nonce hidden by then: no attribute to compare).
+ */
+function LiveDataScript({ data }: { data: LiveData<unknown> }) {
+  const nonce = useContext(DocumentNonce)
+  const attributes = { [liveDataAttribute]: '', type: 'application/json', nonce }
+  const json = { __html: serializeForScript(data) }
+  return <script {...attributes} suppressHydrationWarning dangerouslySetInnerHTML={json} />
+}
+
+/**
+ * The data once it has come: the server waits for it here (the hole); the browser always has it already. The hole
+ * carries the data it was drawn from (`LiveDataScript`).
+ */
 function Settled<Live>({ data, children }: { data: LiveData<Live>; children: (live: Live) => ReactNode }): ReactNode {
   const settled = 'pending' in data ? use(data.pending) : data
   if ('pending' in settled) return <Settled data={settled}>{children}</Settled>
-  if ('failed' in settled) {
-    return <ApplicationErrorScreen side="server" host={settled.failed.host} digest={settled.failed.digest} />
-  }
-  return children(settled.value)
+  const content =
+    'failed' in settled ? (
+      <ApplicationErrorScreen side="server" host={settled.failed.host} digest={settled.failed.digest} />
+    ) : (
+      children(settled.value)
+    )
+  return (
+    <>
+      <LiveDataScript data={settled} />
+      {content}
+    </>
+  )
 }
 
 interface HoleBoundaryState {

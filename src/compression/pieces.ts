@@ -54,11 +54,17 @@ function lastBytes(bytes: Buffer): Buffer {
 
 export interface PieceStreamOptions {
   coding: PieceCoding
-  /** Text that comes first: it joins the first piece. */
-  opening?: string | undefined
+  /** What comes first (text, or bytes made ready before): it joins the first piece. */
+  opening?: string | Buffer | undefined
   /** Text that comes last, asked for when the source ends: it joins the last piece. */
   closing?: (() => string) | undefined
 }
+
+/**
+ * The event a piece stream emits just before it pushes its last piece (the end follows in a later tick): the sender
+ * corks the response there, so that last piece and the end of the body go to the socket in one write.
+ */
+export const lastPieceEvent = 'last-piece'
 
 /**
  * A stream that sends what its source wrote in one turn of the event loop as one piece: React writes a document in
@@ -77,7 +83,16 @@ export class PieceStream extends Transform {
     super()
     this.#coding = options.coding
     this.#closing = options.closing
-    if (options.opening) this.#pending.push(Buffer.from(options.opening))
+    const { opening } = options
+    if (opening) this.#pending.push(typeof opening === 'string' ? Buffer.from(opening) : opening)
+  }
+
+  /**
+   * Sends what is pending (the opening, the coding's start) as a piece now, in this turn, rather than with what the
+   * source writes next: a document whose beginning is ready before its render starts (a kept shell) goes out first.
+   */
+  sendPending(): void {
+    this.#sendPiece(false)
   }
 
   override _transform(chunk: Buffer | string, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -109,6 +124,7 @@ export class PieceStream extends Transform {
     if (piece.length > 0) parts.push(this.#coding.encode(piece))
     const end = last ? this.#coding.end() : undefined
     if (end) parts.push(end)
+    if (last) this.emit(lastPieceEvent)
     if (parts.length > 0) this.push(parts.length === 1 ? parts[0] : Buffer.concat(parts))
   }
 }

@@ -39,19 +39,43 @@ function partsAroundHead(document: KeptDocument): readonly Buffer[] {
   return [parts[0]!.subarray(0, headAt), parts[0]!.subarray(headAt), ...parts.slice(1)]
 }
 
-/** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */
-export function documentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
+/** The buffers of one response in order: the parts with the request's nonce attribute in between, and its head tags. */
+function documentList(document: KeptDocument, nonce: string | undefined, headTags: Buffer): readonly Buffer[] {
   const head = document.headAt === undefined ? noBytes : headTags
   const parts = head.length > 0 ? partsAroundHead(document) : document.parts
-  if (parts.length === 1) return parts[0]!
+  if (parts.length === 1) return parts
   const attribute = nonceAttributeBytes(nonce)
   const list: Buffer[] = new Array(parts.length * 2 - 1)
   for (let index = 0; index < parts.length; index++) {
     if (index > 0) list[index * 2 - 1] = index === 1 && head.length > 0 ? head : attribute
     list[index * 2] = parts[index]!
   }
-  const gaps = parts.length - 1 - (head.length > 0 ? 1 : 0)
-  return Buffer.concat(list, document.length + head.length + attribute.length * gaps)
+  return list
+}
+
+/** The bytes of one response: the parts with the request's nonce attribute in between, and its head tags. */
+export function documentBytes(document: KeptDocument, nonce: string | undefined, headTags: Buffer = noBytes): Buffer {
+  const list = documentList(document, nonce, headTags)
+  return list.length === 1 ? list[0]! : Buffer.concat(list)
+}
+
+/** The last `count` bytes (at most) of `documentBytes`, without joining the rest: what a stream after it refers to. */
+export function documentTail(
+  document: KeptDocument,
+  nonce: string | undefined,
+  headTags: Buffer,
+  count: number,
+): Buffer {
+  const list = documentList(document, nonce, headTags)
+  const tail: Buffer[] = []
+  let length = 0
+  for (let index = list.length - 1; index >= 0 && length < count; index--) {
+    const bytes = list[index]!
+    const taken = bytes.length <= count - length ? bytes : bytes.subarray(bytes.length - (count - length))
+    tail.unshift(taken)
+    length += taken.length
+  }
+  return tail.length === 1 ? tail[0]! : Buffer.concat(tail, length)
 }
 
 /**

@@ -5,8 +5,7 @@ import type { MetricsRecorder } from '../metrics/recorder.ts'
 import { DocumentCache, type KeptDocument, type KeptDocumentSlot } from '../render/document-cache.ts'
 import { statusAndCacheControl, type RenderTarget } from '../render/document-target.ts'
 import type { DocumentRenderer, RenderWatch } from '../render/renderer.ts'
-import { ClientGoneError, RenderTimeoutError } from '../render/stream.ts'
-import { renderSpanAttributes, traceKeptDocument, traceStreamedRender } from '../tracing/render-span.ts'
+import { renderSpanAttributes, traceKeptDocument, traceRenderError, traceStreamedRender } from '../tracing/render-span.ts'
 import { tracingOff, type Tracing } from '../tracing/tracing.ts'
 import type { Coding } from '../compression/negotiate.ts'
 import type { Sender } from './send.ts'
@@ -86,12 +85,7 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
     let renderStarted = performance.now()
     const seconds = () => (performance.now() - renderStarted) / 1000
     const watch: RenderWatch = {
-      onError(error, digest) {
-        if (error instanceof ClientGoneError || error instanceof RenderTimeoutError) {
-          span.setAttributes({ 'courier.render.aborted': true })
-        }
-        if (!(error instanceof ClientGoneError)) span.fail(error, digest)
-      },
+      onError: (error, digest) => traceRenderError(span, error, digest),
       onShellReady: metrics && (() => metrics.renderShellReady(request, target.type, seconds())),
       onAllReady: metrics && (() => metrics.renderAllReady(request, target.type, seconds())),
     }

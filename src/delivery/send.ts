@@ -13,14 +13,14 @@ import {
   type ContentCoding,
   type ParsedAcceptEncoding,
 } from '../compression/negotiate.ts'
-import { gzipPieces, identityPieces } from '../compression/pieces.ts'
+import { gzipPieces, identityPieces, lastPieceEvent } from '../compression/pieces.ts'
 import { addVary } from '../compression/vary.ts'
 import { encodedEtag, matchesAnyEncoding } from '../etag.ts'
 import type { KeptDocument } from '../render/document-cache.ts'
 import type { StreamFraming } from '../render/renderer.ts'
 import { ClientGoneError } from '../render/stream.ts'
 import type { DocumentHead, DocumentTemplate } from '../render/template.ts'
-import { documentBytes, KeptBytes } from './kept-bytes.ts'
+import { documentBytes, documentTail, KeptBytes } from './kept-bytes.ts'
 import { KeptOpenings } from './kept-openings.ts'
 
 /**
@@ -176,9 +176,10 @@ export class Sender {
   keptStreamCoding(request: FastifyRequest, document: KeptDocument, headTags: string): StreamCoding {
     const coding = this.codingFor(request, 'streamedDocument')
     const nonce = request.cspNonce
-    const tags = Buffer.from(headTags)
-    const sent = documentBytes(document, nonce, tags)
-    if (coding !== 'gzip') return { coding, pieces: identityPieces, opening: sent.toString('utf8') }
+    const tags = headTags ? Buffer.from(headTags) : noHeadTags
+    if (coding !== 'gzip') return { coding, pieces: identityPieces, opening: documentBytes(document, nonce, tags) }
+    // The pieces refer back to the end of the kept bytes only: no copy of the whole document per response.
+    const sent = documentTail(document, nonce, tags, compression.pieceDictionaryBytes)
     return { coding, pieces: gzipPieces(this.#bytes.gzipStart(document, nonce, tags), sent), opening: '' }
   }
 
@@ -196,6 +197,9 @@ export class Sender {
       abort(new ClientGoneError('the client closed the connection'))
     })
     this.varyByCoding(reply)
+    // The last piece and the end of the chunked body in one write to the socket, not two: corked from the last piece
+    // on, until `end()` uncorks it (a compressor's output, brotli or zstd, ends later and goes as it comes).
+    if (coding === 'identity' || coding === 'gzip') stream.once(lastPieceEvent, () => reply.raw.cork())
     if (coding === 'identity') return reply.send(stream)
     return reply.header('content-encoding', coding).send(coding === 'gzip' ? stream : flushedStream(stream, coding))
   }
@@ -236,6 +240,8 @@ export class Sender {
     addVary(reply, 'accept-encoding')
   }
 }
+
+const noHeadTags = Buffer.alloc(0)
 
 /** Bytes whose length is known: Content-Length with them, and their coding's Content-Encoding. */
 function sendBytes(reply: FastifyReply, bytes: Buffer, coding: Coding): FastifyReply {

@@ -6,7 +6,7 @@ import { documentName, headFor, stateFor, type RenderTarget } from './document-t
 import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { renderOnce } from './render-once.ts'
-import { serializeForScript } from './serialize.ts'
+import { serializeForScript } from '../../site/script-json.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream, type StreamRender } from './stream.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'
@@ -31,7 +31,7 @@ export interface DocumentOpening {
  */
 export interface StreamFraming {
   pieces: PieceCoding
-  opening: string
+  opening: string | Buffer
 }
 
 export interface RendererOptions {
@@ -114,7 +114,7 @@ export function createDocumentRenderer(options: RendererOptions): DocumentRender
   ): Promise<StreamRender> {
     const nonce = request.cspNonce
     const state = stateFor(target, deploymentId, request.host)
-    const element = await source.client().createElement(state)
+    const element = await source.client().createElement(state, nonce)
     // The first boundary that failed: once the shell is out, the document ends with the error screen for it.
     let failedBoundaryDigest: string | undefined
     return renderStream({

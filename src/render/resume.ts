@@ -9,7 +9,7 @@ import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { prerenderShell, shellNonce, type PartialShell } from './partial-prerender.ts'
 import type { RenderWatch, StreamFraming } from './renderer.ts'
-import { serializeForScript } from './serialize.ts'
+import { serializeForScript } from '../../site/script-json.ts'
 import { ClientGoneError, RenderTimeoutError, type StreamRender } from './stream.ts'
 import type { DocumentSource } from './vite-client.ts'
 
@@ -30,11 +30,18 @@ export interface PartialRendererOptions {
   preloadsFor?: ((pageId: string) => PagePreloads) | undefined
 }
 
+/** A kept shell with what the documents resumed from it end with. */
+export interface ResumableShell extends PartialShell {
+  /** The hydration state of a document whose holes carried the request-time data: the kept data alone, the same for
+   * every request of the version. */
+  stateJson: string
+}
+
 /** The render of partly prerendered pages; how the bytes go on the wire is the sender's
  * (src/delivery/partial-respond.ts). */
 export interface PartialRenderer {
   /** The kept shell of the request's version, prerendered on first use; undefined: render the page whole. */
-  shellOf(request: FastifyRequest, partial: PartialRequest): Promise<PartialShell | undefined>
+  shellOf(request: FastifyRequest, partial: PartialRequest): Promise<ResumableShell | undefined>
   /**
    * Streams the rest of the document after `shell`'s prelude (which the framing's opening or its kept gzip start
    * holds): the holes resumed for this request, then the document's end. The stream writes its first piece at once.
@@ -42,9 +49,9 @@ export interface PartialRenderer {
   resume(
     request: FastifyRequest,
     partial: PartialRequest,
-    shell: PartialShell,
+    shell: ResumableShell,
     framing: StreamFraming,
-    watch: Pick<RenderWatch, 'onAllReady'>,
+    watch: Pick<RenderWatch, 'onError' | 'onAllReady'>,
   ): StreamRender
 }
 
@@ -56,22 +63,25 @@ const neverSettles: Promise<LiveData<unknown>> = new Promise(() => undefined)
  * version of its data (src/render/partial-prerender.ts) and kept with it: a revalidated version gets its own shell,
  * so prelude, postponed state and kept data always belong together. Per request the shell goes out at once with the
  * request's nonce, before the request-time loader has answered, then `resumeToPipeableStream` streams the holes
- * with the same nonce, then the document's end: the hydration state with both kinds of data, under the nonce.
+ * with the same nonce, each carrying the request-time data it was drawn from (client/components/request-time.tsx),
+ * then the document's end: the hydration state with the kept data, under the nonce.
  */
 export function createPartialRenderer(options: PartialRendererOptions): PartialRenderer {
   const { source, deploymentId, renderTimeoutMs, preloadsFor } = options
-  const shells = new WeakMap<object, Promise<PartialShell | undefined>>()
+  const shells = new WeakMap<object, Promise<ResumableShell | undefined>>()
   // `react-dom/server` whole (it holds `resumeToPipeableStream`), imported on the first partly prerendered request:
   // a site without such pages never loads it.
   let server: Promise<typeof import('react-dom/server')> | undefined
 
-  function targetOf(partial: PartialRequest, live: LiveData<unknown>): RenderTarget {
-    return { type: 'page', page: partial.page, params: partial.params, data: { kept: partial.kept, live } }
+  /** The page with its kept data and `live`; without `live`, the kept data alone (a state whose holes carried it). */
+  function targetOf(partial: PartialRequest, live?: LiveData<unknown>): RenderTarget {
+    const data = live ? { kept: partial.kept, live } : { kept: partial.kept }
+    return { type: 'page', page: partial.page, params: partial.params, data }
   }
 
   /** The shell of a kept version, prerendered on first use; concurrent first requests share the one prerender. A
    * prerender that failed is forgotten (the next request tries again); a page without holes keeps none. */
-  function shellOf(request: FastifyRequest, partial: PartialRequest): Promise<PartialShell | undefined> {
+  function shellOf(request: FastifyRequest, partial: PartialRequest): Promise<ResumableShell | undefined> {
     let shell = shells.get(partial.version)
     if (!shell) {
       const target = targetOf(partial, { pending: neverSettles })
@@ -79,7 +89,10 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
         const element = await source.client().createElement(stateFor(target, deploymentId, ''))
         const result = await prerenderShell(element, source.template().open(headFor(target, preloadsFor), shellNonce))
         const headAt = source.template().headTagsAt
-        if (typeof result !== 'string') return { ...result, document: { ...result.document, headAt } }
+        if (typeof result !== 'string') {
+          const stateJson = serializeForScript({ ...stateFor(targetOf(partial), deploymentId, ''), liveInHoles: true })
+          return { ...result, document: { ...result.document, headAt }, stateJson }
+        }
         request.log.debug({ document: documentName(target), reason: result }, 'shell not kept')
         if (result !== 'no-holes') shells.delete(partial.version)
         return undefined
@@ -98,7 +111,7 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
   async function resumeHoles(
     request: FastifyRequest,
     partial: PartialRequest,
-    shell: PartialShell,
+    shell: ResumableShell,
     live: () => LiveData<unknown> | undefined,
     onError: (error: unknown) => string | undefined,
     onAllReady: () => void,
@@ -106,7 +119,8 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
     const { resumeToPipeableStream } = await (server ??= import('react-dom/server'))
     // Data that has come already is given as it is: its holes render in React's first pass, without suspending.
     const data = live() ?? { pending: partial.live }
-    const element = await source.client().createElement(stateFor(targetOf(partial, data), deploymentId, request.host))
+    const state = stateFor(targetOf(partial, data), deploymentId, request.host)
+    const element = await source.client().createElement(state, request.cspNonce)
     const postponed = JSON.parse(shell.postponed) as PostponedState
     return resumeToPipeableStream(element, postponed, { nonce: request.cspNonce, onError, onAllReady })
   }
@@ -114,9 +128,9 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
   function resume(
     request: FastifyRequest,
     partial: PartialRequest,
-    shell: PartialShell,
+    shell: ResumableShell,
     framing: StreamFraming,
-    watch: Pick<RenderWatch, 'onAllReady'>,
+    watch: Pick<RenderWatch, 'onError' | 'onAllReady'>,
   ): StreamRender {
     const nonce = request.cspNonce
     let live: LiveData<unknown> | undefined
@@ -127,13 +141,16 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
       coding: framing.pieces,
       opening: framing.opening,
       closing: () => {
+        // Every hole rendered on the server with the request-time data, each carrying it: the state has the rest.
+        if (live !== undefined && failedDigest === undefined) return template.close(shell.stateJson, nonce)
+        // Else the state carries it, for the holes the browser renders.
         const settled = live ?? { failed: { digest: failedDigest ?? '', host: request.host } }
         const state = serializeForScript(stateFor(targetOf(partial, settled), deploymentId, request.host))
         return template.close(state, nonce, failedDigest ? lateErrorScreen(request.host, failedDigest) : '')
       },
     })
-    // The shell goes out now, whatever the holes wait for: an empty write sends the opening as the first piece.
-    stream.write(Buffer.alloc(0))
+    // The shell goes out now, in this turn: its first byte waits neither for the request-time loader nor for React.
+    stream.sendPending()
     let stop: ((reason: Error) => void) | undefined
     let stopped: Error | undefined
     const abort = (reason: Error) => (stop ? stop(reason) : (stopped = reason))
@@ -142,27 +159,36 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
     timer.unref()
     stream.once('close', () => clearTimeout(timer)).once('end', () => clearTimeout(timer))
     const onError = (error: unknown) => {
-      if (error instanceof ClientGoneError) return undefined
+      if (error instanceof ClientGoneError) {
+        watch.onError(error, undefined)
+        return undefined
+      }
       const { digest, isNew } = assignDigest(error, request.id)
       if (isNew && error instanceof RenderTimeoutError) request.log.warn({ err: error, digest }, 'render timed out')
       else if (isNew) request.log.error({ err: error, digest }, 'render failed')
       failedDigest ??= digest
+      watch.onError(error, digest)
       return digest
     }
     const onAllReady = () => watch.onAllReady?.()
-    resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
-      (resumed) => {
-        stop = (reason) => resumed.abort(reason)
-        if (stopped) resumed.abort(stopped)
-        resumed.pipe(stream)
-      },
-      (error: unknown) => {
-        const { digest } = assignDigest(error, request.id)
-        request.log.error({ err: error, digest }, 'render failed')
-        failedDigest ??= digest
-        stream.end()
-      },
-    )
+    // The holes' render starts on the next turn of the event loop, once the shell is on the socket (a render started
+    // now would run in this turn's microtasks, before the stream's first write).
+    setImmediate(function resumeWhenShellSent() {
+      resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
+        (resumed) => {
+          stop = (reason) => resumed.abort(reason)
+          if (stopped) resumed.abort(stopped)
+          resumed.pipe(stream)
+        },
+        (error: unknown) => {
+          const { digest } = assignDigest(error, request.id)
+          request.log.error({ err: error, digest }, 'render failed')
+          failedDigest ??= digest
+          watch.onError(error, digest)
+          stream.end()
+        },
+      )
+    })
     return { stream, abort }
   }
 

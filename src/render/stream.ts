@@ -6,7 +6,7 @@ import { identityPieces, PieceStream, type PieceCoding } from '../compression/pi
 export interface StreamRenderOptions {
   element: ReactNode
   /** The HTML before React's output, and after it (asked for when React ends). */
-  opening: string
+  opening: string | Buffer
   closing: () => string
   /** How the document goes on the wire (gzip pieces, or as it is); React's output of one turn is one piece. */
   coding?: PieceCoding | undefined

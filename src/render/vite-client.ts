@@ -7,7 +7,8 @@ import { compileTemplate, type DocumentTemplate, type TemplateOptions } from './
 
 /** What the SSR entry (client/entry-server.tsx) gives the server. */
 export interface SsrModule {
-  createElement(state: DocumentState): Promise<ReactNode>
+  /** `nonce`: the response's CSP nonce, which the app puts on the data scripts of a partly prerendered page's holes. */
+  createElement(state: DocumentState, nonce?: string): Promise<ReactNode>
 }
 
 /** The template and SSR module documents are rendered with: the build's, or the dev server's latest. */

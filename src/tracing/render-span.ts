@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { RenderTarget } from '../render/document-target.ts'
+import { ClientGoneError, RenderTimeoutError } from '../render/stream.ts'
 import type { FastifyRequest } from 'fastify'
 import { noSpan, type SpanAttributes, type TraceSpan, type Tracing } from './tracing.ts'
 
@@ -17,6 +18,17 @@ export function renderSpanAttributes(target: RenderTarget): SpanAttributes {
 export function traceKeptDocument(tracing: Tracing, request: FastifyRequest, target: RenderTarget): void {
   if (!tracing.isRecording(request)) return
   tracing.setAttributes(request, { ...renderSpanAttributes(target), 'courier.render.kept': true })
+}
+
+/**
+ * An error React reported during a streamed render, on the render's span: aborted when the client went away or the
+ * time-out cut the render; failed, with the digest the client was given, unless the client went away.
+ */
+export function traceRenderError(span: TraceSpan, error: unknown, digest: string | undefined): void {
+  if (error instanceof ClientGoneError || error instanceof RenderTimeoutError) {
+    span.setAttributes({ 'courier.render.aborted': true })
+  }
+  if (!(error instanceof ClientGoneError)) span.fail(error, digest)
 }
 
 function elapsedMs(since: number): number {

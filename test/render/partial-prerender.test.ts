@@ -6,6 +6,7 @@ import { revalidation } from '../../config/content.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { inlineScriptHashes } from '../../src/render/shell-hash.ts'
+import { documentStateElementId, liveDataAttribute } from '../../site/document-state.ts'
 
 /** The test build's partly prerendered page (test/site/pages/test-partial.tsx): a kept shell, one hole. */
 const partialPath = '/__test/partial'
@@ -45,6 +46,29 @@ t.test('the shell is the same bytes for every request but its nonce; the hole is
   const text = gunzipSync(gzipped.rawPayload).toString('utf8')
   t.equal(shellOf(text, nonceOf(gzipped.headers['content-security-policy'])), first, 'gzip carries the same shell')
   t.match(text, 'For this request: <!-- -->third')
+})
+
+t.test('the request-time data arrives inside the hole, under the nonce; the document ends with the kept data', async (t) => {
+  const { app } = await build(t, testRoutes)
+  const response = await app.inject({ url: `${partialPath}?token=inside`, headers: { 'accept-encoding': 'identity' } })
+  const nonce = nonceOf(response.headers['content-security-policy'])
+  const { body } = response
+  const stateAt = body.indexOf(`<script id="${documentStateElementId}"`)
+  const hole = body.slice(body.indexOf('<div hidden id="S:'), stateAt)
+  t.match(hole, 'For this request: <!-- -->inside', 'the resumed hole')
+  const tag = `<script ${liveDataAttribute}="" type="application/json" nonce="${nonce}">`
+  t.ok(hole.includes(tag), 'carries a data script with this request’s nonce')
+  const scriptText = hole.slice(hole.indexOf(tag) + tag.length, hole.indexOf('</script>', hole.indexOf(tag)))
+  t.same(JSON.parse(scriptText), { value: { requestToken: 'inside' } }, 'holding the data it was drawn from')
+  const stateJson = /^<script [^>]*>([^<]*)<\/script>/.exec(body.slice(stateAt))?.[1] ?? ''
+  const state = JSON.parse(stateJson) as { data: Record<string, unknown>; liveInHoles?: boolean }
+  t.equal(state.liveInHoles, true, 'the state says the holes carried it')
+  t.same(Object.keys(state.data), ['kept'], 'and holds the kept data alone')
+  t.notMatch(stateJson, 'inside')
+
+  const failed = await app.inject(`${partialPath}?fail=1`)
+  const failedHole = failed.body.slice(failed.body.indexOf('<div hidden id="S:'))
+  t.match(failedHole, /<script data-courier-live="" type="application\/json" nonce="[^"]+">\{"failed":\{"digest":"[0-9a-f]{10}"/, 'a failed loader: the hole carries the failure it shows')
 })
 
 t.test('the shell’s first byte goes out before the request-time loader has answered', async (t) => {

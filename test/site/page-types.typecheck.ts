@@ -4,7 +4,14 @@
  * without one are the declarations that must compile. Nothing here runs.
  */
 import type { SitePageData } from '../../site/data-types.ts'
-import type { ComponentTable, LoaderTable, NoData, PageComponentProps, PageTable } from '../../site/page-types.ts'
+import type {
+  ComponentTable,
+  LoaderTable,
+  NoData,
+  PageComponentProps,
+  PageTable,
+  PartialData,
+} from '../../site/page-types.ts'
 import { pageTable } from '../../site/pages.ts'
 import { pageLoaders } from '../../src/pages/loaders.ts'
 
@@ -65,6 +72,37 @@ export const componentMissing = { item: shopComponents.item } satisfies Componen
 // A component that draws another data shape than the page's loader gives.
 // @ts-expect-error: the item's data has no 'price' of type string
 export const wrongComponent = { item: () => Promise.resolve({ default: PricePage }), about: shopComponents.about } satisfies ComponentTable<ShopData>
+
+// Partial prerendering: a page whose data is `PartialData` is declared `prerender: 'partial'` on a `dynamic` page, and
+// a page whose data is not cannot be.
+interface NewsData {
+  news: PartialData<{ headline: string }, { readers: number }>
+  about: NoData
+}
+export const newsPages = {
+  news: { path: '/news', kind: 'dynamic', prerender: 'partial', head: (data) => ({ title: data.kept.headline }) },
+  about: { path: '/about', kind: 'static', head: () => ({ title: 'About' }) },
+} satisfies PageTable<NewsData>
+export const newsLoaders = {
+  news: { keep: () => ({ props: { headline: 'Lamps' } }), load: () => ({ props: { readers: 3 } }) },
+  about: {},
+} satisfies LoaderTable<NewsData>
+
+// A partly prerendered page's data on a page not declared partly prerendered.
+// @ts-expect-error: property 'prerender' is missing
+export const partialUndeclared = { ...newsPages, news: { path: '/news', kind: 'dynamic', head: () => ({ title: 'News' }) } } satisfies PageTable<NewsData>
+
+// A partly prerendered static page.
+// @ts-expect-error: type '"static"' is not assignable to type '"dynamic"'
+export const partialStatic = { ...newsPages, news: { ...newsPages.news, kind: 'static' } } satisfies PageTable<NewsData>
+
+// `prerender: 'partial'` on a page whose data is not `PartialData`.
+// @ts-expect-error: the page's `prerender` may only be undefined
+export const partialWithoutPartialData = { ...shopPages, item: { ...shopPages.item, prerender: 'partial' } } satisfies PageTable<ShopData>
+
+// A partly prerendered page with one loader, as a dynamic page has.
+// @ts-expect-error: property 'keep' is missing
+export const partialOneLoader = { ...newsLoaders, news: { load: () => ({ props: { readers: 3 } }) } } satisfies LoaderTable<NewsData>
 
 // The site's own tables: complete, and an entry removed is an error. The home page (`/`) is the one page every site
 // keeps; the other pages are the site's to change (docs/your-site.md).

@@ -59,6 +59,9 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const image = await fetch(`${server.origin}/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=75`, { headers: { accept: 'image/webp' } })
   t.equal(image.headers.get('x-image-cache'), 'MISS', 'an image miss')
   await image.arrayBuffer()
+  const partlyPrerendered = await fetch(`${server.origin}/status`)
+  t.equal(partlyPrerendered.status, 200, 'a partly prerendered page')
+  await partlyPrerendered.text()
   const failing = await fetch(`${server.origin}/__test/server-error`)
   const failingHtml = await failing.text()
   t.equal(failing.status, 500)
@@ -122,6 +125,18 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.match(imageSpan.attributes, { 'courier.image.cache': 'miss', 'courier.image.source': 'local', 'courier.image.width': 64 })
   const transform = childrenOf(receiver.spans(), imageSpan).find((span) => span.name === 'courier.image.transform')
   t.match(transform?.attributes, { 'courier.image.format': 'webp', 'courier.image.source_format': 'jpeg' }, 'the transform')
+
+  // The partly prerendered page: its holes resumed from the kept shell, in a render span, as a streamed render's.
+  const statusTrace = await requestSpan(receiver, server, '/status', 1)
+  const resumed = await until('the resumed render span', () =>
+    childrenOf(receiver.spans(), statusTrace.root).find((span) => span.name === 'courier.render'))
+  t.match(resumed.attributes, {
+    'courier.render.target': 'page',
+    'courier.page.id': 'status',
+    'courier.render.kept': false,
+    'courier.render.resumed': true,
+    'courier.render.time_to_all_ready_ms': Number,
+  }, 'the resumed render, to its end')
 
   // The failing page: ERROR with the digest and the exception on the request span; the loader's span failed too.
   const failTrace = await requestSpan(receiver, server, '/__test/server-error', 2)

@@ -1,6 +1,8 @@
 /**
  * JSON that is safe inside an HTML `<script>` element: `<`, `>` and `&` are escaped so data holding `</script>` or
- * `<!--` cannot end the element, and U+2028/U+2029 are escaped so the text also stays a valid JavaScript literal.
+ * `<!--` cannot end the element, and U+2028/U+2029 are escaped so the text also stays a valid JavaScript literal. The
+ * server writes the hydration state with it; the holes of a partly prerendered page write their request-time data with
+ * it, on the server and in the browser alike (client/components/request-time.tsx).
  */
 const unsafe = /[<>&\u2028\u2029]/g
 const escapes: Record<string, string> = {
