@@ -24,8 +24,8 @@ export function builtAssetOptions(distDir: string, sender: Sender): Partial<Fast
     lastModified: false,
     setHeaders(reply) {
       reply.header('cache-control', immutableAssetCacheControl)
-      // Sent as it is because the request takes none of its codings (or it has none): a cache must still ask again
-      // with another Accept-Encoding.
+      // Sent as it is because the request takes none of its codings (or it has none): the answer still varies by
+      // the coding a request takes, for caches between.
       sender.varyByCoding(reply)
       // A chunk is a dictionary for the next deployment's, and its coding depends on the one the browser holds
       // (src/delivery/dictionary-assets.ts).
