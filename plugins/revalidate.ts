@@ -6,6 +6,7 @@ import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
+import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
 import type { RevalidatedPages, RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
 
@@ -121,7 +122,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
     await scope.register(rateLimit, {
       global: false,
       keyGenerator: clientOf,
-      ...(redis ? { store: sharedRateLimitStore(redis) } : {}),
+      ...(redis ? { store: sharedRateLimitStore(redisRateLimits(redis)) } : {}),
       errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
     })
     // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet
