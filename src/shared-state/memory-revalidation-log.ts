@@ -56,6 +56,7 @@ export class MemoryRevalidationLog implements FleetRevalidationLog {
   readonly #state: MemoryRevalidationState
   #connected = true
   #heard: ((text: string) => void) | undefined
+  #listening: (() => void) | undefined
   /** Commands said to have failed, by name. */
   readonly failures: string[] = []
 
@@ -72,8 +73,15 @@ export class MemoryRevalidationLog implements FleetRevalidationLog {
     this.#connected = false
   }
 
+  /** Connected again, and listening again a turn of the event loop later. */
   reconnect(): void {
     this.#connected = true
+    this.#subscribed()
+  }
+
+  #subscribed(): void {
+    const listening = this.#listening
+    if (listening) setImmediate(() => this.#connected && listening())
   }
 
   failed(_error: unknown, command: string): void {
@@ -107,12 +115,13 @@ export class MemoryRevalidationLog implements FleetRevalidationLog {
     acks.set(seq, (acks.get(seq) ?? new Set()).add(self))
   }
 
-  async acknowledgements(seq: number): Promise<number> {
-    return this.#reach().acks.get(seq)?.size ?? 0
+  async acknowledgements(seq: number): Promise<{ instances: number; alive: number }> {
+    const state = this.#reach()
+    return { instances: state.acks.get(seq)?.size ?? 0, alive: state.alive() }
   }
 
   async announce(text: string): Promise<number> {
-    const listening = [...this.#reach().connections].filter((connection) => connection.#listening())
+    const listening = [...this.#reach().connections].filter((connection) => connection.#hears())
     for (const connection of listening) setImmediate(() => connection.#heard?.(text))
     return listening.length
   }
@@ -121,12 +130,14 @@ export class MemoryRevalidationLog implements FleetRevalidationLog {
     return revalidationsBetween(this.#reach().texts, since, upTo)
   }
 
-  #listening(): boolean {
+  #hears(): boolean {
     return this.#connected && this.#heard !== undefined
   }
 
-  listen(heard: (text: string) => void): void {
+  listen(heard: (text: string) => void, listening: () => void): void {
     this.#heard = heard
+    this.#listening = listening
+    if (this.#connected) this.#subscribed()
   }
 
   close(): void {

@@ -62,6 +62,16 @@ redis.call('SET', KEYS[3], ARGV[2], 'NX')
 for index = 1, 3 do redis.call('PEXPIRE', KEYS[index], ARGV[4]) end
 return { redis.call('GET', KEYS[1]) or '0', redis.call('GET', KEYS[3]), redis.call('ZCARD', KEYS[4]) }`
 
+/**
+ * How many instances applied a revalidation, and how many are alive now (a heartbeat within the heartbeat's time to
+ * live, by Redis's clock), in one round trip: the call that waits for the first reads both at every poll.
+ */
+const acknowledgementsScript = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local alive = redis.call('ZCOUNT', KEYS[2], '(' .. (now - tonumber(ARGV[1])), '+inf')
+return { redis.call('SCARD', KEYS[1]), alive }`
+
 /** Revalidations that may have been logged between reading the newest number and reading the log. */
 const lateArrivals = 64
 
@@ -80,7 +90,8 @@ export async function revalidationsSince(
 
 /**
  * The revalidation log in Redis (docs/content.md "What Redis holds"), through the instance's shared connection, and
- * a subscription of its own (a Redis connection in subscriber mode serves nothing else).
+ * a subscription of its own (a Redis connection in subscriber mode serves nothing else), made again each time that
+ * connection is ready.
  */
 export class RedisRevalidationLog implements FleetRevalidationLog {
   readonly #redis: SharedRedis
@@ -142,8 +153,16 @@ export class RedisRevalidationLog implements FleetRevalidationLog {
     await this.#redis.client.multi().sadd(key, self).pexpire(key, revalidation.ackTtlMs).exec()
   }
 
-  acknowledgements(seq: number): Promise<number> {
-    return this.#redis.client.scard(this.#keys.acks(seq))
+  async acknowledgements(seq: number): Promise<{ instances: number; alive: number }> {
+    const { acks, instances: heartbeats } = this.#keys
+    const [instances, alive] = (await this.#redis.client.eval(
+      acknowledgementsScript,
+      2,
+      acks(seq),
+      heartbeats,
+      revalidation.heartbeatTtlMs,
+    )) as [number, number]
+    return { instances, alive }
   }
 
   announce(text: string): Promise<number> {
@@ -154,15 +173,17 @@ export class RedisRevalidationLog implements FleetRevalidationLog {
     return revalidationsSince(this.#redis, since, upTo)
   }
 
-  listen(heard: (text: string) => void): void {
-    // Queued while connecting (the subscription waits for the connection); resubscribed by ioredis after a
-    // reconnection.
-    const subscriber = this.#redis.client.duplicate({ enableOfflineQueue: true })
+  listen(heard: (text: string) => void, listening: () => void): void {
+    // Subscribed at every `ready` (at start, after each reconnection) here rather than by ioredis (autoResubscribe),
+    // so that `listening` runs once the subscription is made.
+    const subscriber = this.#redis.client.duplicate({ autoResubscribe: false })
     this.#subscriber = subscriber
     subscriber.on('error', (error: Error) => this.#log.debug({ err: error }, 'revalidation subscriber error'))
     subscriber.on('message', (_channel: string, text: string) => heard(text))
-    subscriber.subscribe(this.#keys.channel).catch((error: unknown) => {
-      this.#log.warn({ err: error }, 'revalidation channel not subscribed: this instance hears no other instance')
+    subscriber.on('ready', () => {
+      subscriber.subscribe(this.#keys.channel).then(listening, (error: unknown) => {
+        this.#log.warn({ err: error }, 'revalidation channel not subscribed: this instance hears no other instance')
+      })
     })
   }
 

@@ -39,7 +39,7 @@ export class RevalidationChannel {
   #applied: number | undefined
   /** The epoch of the revalidation state that number counts in (docs/content.md "Across the fleet"). */
   #epoch: string | undefined
-  /** Instances alive at the last check. */
+  /** Instances alive as last read (a check, or a call's wait): what a call reports when it cannot read it again. */
   #alive = 1
   /** Numbers of the revalidations this instance took and is applying itself: catching up skips them. */
   readonly #taking = new Set<number>()
@@ -50,7 +50,12 @@ export class RevalidationChannel {
     this.#fleet = options.fleet
     this.#pages = options.pages
     this.#log = options.log
-    this.#fleet.listen((text) => this.#heard(text))
+    // Each time the subscription is made, the newest number is checked: what was told while it was not listening
+    // (Redis restarted, the connection lost) is caught up at once, and this instance counts among the alive again.
+    this.#fleet.listen(
+      (text) => this.#heard(text),
+      () => this.#checkNewest(),
+    )
     this.#timer = setInterval(() => this.#checkNewest(), options.versionCheckMs ?? revalidation.versionCheckMs)
     this.#timer.unref()
     this.#checkNewest()
@@ -94,14 +99,17 @@ export class RevalidationChannel {
     }
   }
 
-  /** Waits (at most ackWaitMs) for every instance alive to have applied `seq`: how many did, of how many. */
+  /**
+   * Waits (at most ackWaitMs) for every instance alive to have applied `seq`: how many did, of how many. Both are read
+   * at every poll, not taken from this instance's last check: that count may be a second old, and right after Redis
+   * restarted empty the instances check in again one by one (an instance that checked in first saw itself alone).
+   */
   async #acknowledged(seq: number): Promise<{ instances: number; alive: number }> {
     const deadline = performance.now() + revalidation.ackWaitMs
     for (;;) {
-      const instances = await this.#fleet.acknowledgements(seq)
-      if (instances >= this.#alive || performance.now() >= deadline) {
-        return { instances, alive: Math.max(this.#alive, instances) }
-      }
+      const { instances, alive } = await this.#fleet.acknowledgements(seq)
+      this.#alive = Math.max(alive, instances)
+      if (instances >= alive || performance.now() >= deadline) return { instances, alive: this.#alive }
       await new Promise((resolve) => setTimeout(resolve, revalidation.ackPollMs))
     }
   }

@@ -51,14 +51,15 @@ export interface FleetRevalidationLog {
   check(self: string): Promise<RevalidationState>
   /** Says that instance `self` applied revalidation `seq`. */
   acknowledge(seq: number, self: string): Promise<void>
-  /** How many instances applied revalidation `seq`. */
-  acknowledgements(seq: number): Promise<number>
+  /** How many instances applied revalidation `seq`, and how many are alive (heartbeats now recent), read together. */
+  acknowledgements(seq: number): Promise<{ instances: number; alive: number }>
   /** Tells every listening instance a logged revalidation's text: how many were listening. */
   announce(text: string): Promise<number>
   /** The revalidations numbered after `since` up to `upTo`, oldest first; `gone` when the log does not reach back. */
   since(since: number, upTo: number): Promise<LoggedRevalidation[] | 'gone'>
-  /** Hears every announced text, from now on until `close`. */
-  listen(heard: (text: string) => void): void
+  /** Hears every announced text until `close`; `listening` runs each time the subscription is made (at start, and
+   * after every reconnection: what was announced while it was not listening is caught up then). */
+  listen(heard: (text: string) => void, listening: () => void): void
   close(): void
 }
 

@@ -127,3 +127,29 @@ t.test('a log restarted empty: every instance sees the new state and checks ever
     t.equal(said.length, 1, 'said once in its log')
   }
 })
+
+t.test('right after a restart, the first revalidation counts the fleet as it checks in again', async (t) => {
+  const { state, instances } = await fleetOf(t, 3)
+  const [teller, ...others] = instances
+  state.restart()
+  // The teller is back first: when it checks in, it is alone in the new state.
+  teller!.fleet.reconnect()
+  await waitFor('the teller on the new state', () => everything(teller!.revalidated) === 2)
+  for (const one of others) one.fleet.reconnect()
+  await waitFor('the others on the new state', () => others.every((one) => everything(one.revalidated) === 2))
+  t.same(await teller!.channel.tell(message), { instances: 3, alive: 3 }, 'every instance, not the teller alone')
+  for (const one of others) t.same(named(one.revalidated).at(-1), message, 'applied by each')
+})
+
+t.test('an instance not back yet is not counted, and regenerates every kept page when it is', async (t) => {
+  const { state, instances } = await fleetOf(t, 3)
+  const [teller, back, late] = instances
+  state.restart()
+  for (const one of [teller!, back!]) one.fleet.reconnect()
+  await waitFor('two on the new state', () => [teller!, back!].every((one) => everything(one.revalidated) === 2))
+  t.same(await teller!.channel.tell(message), { instances: 2, alive: 2 }, 'the instances Redis knows of')
+  t.same(named(late!.revalidated), ['everything'], 'the third has heard nothing yet')
+  late!.fleet.reconnect()
+  await waitFor('the third on the new state', () => everything(late!.revalidated) === 2)
+  t.same(named(late!.revalidated), ['everything', 'everything'], 'every page it keeps, the one named included')
+})
