@@ -40,4 +40,11 @@ export const caches = Object.freeze({
    * not a lookup, and the statuses that hit it first are the ones to keep).
    */
   errorDocuments: Object.freeze({ maxEntries: 200, maxBytes: 8 * 1024 * 1024 }),
+  /**
+   * Rate-limit counts per client kept by this instance (src/shared-state/local-rate-limit.ts): every count without
+   * Redis, and the fall-back while Redis is down. 5,000 clients, @fastify/rate-limit's own default for its local store;
+   * a count is its key (an address) and two numbers, under 200 bytes: 1 MiB bounds them. A client pushed out by a flood
+   * of other addresses starts a fresh count: a flood is still limited, per address.
+   */
+  rateLimitClients: Object.freeze({ maxEntries: 5_000, maxBytes: 1024 * 1024 }),
 } satisfies Record<string, CacheBounds>)

@@ -9,7 +9,8 @@
  * undone first, see deploy-steps.ts).
  */
 import path from 'node:path'
-import { deploy, recordedFrontDoor, stopLeftoverInstances } from './deploy-steps.ts'
+import { recordedFrontDoor, stopLeftoverInstances } from './before-deploy.ts'
+import { deploy } from './deploy-steps.ts'
 import { checkKeyPair } from './instance-env.ts'
 import { stopInstances } from './instances.ts'
 import { applyRouting, portOf, stopNginx } from './nginx-control.ts'

@@ -13,6 +13,7 @@ import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
+import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 
 const reportSchema = {
@@ -100,7 +101,7 @@ async function clientErrors(fastify: FastifyInstance) {
       // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
       ...(
         fastify.hasDecorator('sharedRedis') && fastify.sharedRedis
-          ? { store: sharedRateLimitStore(fastify.sharedRedis) }
+          ? { store: sharedRateLimitStore(redisRateLimits(fastify.sharedRedis)) }
           : {}
       ),
       errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),

@@ -1,13 +1,15 @@
 import fp from 'fastify-plugin'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
 import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
+import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
 import type { RevalidatedPages, RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
+import type { SharedRedis } from '../src/shared-state/redis.ts'
 
 export interface RevalidateOptions {
   /** REVALIDATE_TOKEN: the bearer token a call must carry; undefined: no route (this instance still hears the
@@ -55,6 +57,15 @@ const responseSchema = {
   },
 } as const
 
+/** Revalidations through Redis: its modules loaded only with REDIS_URL. */
+async function redisChannel(redis: SharedRedis, pages: RevalidatedPages, log: FastifyBaseLogger) {
+  const [{ RevalidationChannel }, { RedisRevalidationLog }] = await Promise.all([
+    import('../src/shared-state/revalidation-channel.ts'),
+    import('../src/shared-state/redis-revalidation-log.ts'),
+  ])
+  return new RevalidationChannel({ fleet: new RedisRevalidationLog(redis, log), pages, log })
+}
+
 /**
  * POST /api/revalidate (docs/content.md): with `Authorization: Bearer <REVALIDATE_TOKEN>` and a JSON body
  * `{ "paths": [...], "tags": [...] }`, every kept page at those paths or carrying those tags is regenerated on every
@@ -75,13 +86,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   // With REDIS_URL every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY every worker
   // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const channel = redis
-    ? new (await import('../src/shared-state/revalidation-channel.ts')).RevalidationChannel({
-        redis,
-        pages,
-        log: fastify.log,
-      })
-    : undefined
+  const channel = redis ? await redisChannel(redis, pages, fastify.log) : undefined
   const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ pages, log: fastify.log }) : undefined
   fastify.addHook('onClose', async () => {
     await channel?.close()
@@ -121,7 +126,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
     await scope.register(rateLimit, {
       global: false,
       keyGenerator: clientOf,
-      ...(redis ? { store: sharedRateLimitStore(redis) } : {}),
+      ...(redis ? { store: sharedRateLimitStore(redisRateLimits(redis)) } : {}),
       errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
     })
     // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet

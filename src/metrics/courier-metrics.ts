@@ -3,13 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import type { ContentReadStats } from '../content/content-files.ts'
 import { clientErrorsPath } from '../../config/client-errors.ts'
 import type { OutputFormat } from '../images/negotiate.ts'
-import {
-  eventLoopMonitoringPrecisionMs,
-  labelledMethods,
-  metricBuckets,
-  otherMethod,
-  unmatchedRoute,
-} from '../../config/metrics.ts'
+import { eventLoopMonitoringPrecisionMs, metricBuckets } from '../../config/metrics.ts'
 import type {
   DocumentKind,
   ImageCacheState,
@@ -23,6 +17,7 @@ import type {
   TransformQueueState,
 } from './recorder.ts'
 import { LabelledCounter, LabelledHistogram } from './labelled-series.ts'
+import { clientReportResult, methodLabel, routeLabel, statusClassLabel } from './labels.ts'
 
 export interface BuildInfo {
   deploymentId: string
@@ -30,33 +25,6 @@ export interface BuildInfo {
   version: string
   /** `process.version`, e.g. `v20.20.2`. */
   nodeVersion: string
-}
-
-/** What a client report's answer says, by its status (plugins/client-errors.ts answers these and no other). */
-const clientReportResults: Readonly<Record<number, string>> = Object.freeze({
-  204: 'accepted',
-  400: 'invalid',
-  405: 'method_not_allowed',
-  413: 'too_large',
-  415: 'unsupported_type',
-  429: 'rate_limited',
-})
-
-const statusClasses = Object.freeze(['1xx', '2xx', '3xx', '4xx', '5xx'])
-const knownMethods = new Set(labelledMethods)
-
-/** The route template Fastify matched (`/guides/:slug`), or one fixed value: never the URL as asked. */
-export function routeLabel(request: FastifyRequest): string {
-  return request.routeOptions.url ?? unmatchedRoute
-}
-
-export function methodLabel(method: string): string {
-  return knownMethods.has(method) ? method : otherMethod
-}
-
-export function statusClassLabel(statusCode: number): string {
-  // Node sends no status outside 100-599; `other` only keeps the label bounded whatever a reply is given.
-  return statusClasses[Math.floor(statusCode / 100) - 1] ?? 'other'
 }
 
 /**
@@ -183,7 +151,9 @@ export class CourierMetrics implements MetricsRecorder {
     })
     this.#shed = new LabelledCounter({
       name: 'courier_requests_shed_total',
-      help: 'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when the transform queue is full.',
+      help:
+        'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when ' +
+        'the transform queue is full.',
       labelNames: ['reason'],
       registers,
     })
@@ -205,7 +175,7 @@ export class CourierMetrics implements MetricsRecorder {
       methodLabel(request.method),
       statusClassLabel(statusCode),
     )
-    if (route === clientErrorsPath) this.#clientReports.inc(clientReportResults[statusCode] ?? 'failed')
+    if (route === clientErrorsPath) this.#clientReports.inc(clientReportResult(statusCode))
   }
 
   keptDocumentSent(request: FastifyRequest, document: DocumentKind): void {

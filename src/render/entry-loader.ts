@@ -2,8 +2,8 @@
  * Starts the app's code after the document's first paint (docs/rendering.md "Entry loader"). The document is
  * complete without script: its text, styles and font paint first, on their own, and the entry script and the page's
  * chunks are asked for once the browser reports that paint (the `first-contentful-paint` entry of the Paint Timing
- * API, delivered after the frame is on screen). On a slow link the 61 kB of the entry then never shares the wire with the font or the
- * hero image before the first paint; hydration follows it.
+ * API, delivered after the frame is on screen). On a slow link the 61 kB of the entry then never shares the wire with
+ * the font or the hero image before the first paint; hydration follows it.
  *
  * The script starts the code at once where waiting would gain nothing or never end:
  * - the browser has no paint timing (Safari before 14.1);

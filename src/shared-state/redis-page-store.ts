@@ -3,7 +3,8 @@ import { sharedPages } from '../../config/content.ts'
 import { FleetLock, type FleetProduction } from './fleet-lock.ts'
 import type { FleetPageStore, SharedPageVersion } from './fleet-page-store.ts'
 import type { SharedRedis } from './redis.ts'
-import { parseSeq, revalidationKeys, revalidationsSince, type RevalidationMessage } from './revalidation-log.ts'
+import { revalidationKeys, revalidationsSince } from './redis-revalidation-log.ts'
+import { parseSeq, type RevalidationMessage } from './revalidation-log.ts'
 
 export interface RedisPageStoreOptions {
   redis: SharedRedis

@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import type { Redis } from 'ioredis'
 import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
-import type { SharedRedis } from './redis.ts'
 import {
-  acknowledgeRevalidation,
-  acknowledgements,
-  announceRevalidation,
-  appendRevalidation,
-  checkRevalidations,
   readLogged,
-  revalidationKeys,
-  revalidationsSince,
+  type FleetRevalidationLog,
   type LoggedRevalidation,
   type RevalidatedPages,
   type RevalidationMessage,
 } from './revalidation-log.ts'
 
 export interface RevalidationChannelOptions {
-  redis: SharedRedis
+  /** The fleet's revalidation log (src/shared-state/redis-revalidation-log.ts). */
+  fleet: FleetRevalidationLog
   /** The pages revalidations apply to: another instance's as it arrives, this instance's own before it is told. */
   pages: RevalidatedPages
   log: FastifyBaseLogger
@@ -33,15 +26,12 @@ export interface RevalidationChannelOptions {
  * message that skips numbers, or the check of the newest number every second, makes it read what it missed from the
  * log (a dropped subscription, a pause), so a missed message leaves a page stale for a second at most; when the log no
  * longer reaches back, every kept page is regenerated. PUBLISH answers how many instances were listening: the number
- * the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never fails. A
- * subscription of its own (a Redis connection in subscriber mode serves nothing else), resubscribed by ioredis after a
- * reconnection.
+ * the call's 200 reports. Redis down or failing: the call applies here only, with a warn line, and never fails.
  */
 export class RevalidationChannel {
-  readonly #redis: SharedRedis
+  readonly #fleet: FleetRevalidationLog
   readonly #pages: RevalidatedPages
   readonly #log: FastifyBaseLogger
-  readonly #subscriber: Redis
   readonly #timer: NodeJS.Timeout
   /** This instance's id in the revalidations it logs. */
   readonly #self = randomUUID()
@@ -49,7 +39,7 @@ export class RevalidationChannel {
   #applied: number | undefined
   /** The epoch of the revalidation state that number counts in (docs/content.md "Across the fleet"). */
   #epoch: string | undefined
-  /** Instances alive at the last check. */
+  /** Instances alive as last read (a check, or a call's wait): what a call reports when it cannot read it again. */
   #alive = 1
   /** Numbers of the revalidations this instance took and is applying itself: catching up skips them. */
   readonly #taking = new Set<number>()
@@ -57,16 +47,15 @@ export class RevalidationChannel {
   #catchingUp: Promise<void> = Promise.resolve()
 
   constructor(options: RevalidationChannelOptions) {
-    this.#redis = options.redis
+    this.#fleet = options.fleet
     this.#pages = options.pages
     this.#log = options.log
-    // Queued while connecting (the subscription waits for the connection); the shared client's options otherwise.
-    this.#subscriber = this.#redis.client.duplicate({ enableOfflineQueue: true })
-    this.#subscriber.on('error', (error: Error) => this.#log.debug({ err: error }, 'revalidation subscriber error'))
-    this.#subscriber.on('message', (_channel: string, text: string) => this.#heard(text))
-    this.#subscriber.subscribe(revalidationKeys(this.#redis).channel).catch((error: unknown) => {
-      this.#log.warn({ err: error }, 'revalidation channel not subscribed: this instance hears no other instance')
-    })
+    // Each time the subscription is made, the newest number is checked: what was told while it was not listening
+    // (Redis restarted, the connection lost) is caught up at once, and this instance counts among the alive again.
+    this.#fleet.listen(
+      (text) => this.#heard(text),
+      () => this.#checkNewest(),
+    )
     this.#timer = setInterval(() => this.#checkNewest(), options.versionCheckMs ?? revalidation.versionCheckMs)
     this.#timer.unref()
     this.#checkNewest()
@@ -83,10 +72,10 @@ export class RevalidationChannel {
       this.#log.warn({ ...(error === undefined ? {} : { err: error }), ...message }, warning)
       return { instances: 1, alive: 1 }
     }
-    if (!this.#redis.up) return alone('revalidation applied to this instance only: redis is not connected')
+    if (!this.#fleet.up) return alone('revalidation applied to this instance only: redis is not connected')
     let logged: { seq: number; text: string }
     try {
-      logged = await appendRevalidation(this.#redis, { ...message, from: this.#self })
+      logged = await this.#fleet.append({ ...message, from: this.#self })
     } catch (error) {
       return alone('revalidation applied to this instance only: redis publish failed', error)
     }
@@ -101,7 +90,7 @@ export class RevalidationChannel {
     this.#applied = Math.max(this.#applied ?? 0, logged.seq)
     try {
       await this.#acknowledge(logged.seq)
-      await announceRevalidation(this.#redis, logged.text)
+      await this.#fleet.announce(logged.text)
       return await this.#acknowledged(logged.seq)
     } catch (error) {
       // Logged: the other instances catch up at their next check of the newest number.
@@ -110,22 +99,25 @@ export class RevalidationChannel {
     }
   }
 
-  /** Waits (at most ackWaitMs) for every instance alive to have applied `seq`: how many did, of how many. */
+  /**
+   * Waits (at most ackWaitMs) for every instance alive to have applied `seq`: how many did, of how many. Both are read
+   * at every poll, not taken from this instance's last check: that count may be a second old, and right after Redis
+   * restarted empty the instances check in again one by one (an instance that checked in first saw itself alone).
+   */
   async #acknowledged(seq: number): Promise<{ instances: number; alive: number }> {
     const deadline = performance.now() + revalidation.ackWaitMs
     for (;;) {
-      const instances = await acknowledgements(this.#redis, seq)
-      if (instances >= this.#alive || performance.now() >= deadline) {
-        return { instances, alive: Math.max(this.#alive, instances) }
-      }
+      const { instances, alive } = await this.#fleet.acknowledgements(seq)
+      this.#alive = Math.max(alive, instances)
+      if (instances >= alive || performance.now() >= deadline) return { instances, alive: this.#alive }
       await new Promise((resolve) => setTimeout(resolve, revalidation.ackPollMs))
     }
   }
 
   #acknowledge(seq: number): Promise<void> {
-    return acknowledgeRevalidation(this.#redis, seq, this.#self).catch((error: unknown) =>
-      this.#redis.commandFailed(error, 'revalidation ack'),
-    )
+    return this.#fleet
+      .acknowledge(seq, this.#self)
+      .catch((error: unknown) => this.#fleet.failed(error, 'revalidation ack'))
   }
 
   #heard(text: string) {
@@ -138,8 +130,8 @@ export class RevalidationChannel {
   /** At start, then every 1 s, with this instance's heartbeat: a number newer than the last applied means messages
    * were missed; another epoch, that Redis lost the state (docs/content.md "Across the fleet"). */
   #checkNewest() {
-    if (!this.#redis.up) return
-    checkRevalidations(this.#redis, this.#self).then(
+    if (!this.#fleet.up) return
+    this.#fleet.check(this.#self).then(
       ({ seq, epoch, alive }) => {
         this.#alive = alive
         if (this.#applied !== undefined && seq > this.#applied && epoch === this.#epoch) {
@@ -147,7 +139,7 @@ export class RevalidationChannel {
         }
         return this.#catchUp(seq, epoch)
       },
-      (error: unknown) => this.#redis.commandFailed(error, 'revalidation check'),
+      (error: unknown) => this.#fleet.failed(error, 'revalidation check'),
     )
   }
 
@@ -183,10 +175,10 @@ export class RevalidationChannel {
       }
       let missed: LoggedRevalidation[] | 'gone'
       try {
-        missed = await revalidationsSince(this.#redis, applied, seq)
+        missed = await this.#fleet.since(applied, seq)
       } catch (error) {
         // Read again at the next check.
-        return this.#redis.commandFailed(error, 'revalidation log')
+        return this.#fleet.failed(error, 'revalidation log')
       }
       if (missed === 'gone') {
         this.#log.warn({ applied, newest: seq }, 'revalidation log does not reach back: regenerating every kept page')
@@ -202,6 +194,6 @@ export class RevalidationChannel {
 
   async close(): Promise<void> {
     clearInterval(this.#timer)
-    this.#subscriber.disconnect()
+    this.#fleet.close()
   }
 }

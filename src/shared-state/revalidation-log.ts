@@ -1,7 +1,3 @@
-import { randomUUID } from 'node:crypto'
-import { revalidation } from '../../config/content.ts'
-import type { SharedRedis } from './redis.ts'
-
 /** What a revalidation names (POST /api/revalidate's body). */
 export interface RevalidationMessage {
   paths: string[]
@@ -26,79 +22,9 @@ export interface RevalidatedPages {
 export interface LoggedRevalidation extends RevalidationMessage {
   seq: number
   from: string
-  /** The revalidation state's epoch it was numbered in (see newestRevalidation). */
+  /** The revalidation state's epoch it was numbered in (a Redis that lost its state has another). */
   epoch: string
 }
-
-/** The Redis keys of the revalidation log: one Redis can serve several sites by their key prefix. */
-export function revalidationKeys(redis: SharedRedis) {
-  return {
-    /** The number of the newest revalidation (INCR): the version every instance checks. */
-    seq: `${redis.keyPrefix}revalidate-seq`,
-    /** The newest revalidations, newest first, each `{"seq":N,...}`. */
-    log: `${redis.keyPrefix}revalidate-log`,
-    /** The pub/sub channel they are announced on. */
-    channel: `${redis.keyPrefix}revalidate`,
-    /** A random id made when the state above is first written: a Redis that lost it (restarted empty, flushed,
-     * evicted) has another, and every instance then knows its numbers say nothing of what it applied. */
-    epoch: `${redis.keyPrefix}revalidate-epoch`,
-    /** Instances alive: a sorted set of instance ids by the time of their last heartbeat (Redis's clock). */
-    instances: `${redis.keyPrefix}instances`,
-    /** The instances that applied revalidation N. */
-    acks: (seq: number) => `${redis.keyPrefix}revalidate-ack:${seq}`,
-  }
-}
-
-/**
- * Numbers a revalidation and keeps it in the log (trimmed to its length), in one step: no instance can see the
- * number without the entry. The epoch is made if the state has none. Every key gets its time to live again. Answers
- * the number and the entry's text, which `announceRevalidation` publishes. The JSON gets its number and epoch by
- * text, not through cjson, which would write an empty list as `{}`.
- */
-const appendScript = `
-redis.call('SET', KEYS[3], ARGV[3], 'NX')
-local epoch = redis.call('GET', KEYS[3])
-local seq = redis.call('INCR', KEYS[1])
-local text = '{"seq":' .. seq .. ',"epoch":' .. cjson.encode(epoch) .. ',' .. string.sub(ARGV[1], 2)
-redis.call('LPUSH', KEYS[2], text)
-redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
-for index = 1, 3 do redis.call('PEXPIRE', KEYS[index], ARGV[4]) end
-return { seq, text }`
-
-export async function appendRevalidation(
-  redis: SharedRedis,
-  message: RevalidationMessage & { from: string },
-): Promise<{ seq: number; text: string }> {
-  const keys = revalidationKeys(redis)
-  const json = JSON.stringify({ paths: message.paths, tags: message.tags, from: message.from })
-  const [seq, text] = (await redis.client.eval(
-    appendScript,
-    3,
-    keys.seq,
-    keys.log,
-    keys.epoch,
-    json,
-    revalidation.logLength,
-    randomUUID(),
-    revalidation.stateTtlMs,
-  )) as [number, string]
-  return { seq, text }
-}
-
-/**
- * An instance's check, every second: its heartbeat (the instances set, by Redis's clock, the stale ones dropped),
- * the epoch made if there is none, every key's time to live renewed while any instance runs. Answers the newest
- * number, the epoch and how many instances are alive.
- */
-const checkScript = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('ZADD', KEYS[4], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[3]))
-redis.call('PEXPIRE', KEYS[4], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[2], 'NX')
-for index = 1, 3 do redis.call('PEXPIRE', KEYS[index], ARGV[4]) end
-return { redis.call('GET', KEYS[1]) or '0', redis.call('GET', KEYS[3]), redis.call('ZCARD', KEYS[4]) }`
 
 export interface RevalidationState {
   /** The newest revalidation's number; 0 when there has been none. */
@@ -108,38 +34,33 @@ export interface RevalidationState {
   alive: number
 }
 
-/** The heartbeat of instance `self`, and the state every instance compares with what it applied. */
-export async function checkRevalidations(redis: SharedRedis, self: string): Promise<RevalidationState> {
-  const keys = revalidationKeys(redis)
-  const [seq, epoch, alive] = (await redis.client.eval(
-    checkScript,
-    4,
-    keys.seq,
-    keys.log,
-    keys.epoch,
-    keys.instances,
-    self,
-    randomUUID(),
-    revalidation.heartbeatTtlMs,
-    revalidation.stateTtlMs,
-  )) as [string, string, number]
-  return { seq: parseSeq(seq), epoch, alive }
-}
-
-/** Says that instance `self` applied revalidation `seq` (kept a minute: the call that waits for it waits 1 s). */
-export async function acknowledgeRevalidation(redis: SharedRedis, seq: number, self: string): Promise<void> {
-  const key = revalidationKeys(redis).acks(seq)
-  await redis.client.multi().sadd(key, self).pexpire(key, revalidation.ackTtlMs).exec()
-}
-
-/** How many instances applied revalidation `seq`. */
-export async function acknowledgements(redis: SharedRedis, seq: number): Promise<number> {
-  return redis.client.scard(revalidationKeys(redis).acks(seq))
-}
-
-/** Publishes a logged revalidation to every instance: how many were listening. */
-export async function announceRevalidation(redis: SharedRedis, text: string): Promise<number> {
-  return redis.client.publish(revalidationKeys(redis).channel, text)
+/**
+ * The fleet's revalidation log, as one instance reaches it: Redis with REDIS_URL
+ * (src/shared-state/redis-revalidation-log.ts), memory in the unit tests (src/shared-state/memory-revalidation-log.ts).
+ * What an instance does with it is src/shared-state/revalidation-channel.ts. Every method but `listen` and `close`
+ * rejects when the log cannot be reached.
+ */
+export interface FleetRevalidationLog {
+  /** Whether the log can be reached now: when not, an instance applies what it takes alone, sending nothing. */
+  readonly up: boolean
+  /** Says a failed command (the connection's own lines say that it is down). */
+  failed(error: unknown, command: string): void
+  /** Numbers a revalidation and keeps it, in one step (the epoch made if there is none): its number and text. */
+  append(message: RevalidationMessage & { from: string }): Promise<{ seq: number; text: string }>
+  /** Instance `self`'s heartbeat, and the newest number, the epoch and how many instances are alive. */
+  check(self: string): Promise<RevalidationState>
+  /** Says that instance `self` applied revalidation `seq`. */
+  acknowledge(seq: number, self: string): Promise<void>
+  /** How many instances applied revalidation `seq`, and how many are alive (heartbeats now recent), read together. */
+  acknowledgements(seq: number): Promise<{ instances: number; alive: number }>
+  /** Tells every listening instance a logged revalidation's text: how many were listening. */
+  announce(text: string): Promise<number>
+  /** The revalidations numbered after `since` up to `upTo`, oldest first; `gone` when the log does not reach back. */
+  since(since: number, upTo: number): Promise<LoggedRevalidation[] | 'gone'>
+  /** Hears every announced text until `close`; `listening` runs each time the subscription is made (at start, and
+   * after every reconnection: what was announced while it was not listening is caught up then). */
+  listen(heard: (text: string) => void, listening: () => void): void
+  close(): void
 }
 
 export function parseSeq(value: string | null | undefined): number {
@@ -164,23 +85,12 @@ export function readLogged(text: string): LoggedRevalidation | undefined {
   return { seq: seq as number, paths, tags, from, epoch }
 }
 
-/** Revalidations that may have been logged between reading the newest number and reading the log. */
-const lateArrivals = 64
-
 /**
- * The revalidations numbered after `since` up to `upTo`, oldest first; `gone` when the log no longer reaches back
- * that far (trimmed, or Redis lost it): the caller must then assume any page may have been named.
+ * The revalidations numbered after `since` up to `upTo` among the log's newest entries `texts`, oldest first; `gone`
+ * when one is missing (trimmed, or the log lost): the caller must then assume any page may have been named.
  */
-export async function revalidationsSince(
-  redis: SharedRedis,
-  since: number,
-  upTo: number,
-): Promise<LoggedRevalidation[] | 'gone'> {
+export function revalidationsBetween(texts: string[], since: number, upTo: number): LoggedRevalidation[] | 'gone' {
   if (upTo <= since) return []
-  if (upTo - since > revalidation.logLength) return 'gone'
-  // Newest first: revalidations numbered after `upTo` may have joined since it was read, so a few more are read.
-  const count = Math.min(upTo - since + lateArrivals, revalidation.logLength)
-  const texts = await redis.client.lrange(revalidationKeys(redis).log, 0, count - 1)
   const entries = texts
     .map(readLogged)
     .filter((entry): entry is LoggedRevalidation => entry !== undefined && entry.seq > since && entry.seq <= upTo)
