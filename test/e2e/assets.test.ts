@@ -4,9 +4,10 @@
  * query, which would mean two copies of a module, e.g. of React).
  */
 import t from 'tap'
-import { firstGuide, startSuite, staticPaths, type RequestEntry } from './harness.ts'
+import { startSuite, type RequestEntry } from './harness.ts'
+import { sitePagePaths, staticPage, testPagePaths } from './test-pages.ts'
 
-const suite = await startSuite(t)
+const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 
 /** Chromium resource types that are build assets: each must carry the deployment id. */
 const assetTypes = new Set(['script', 'stylesheet', 'font'])
@@ -18,7 +19,7 @@ function isAsset(request: RequestEntry): boolean {
 
 t.test('the page carries the build id', async (t) => {
   const session = await suite.open(t)
-  await session.goto('/')
+  await session.goto(staticPage.path)
   t.equal(
     await session.page.evaluate(() => document.documentElement.dataset.dplId),
     suite.deploymentId,
@@ -27,14 +28,8 @@ t.test('the page carries the build id', async (t) => {
 })
 
 t.test('asset requests, page by page', async (t) => {
-  const paths = [...staticPaths]
-  {
-    const session = await suite.open(t)
-    paths.push((await firstGuide(session)).href)
-  }
-  paths.push('/no-such-page')
-
-  for (const path of paths) {
+  // The test build's pages, one of each kind, and the site's own (its page table).
+  for (const path of [...testPagePaths, ...sitePagePaths, '/no-such-page']) {
     await t.test(path, async (t) => {
       const session = await suite.open(t)
       await session.goto(path)

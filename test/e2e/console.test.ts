@@ -3,18 +3,10 @@
  * the server's log while the pages were served. The 404 page may show Chromium's report of its own 404, and only that.
  */
 import t, { type Test } from 'tap'
-import {
-  bounded,
-  firstGuide,
-  resource404Message,
-  startSuite,
-  staticPaths,
-  timeouts,
-  unexpectedConsoleErrors,
-  type Session,
-} from './harness.ts'
+import { bounded, resource404Message, startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
+import { sitePagePaths, testPagePaths } from './test-pages.ts'
 
-const suite = await startSuite(t)
+const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 
 /** pino's numeric level of `error`. */
 const errorLevel = 50
@@ -31,12 +23,8 @@ function assertCleanConsole(t: Test, session: Session, options: { allowDocument4
 }
 
 t.test('pages log no error in the browser or on the server', async (t) => {
-  const paths = [...staticPaths]
-  {
-    const session = await suite.open(t)
-    paths.push((await firstGuide(session)).href)
-  }
-  for (const path of paths) {
+  // The test build's pages, one of each kind, and the site's own (its page table).
+  for (const path of [...testPagePaths, ...sitePagePaths]) {
     await t.test(path, async (t) => {
       const session = await suite.open(t)
       const logged = suite.serverLogs().length

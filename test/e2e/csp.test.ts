@@ -1,15 +1,17 @@
 /**
  * The Content-Security-Policy in a real Chromium: every filtered page loads and hydrates with zero CSP violations,
  * its CSP nonce is the one on every script, and a script slipped into the document without the nonce does not run.
- * /faq is excluded from the filter (config/request-filter.ts): no CSP, and it still works. The same injection runs there, which proves it would run
+ * The pages are the test build's, one of each kind, and the site's own (its page table). A page the filter leaves out
+ * (config/request-filter.ts) has no CSP and still works, and the same injection runs there, which proves it would run
  * anywhere the CSP did not stop it.
  */
 import { createHash } from 'node:crypto'
 import t, { type Test } from 'tap'
 import type { Response } from 'playwright-core'
-import { firstGuide, startSuite, staticPaths, type Session } from './harness.ts'
+import { startSuite, type Session } from './harness.ts'
+import { isUnfiltered, sitePagePaths, staticPage, testPagePaths, unfilteredPage } from './test-pages.ts'
 
-const suite = await startSuite(t)
+const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 
 interface Violation {
   directive: string
@@ -90,9 +92,8 @@ async function checkPage(t: Test, path: string, expectCsp: boolean) {
 }
 
 t.test('every page loads and hydrates with zero CSP violations', async (t) => {
-  const guide = await firstGuide(await suite.open(t))
-  for (const path of [...staticPaths, guide.href, '/no-such-page']) {
-    await t.test(path, (t) => checkPage(t, path, path !== '/faq'))
+  for (const path of [...testPagePaths, ...sitePagePaths, '/no-such-page']) {
+    await t.test(path, (t) => checkPage(t, path, !isUnfiltered(path)))
   }
 })
 
@@ -118,7 +119,7 @@ t.test('an inline script without the nonce is blocked on a filtered page', async
   await recordViolations(session)
   const response = await injectScripts(
     session,
-    '/',
+    staticPage.path,
     (nonce) =>
       // The control: the same script with the nonce runs, so the injection itself works.
       `${unnoncedScript}<script nonce="${nonce}">window.__noncedRan = true</script>`,
@@ -134,10 +135,12 @@ t.test('an inline script without the nonce is blocked on a filtered page', async
   t.equal(blocked.length, 1, 'one violation, for it')
 })
 
-t.test('the same injection runs on /faq, which the filter leaves out', async (t) => {
+const unfiltered = { skip: unfilteredPage ? false : 'no page of the site is left out of the request filter' }
+t.test(`the same injection runs on ${unfilteredPage}, which the filter leaves out`, unfiltered, async (t) => {
+  const path = unfilteredPage!
   const session = await suite.open(t)
-  const response = await injectScripts(session, '/faq', () => unnoncedScript)
-  t.equal(response.headers()['content-security-policy'], undefined, 'no CSP on /faq')
-  t.ok(await session.waitForHydration(), '/faq hydrates')
+  const response = await injectScripts(session, path, () => unnoncedScript)
+  t.equal(response.headers()['content-security-policy'], undefined, `no CSP on ${path}`)
+  t.ok(await session.waitForHydration(), `${path} hydrates`)
   t.equal(await session.page.evaluate(() => window.__injectedRan), true, 'without a CSP the injected script runs')
 })

@@ -5,6 +5,7 @@
  */
 import t from 'tap'
 import { bounded, startSuite, timeouts } from './harness.ts'
+import { staticPage } from './test-pages.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 
@@ -106,7 +107,7 @@ t.test('a boundary that fails after the shell: the page ends with the server-sid
 
 t.test('a page without the screen stays clean: no report is sent', async (t) => {
   const session = await suite.open(t)
-  await session.goto('/')
+  await session.goto(staticPage.path)
   await session.settle()
   t.notOk(session.recording.requests.some((request) => request.url.endsWith('/api/client-errors')))
 })

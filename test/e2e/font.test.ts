@@ -4,12 +4,13 @@
  */
 import t from 'tap'
 import { bounded, startSuite, timeouts } from './harness.ts'
+import { staticPage } from './test-pages.ts'
 
-const suite = await startSuite(t)
+const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 
 t.test('body text is in Inter, served by this server', async (t) => {
   const session = await suite.open(t)
-  await session.goto('/')
+  await session.goto(staticPage.path)
   await session.settle()
   const readFonts = session.page.evaluate(async () => {
     await document.fonts.ready
@@ -45,7 +46,7 @@ t.test('body text is in Inter, served by this server', async (t) => {
 
   const fontRequests = session.recording.requests.filter((request) => new URL(request.url).pathname.endsWith('.woff2'))
   t.ok(fontRequests.length > 0, 'a woff2 file was fetched')
-  // The home page's text is all in the core subset: the rest of the Latin file is never downloaded for it.
+  // The page's text is all in the core subset: the rest of the Latin file is never downloaded for it.
   t.same(
     fontRequests.map((request) => new URL(request.url).pathname).filter((pathname) => !/inter-core-wght-normal-/.test(pathname)),
     [],

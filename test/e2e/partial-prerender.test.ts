@@ -2,10 +2,11 @@
  * Partly prerendered pages in a real browser: the kept shell with its holes resumed hydrates without a mismatch, a
  * console error or a CSP violation (React's nonce-less shell script is allowed by its hash); a failed request-time
  * loader shows the error section with the digest of the server's log line; and a client navigation to such a page
- * (the site's /status) draws both kinds of data from its page data.
+ * draws both kinds of data from its page data.
  */
 import t, { type Test } from 'tap'
 import { startSuite, unexpectedConsoleErrors, type Session } from './harness.ts'
+import { partialPage, staticPage, testNavLink } from './test-pages.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 
@@ -57,22 +58,27 @@ t.test('a failed request-time loader: the hole shows the error section with the 
   t.same(session.recording.pageErrors, [], 'no uncaught error')
 })
 
-t.test('/status, loaded and navigated to, shows its live figures with no error', async (t) => {
+t.test('a partly prerendered page, loaded and navigated to, shows its kept and its request-time data with no error', async (t) => {
   const session = await suite.open(t)
-  await session.goto('/status')
+  await session.goto(partialPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   await session.settle()
-  t.match(await session.page.locator('[data-testid="server-time"]').textContent(), /^\d{4}-\d\d-\d\dT/, 'loaded: live figures')
+  const kept = await session.page.locator('#partial-kept').textContent()
+  t.match(kept, /^Kept: [0-9a-f-]{36}$/, 'loaded: the kept data')
+  t.equal(await session.page.locator('#partial-live').textContent(), 'For this request: none', 'loaded: the request’s data')
   assertClean(t, session)
 
   const navigated = await suite.open(t)
-  await navigated.goto('/')
-  t.ok(await navigated.waitForHydration(), 'the home page hydrated')
-  await navigated.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Status', exact: true }).click()
-  await navigated.page.locator('[data-testid="server-time"]').waitFor()
-  t.equal(new URL(navigated.page.url()).pathname, '/status')
-  t.equal(await navigated.page.locator('[data-testid="deployment-id"]').textContent(), suite.deploymentId, 'kept data')
-  t.match(await navigated.page.locator('[data-testid="server-time"]').textContent(), /^\d{4}-\d\d-\d\dT/, 'request-time data')
+  await navigated.goto(staticPage.path)
+  t.ok(await navigated.waitForHydration(), 'the static page hydrated')
+  await navigated.page.locator(testNavLink(partialPage.path)).click()
+  await navigated.page.locator('#partial-live').waitFor()
+  t.equal(new URL(navigated.page.url()).pathname, partialPage.path)
+  t.equal(await navigated.page.locator('#partial-kept').textContent(), kept, 'kept data, of the same kept version')
+  t.equal(await navigated.page.locator('#partial-live').textContent(), 'For this request: none', 'request-time data')
+  t.equal(await navigated.page.locator('#partial-fallback').count(), 0, 'its fallback is gone')
+  const documents = navigated.recording.requests.filter((request) => request.resourceType === 'document')
+  t.equal(documents.length, 1, 'a client navigation: one document load in all')
   await navigated.settle()
   assertClean(t, navigated)
 })

@@ -8,13 +8,13 @@ import type { Page, Route } from 'playwright-core'
 import { router as timings } from '../../config/router.ts'
 import { guides } from '../helpers/content.ts'
 import { startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
-import { titled } from '../../site/pages.ts'
-import { mainNavigationHrefs, staticLinkedPage } from './navigation-pages.ts'
+import { contentItemPage, contentPage, dynamicPage, filterPage, isChunkOfAnotherPage, staticPage, testNavLink } from './test-pages.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 const dataBase = `${suite.origin}/_next/data/${suite.deploymentId}`
 const firstGuide = guides[0]!
 const secondGuide = guides[1]!
+const firstItem = contentItemPage(firstGuide)
 
 type MarkedWindow = Window & { courierMarker?: string }
 
@@ -22,7 +22,7 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
-/** Requests of the recording for one data path (`/status.json`), prefetches included. */
+/** Requests of the recording for one data path (`/__test/dynamic.json`), prefetches included. */
 function dataRequests(session: Session, path: string) {
   return session.recording.requests.filter((entry) => entry.url.split('?')[0] === `${dataBase}${path}`)
 }
@@ -56,8 +56,9 @@ async function waitForHeading(page: Page, text: string): Promise<void> {
   })
 }
 
-function navLink(page: Page, name: string) {
-  return page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true })
+/** The link to `path` in the test pages' own navigation. */
+function navLink(page: Page, path: string) {
+  return page.locator(testNavLink(path))
 }
 
 /** Waits until `count()` reaches `atLeast`, polling; false when it does not within `ms`. */
@@ -71,30 +72,29 @@ async function eventually(count: () => number, atLeast: number, ms: number = tim
 }
 
 t.test('a client navigation is one data GET with x-deployment-id, and no document load', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  const homeHeading = await heading(page)
   const headers: Array<string | undefined> = []
   page.on('request', (request) => {
-    if (request.url().startsWith(`${dataBase}/status.json`)) headers.push(request.headers()['x-deployment-id'])
+    if (request.url().startsWith(`${dataBase}${dynamicPage.dataPath}`)) headers.push(request.headers()['x-deployment-id'])
   })
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
-  t.equal(dataRequests(session, '/status.json').length, 0, 'a dynamic page’s data is never prefetched')
-  await navLink(page, 'Status').click()
-  await waitForHeading(page, 'Status')
-  t.equal(new URL(page.url()).pathname, '/status')
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, 0, 'a dynamic page’s data is never prefetched')
+  await navLink(page, dynamicPage.path).click()
+  await waitForHeading(page, dynamicPage.heading)
+  t.equal(new URL(page.url()).pathname, dynamicPage.path)
   t.equal(await marker(page), 'still here', 'the document was not reloaded')
   t.equal(documentRequests(session).length, 1, 'one document load in all')
   t.same(headers, [suite.deploymentId], 'one data GET, carrying the deployment id')
-  t.equal(await page.title(), titled('Status'), 'the title follows the page')
-  t.equal(await page.locator('.route-announcer').textContent(), titled('Status'), 'the announcer reads the title')
+  t.equal(await page.title(), dynamicPage.title, 'the title follows the page')
+  t.equal(await page.locator('.route-announcer').textContent(), dynamicPage.title, 'the announcer reads the title')
   t.equal(await page.evaluate(() => document.activeElement?.id), 'main', 'focus moves to the new content')
   t.equal(await page.locator('[data-testid="deployment-id"]').textContent(), suite.deploymentId, 'data rendered')
 
   await page.goBack()
-  await waitForHeading(page, homeHeading)
+  await waitForHeading(page, staticPage.heading)
   t.equal(await marker(page), 'still here', 'back is a client navigation too')
-  t.equal(dataRequests(session, '/index.json').length, 0, 'the home page’s data is the document’s own, still fresh')
+  t.equal(dataRequests(session, staticPage.dataPath).length, 0, 'the static page’s data is the document’s own, still fresh')
   t.same(unexpectedConsoleErrors(session.recording), [], 'no console errors')
   t.same(session.recording.pageErrors, [], 'no page errors')
 })
@@ -102,8 +102,8 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
 t.test('a Link is prefetched within 200 px of the viewport, not further', async (t) => {
   const session = await open(t, '/__test/links')
   const { page } = session
-  const nearPath = `/guides/${firstGuide.slug}.json`
-  const farPath = `/guides/${secondGuide.slug}.json`
+  const nearPath = firstItem.dataPath
+  const farPath = contentItemPage(secondGuide).dataPath
   const viewport = page.viewportSize()!.height
   const topOf = (selector: string) =>
     page.$eval(selector, (element) => element.getBoundingClientRect().top + window.scrollY)
@@ -131,7 +131,7 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
 t.test('a hovered Link is prefetched, however far from the viewport', async (t) => {
   const session = await open(t, '/__test/links')
   const { page } = session
-  const farPath = `/guides/${secondGuide.slug}.json`
+  const farPath = contentItemPage(secondGuide).dataPath
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, farPath).length, 0, 'far below the fold: not prefetched')
   // The pointer arrives without scrolling (React's onMouseEnter listens to mouseover): only the hover can prefetch.
@@ -165,7 +165,7 @@ t.test('with 20 links in view and slow data, at most 5 prefetches are in flight'
   t.ok(await session.waitForHydration())
   const links = await page.locator('.test-links a').count()
   t.equal(links, 20)
-  // 20 guide links plus the static pages of the main navigation (home is the document's own... not here: a test page).
+  // 20 links to content pages, plus the static pages the site's and the test pages' navigations link.
   t.ok(await eventually(() => answered, 20, 15_000), `every link’s data prefetched (${answered})`)
   t.equal(most, timings.prefetchConcurrency, `never more than ${timings.prefetchConcurrency} at once, and the queue filled`)
 })
@@ -174,69 +174,69 @@ t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N
   const session = await suite.open(t)
   const { page } = session
   await page.clock.install()
-  await session.goto('/guides')
+  await session.goto(contentPage.path)
   t.ok(await session.waitForHydration())
-  // A static page without revalidate that the navigation links (the site's own, found from its page table).
-  const linked = staticLinkedPage(await page.evaluate(mainNavigationHrefs), '/guides')
+  // A static page without revalidate, linked from the test pages' navigation.
+  const linked = staticPage
   const showsLinked = () => page.waitForFunction((title) => document.title === title, linked.title, { timeout: timeouts.navigationMs })
   t.ok(await eventually(() => dataRequests(session, linked.dataPath).length, 1), `${linked.path}, linked from the navigation, is prefetched`)
-  const path = `/guides/${firstGuide.slug}.json`
+  const path = firstItem.dataPath
   t.ok(await eventually(() => dataRequests(session, path).length, 1), 'the first guide, in view, is prefetched')
 
   await page.clock.fastForward('04:50')
-  await page.locator(`nav[aria-label="Main"] a[href="${linked.path}"]`).click()
+  await navLink(page, linked.path).click()
   await showsLinked()
   t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
   await page.goBack()
-  await waitForHeading(page, 'Guides')
+  await waitForHeading(page, contentPage.heading)
   await page.clock.fastForward('00:20')
-  await page.locator(`nav[aria-label="Main"] a[href="${linked.path}"]`).click()
+  await navLink(page, linked.path).click()
   await showsLinked()
   t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
   await page.goBack()
-  await waitForHeading(page, 'Guides')
+  await waitForHeading(page, contentPage.heading)
 
-  // The guide declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
-  const link = page.locator('main .guide-list a').first()
+  // The guide's page declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
+  const link = page.locator('main .content-list a').first()
   await link.click()
   await waitForHeading(page, firstGuide.title)
   t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
   const fetched = dataRequests(session, path).length
   await page.goBack()
-  await waitForHeading(page, 'Guides')
+  await waitForHeading(page, contentPage.heading)
   await link.click()
   await waitForHeading(page, firstGuide.title)
   t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
 
-  await navLink(page, 'Status').click()
-  await waitForHeading(page, 'Status')
-  await navLink(page, 'FAQ').click()
-  await waitForHeading(page, 'Frequently asked questions')
-  await navLink(page, 'Status').click()
-  await waitForHeading(page, 'Status')
-  t.equal(dataRequests(session, '/status.json').length, 2, 'dynamic data: one GET per navigation')
+  await navLink(page, dynamicPage.path).click()
+  await waitForHeading(page, dynamicPage.heading)
+  await navLink(page, filterPage.path).click()
+  await waitForHeading(page, filterPage.heading)
+  await navLink(page, dynamicPage.path).click()
+  await waitForHeading(page, dynamicPage.heading)
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, 2, 'dynamic data: one GET per navigation')
   t.equal(documentRequests(session).length, 1)
   t.same(unexpectedConsoleErrors(session.recording), [])
 })
 
-/** Routes the status page's data through `handler`. */
-async function routeStatusData(page: Page, handler: (route: Route, attempt: number) => Promise<void>) {
+/** Routes the dynamic page's data through `handler`. */
+async function routeDynamicData(page: Page, handler: (route: Route, attempt: number) => Promise<void>) {
   let attempt = 0
-  await page.route(`${dataBase}/status.json*`, (route) => handler(route, ++attempt))
+  await page.route(`${dataBase}${dynamicPage.dataPath}*`, (route) => handler(route, ++attempt))
 }
 
 const serverError = { status: 500, contentType: 'application/json', body: '{"statusCode":500}' }
 
 t.test('500, 500, then 200: the navigation succeeds after 3 requests', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  await routeStatusData(page, async (route, attempt) => {
+  await routeDynamicData(page, async (route, attempt) => {
     if (attempt <= 2) return route.fulfill({ ...serverError, headers: { 'x-deployment-id': suite.deploymentId } })
     return route.continue()
   })
-  await navLink(page, 'Status').click()
-  await waitForHeading(page, 'Status')
-  t.equal(dataRequests(session, '/status.json').length, timings.dataFetchAttempts)
+  await navLink(page, dynamicPage.path).click()
+  await waitForHeading(page, dynamicPage.heading)
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, timings.dataFetchAttempts)
   t.equal(await marker(page), 'still here')
   t.same(
     session.recording.console.filter((entry) => entry.type === 'error' && !entry.text.includes('status of 500')),
@@ -246,19 +246,19 @@ t.test('500, 500, then 200: the navigation succeeds after 3 requests', async (t)
 })
 
 t.test('data that keeps failing: console error, then a full page load of the target', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  await routeStatusData(page, (route) =>
+  await routeDynamicData(page, (route) =>
     route.fulfill({ ...serverError, headers: { 'x-deployment-id': suite.deploymentId } }),
   )
   const documentLoad = page.waitForRequest((request) => request.resourceType() === 'document', {
     timeout: timeouts.navigationMs,
   })
-  await navLink(page, 'Status').click()
-  t.equal(new URL((await documentLoad).url()).pathname, '/status', 'a full load of the target')
-  await waitForHeading(page, 'Status')
+  await navLink(page, dynamicPage.path).click()
+  t.equal(new URL((await documentLoad).url()).pathname, dynamicPage.path, 'a full load of the target')
+  await waitForHeading(page, dynamicPage.heading)
   t.equal(await marker(page), undefined, 'a new document')
-  t.equal(dataRequests(session, '/status.json').length, timings.dataFetchAttempts, 'after 3 attempts')
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, timings.dataFetchAttempts, 'after 3 attempts')
   t.ok(
     session.recording.console.some((entry) => entry.type === 'error' && /Failed to load page data/.test(entry.text)),
     'the failure is logged',
@@ -267,9 +267,9 @@ t.test('data that keeps failing: console error, then a full page load of the tar
 })
 
 t.test('a 409 skew: a full page load at once', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  await routeStatusData(page, (route) =>
+  await routeDynamicData(page, (route) =>
     route.fulfill({
       status: 409,
       contentType: 'application/json',
@@ -277,51 +277,51 @@ t.test('a 409 skew: a full page load at once', async (t) => {
       body: '{"statusCode":409,"code":"COURIER_ERR_DATA_DEPLOYMENT_SKEW"}',
     }),
   )
-  await navLink(page, 'Status').click()
-  await page.waitForURL('**/status', { timeout: timeouts.navigationMs })
-  await waitForHeading(page, 'Status')
+  await navLink(page, dynamicPage.path).click()
+  await page.waitForURL(`**${dynamicPage.path}`, { timeout: timeouts.navigationMs })
+  await waitForHeading(page, dynamicPage.heading)
   t.equal(await marker(page), undefined, 'a new document, from the new deployment')
-  t.equal(dataRequests(session, '/status.json').length, 1, 'a skew is not retried')
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, 1, 'a skew is not retried')
 })
 
 t.test('a route that does not load within 3.8 s: a full page load', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  await routeStatusData(page, async (route) => {
+  await routeDynamicData(page, async (route) => {
     await sleep(5000)
     // The page has moved on by now: the route may be gone with it.
     await route.continue().catch(() => undefined)
   })
   const documentLoad = page.waitForRequest((request) => request.resourceType() === 'document', { timeout: 10_000 })
   const started = Date.now()
-  await navLink(page, 'Status').click()
+  await navLink(page, dynamicPage.path).click()
   const load = await documentLoad
   const elapsed = Date.now() - started
-  t.equal(new URL(load.url()).pathname, '/status')
+  t.equal(new URL(load.url()).pathname, dynamicPage.path)
   t.ok(
     elapsed >= timings.routeLoadTimeoutMs - 300 && elapsed < 5000,
     `the full load started after ${elapsed} ms: about ${timings.routeLoadTimeoutMs} ms, before the data`,
   )
-  await waitForHeading(page, 'Status')
+  await waitForHeading(page, dynamicPage.heading)
   t.equal(await marker(page), undefined)
 })
 
 t.test('two rapid navigations: only the last renders, nothing is shown or logged', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  await routeStatusData(page, async (route) => {
+  await routeDynamicData(page, async (route) => {
     await sleep(1000)
     await route.continue().catch(() => undefined)
   })
   await page.evaluate(recordHeadings)
-  await navLink(page, 'Status').click()
-  await navLink(page, 'FAQ').click()
-  await waitForHeading(page, 'Frequently asked questions')
+  await navLink(page, dynamicPage.path).click()
+  await navLink(page, filterPage.path).click()
+  await waitForHeading(page, filterPage.heading)
   await sleep(1500)
-  t.equal(await heading(page), 'Frequently asked questions', 'the last navigation stays')
-  t.equal(new URL(page.url()).pathname, '/faq')
+  t.equal(await heading(page), filterPage.heading, 'the last navigation stays')
+  t.equal(new URL(page.url()).pathname, filterPage.path)
   const headings = await page.evaluate(() => (window as Window & { courierHeadings?: string[] }).courierHeadings)
-  t.same(headings, ['Frequently asked questions'], 'the cancelled page never rendered')
+  t.same(headings, [filterPage.heading], 'the cancelled page never rendered')
   t.equal(await page.locator('.error-screen').count(), 0, 'no error shown')
   t.equal(await marker(page), 'still here')
   t.same(unexpectedConsoleErrors(session.recording), [], 'nothing logged')
@@ -329,16 +329,16 @@ t.test('two rapid navigations: only the last renders, nothing is shown or logged
 })
 
 t.test('back and forward restore the scroll position', async (t) => {
-  const session = await open(t, '/guides')
+  const session = await open(t, contentPage.path)
   const { page } = session
   await page.evaluate(() => window.scrollTo(0, 600))
-  const link = page.locator('main .guide-list a').nth(6)
+  const link = page.locator('main .content-list a').nth(6)
   const title = ((await link.textContent()) ?? '').trim()
   await link.click()
   await waitForHeading(page, title)
   t.equal(await page.evaluate(() => window.scrollY), 0, 'a new page opens at the top')
   await page.goBack()
-  await waitForHeading(page, 'Guides')
+  await waitForHeading(page, contentPage.heading)
   t.equal(await page.evaluate(() => window.scrollY), 600, 'back: where it was')
   await page.goForward()
   await waitForHeading(page, title)
@@ -347,36 +347,35 @@ t.test('back and forward restore the scroll position', async (t) => {
 })
 
 t.test('modified clicks and other targets are the browser’s', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   const { page } = session
-  const homeHeading = await heading(page)
   const popup = session.context.waitForEvent('page', { timeout: timeouts.actionMs })
-  await navLink(page, 'FAQ').click({ modifiers: ['Control'] })
+  await navLink(page, filterPage.path).click({ modifiers: ['Control'] })
   const opened = await popup
   await opened.close()
-  t.equal(new URL(page.url()).pathname, '/', 'a ctrl-click opens a new tab and leaves this page alone')
-  t.equal(await heading(page), homeHeading)
+  t.equal(new URL(page.url()).pathname, staticPage.path, 'a ctrl-click opens a new tab and leaves this page alone')
+  t.equal(await heading(page), staticPage.heading)
 })
 
 t.test('a failed prefetch is not kept: the navigation fetches again', async (t) => {
   const session = await suite.open(t)
   const { page } = session
   let attempts = 0
-  await page.route(`${dataBase}/faq.json*`, async (route) => {
+  await page.route(`${dataBase}${filterPage.dataPath}*`, async (route) => {
     attempts += 1
     if (attempts <= timings.dataFetchAttempts) {
       return route.fulfill({ ...serverError, headers: { 'x-deployment-id': suite.deploymentId } })
     }
     return route.continue()
   })
-  await session.goto('/')
+  await session.goto(staticPage.path)
   t.ok(await session.waitForHydration())
-  t.ok(await eventually(() => attempts, timings.dataFetchAttempts), 'the FAQ link, in view, was prefetched and failed')
+  t.ok(await eventually(() => attempts, timings.dataFetchAttempts), 'the filter page’s link, in view, was prefetched and failed')
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
-  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts, 'no retry beyond the attempts')
-  await navLink(page, 'FAQ').click()
-  await waitForHeading(page, 'Frequently asked questions')
-  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
+  t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts, 'no retry beyond the attempts')
+  await navLink(page, filterPage.path).click()
+  await waitForHeading(page, filterPage.heading)
+  t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
   t.equal(documentRequests(session).length, 1, 'a client navigation')
   t.notOk(session.recording.console.some((entry) => /Failed to load page data/.test(entry.text)), 'nothing reported')
 })
@@ -392,10 +391,10 @@ t.test('no prefetch under Save-Data', async (t) => {
   await page.locator('.test-links a').nth(3).hover()
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   const prefetched = session.recording.requests.filter(
-    (entry) => entry.url.startsWith(dataBase) || /\/chunks\/(guide|home|faq|status)-/.test(entry.url),
+    (entry) => entry.url.startsWith(dataBase) || isChunkOfAnotherPage(entry.url, 'test-links'),
   )
   t.same(prefetched, [], 'neither data nor code, in view or hovered')
   await page.locator('.test-links a').first().click()
   await waitForHeading(page, firstGuide.title)
-  t.equal(dataRequests(session, `/guides/${firstGuide.slug}.json`).length, 1, 'navigation still works')
+  t.equal(dataRequests(session, firstItem.dataPath).length, 1, 'navigation still works')
 })

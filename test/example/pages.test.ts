@@ -5,7 +5,8 @@
  * suite runs test/example/*.test.ts in Chromium when the folder is there (test/e2e/run.ts).
  */
 import t, { type Test } from 'tap'
-import { firstGuide, guideLinks, startSuite, timeouts, type Session } from '../e2e/harness.ts'
+import { startSuite, timeouts, type Session } from '../e2e/harness.ts'
+import { firstGuide, guideLinks } from './guide-links.ts'
 
 const suite = await startSuite(t)
 

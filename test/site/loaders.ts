@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
+import { contentTags } from '../../src/content/content-source.ts'
+import { textOf } from '../../src/content/hast-text.ts'
 import type { LoaderTable } from '../../site/page-types.ts'
 import type { PageImage } from '../../site/data-types.ts'
 import type { TestPageData } from './pages.ts'
@@ -49,11 +51,12 @@ export const testPageLoaders = {
     load: ({ query }) => ({ props: { delayMs: testDelayMs(query.delay, 100) } }),
   },
   'test-links': {
-    // 20 distinct static pages to link to: every guide, then guides that do not exist (their data is a not-found).
+    // 20 distinct static pages to link to: every guide's test page, then slugs no guide has (a not-found each).
     load: async ({ query, content }) => {
       const slugs = (await content.guideSummaries()).map((guide) => guide.slug)
       for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
-      return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs: slugs.map((slug) => `/guides/${slug}`) } }
+      const hrefs = slugs.map((slug) => `/__test/content/${slug}`)
+      return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs } }
     },
   },
   'test-images': {
@@ -72,6 +75,33 @@ export const testPageLoaders = {
       await new Promise((resolve) => (Number.isFinite(delayMs) ? setTimeout(resolve, delayMs) : undefined))
       if (query.fail === '1') throw new Error('a request-time loader failed on purpose (test route)')
       return { props: { requestToken: typeof query.token === 'string' ? query.token : 'none' } }
+    },
+  },
+  // No loader: a static page without data.
+  'test-static': {},
+  'test-dynamic': {
+    load: ({ deploymentId }) => ({ props: { deploymentId } }),
+  },
+  'test-content': {
+    load: async ({ content }) => ({
+      props: { entries: [...(await content.guideSummaries())] },
+      tags: [contentTags.guides],
+    }),
+  },
+  'test-content-item': {
+    load: async ({ params, content }) => {
+      const guide = await content.guide(params.slug!)
+      if (!guide) return { notFound: true }
+      const { slug, title, summary, sections } = guide
+      const tags = [contentTags.guides, contentTags.guide(slug)]
+      return { props: { guide: { slug, title, summary, sections } }, tags }
+    },
+  },
+  'test-filter': {
+    load: async ({ content }) => {
+      const { entries: read } = await content.faq()
+      const entries = read.map(({ question, answer }) => ({ question, answer: textOf(answer) }))
+      return { props: { entries }, tags: [contentTags.faq] }
     },
   },
 } satisfies LoaderTable<TestPageData>

@@ -5,6 +5,10 @@ import type { LateErrorData } from './pages/test-late-error.tsx'
 import type { TestLinksData } from './pages/test-links.tsx'
 import type { TestImagesData } from './pages/test-images.tsx'
 import type { PartialPageData } from './pages/test-partial.tsx'
+import type { DynamicData } from './pages/test-dynamic.tsx'
+import type { ContentListData } from './pages/test-content.tsx'
+import type { ContentItemData } from './pages/test-content-item.tsx'
+import type { FilterData } from './pages/test-filter.tsx'
 
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
@@ -20,6 +24,11 @@ export interface TestPageData {
   'test-links': TestLinksData
   'test-images': TestImagesData
   'test-partial': PartialPageData
+  'test-static': NoData
+  'test-dynamic': DynamicData
+  'test-content': ContentListData
+  'test-content-item': ContentItemData
+  'test-filter': FilterData
 }
 
 export const testPageTable = {
@@ -31,6 +40,27 @@ export const testPageTable = {
   'test-links': { path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
   'test-images': { path: '/__test/images', kind: 'dynamic', head: () => ({ title: titled('Images') }) },
   'test-partial': { path: '/__test/partial', kind: 'dynamic', prerender: 'partial', head: () => ({ title: titled('Partial') }) },
+  // The pages the browser suite navigates between (test/e2e/test-pages.ts), each with the test pages' navigation.
+  'test-static': { path: '/__test/static', kind: 'static', head: () => ({ title: titled('Static') }) },
+  'test-dynamic': { path: '/__test/dynamic', kind: 'dynamic', head: () => ({ title: titled('Dynamic') }) },
+  'test-content': {
+    path: '/__test/content',
+    kind: 'static',
+    revalidate: 60,
+    head: () => ({ title: titled('Content') }),
+  },
+  'test-content-item': {
+    path: '/__test/content/:slug',
+    kind: 'static',
+    revalidate: 60,
+    head: (data) => ({ title: titled(data.guide.title) }),
+  },
+  'test-filter': {
+    path: '/__test/filter',
+    kind: 'static',
+    revalidate: 60,
+    head: () => ({ title: titled('Filter') }),
+  },
 } satisfies PageTable<TestPageData>
 
 export const testPages = listPages(testPageTable)
@@ -45,4 +75,9 @@ export const testPageModules = {
   'test-links': () => import('./pages/test-links.tsx'),
   'test-images': () => import('./pages/test-images.tsx'),
   'test-partial': () => import('./pages/test-partial.tsx'),
+  'test-static': () => import('./pages/test-static.tsx'),
+  'test-dynamic': () => import('./pages/test-dynamic.tsx'),
+  'test-content': () => import('./pages/test-content.tsx'),
+  'test-content-item': () => import('./pages/test-content-item.tsx'),
+  'test-filter': () => import('./pages/test-filter.tsx'),
 } satisfies ComponentTable<TestPageData>

@@ -9,25 +9,29 @@ import t, { type Test } from 'tap'
 import { compression } from '../../../config/compression.ts'
 import { negotiateCoding, type ContentCoding } from '../../../src/compression/negotiate.ts'
 import { eventually, startJourneys, type JourneySession, type ProxiedRequest } from '../journey.ts'
+import { contentPage, dynamicPage, staticPage, testNavLink } from '../test-pages.ts'
 
-const suite = await startJourneys(t)
-const dataPrefix = `/_next/data/${suite.deploymentId}/`
+const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
+const dataPrefix = `/_next/data/${suite.deploymentId}`
 
 const codingOf = (request: ProxiedRequest | undefined) => request?.responseHeaders?.['content-encoding'] ?? 'identity'
 
-/** The answers of one visit: `/` loaded, a client navigation to `/guides`, then `/status` loaded. */
+/**
+ * The answers of one visit to the test build's pages: a static page loaded (a kept document), a client navigation to
+ * the content list (its page data), then the dynamic page loaded (a streamed document).
+ */
 async function visit(t: Test, session: JourneySession) {
-  const home = await session.goto('/')
-  t.equal(home.status, 200, '/: 200')
-  t.ok(await session.waitForHydration(), '/ hydrated')
+  const home = await session.goto(staticPage.path)
+  t.equal(home.status, 200, `${staticPage.path}: 200`)
+  t.ok(await session.waitForHydration(), `${staticPage.path} hydrated`)
   const entry = await eventually(() => session.requests().some((request) => /\/_next\/static\/chunks\/index-[^/]*\.js/.test(request.url)))
   t.ok(entry, 'the entry script was fetched')
-  await session.tab.click('nav[aria-label="Main"] a[href="/guides"]')
-  t.ok(await session.waitForHeading('Guides'), 'a client navigation to /guides, on its page data')
-  const streamed = await session.goto('/status')
-  t.equal(streamed.status, 200, '/status: 200')
-  t.ok(await session.waitForHydration(), '/status hydrated')
-  t.ok(await session.waitForHeading('Status'), 'the streamed page shows its content')
+  await session.tab.click(testNavLink(contentPage.path))
+  t.ok(await session.waitForHeading(contentPage.heading), `a client navigation to ${contentPage.path}, on its page data`)
+  const streamed = await session.goto(dynamicPage.path)
+  t.equal(streamed.status, 200, `${dynamicPage.path}: 200`)
+  t.ok(await session.waitForHydration(), `${dynamicPage.path} hydrated`)
+  t.ok(await session.waitForHeading(dynamicPage.heading), 'the streamed page shows its content')
   t.same(await session.consoleErrors(), [], 'no console error, no page error')
   const requests = session.requests()
   return {
@@ -35,7 +39,7 @@ async function visit(t: Test, session: JourneySession) {
     answers: {
       'kept document': home,
       'entry script': requests.find((request) => /\/_next\/static\/chunks\/index-[^/]*\.js/.test(request.url)),
-      'page data': requests.find((request) => request.url.includes(`${dataPrefix}guides.json`)),
+      'page data': requests.find((request) => request.url.includes(`${dataPrefix}${contentPage.dataPath}`)),
       'streamed document': streamed,
     },
   }

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { revalidation } from '../../../config/content.ts'
 import { router as timings } from '../../../config/router.ts'
-import { pageTable } from '../../../site/pages.ts'
 import { siteContent } from '../../helpers/content.ts'
 import { advanceClockBy, markWindow, readMark, shiftableClock } from '../page-probes.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
+import { contentItemPage, contentLink, contentPage, contentRevalidateS } from '../test-pages.ts'
 
 const token = 'a-journey-token-of-some-length-0123456789'
 const contentDir = await mkdtemp(path.join(tmpdir(), 'courier-e2e-content-'))
@@ -23,14 +23,14 @@ t.teardown(() => rm(contentDir, { recursive: true, force: true }))
 await cp(siteContent.dir, contentDir, { recursive: true })
 const guides = await siteContent.guides()
 
-const suite = await startJourneys(t, { CONTENT_DIR: contentDir, REVALIDATE_TOKEN: token })
+const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true', CONTENT_DIR: contentDir, REVALIDATE_TOKEN: token })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
 
 function documentRequests(session: JourneySession) {
   return session.requests().filter((request) => request.dest === 'document')
 }
 
-/** Page-data requests for one page (`/guides/x.json`), prefetches included. */
+/** Page-data requests for one page (`/__test/content/x.json`), prefetches included. */
 function dataRequests(session: JourneySession, page: string) {
   return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${dataPrefix}${page}`)
 }
@@ -48,7 +48,7 @@ async function revalidate(body: { paths?: string[]; tags?: string[] }) {
 /** The titles of the guides the page lists. */
 function listedTitles(session: JourneySession): Promise<string[]> {
   return session.evaluate(
-    () => [...document.querySelectorAll('main .guide-list li > a')].map((link) => link.textContent?.trim() ?? ''),
+    () => [...document.querySelectorAll('main .content-list li > a')].map((link) => link.textContent?.trim() ?? ''),
     null,
   )
 }
@@ -57,12 +57,12 @@ function mainText(session: JourneySession): Promise<string> {
   return session.evaluate(() => document.querySelector('main')?.textContent ?? '', null)
 }
 
-/** Opens /guides with the shiftable clock, hydrated and marked: the mark survives client navigations only. */
-async function openGuides(t: Test): Promise<JourneySession> {
+/** Opens the content list with the shiftable clock, hydrated and marked: the mark survives client navigations only. */
+async function openList(t: Test): Promise<JourneySession> {
   const session = await suite.open(t)
   await session.tab.addInitScript(shiftableClock)
-  await session.goto('/guides')
-  t.ok(await session.waitForHydration(), '/guides hydrated')
+  await session.goto(contentPage.path)
+  t.ok(await session.waitForHydration(), `${contentPage.path} hydrated`)
   await session.evaluate(markWindow, null)
   return session
 }
@@ -74,7 +74,7 @@ function outliveRefreshAge(session: JourneySession) {
 
 /** A content page keeps its data at most its `revalidate` (docs/page-data-and-router.md): past it, it asks the server. */
 function outliveRevalidate(session: JourneySession) {
-  return session.evaluate(advanceClockBy, pageTable.guide.revalidate * 1000)
+  return session.evaluate(advanceClockBy, contentRevalidateS * 1000)
 }
 
 /** Waits until `count` data GETs for a page have been answered 200. */
@@ -87,23 +87,23 @@ async function waitForData(session: JourneySession, page: string, count = 1): Pr
   return false
 }
 
-const guideLink = (slug: string) => `main .guide-list a[href="/guides/${slug}"]`
-const breadcrumb = 'main .breadcrumb a[href="/guides"]'
+const listLink = 'main a[data-testid="content-list-link"]'
 
 t.test('a guide edited and one added, revalidated by tag: the open tab shows both through the client router', async (t) => {
   const edited = guides[0]!
   const added = { slug: 'written-while-running', title: 'Written while running', summary: 'A guide added to the folder while the server ran.' }
   const sentence = 'This sentence was written while the site was running.'
-  const session = await openGuides(t)
+  const session = await openList(t)
   t.notOk((await listedTitles(session)).includes(added.title), 'the new guide is not listed yet')
 
-  await session.tab.click(guideLink(edited.slug))
+  await session.tab.click(contentLink(edited))
   t.ok(await session.waitForHeading(edited.title), 'the guide is shown')
   const before = await mainText(session)
   t.ok(before.includes(edited.summary), 'with its summary')
   t.ok(before.includes(edited.sections[0]!.heading), 'and its first section')
   t.notOk(before.includes(sentence), 'not the sentence yet')
-  const firstData = dataRequests(session, `/guides/${edited.slug}.json`).find((request) => request.status === 200)
+  const editedPage = contentItemPage(edited)
+  const firstData = dataRequests(session, editedPage.dataPath).find((request) => request.status === 200)
   t.ok(firstData?.responseHeaders?.etag, 'its page data came with an ETag')
 
   const file = path.join(contentDir, 'guides', `${edited.slug}.md`)
@@ -120,60 +120,61 @@ t.test('a guide edited and one added, revalidated by tag: the open tab shows bot
   // behind it: the visit after shows the change.
   await outliveRefreshAge(session)
   await session.tab.back()
-  t.ok(await session.waitForHeading('Guides'), 'back: the guides')
+  t.ok(await session.waitForHeading(contentPage.heading), 'back: the guides')
   t.notOk((await listedTitles(session)).includes(added.title), 'as the tab kept them: no new guide yet')
-  t.ok(await waitForData(session, '/guides.json'), 'the list’s data asked for again behind it')
+  t.ok(await waitForData(session, contentPage.dataPath), 'the list’s data asked for again behind it')
   await session.tab.forward()
   t.ok(await session.waitForHeading(edited.title), 'forward: the guide')
   t.notOk((await mainText(session)).includes(sentence), 'as the tab kept it')
-  t.ok(await waitForData(session, `/guides/${edited.slug}.json`, 2), 'the guide’s data asked for again behind it')
+  t.ok(await waitForData(session, editedPage.dataPath, 2), 'the guide’s data asked for again behind it')
 
-  await session.tab.click(breadcrumb)
-  t.ok(await session.waitForHeading('Guides'), 'the guides again')
-  t.ok(await session.waitFor((title) => [...document.querySelectorAll('main .guide-list li > a')].some((link) => link.textContent?.trim() === title), added.title), 'the new guide is listed')
+  await session.tab.click(listLink)
+  t.ok(await session.waitForHeading(contentPage.heading), 'the guides again')
+  t.ok(await session.waitFor((title) => [...document.querySelectorAll('main .content-list li > a')].some((link) => link.textContent?.trim() === title), added.title), 'the new guide is listed')
   t.equal((await listedTitles(session)).at(-1), added.title, 'last, by its order')
-  const listData = dataRequests(session, '/guides.json')
+  const listData = dataRequests(session, contentPage.dataPath)
   t.same(listData.map((request) => request.status), [200], 'one data GET for the list, the one behind the first visit')
   t.equal(listData[0]?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'from the same deployment')
 
-  await session.tab.click(guideLink(edited.slug))
+  await session.tab.click(contentLink(edited))
   t.ok(await session.waitForHeading(edited.title), 'the edited guide')
   t.ok(await session.waitFor((text) => document.querySelector('main')?.textContent?.includes(text) === true, sentence), 'shows the new sentence')
-  const lastData = dataRequests(session, `/guides/${edited.slug}.json`).findLast((request) => request.status === 200)
+  const lastData = dataRequests(session, editedPage.dataPath).findLast((request) => request.status === 200)
   t.not(lastData?.responseHeaders?.etag, firstData?.responseHeaders?.etag, 'its page data has a new ETag')
   t.equal(lastData?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'the same deployment id')
 
-  await session.tab.click(breadcrumb)
-  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
-  await session.tab.click(guideLink(added.slug))
+  await session.tab.click(listLink)
+  t.ok(await session.waitForHeading(contentPage.heading), 'back to the guides')
+  await session.tab.click(contentLink(added))
   t.ok(await session.waitForHeading(added.title), 'the new guide opens')
   t.ok((await mainText(session)).includes('Its only section.'), 'with its text')
 
   t.equal(await session.evaluate(readMark, null), 'still here', 'every navigation was a client navigation')
-  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), ['/guides'], 'one document load in all')
+  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), [contentPage.path], 'one document load in all')
   t.same(await session.consoleErrors(), [], 'no console error')
   const regenerated = suite.serverLogs().filter((line) => line.msg === 'page regenerated' && line.reason === 'tag')
-  t.ok(regenerated.some((line) => line.path === `/guides/${edited.slug}` && line.outcome === 'regenerated'), 'the server regenerated the guide')
+  t.ok(regenerated.some((line) => line.path === editedPage.path && line.outcome === 'regenerated'), 'the server regenerated the guide')
 })
 
 t.test('a guide removed, revalidated by tag: following its link shows the 404 page', async (t) => {
   const removed = guides.at(-1)!
-  const session = await openGuides(t)
+  const removedPage = contentItemPage(removed)
+  const session = await openList(t)
   t.ok((await listedTitles(session)).includes(removed.title), 'the guide is listed')
   // The server keeps the guide's page: the revalidation regenerates it and finds it gone.
-  const kept = await fetch(`${suite.origin}/guides/${removed.slug}`)
+  const kept = await fetch(`${suite.origin}${removedPage.path}`)
   t.equal(kept.status, 200, 'served before')
   await kept.text()
 
   await unlink(path.join(contentDir, 'guides', `${removed.slug}.md`))
   const told = await revalidate({ tags: ['guides'] })
   t.equal(told.status, 200, 'revalidated')
-  const gone = await suite.serverLogLine((line) => line.msg === 'page regenerated' && line.path === `/guides/${removed.slug}`)
+  const gone = await suite.serverLogLine((line) => line.msg === 'page regenerated' && line.path === removedPage.path)
   t.match(gone, { reason: 'tag', outcome: 'removed' }, 'the server removed its page')
 
   // The tab still lists it, and may hold the guide's prefetched data: past the page's `revalidate` it asks again.
   await outliveRevalidate(session)
-  await session.tab.click(guideLink(removed.slug))
+  await session.tab.click(contentLink(removed))
   t.ok(
     await session.waitFor(() => document.querySelector('main h1 .error-status')?.textContent?.trim() === '404', null, 15_000),
     'the 404 page is shown',
@@ -186,12 +187,12 @@ t.test('a guide removed, revalidated by tag: following its link shows the 404 pa
     }),
     null,
   )
-  t.same(shown, { path: `/guides/${removed.slug}`, title: '404: This page could not be found', heading: 'This page could not be found' }, 'the 404 page of the guide’s path')
-  t.equal(dataRequests(session, `/guides/${removed.slug}.json`).at(-1)?.status, 404, 'its page data: 404')
+  t.same(shown, { path: removedPage.path, title: '404: This page could not be found', heading: 'This page could not be found' }, 'the 404 page of the guide’s path')
+  t.equal(dataRequests(session, removedPage.dataPath).at(-1)?.status, 404, 'its page data: 404')
   // A page the server does not find is left to a full load, which the server answers with its 404 document.
   t.same(
     documentRequests(session).map((request) => [new URL(request.url).pathname, request.status]),
-    [['/guides', 200], [`/guides/${removed.slug}`, 404]],
+    [[contentPage.path, 200], [removedPage.path, 404]],
     'the 404 document',
   )
   t.equal(await session.evaluate(readMark, null), null, 'a new document')

@@ -6,6 +6,7 @@
  */
 import t from 'tap'
 import { eventually, startJourneys, type JourneySession } from '../journey.ts'
+import { dynamicPage, staticPage } from '../test-pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 /** What each engine's User-Agent says of it (the report carries it to the log). */
@@ -82,7 +83,7 @@ t.test('a server-side exception: the server-side screen with the digest of the l
 
 t.test('an error thrown on pagehide is still reported: the beacon outlives the page', async (t) => {
   const session = await suite.open(t)
-  await session.goto('/')
+  await session.goto(staticPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   // The reporter loads after hydration; once it is in, a report goes out synchronously, even from pagehide.
   t.ok(
@@ -94,12 +95,12 @@ t.test('an error thrown on pagehide is still reported: the beacon outlives the p
       throw new Error('thrown on pagehide (browser suite)')
     })
   }, null)
-  await session.goto('/guides')
+  await session.goto(dynamicPage.path)
   const line = await suite.serverLogLine(
     (entry) => entry.msg === 'client error reported' && clientErrorMessage(entry).includes('thrown on pagehide'),
   )
   t.match(line, {
-    clientError: { source: 'onerror', url: `${suite.origin}/` },
+    clientError: { source: 'onerror', url: `${suite.origin}${staticPage.path}` },
     userAgent: userAgents[suite.engine],
   }, 'the report of the page that was left is in the server log')
   const beacon = reports(session)[0]

@@ -7,26 +7,28 @@ import t, { type Test } from 'tap'
 import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
+import { dynamicPage, staticPage, testNavLink } from '../test-pages.ts'
 
-const suite = await startJourneys(t)
-const statusData = `/_next/data/${suite.deploymentId}/status.json`
+const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
+/** The page navigated to: a dynamic page, whose data is fetched at the click (never prefetched). */
+const targetData = `/_next/data/${suite.deploymentId}${dynamicPage.dataPath}`
 const serverError = {
   status: 500,
   headers: { 'content-type': 'application/json', 'x-deployment-id': suite.deploymentId },
   body: '{"statusCode":500}',
 }
 
-function statusDataRequests(session: JourneySession) {
-  return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${statusData}`)
+function targetDataRequests(session: JourneySession) {
+  return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${targetData}`)
 }
 
 function documentRequests(session: JourneySession) {
   return session.requests().filter((request) => request.dest === 'document')
 }
 
-async function openHome(t: Test): Promise<JourneySession> {
+async function openStart(t: Test): Promise<JourneySession> {
   const session = await suite.open(t)
-  await session.goto('/')
+  await session.goto(staticPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   await session.evaluate(markWindow, null)
   return session
@@ -36,17 +38,17 @@ function marker(session: JourneySession): Promise<string | null> {
   return session.evaluate(readMark, null)
 }
 
-const statusLink = 'nav[aria-label="Main"] a[href="/status"]'
+const targetLink = testNavLink(dynamicPage.path)
 
 t.test('500, 500, then 200: the navigation succeeds after 3 requests', async (t) => {
-  const session = await openHome(t)
+  const session = await openStart(t)
   session.route(
-    (path) => path.startsWith(statusData),
+    (path) => path.startsWith(targetData),
     (attempt) => (attempt <= 2 ? { respond: serverError } : 'pass'),
   )
-  await session.tab.click(statusLink)
-  t.ok(await session.waitForHeading('Status'), 'the status page is shown')
-  t.equal(statusDataRequests(session).length, timings.dataFetchAttempts, `${timings.dataFetchAttempts} requests`)
+  await session.tab.click(targetLink)
+  t.ok(await session.waitForHeading(dynamicPage.heading), 'the target page is shown')
+  t.equal(targetDataRequests(session).length, timings.dataFetchAttempts, `${timings.dataFetchAttempts} requests`)
   t.equal(await marker(session), 'still here', 'a client navigation')
   t.same(
     (await session.consoleErrors()).filter((text) => !/\b500\b/.test(text)),
@@ -56,22 +58,22 @@ t.test('500, 500, then 200: the navigation succeeds after 3 requests', async (t)
 })
 
 t.test('data that keeps failing: a console error, then a full load of the target after 3 attempts', async (t) => {
-  const session = await openHome(t)
+  const session = await openStart(t)
   session.route(
-    (path) => path.startsWith(statusData),
+    (path) => path.startsWith(targetData),
     () => ({ respond: serverError }),
   )
-  await session.tab.click(statusLink)
-  t.ok(await session.waitForHeading('Status'), 'the status page is shown')
+  await session.tab.click(targetLink)
+  t.ok(await session.waitForHeading(dynamicPage.heading), 'the target page is shown')
   t.ok(await session.waitFor(() => document.documentElement.dataset.hydrated === 'true', null), 'hydrated')
   const documents = documentRequests(session)
   t.same(
     documents.map((request) => new URL(request.url).pathname),
-    ['/', '/status'],
+    [staticPage.path, dynamicPage.path],
     'a full load of the target',
   )
   t.equal(await marker(session), null, 'a new document')
-  t.equal(statusDataRequests(session).length, timings.dataFetchAttempts, `after ${timings.dataFetchAttempts} attempts`)
+  t.equal(targetDataRequests(session).length, timings.dataFetchAttempts, `after ${timings.dataFetchAttempts} attempts`)
   const errors = await session.consoleErrors()
   t.ok(
     errors.some((text) => /Failed to load page data/.test(text)),
@@ -81,9 +83,9 @@ t.test('data that keeps failing: a console error, then a full load of the target
 })
 
 t.test('a 409 skew: a full load at once, not retried', async (t) => {
-  const session = await openHome(t)
+  const session = await openStart(t)
   session.route(
-    (path) => path.startsWith(statusData),
+    (path) => path.startsWith(targetData),
     () => ({
       respond: {
         status: 409,
@@ -92,29 +94,29 @@ t.test('a 409 skew: a full load at once, not retried', async (t) => {
       },
     }),
   )
-  await session.tab.click(statusLink)
-  t.ok(await session.waitForHeading('Status'), 'the status page is shown')
+  await session.tab.click(targetLink)
+  t.ok(await session.waitForHeading(dynamicPage.heading), 'the target page is shown')
   t.ok(await session.waitFor(() => document.documentElement.dataset.hydrated === 'true', null), 'hydrated')
-  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), ['/', '/status'], 'a full load')
+  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), [staticPage.path, dynamicPage.path], 'a full load')
   t.equal(await marker(session), null, 'a new document, from the new deployment')
-  t.equal(statusDataRequests(session).length, 1, 'a skew is not retried')
+  t.equal(targetDataRequests(session).length, 1, 'a skew is not retried')
 })
 
 t.test(`a route that does not load within ${timings.routeLoadTimeoutMs} ms: a full load`, async (t) => {
-  const session = await openHome(t)
+  const session = await openStart(t)
   session.route(
-    (path) => path.startsWith(statusData),
+    (path) => path.startsWith(targetData),
     () => ({ delayMs: 8_000 }),
   )
   const started = Date.now()
-  await session.tab.click(statusLink)
-  const loaded = await session.waitFor(() => document.documentElement.dataset.hydrated === 'true' && location.pathname === '/status' && !(window as Window & { courierMarker?: string }).courierMarker, null, 10_000)
+  await session.tab.click(targetLink)
+  const loaded = await session.waitFor((path) => document.documentElement.dataset.hydrated === 'true' && location.pathname === path && !(window as Window & { courierMarker?: string }).courierMarker, dynamicPage.path, 10_000)
   t.ok(loaded, 'a new document of the target')
   const documents = documentRequests(session)
-  t.same(documents.map((request) => new URL(request.url).pathname), ['/', '/status'], 'a full load of the target')
-  t.ok(await session.waitForHeading('Status'), 'the status page is shown')
+  t.same(documents.map((request) => new URL(request.url).pathname), [staticPage.path, dynamicPage.path], 'a full load of the target')
+  t.ok(await session.waitForHeading(dynamicPage.heading), 'the target page is shown')
   // The full load left before the data came: it was asked for before the proxy's 8 s were up.
-  const dataAnswered = statusDataRequests(session).some((request) => request.status !== undefined)
+  const dataAnswered = targetDataRequests(session).some((request) => request.status !== undefined)
   t.notOk(dataAnswered, 'the data had not arrived when the page moved on')
   t.ok(Date.now() - started < 8_000, 'the page did not wait for the data')
 })

@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto'
 import t, { type Test } from 'tap'
-import { guides } from '../../helpers/content.ts'
 import { startJourneys, type JourneySession } from '../journey.ts'
+import { staticPage, testPagePaths, unfilteredPage } from '../test-pages.ts'
 
-const suite = await startJourneys(t)
+const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 
 interface Violation {
   directive: string
@@ -121,9 +121,11 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
   t.same(offOrigin, [], 'nothing fetched from another origin')
 }
 
-const pages = ['/', '/guides', `/guides/${guides[0]!.slug}`, '/status']
-for (const path of pages) t.test(path, (t) => checkPage(t, path, { status: 200, csp: true }))
-t.test('/faq (excluded from the filter: no CSP)', (t) => checkPage(t, '/faq', { status: 200, csp: false }))
+// The test build's pages, one of each kind, and the site's page that the request filter leaves out, if it has one.
+for (const path of testPagePaths) t.test(path, (t) => checkPage(t, path, { status: 200, csp: true }))
+const unfiltered = { skip: unfilteredPage ? false : 'no page of the site is left out of the request filter' }
+t.test(`${unfilteredPage} (excluded from the filter: no CSP)`, unfiltered, (t) =>
+  checkPage(t, unfilteredPage!, { status: 200, csp: false }))
 
 t.test('the 404 page', async (t) => {
   await checkPage(t, '/no-such-page', { status: 404, csp: true })
@@ -171,8 +173,8 @@ function ran(session: JourneySession) {
 t.test('an inline script without the nonce is blocked on a filtered page', async (t) => {
   const session = await suite.open(t)
   await session.tab.addInitScript(recordViolations)
-  injectScripts(session, '/')
-  const response = await session.goto('/')
+  injectScripts(session, staticPage.path)
+  const response = await session.goto(staticPage.path)
   t.ok(/'nonce-/.test(String(response.responseHeaders?.['content-security-policy'])), 'the CSP came with the page')
   t.ok(await session.waitForHydration(), 'the page still hydrates')
   const outcome = await ran(session)
@@ -185,11 +187,12 @@ t.test('an inline script without the nonce is blocked on a filtered page', async
   )
 })
 
-t.test('the same injection runs on /faq, which the filter leaves out', async (t) => {
+t.test(`the same injection runs on ${unfilteredPage}, which the filter leaves out`, unfiltered, async (t) => {
+  const path = unfilteredPage!
   const session = await suite.open(t)
-  injectScripts(session, '/faq')
-  const response = await session.goto('/faq')
-  t.equal(response.responseHeaders?.['content-security-policy'], undefined, 'no CSP on /faq')
-  t.ok(await session.waitForHydration(), '/faq hydrates')
+  injectScripts(session, path)
+  const response = await session.goto(path)
+  t.equal(response.responseHeaders?.['content-security-policy'], undefined, `no CSP on ${path}`)
+  t.ok(await session.waitForHydration(), `${path} hydrates`)
   t.equal((await ran(session)).injected, true, 'without a CSP the injected script runs')
 })

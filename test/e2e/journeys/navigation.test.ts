@@ -7,14 +7,14 @@ import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, startJourneys, type JourneySession } from '../journey.ts'
-import { titled } from '../../../site/pages.ts'
+import { contentItemPage, contentPage, dynamicPage, staticPage, testNavLink } from '../test-pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
-const firstGuide = guides[0]!
-const secondGuide = guides[1]!
+const near = contentItemPage(guides[0]!).dataPath
+const far = contentItemPage(guides[1]!).dataPath
 
-/** Page-data requests for one page (`/status.json`), prefetches included. */
+/** Page-data requests for one page (`/__test/dynamic.json`), prefetches included. */
 function dataRequests(session: JourneySession, page: string) {
   return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${dataPrefix}${page}`)
 }
@@ -36,14 +36,12 @@ function marker(session: JourneySession): Promise<string | null> {
   return session.evaluate(readMark, null)
 }
 
-const navLink = (name: string) => `nav[aria-label="Main"] a[href="${name}"]`
-
 t.test('a client navigation is one data GET with x-deployment-id, and no document load', async (t) => {
-  const session = await open(t, '/')
+  const session = await open(t, staticPage.path)
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
-  t.equal(dataRequests(session, '/status.json').length, 0, 'a dynamic page’s data is never prefetched')
-  await session.tab.click(navLink('/status'))
-  t.ok(await session.waitForHeading('Status'), 'the status page is shown')
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, 0, 'a dynamic page’s data is never prefetched')
+  await session.tab.click(testNavLink(dynamicPage.path))
+  t.ok(await session.waitForHeading(dynamicPage.heading), 'the dynamic page is shown')
   const shown = await session.evaluate(
     () => ({
       path: location.pathname,
@@ -55,15 +53,15 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
     null,
   )
   t.same(shown, {
-    path: '/status',
-    title: titled('Status'),
-    announced: titled('Status'),
+    path: dynamicPage.path,
+    title: dynamicPage.title,
+    announced: dynamicPage.title,
     focused: 'main',
     deployment: suite.deploymentId,
   })
   t.equal(await marker(session), 'still here', 'the document was not reloaded')
   t.equal(documentRequests(session).length, 1, 'one document load in all')
-  const data = dataRequests(session, '/status.json')
+  const data = dataRequests(session, dynamicPage.dataPath)
   t.same(
     data.map((request) => request.headers['x-deployment-id']),
     [suite.deploymentId],
@@ -74,8 +72,6 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
 
 t.test('a Link is prefetched within 200 px of the viewport, not further', async (t) => {
   const session = await open(t, '/__test/links')
-  const near = `/guides/${firstGuide.slug}.json`
-  const far = `/guides/${secondGuide.slug}.json`
   const layout = await session.evaluate(() => {
     const top = (id: string) => document.getElementById(id)!.getBoundingClientRect().top + window.scrollY
     return { viewport: window.innerHeight, near: top('near-link'), far: top('far-link') }
@@ -102,7 +98,6 @@ t.test('a Link is prefetched within 200 px of the viewport, not further', async 
 
 t.test('a hovered Link is prefetched, however far from the viewport', async (t) => {
   const session = await open(t, '/__test/links')
-  const far = `/guides/${secondGuide.slug}.json`
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, far).length, 0, 'far below the fold: not prefetched')
   // The pointer arrives without scrolling (React's onMouseEnter listens to mouseover): only the hover can prefetch.
@@ -114,19 +109,19 @@ t.test('a hovered Link is prefetched, however far from the viewport', async (t) 
 })
 
 t.test('back and forward restore the scroll position', async (t) => {
-  const session = await open(t, '/guides')
+  const session = await open(t, contentPage.path)
   await session.evaluate(() => window.scrollTo(0, 600), null)
   t.ok(await session.waitFor(() => window.scrollY === 600, null), 'scrolled to 600')
   const title = await session.evaluate(
-    () => document.querySelectorAll('main .guide-list a')[6]?.textContent?.trim() ?? '',
+    () => document.querySelectorAll('main .content-list a')[6]?.textContent?.trim() ?? '',
     null,
   )
   t.ok(title, `a guide far down the list (${title})`)
-  await session.tab.click('main .guide-list li:nth-child(7) a')
+  await session.tab.click('main .content-list li:nth-child(7) a')
   t.ok(await session.waitForHeading(title), 'the guide is shown')
   t.equal(await session.evaluate(() => window.scrollY, null), 0, 'a new page opens at the top')
   await session.tab.back()
-  t.ok(await session.waitForHeading('Guides'), 'back: the guides')
+  t.ok(await session.waitForHeading(contentPage.heading), 'back: the list')
   t.ok(await session.waitFor(() => window.scrollY === 600, null), 'back: scrolled where it was (600)')
   await session.tab.forward()
   t.ok(await session.waitForHeading(title), 'forward: the guide')

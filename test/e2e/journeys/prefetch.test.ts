@@ -9,7 +9,16 @@ import { advanceClockBy, markWindow, readMark, recordHeadings, shiftableClock } 
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
-import { mainNavigationHrefs, staticLinkedPage } from '../navigation-pages.ts'
+import {
+  contentItemPage,
+  contentLink,
+  contentPage,
+  dynamicPage,
+  filterPage,
+  isChunkOfAnotherPage,
+  staticPage,
+  testNavLink,
+} from '../test-pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
@@ -31,8 +40,6 @@ function marker(session: JourneySession): Promise<string | null> {
   return session.evaluate(readMark, null)
 }
 
-const navLink = (href: string) => `nav[aria-label="Main"] a[href="${href}"]`
-
 function advanceClock(session: JourneySession, seconds: number) {
   return session.evaluate(advanceClockBy, seconds * 1000)
 }
@@ -40,47 +47,47 @@ function advanceClock(session: JourneySession, seconds: number) {
 t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation', async (t) => {
   const session = await suite.open(t)
   await session.tab.addInitScript(shiftableClock)
-  await session.goto('/guides')
+  await session.goto(contentPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)
-  // A static page without revalidate that the navigation links (the site's own, found from its page table).
-  const linked = staticLinkedPage(await session.evaluate(mainNavigationHrefs, null), '/guides')
+  // A static page without revalidate, linked from the test pages' navigation.
+  const linked = staticPage
   const showsLinked = () => session.waitFor((title) => document.title === title, linked.title)
   t.ok(await eventually(() => dataRequests(session, linked.dataPath).length >= 1), `${linked.path}, linked from the navigation, is prefetched`)
   const guide = guides[0]!
-  const path = `/guides/${guide.slug}.json`
+  const path = contentItemPage(guide).dataPath
   t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
-  const link = `main .guide-list a[href="/guides/${guide.slug}"]`
+  const link = contentLink(guide)
 
   await advanceClock(session, 290)
-  await session.tab.click(navLink(linked.path))
+  await session.tab.click(testNavLink(linked.path))
   t.ok(await showsLinked(), `${linked.path} is shown`)
   t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
   await session.tab.back()
-  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+  t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
   await advanceClock(session, 20)
-  await session.tab.click(navLink(linked.path))
+  await session.tab.click(testNavLink(linked.path))
   t.ok(await showsLinked(), `${linked.path} again`)
   t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
   await session.tab.back()
-  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+  t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
 
-  // The guide declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
+  // The guide's page declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
   await session.tab.click(link)
   t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
   t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
   const fetched = dataRequests(session, path).length
   await session.tab.back()
-  t.ok(await session.waitForHeading('Guides'), 'back to the guides')
+  t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
   await session.tab.click(link)
   t.ok(await session.waitForHeading(guide.title), 'the guide again')
   t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
 
-  for (const [href, heading] of [['/status', 'Status'], ['/faq', 'Frequently asked questions'], ['/status', 'Status']]) {
-    await session.tab.click(navLink(href!))
-    t.ok(await session.waitForHeading(heading!), `${heading} shown`)
+  for (const shown of [dynamicPage, filterPage, dynamicPage]) {
+    await session.tab.click(testNavLink(shown.path))
+    t.ok(await session.waitForHeading(shown.heading), `${shown.heading} shown`)
   }
-  t.equal(dataRequests(session, '/status.json').length, 2, 'dynamic data: one GET per navigation')
+  t.equal(dataRequests(session, dynamicPage.dataPath).length, 2, 'dynamic data: one GET per navigation')
   t.equal(await marker(session), 'still here', 'all client navigations')
   t.same(await session.consoleErrors(), [], 'no console error')
 })
@@ -88,21 +95,21 @@ t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N
 t.test('a failed prefetch is not kept: the navigation fetches again', async (t) => {
   const session = await suite.open(t)
   session.route(
-    (path) => path.startsWith(`${dataPrefix}/faq.json`),
+    (path) => path.startsWith(`${dataPrefix}${filterPage.dataPath}`),
     (attempt) => (attempt <= timings.dataFetchAttempts ? { respond: serverError } : 'pass'),
   )
-  await session.goto('/')
+  await session.goto(staticPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)
   t.ok(
-    await eventually(() => dataRequests(session, '/faq.json').length >= timings.dataFetchAttempts),
-    'the FAQ link, in view, was prefetched and failed',
+    await eventually(() => dataRequests(session, filterPage.dataPath).length >= timings.dataFetchAttempts),
+    'the filter page’s link, in view, was prefetched and failed',
   )
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
-  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts, 'no retry beyond the attempts')
-  await session.tab.click(navLink('/faq'))
-  t.ok(await session.waitForHeading('Frequently asked questions'), 'the FAQ is shown')
-  t.equal(dataRequests(session, '/faq.json').length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
+  t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts, 'no retry beyond the attempts')
+  await session.tab.click(testNavLink(filterPage.path))
+  t.ok(await session.waitForHeading(filterPage.heading), 'the filter page is shown')
+  t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
   t.equal(await marker(session), 'still here', 'a client navigation')
   t.notOk(
     (await session.consoleErrors()).some((text) => /Failed to load page data/.test(text)),
@@ -128,26 +135,26 @@ t.test('no prefetch under Save-Data', async (t) => {
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   const speculative = session
     .requests()
-    .filter((request) => request.url.includes(dataPrefix) || /\/chunks\/(guide|home|faq|status)-/.test(request.url))
+    .filter((request) => request.url.includes(dataPrefix) || isChunkOfAnotherPage(request.url, 'test-links'))
   t.same(speculative.map((request) => request.url), [], 'neither data nor code, in view or hovered')
   await session.tab.click('.test-links li:first-child a')
   t.ok(await session.waitForHeading(guides[0]!.title), 'navigation still works')
-  t.equal(dataRequests(session, `/guides/${guides[0]!.slug}.json`).length, 1, 'its data fetched once, at navigation')
+  t.equal(dataRequests(session, contentItemPage(guides[0]!).dataPath).length, 1, 'its data fetched once, at navigation')
 })
 
 t.test('two rapid navigations: only the last renders, nothing is shown or logged', async (t) => {
   const session = await suite.open(t)
   session.route(
-    (path) => path.startsWith(`${dataPrefix}/status.json`),
+    (path) => path.startsWith(`${dataPrefix}${dynamicPage.dataPath}`),
     () => ({ delayMs: 1000 }),
   )
-  await session.goto('/')
+  await session.goto(staticPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)
   await session.evaluate(recordHeadings, null)
-  await session.tab.click(navLink('/status'))
-  await session.tab.click(navLink('/faq'))
-  t.ok(await session.waitForHeading('Frequently asked questions'), 'the FAQ is shown')
+  await session.tab.click(testNavLink(dynamicPage.path))
+  await session.tab.click(testNavLink(filterPage.path))
+  t.ok(await session.waitForHeading(filterPage.heading), 'the filter page is shown')
   await sleep(1500)
   const after = await session.evaluate(
     () => ({
@@ -159,9 +166,9 @@ t.test('two rapid navigations: only the last renders, nothing is shown or logged
     null,
   )
   t.same(after, {
-    heading: 'Frequently asked questions',
-    path: '/faq',
-    headings: ['Frequently asked questions'],
+    heading: filterPage.heading,
+    path: filterPage.path,
+    headings: [filterPage.heading],
     errorScreens: 0,
   }, 'the last navigation stays; the cancelled page never rendered; no error shown')
   t.equal(await marker(session), 'still here')
