@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
+import { contentTags } from '../../src/content/content-source.ts'
 import type { LoaderTable } from '../../site/page-types.ts'
 import type { PageImage } from '../../site/data-types.ts'
 import type { TestPageData } from './pages.ts'
@@ -73,5 +74,22 @@ export const testPageLoaders = {
       if (query.fail === '1') throw new Error('a request-time loader failed on purpose (test route)')
       return { props: { requestToken: typeof query.token === 'string' ? query.token : 'none' } }
     },
+  },
+  'test-guides': {
+    load: async ({ content }) => ({ props: { guides: [...(await content.guideSummaries())] }, tags: [contentTags.guides] }),
+  },
+  'test-guide': {
+    // The guide, else a not-found; its neighbours for the pager (their titles are on it: tagged with every guide).
+    load: async ({ params, content }) => {
+      const guide = await content.guide(params.slug!)
+      if (!guide) return { notFound: true }
+      const guides = await content.guideSummaries()
+      const index = guides.findIndex((summary) => summary.slug === guide.slug)
+      return {
+        props: { guide, previous: guides[index - 1] ?? null, next: guides[index + 1] ?? null },
+        tags: [contentTags.guides, contentTags.guide(guide.slug)],
+      }
+    },
+    staticParams: async ({ content }) => (await content.guideSummaries()).map((guide) => ({ slug: guide.slug })),
   },
 } satisfies LoaderTable<TestPageData>

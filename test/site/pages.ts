@@ -5,6 +5,8 @@ import type { LateErrorData } from './pages/test-late-error.tsx'
 import type { TestLinksData } from './pages/test-links.tsx'
 import type { TestImagesData } from './pages/test-images.tsx'
 import type { PartialPageData } from './pages/test-partial.tsx'
+import type { TestGuidesData } from './pages/test-guides.tsx'
+import type { TestGuideData } from './pages/test-guide.tsx'
 
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
@@ -20,6 +22,8 @@ export interface TestPageData {
   'test-links': TestLinksData
   'test-images': TestImagesData
   'test-partial': PartialPageData
+  'test-guides': TestGuidesData
+  'test-guide': TestGuideData
 }
 
 export const testPageTable = {
@@ -31,6 +35,14 @@ export const testPageTable = {
   'test-links': { path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
   'test-images': { path: '/__test/images', kind: 'dynamic', head: () => ({ title: titled('Images') }) },
   'test-partial': { path: '/__test/partial', kind: 'dynamic', prerender: 'partial', head: () => ({ title: titled('Partial') }) },
+  // Kept pages that read content (CONTENT_DIR), fresh within a minute of an edit, as a site's content pages are.
+  'test-guides': { path: '/__test/guides', kind: 'static', revalidate: 60, head: () => ({ title: titled('Guides of the content') }) },
+  'test-guide': {
+    path: '/__test/guides/:slug',
+    kind: 'static',
+    revalidate: 60,
+    head: (data) => ({ title: titled(data.guide.title), description: data.guide.summary }),
+  },
 } satisfies PageTable<TestPageData>
 
 export const testPages = listPages(testPageTable)
@@ -45,4 +57,6 @@ export const testPageModules = {
   'test-links': () => import('./pages/test-links.tsx'),
   'test-images': () => import('./pages/test-images.tsx'),
   'test-partial': () => import('./pages/test-partial.tsx'),
+  'test-guides': () => import('./pages/test-guides.tsx'),
+  'test-guide': () => import('./pages/test-guide.tsx'),
 } satisfies ComponentTable<TestPageData>
