@@ -8,6 +8,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../config/env.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
+import { loadSite } from '../src/pages/site.ts'
 
 const root = loadConfig({}).rootDir
 
@@ -97,7 +98,10 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
   // switched on by the environment, so Node's arguments stay exactly npm start's.
   const { child, port } = await startServer(t, { env: { NODE_V8_COVERAGE: coverageDir } })
   t.equal((await get(port, '/')).status, 200, 'serves /')
-  t.equal((await get(port, '/status')).status, 200, 'serves /status (a streamed render)')
+  // A page rendered per request: the site's first dynamic page (from its page table), else its 404 page.
+  const dynamic = (await loadSite(false)).pages.find((page) => page.kind === 'dynamic' && !page.path.includes(':'))
+  const rendered = await get(port, dynamic?.path ?? '/no-such-page')
+  t.equal(rendered.status, dynamic ? 200 : 404, `serves ${dynamic?.path ?? 'the 404 page'} (a streamed render)`)
   const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean)
   t.same(commandLine.slice(1), [...command.nodeArgs, command.entry], "Node's arguments are npm start's, nothing more")
   t.notOk(commandLine.some((arg) => /^--(import|require|loader|experimental-loader)$|^-r$/.test(arg)), 'no preload')

@@ -32,31 +32,31 @@ const origin = 'http://127.0.0.1:3000'
 
 t.test('the match rule: the same name under any later hash, same origin, no regexp group, any query', async (t) => {
   const table: [string, { match: string; destination: string } | undefined][] = [
-    ['/_next/static/chunks/faq-DOWzXlT5.js', { match: '/_next/static/chunks/faq-*.js', destination: 'script' }],
+    ['/_next/static/chunks/page-DOWzXlT5.js', { match: '/_next/static/chunks/page-*.js', destination: 'script' }],
     ['/_next/static/chunks/index-DVZySBUR.css', { match: '/_next/static/chunks/index-*.css', destination: 'style' }],
     ['/_next/static/chunks/guide-list-LYQ5OpNm.js', { match: '/_next/static/chunks/guide-list-*.js', destination: 'script' }],
     ['/_next/static/chunks/home-BV9_uA0M.js', { match: '/_next/static/chunks/home-*.js', destination: 'script' }],
     ['/_next/static/chunks/inter-latin-wght-normal-Dx4kXJAl.woff2', undefined],
-    ['/_next/static/chunks/faq-DOWzXlT5.js.br', undefined],
-    ['/_next/static/chunks/faq.js', undefined],
-    ['/_next/static/chunks/faq-short.js', undefined],
-    ['/_next/static/chunks/nested/faq-DOWzXlT5.js', undefined],
+    ['/_next/static/chunks/page-DOWzXlT5.js.br', undefined],
+    ['/_next/static/chunks/page.js', undefined],
+    ['/_next/static/chunks/page-short.js', undefined],
+    ['/_next/static/chunks/nested/page-DOWzXlT5.js', undefined],
     ['/_next/static/chunks/fa(q)-DOWzXlT5.js', undefined],
     ['/_next/static/chunks/fa*q-DOWzXlT5.js', undefined],
-    ['/_next/static/faq-DOWzXlT5.js', undefined],
-    ['/faq-DOWzXlT5.js', undefined],
+    ['/_next/static/page-DOWzXlT5.js', undefined],
+    ['/page-DOWzXlT5.js', undefined],
   ]
   for (const [urlPath, expected] of table) t.same(dictionaryRule(urlPath), expected, urlPath)
 
-  const rule = dictionaryRule('/_next/static/chunks/faq-DOWzXlT5.js')!
-  t.equal(useAsDictionary(rule), 'match="/_next/static/chunks/faq-*.js", match-dest=("script")')
+  const rule = dictionaryRule('/_next/static/chunks/page-DOWzXlT5.js')!
+  t.equal(useAsDictionary(rule), 'match="/_next/static/chunks/page-*.js", match-dest=("script")')
   // As the browser reads it: relative to the chunk's own URL.
-  const pattern = new URLPattern(rule.match, `${origin}/_next/static/chunks/faq-DOWzXlT5.js`)
+  const pattern = new URLPattern(rule.match, `${origin}/_next/static/chunks/page-DOWzXlT5.js`)
   t.equal(pattern.hasRegExpGroups, false, 'no regexp group (Chromium refuses one)')
-  t.ok(pattern.test(`${origin}/_next/static/chunks/faq-Bx2_k-9Q.js?dpl=b1`), "the next deployment's chunk, with its ?dpl=")
-  t.ok(pattern.test(`${origin}/_next/static/chunks/faq-DOWzXlT5.js`), 'itself')
-  t.notOk(pattern.test(`https://cdn.example/_next/static/chunks/faq-Bx2_k-9Q.js`), 'another origin')
-  t.notOk(pattern.test(`${origin}/_next/static/chunks/faq-Bx2_k-9Q.css`), 'another type')
+  t.ok(pattern.test(`${origin}/_next/static/chunks/page-Bx2_k-9Q.js?dpl=b1`), "the next deployment's chunk, with its ?dpl=")
+  t.ok(pattern.test(`${origin}/_next/static/chunks/page-DOWzXlT5.js`), 'itself')
+  t.notOk(pattern.test(`https://cdn.example/_next/static/chunks/page-Bx2_k-9Q.js`), 'another origin')
+  t.notOk(pattern.test(`${origin}/_next/static/chunks/page-Bx2_k-9Q.css`), 'another type')
   t.notOk(pattern.test(`${origin}/_next/static/chunks/home-Bx2_k-9Q.js`), 'another chunk')
 })
 

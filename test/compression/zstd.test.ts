@@ -15,6 +15,7 @@ import { compressFrames, rawFrame, zstdWithInsertions } from '../../src/compress
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { findCodedAssets } from '../../src/delivery/coded-assets.ts'
 import { build } from '../helpers/app.ts'
+import { testRoutes } from '../helpers/site-pages.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 
 const browser = 'gzip, deflate, br, zstd'
@@ -44,8 +45,11 @@ t.test('zstd frames: any insertion between any parts decodes to the joined text,
 /** The app over content with 40 more guides: its sitemap, an answer compressed per request, is well over the
  * compression threshold (config/compression.ts) whatever other pages the site has. */
 async function buildWithLargeSitemap(t: Parameters<typeof build>[0]) {
-  return build(t, { CONTENT_DIR: await contentWithMoreGuides(t, 40) })
+  return build(t, { ...testRoutes, CONTENT_DIR: await contentWithMoreGuides(t, 40) })
 }
+
+/** The test build's partly prerendered page (test/site/pages.ts): its holes are streamed per request. */
+const streamed = '/__test/partial'
 
 /** Every kind of answer Courier compresses, the plain answer to compare with, and how the bodies compare. */
 async function kinds(app: Awaited<ReturnType<typeof build>>['app']) {
@@ -55,7 +59,7 @@ async function kinds(app: Awaited<ReturnType<typeof build>>['app']) {
   return [
     { kind: 'a kept document', url: '/', preference: compression.codingPreference.keptDocument, document: true },
     { kind: 'a kept error document', url: '/no-such-page', preference: compression.codingPreference.keptDocument, document: true },
-    { kind: 'a streamed document', url: '/status', preference: compression.codingPreference.streamedDocument, document: true },
+    { kind: 'a streamed document', url: streamed, preference: compression.codingPreference.streamedDocument, document: true },
     { kind: 'kept page data', url: data, preference: compression.codingPreference.pageData, document: false },
     { kind: 'an answer compressed per request', url: '/sitemap-0.xml', preference: compression.codingPreference.perRequest, document: false },
     { kind: 'the entry chunk', url: entry, preference: compression.codingPreference.builtAsset, document: false },
@@ -77,7 +81,7 @@ t.test('every kind in zstd: the same content, decoded by node:zlib and by zstd -
     if (response.headers['content-length'] !== undefined) {
       t.equal(Number(response.headers['content-length']), response.rawPayload.length, `${kind}: the length of the bytes sent`)
     }
-    if (url === '/status') {
+    if (url === streamed) {
       t.match(byNode, /<\/html>\s*$/, `${kind}: a whole document`)
       continue
     }
@@ -113,7 +117,7 @@ t.test('q-values choose, and each kind breaks ties in its measured order', async
 t.test('HEAD in zstd answers the headers GET does, without a body', async (t) => {
   const { app } = await buildWithLargeSitemap(t)
   for (const { kind, url } of await kinds(app)) {
-    if (url === '/status') continue // streamed: no length to compare
+    if (url === streamed) continue // streamed: no length to compare
     const get = await app.inject({ url, headers: { 'accept-encoding': 'zstd' } })
     const head = await app.inject({ method: 'HEAD', url, headers: { 'accept-encoding': 'zstd' } })
     t.equal(head.statusCode, get.statusCode, `${kind}: status`)
@@ -171,8 +175,8 @@ t.test('a built file without a .zst (a font, a chunk too small to be worth it) g
 })
 
 t.test('a streamed document in zstd declares a window of 64 KiB at most: what a decoder and the encoder hold', async (t) => {
-  const { app } = await build(t)
-  const response = await app.inject({ url: '/status', headers: { 'accept-encoding': 'zstd' } })
+  const { app } = await build(t, testRoutes)
+  const response = await app.inject({ url: streamed, headers: { 'accept-encoding': 'zstd' } })
   t.equal(response.headers['content-encoding'], 'zstd')
   const bytes = response.rawPayload
   t.same([...bytes.subarray(0, 4)], [0x28, 0xb5, 0x2f, 0xfd], 'a zstd frame')

@@ -6,6 +6,7 @@ import { ContentSource } from '../../src/content/content-source.ts'
 import { parseMarkdown, textOf } from '../../src/content/markdown.ts'
 import { build } from '../helpers/app.ts'
 import { siteContent } from '../helpers/content.ts'
+import { pageInstances, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 
 /** A copy of the site's content the test may edit. */
 async function contentCopy(t: Test): Promise<string> {
@@ -17,7 +18,7 @@ async function contentCopy(t: Test): Promise<string> {
 
 t.test('Markdown becomes an element tree: headings with ids, links kept, raw HTML dropped, no positions', async (t) => {
   const { frontMatter, body } = parseMarkdown(
-    '---\ntitle: T\n---\n\n## A heading\n\nSee [the guide](/guides/x) and *this*.\n\n<script>alert(1)</script>\n\n## A heading\n\n<img src=x onerror="alert(1)">text\n',
+    '---\ntitle: T\n---\n\n## A heading\n\nSee [the page](/a/page) and *this*.\n\n<script>alert(1)</script>\n\n## A heading\n\n<img src=x onerror="alert(1)">text\n',
     'guides/x.md',
   )
   t.same(frontMatter, { title: 'T' })
@@ -25,7 +26,7 @@ t.test('Markdown becomes an element tree: headings with ids, links kept, raw HTM
   t.notMatch(json, 'script', 'a raw <script> is dropped')
   t.notMatch(json, 'onerror', 'raw attributes are dropped')
   t.notMatch(json, 'position', 'no source positions travel as page data')
-  t.match(json, '"href":"/guides/x"')
+  t.match(json, '"href":"/a/page"')
   const headings = body.children.filter((node) => node.type === 'element' && node.tagName === 'h2')
   t.same(
     headings.map((node) => (node.type === 'element' ? node.properties.id : undefined)),
@@ -78,27 +79,31 @@ t.test('a guide missing a field, badly named or with text outside a section fail
 
 t.test('served: content read at run time from CONTENT_DIR; bad content is a 500 for that page, logged with the file', async (t) => {
   const dir = await contentCopy(t)
+  const link = `${testGuidePath('tide-tables')}#what-it-is`
   await writeFile(
     path.join(dir, 'guides', 'zz-new-guide.md'),
-    '---\ntitle: "A guide added at run time"\nsummary: "Written after the build."\norder: 99\n---\n\n## Read at run time\n\nSee the [tide tables](/guides/tide-tables#what-it-is) guide, or [elsewhere](https://example.com/).\n',
+    `---\ntitle: "A guide added at run time"\nsummary: "Written after the build."\norder: 99\n---\n\n## Read at run time\n\nSee the [tide tables](${link}) guide, or [elsewhere](https://example.com/).\n`,
   )
-  await writeFile(path.join(dir, 'faq', 'broken.md'), '---\nquestion: [unclosed\n---\n\nAnswer.\n')
-  const { app, logs } = await build(t, { CONTENT_DIR: dir })
-  const page = await app.inject('/guides/zz-new-guide')
+  // Its front matter is fine (it is listed), its body is not: only its own page fails.
+  await writeFile(path.join(dir, 'guides', 'broken.md'), '---\ntitle: "Broken"\nsummary: "Its body is not."\norder: 100\n---\n\nA stray paragraph.\n')
+  const { app, logs } = await build(t, { ...testRoutes, CONTENT_DIR: dir })
+  const page = await app.inject(testGuidePath('zz-new-guide'))
   t.equal(page.statusCode, 200)
   t.match(page.body, '<h1>A guide added at run time</h1>')
   t.match(page.body, '<h2 id="read-at-run-time">Read at run time</h2>')
-  t.match(page.body, '<a href="/guides/tide-tables#what-it-is">tide tables</a>')
+  t.match(page.body, `<a href="${link}">tide tables</a>`)
   t.match(page.body, '<a href="https://example.com/">elsewhere</a>')
-  t.match((await app.inject('/guides')).body, 'A guide added at run time', 'listed on /guides')
-  t.match((await app.inject('/sitemap-0.xml')).body, '/guides/zz-new-guide</loc>', 'listed in the sitemap')
+  t.match((await app.inject(testGuidesPath)).body, 'A guide added at run time', 'listed')
+  // The sitemap: every instance the page table derives from the content as it now is.
+  const listed = [...(await app.inject('/sitemap-0.xml')).body.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1]!).pathname)
+  t.same(new Set(listed), new Set((await pageInstances({ content: new ContentSource(dir) })).map((instance) => instance.url)), 'the sitemap follows the content')
 
-  const faq = await app.inject('/faq')
-  t.equal(faq.statusCode, 500, 'the FAQ, whose content is bad, is an error page')
-  t.notMatch(faq.body, 'broken.md', 'the answer names no file')
+  const broken = await app.inject(testGuidePath('broken'))
+  t.equal(broken.statusCode, 500, 'the guide whose content is bad is an error page')
+  t.notMatch(broken.body, 'broken.md', 'the answer names no file')
   const line = logs().find((entry) => (entry.err as { code?: string } | undefined)?.code === 'COURIER_ERR_CONTENT_INVALID')
-  t.match((line?.err as { message?: string } | undefined)?.message, /faq\/broken\.md is invalid: front matter is not YAML/, 'logged with the file')
-  t.equal((await app.inject('/guides/tide-tables')).statusCode, 200, 'other pages are served')
+  t.match((line?.err as { message?: string } | undefined)?.message, /guides\/broken\.md is invalid: text before the first ## heading/, 'logged with the file')
+  t.equal((await app.inject(testGuidePath('knot-tying'))).statusCode, 200, 'other pages are served')
   t.equal((await app.inject('/api/health')).statusCode, 200, 'the server stays up')
 })
 
@@ -151,9 +156,9 @@ t.test('a guide is served with its neighbours from their front matter: a broken 
   t.equal(await source.guide('no-such-guide'), undefined)
   t.equal(await source.guide('../faq/broken'), undefined, 'a slug is a file of the folder, never a path')
 
-  const { app } = await build(t, { CONTENT_DIR: dir })
-  const page = await app.inject(`/guides/${first!.slug}`)
+  const { app } = await build(t, { ...testRoutes, CONTENT_DIR: dir })
+  const page = await app.inject(testGuidePath(first!.slug))
   t.equal(page.statusCode, 200)
   t.match(page.body, second!.title, 'the pager names the neighbour')
-  t.equal((await app.inject(`/guides/${second!.slug}`)).statusCode, 500, 'the broken guide is an error page')
+  t.equal((await app.inject(testGuidePath(second!.slug))).statusCode, 500, 'the broken guide is an error page')
 })

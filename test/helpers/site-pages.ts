@@ -1,10 +1,17 @@
 /**
  * The site's pages as a test reaches them, from the server's page table (src/pages/site.ts) and the tests' own
  * content (test/helpers/content.ts), whatever pages the site has: a page without parameters at its path, a
- * parametrised one at each instance its `staticParams` names.
+ * parametrised one at each instance its `staticParams` names. And the test build's own pages (test/site/pages.ts),
+ * on which the tests of Courier's mechanics run instead of the example's: a kept list of the content's guides, a kept
+ * guide page with a parameter, a partly prerendered page.
  */
-import { loadSite, type ServerPage } from '../../src/pages/site.ts'
-import type { RouteParams } from '../../site/page-types.ts'
+import { readdirSync } from 'node:fs'
+import path from 'node:path'
+import { projectRoot } from '../../config/env.ts'
+import { filterExclusions, siteRedirects } from '../../config/request-filter.ts'
+import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
+import { testPageTable } from '../site/pages.ts'
+import type { RouteParams, SiteContent } from '../../site/page-types.ts'
 import { siteContent } from './content.ts'
 
 export interface PageInstance {
@@ -13,11 +20,16 @@ export interface PageInstance {
   url: string
 }
 
-/** Every instance of every page of the site (`firstOnly`: one per page), in the table's order. */
-export async function pageInstances({ firstOnly = false } = {}): Promise<PageInstance[]> {
+/**
+ * Every instance of every page of the site (`firstOnly`: one per page), in the table's order, from the tests' content
+ * or the `content` given.
+ */
+export async function pageInstances(
+  { firstOnly = false, content = siteContent }: { firstOnly?: boolean; content?: SiteContent } = {},
+): Promise<PageInstance[]> {
   const instances: PageInstance[] = []
   for (const page of (await loadSite(false)).publicPages) {
-    const all = page.path.includes(':') ? ((await page.staticParams?.({ content: siteContent })) ?? []) : [{}]
+    const all = page.path.includes(':') ? ((await page.staticParams?.({ content })) ?? []) : [{}]
     for (const params of firstOnly ? all.slice(0, 1) : all) {
       instances.push({ page, params, url: page.path.replace(/:(\w+)/g, (_match, name: string) => params[name]!) })
     }
@@ -25,17 +37,54 @@ export async function pageInstances({ firstOnly = false } = {}): Promise<PageIns
   return instances
 }
 
-/**
- * The page that shows one guide of the content, whatever the site calls it: the parametrised page whose instances are
- * the content's guides (its `staticParams` lists their slugs), and the path of a guide on it.
- */
-export async function guidePage(): Promise<{ page: ServerPage; pathOf(slug: string): string }> {
-  const slugs = (await siteContent.guideSummaries()).map((guide) => guide.slug).sort()
-  for (const page of (await loadSite(false)).pages) {
-    const names = [...page.path.matchAll(/:(\w+)/g)].map((match) => match[1]!)
-    if (page.kind !== 'static' || names.length !== 1 || !page.staticParams) continue
-    const listed = (await page.staticParams({ content: siteContent })).map((params) => params[names[0]!]).sort()
-    if (JSON.stringify(listed) === JSON.stringify(slugs)) return { page, pathOf: (slug) => page.path.replace(`:${names[0]}`, slug) }
-  }
-  throw new Error('no page of the site shows one guide of the content')
+/** The environment of a server that serves the test build's pages too (test/site/pages.ts). */
+export const testRoutes = Object.freeze({ COURIER_TEST_ROUTES: 'true' })
+
+/** The test build's kept list of the content's guides (`test-guides`), whatever pages the site has. */
+export const testGuidesPath = testPageTable['test-guides'].path
+
+/** The test build's kept page of one guide of the content (`test-guide`), at `slug` (a guide or not). */
+export function testGuidePath(slug: string): string {
+  return testPageTable['test-guide'].path.replace(':slug', slug)
 }
+
+/**
+ * The site served with the test build's kept list of guides (`test-guides`) moved to the first page path the request
+ * filter leaves alone by name (config/request-filter.ts), in place of whatever the site has there: a nonce-free,
+ * byte-stable document on a page of the tests' own. For buildApp's `site` option, with `testRoutes`.
+ */
+export async function siteWithUnfilteredPage(): Promise<{ site: Site; path: string }> {
+  const unfilteredPath = filterExclusions.exactPaths.find((entry) => entry.length > 1 && !entry.includes('.') && !entry.endsWith('/'))
+  if (!unfilteredPath) throw new Error('config/request-filter.ts excludes no page path by name')
+  const { pages, publicPages } = await loadSite(true)
+  const moved = pages.find((page) => page.path === testGuidesPath)!
+  const others = pages.filter((page) => page !== moved && page.path !== unfilteredPath)
+  return { site: { pages: [...others, Object.freeze({ ...moved, path: unfilteredPath })], publicPages }, path: unfilteredPath }
+}
+
+/** The images of the site's public folder (client/public/images/, served at /images/), whatever they are, by name. */
+export function publicImagePaths(): string[] {
+  const folder = path.join(projectRoot, 'client', 'public', 'images')
+  const names = readdirSync(folder).filter((file) => /\.(jpe?g|png|webp|avif)$/.test(file)).sort()
+  if (names.length === 0) throw new Error(`no image in ${folder}`)
+  return names.map((name) => `/images/${name}`)
+}
+
+/** The first image of the site's public folder, whatever it is. */
+export function publicImagePath(): string {
+  return publicImagePaths()[0]!
+}
+
+/**
+ * The site policy's first redirect with a parameter (config/request-filter.ts), whatever it is, with its parameters
+ * given `value`: where it is asked and where it sends.
+ */
+export function configRedirect(value: string): { from: string; to: string; permanent: boolean } {
+  const redirect = siteRedirects.find((candidate) => candidate.from.includes(':'))
+  if (!redirect) throw new Error('config/request-filter.ts has no redirect with a parameter')
+  const filled = (pattern: string) => pattern.replace(/:\w+/g, () => value)
+  return { from: filled(redirect.from), to: filled(redirect.to), permanent: redirect.permanent }
+}
+
+/** The route of the test build's guide page, as Fastify names it (a metrics label, a span name). */
+export const testGuideRoute = testPageTable['test-guide'].path

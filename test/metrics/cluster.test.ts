@@ -8,6 +8,10 @@ import { freePort } from '../helpers/free-port.ts'
 import { startServer } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from './exposition.ts'
 import { startPrometheus, single } from './prometheus.ts'
+import { testRoutes } from '../helpers/site-pages.ts'
+
+/** The test build's partly prerendered page (test/site/pages.ts): rendered on every request. */
+const dynamicPage = '/__test/partial'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -23,7 +27,7 @@ async function waitFor<T>(what: string, check: () => T | undefined | Promise<T |
 
 t.test('one scrape of the primary sums every worker; workers bind no metrics port', async (t) => {
   const metricsPort = await freePort()
-  const server = await startServer(t, { env: { WEB_CONCURRENCY: '2', METRICS_PORT: String(metricsPort) } })
+  const server = await startServer(t, { env: { ...testRoutes, WEB_CONCURRENCY: '2', METRICS_PORT: String(metricsPort) } })
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
   await waitFor('both workers listening', () => {
     const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))
@@ -35,12 +39,12 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
   // A connection per request: node:cluster hands connections, not requests, to the workers.
   const total = 40
   for (let index = 0; index < total; index++) {
-    const response = await request(`${server.origin}/status`, { headers: { connection: 'close' } })
+    const response = await request(`${server.origin}${dynamicPage}`, { headers: { connection: 'close' } })
     await response.body.dump()
     t.equal(response.statusCode, 200, `request ${index}`, { diagnostic: false })
   }
   await waitFor('40 access lines', () => (server.accessCounts().total >= total ? true : undefined), 10_000)
-  const servedBy = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === '/status').map((line) => line.pid))
+  const servedBy = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === dynamicPage).map((line) => line.pid))
   t.equal(servedBy.size, 2, 'both workers answered some of them')
 
   // A worker still starting does not answer the primary yet: scrape until the sum holds (or fail after the wait).
@@ -48,11 +52,11 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
     const response = await fetch(metricsUrl)
     if (response.status !== 200) return undefined
     const parsed = parseExposition(await response.text())
-    return valueOf(parsed, 'courier_http_request_duration_seconds_count', { route: '/status', method: 'GET', status_class: '2xx' }) === total
+    return valueOf(parsed, 'courier_http_request_duration_seconds_count', { route: dynamicPage, method: 'GET', status_class: '2xx' }) === total
       ? parsed
       : undefined
   })
-  t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: '/status' }), total, 'renders summed too')
+  t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: dynamicPage }), total, 'renders summed too')
   t.equal(valueOf(samples, 'courier_cluster_workers'), 2, 'the primary counts its workers')
   t.equal(valueOf(samples, 'courier_build_info'), 1, 'one build, whatever the number of workers')
   t.equal(samples.filter((sample) => sample.name === 'courier_build_info').length, 1)
@@ -60,7 +64,7 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
 
   const prometheus = await startPrometheus(t, [`127.0.0.1:${metricsPort}`])
   const scraped = await prometheus.waitFor(
-    'courier_http_request_duration_seconds_count{route="/status",status_class="2xx"}',
+    `courier_http_request_duration_seconds_count{route="${dynamicPage}",status_class="2xx"}`,
     (found) => single(found) === total,
   )
   t.equal(scraped.length, 1, 'Prometheus sees one series for the whole process, not one per worker')

@@ -40,19 +40,19 @@ t.test('the plugin opens the port when the site listens: GET and HEAD /metrics, 
   const origin = await metricsOrigin(built)
   t.not(origin, site)
 
-  await fetch(`${site}/faq`)
+  await fetch(`${site}/`)
   const scrape = await fetch(`${origin}/metrics?ignored=query`)
   t.equal(scrape.status, 200)
   t.equal(scrape.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8', "Prometheus' text format")
   t.equal(scrape.headers.get('cache-control'), 'no-store')
   const samples = parseExposition(await scrape.text())
-  t.equal(valueOf(samples, 'courier_http_request_duration_seconds_count', { route: '/faq', method: 'GET' }), 1)
+  t.equal(valueOf(samples, 'courier_http_request_duration_seconds_count', { route: '/', method: 'GET' }), 1)
 
   const head = await fetch(`${origin}/metrics`, { method: 'HEAD' })
   t.equal(head.status, 200)
   t.equal(await head.text(), '')
   t.equal((await fetch(`${origin}/`)).status, 404)
-  t.equal((await fetch(`${origin}/faq`)).status, 404, 'the site is not served on the metrics port')
+  t.equal((await fetch(`${origin}/api/health`)).status, 404, 'the site is not served on the metrics port')
   const post = await fetch(`${origin}/metrics`, { method: 'POST', body: 'x' })
   t.equal(post.status, 405)
   t.equal(post.headers.get('allow'), 'GET, HEAD')
@@ -79,7 +79,7 @@ t.test('a metrics port already taken: an error line, and the site serves on', as
   t.equal(line?.level, 50, 'an error line')
   t.equal(line?.port, takenPort)
   t.match(line?.err, { code: 'EADDRINUSE' })
-  t.equal((await fetch(`${site}/faq`)).status, 200)
+  t.equal((await fetch(`${site}/`)).status, 200)
 })
 
 /** A kept-alive connection that asked once (`HEAD /metrics`, as a client polling the port does) and now idles. */
@@ -120,7 +120,7 @@ t.test('idle kept-alive clients cannot starve a scrape: over the budget the long
   t.equal(scrape.status, 200, 'the scrape is answered')
   await scrape.text()
   t.ok(ms < 1_000, `promptly (${Math.round(ms)} ms), not after an idle time-out`)
-  t.equal((await fetch(`${site}/faq`)).status, 200, 'the site serves meanwhile')
+  t.equal((await fetch(`${site}/`)).status, 200, 'the site serves meanwhile')
 })
 
 t.test('an idle kept-alive scrape connection is closed before the next scrape of a default Prometheus (every 15 s)', async (t) => {

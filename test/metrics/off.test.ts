@@ -17,7 +17,7 @@ t.test('without METRICS_PORT: no plugin, no decorator, no prom-client; /metrics 
   t.notOk(app.hasPlugin('courier-metrics'))
   t.equal(app.metrics, undefined)
   t.equal((await app.inject('/metrics')).statusCode, 404)
-  t.equal((await app.inject('/faq')).statusCode, 200)
+  t.equal((await app.inject('/')).statusCode, 200)
   t.notOk(promClientLoaded(), 'prom-client was never loaded')
 })
 

@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import http from 'node:http'
-import { readFile } from 'node:fs/promises'
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { clientErrorsPath } from '../../config/client-errors.ts'
@@ -12,7 +12,9 @@ import { images } from '../../config/images.ts'
 import { CourierMetrics } from '../../src/metrics/courier-metrics.ts'
 import { methodLabel, statusClassLabel } from '../../src/metrics/labels.ts'
 import { build } from '../helpers/app.ts'
-import { guides } from '../helpers/content.ts'
+import { fixtureContentDir, guides } from '../helpers/content.ts'
+import { jpegOf, temporaryFolder } from '../helpers/images.ts'
+import { publicImagePath, testGuidePath, testGuideRoute, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { listen } from '../helpers/http.ts'
 import { parseExposition, valueOf, type Sample } from './exposition.ts'
 
@@ -27,17 +29,17 @@ const requestCount = 'courier_http_request_duration_seconds_count'
 const guideSlug = guides[0]!.slug
 
 t.test('requests are timed by route template, method and status class; no label carries the URL', async (t) => {
-  const { app } = await build(t, { METRICS_PORT: '0' })
+  const { app } = await build(t, { ...testRoutes, METRICS_PORT: '0' })
   const responses = [
-    await app.inject(`/guides/${guideSlug}?utm_source=secret-query`),
-    await app.inject(`/guides/${guideSlug}`),
-    await app.inject('/guides/no-such-guide-7f3a'),
+    await app.inject(`${testGuidePath(guideSlug)}?utm_source=secret-query`),
+    await app.inject(testGuidePath(guideSlug)),
+    await app.inject(testGuidePath('no-such-guide-7f3a')),
     await app.inject('/no-such-page-91c2'),
     await app.inject('/%zz-bad-escape'),
     await app.inject('/metrics'),
-    await app.inject({ method: 'PROPFIND', url: '/faq' }),
-    await app.inject({ method: 'DELETE', url: '/faq' }),
-    await app.inject({ method: 'HEAD', url: '/faq' }),
+    await app.inject({ method: 'PROPFIND', url: testGuidesPath }),
+    await app.inject({ method: 'DELETE', url: testGuidesPath }),
+    await app.inject({ method: 'HEAD', url: testGuidesPath }),
     await app.inject('/api/health'),
   ]
   t.same(
@@ -48,16 +50,16 @@ t.test('requests are timed by route template, method and status class; no label 
 
   const samples = await scrape(app)
   const count = (labels: Record<string, string>) => valueOf(samples, requestCount, labels)
-  t.equal(count({ route: '/guides/:slug', method: 'GET', status_class: '2xx' }), 2, 'by route template, query or not')
-  t.equal(count({ route: '/guides/:slug', method: 'GET', status_class: '4xx' }), undefined, "a loader's not-found is the 404 page's")
+  t.equal(count({ route: testGuideRoute, method: 'GET', status_class: '2xx' }), 2, 'by route template, query or not')
+  t.equal(count({ route: testGuideRoute, method: 'GET', status_class: '4xx' }), undefined, "a loader's not-found is the 404 page's")
   t.equal(
     count({ route: 'unmatched', method: 'GET', status_class: '4xx' }),
     4,
     'every 404 page and the bad escape: one fixed label',
   )
-  t.equal(count({ route: '/faq', method: 'OTHER', status_class: '4xx' }), 1, 'a method outside the list is OTHER (its 405 is the page path)')
-  t.equal(count({ route: '/faq', method: 'DELETE', status_class: '4xx' }), 1, 'the 405 route is the page path')
-  t.equal(count({ route: '/faq', method: 'HEAD', status_class: '2xx' }), 1)
+  t.equal(count({ route: testGuidesPath, method: 'OTHER', status_class: '4xx' }), 1, 'a method outside the list is OTHER (its 405 is the page path)')
+  t.equal(count({ route: testGuidesPath, method: 'DELETE', status_class: '4xx' }), 1, 'the 405 route is the page path')
+  t.equal(count({ route: testGuidesPath, method: 'HEAD', status_class: '2xx' }), 1)
   t.equal(count({ route: '/api/health', method: 'GET', status_class: '2xx' }), 1)
   const durations = samples.filter((sample) => sample.name === 'courier_http_request_duration_seconds_sum')
   t.ok(durations.every((sample) => sample.value > 0 && sample.value < 10), 'durations in seconds')
@@ -78,15 +80,15 @@ t.test('renders: time to shell and to all ready for streamed documents, kept doc
   t.equal((await app.inject('/')).statusCode, 200)
   t.equal((await app.inject('/')).statusCode, 200)
   t.equal((await app.inject('/no-such-page')).statusCode, 404)
-  t.equal((await app.inject('/status')).statusCode, 200)
+  t.equal((await app.inject('/__test/partial')).statusCode, 200)
   t.equal((await app.inject('/__test/slow?delay=300')).statusCode, 200)
 
   const samples = await scrape(app)
   t.equal(valueOf(samples, 'courier_kept_documents_sent_total', { route: '/', document: 'page' }), 2, 'a static page: its kept bytes, twice')
   t.equal(valueOf(samples, 'courier_kept_documents_sent_total', { route: 'unmatched', document: 'error' }), 1, 'the 404 page too')
   t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: '/', document: 'page' }), undefined, 'a kept page streams nothing')
-  t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: '/status', document: 'page' }), 1)
-  t.equal(valueOf(samples, 'courier_render_all_ready_seconds_count', { route: '/status', document: 'page' }), 1)
+  t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: '/__test/partial', document: 'page' }), 1)
+  t.equal(valueOf(samples, 'courier_render_all_ready_seconds_count', { route: '/__test/partial', document: 'page' }), 1)
   const slowShell = valueOf(samples, 'courier_render_shell_seconds_sum', { route: '/__test/slow', document: 'page' })!
   const slowAllReady = valueOf(samples, 'courier_render_all_ready_seconds_sum', { route: '/__test/slow', document: 'page' })!
   t.ok(slowShell < 0.3, `the shell comes before the slow boundary (${slowShell} s)`)
@@ -103,14 +105,14 @@ t.test('a render aborted by its time-out counts its shell, not an all-ready', as
 })
 
 t.test('page data: answers by page kind and what they say', async (t) => {
-  const { app } = await build(t, { METRICS_PORT: '0' })
+  const { app } = await build(t, { ...testRoutes, METRICS_PORT: '0' })
   const data = (page: string, headers: Record<string, string> = {}) =>
     app.inject({ url: `/_next/data/${app.deploymentId}/${page}.json`, headers })
   const first = await data('index')
   t.equal(first.statusCode, 200)
   t.equal((await data('index', { 'if-none-match': String(first.headers.etag) })).statusCode, 304)
-  t.equal((await data('guides/no-such-guide')).statusCode, 404)
-  t.equal((await data('status')).statusCode, 200)
+  t.equal((await data(testGuidePath('no-such-guide').slice(1))).statusCode, 404)
+  t.equal((await data('__test/partial')).statusCode, 200)
   t.equal((await data('no/such/page')).statusCode, 404)
   t.equal((await app.inject('/_next/data/another-deployment/index.json')).statusCode, 409)
 
@@ -126,7 +128,7 @@ t.test('page data: answers by page kind and what they say', async (t) => {
 
 t.test('client reports: accepted and refused, by reason', async (t) => {
   const { app } = await build(t, { METRICS_PORT: '0' })
-  const report = { source: 'boundary', message: 'boom', url: 'https://courier.example/faq' }
+  const report = { source: 'boundary', message: 'boom', url: 'https://courier.example/a-page' }
   const post = (payload: string, type = 'application/json') =>
     app.inject({ method: 'POST', url: clientErrorsPath, payload, headers: { 'content-type': type } })
   t.equal((await post(JSON.stringify(report))).statusCode, 204)
@@ -146,7 +148,7 @@ t.test('client reports: accepted and refused, by reason', async (t) => {
 
 t.test('images: cache states and tier, transform durations by format, the queue read at scrape time', async (t) => {
   const { app } = await build(t, { METRICS_PORT: '0' })
-  const url = '/_next/image?url=%2Fimages%2Fdunes.jpg&w=640'
+  const url = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640`
   const miss = await app.inject({ url, headers: { accept: 'image/webp' } })
   t.equal(miss.headers['x-image-cache'], 'MISS')
   const hit = await app.inject({ url, headers: { accept: 'image/webp' } })
@@ -197,7 +199,7 @@ t.test('requests refused while draining are counted', async (t) => {
   t.equal(await get('/api/health'), 200)
   const closed = app.close()
   while (app.server.listening) await new Promise((resolve) => setTimeout(resolve, 5))
-  t.equal(await get('/faq'), 503, 'the kept-alive connection gets the drain answer')
+  t.equal(await get('/'), 503, 'the kept-alive connection gets the drain answer')
   await closed
   const samples = await scrape(app)
   t.equal(valueOf(samples, 'courier_requests_shed_total', { reason: 'draining' }), 1)
@@ -213,7 +215,7 @@ t.test('requests shed under overload are counted', async (t) => {
     while (performance.now() < until) {
       // blocking on purpose: this is the overload
     }
-    pending.push(app.inject('/faq'))
+    pending.push(app.inject('/'))
     await new Promise<void>((resolve) => setImmediate(resolve))
   }
   const statuses = (await Promise.all(pending)).map((response) => response.statusCode)
@@ -221,16 +223,22 @@ t.test('requests shed under overload are counted', async (t) => {
   t.ok(shed > 0, `some requests were shed (${shed} of ${statuses.length})`)
   const samples = await scrape(app)
   t.equal(valueOf(samples, 'courier_requests_shed_total', { reason: 'overload' }), shed, 'every shed request counted once')
-  t.equal(valueOf(samples, requestCount, { route: '/faq', method: 'GET', status_class: '5xx' }), shed, 'and timed as a 5xx of its route')
+  t.equal(valueOf(samples, requestCount, { route: '/', method: 'GET', status_class: '5xx' }), shed, 'and timed as a 5xx of its route')
 })
 
 t.test('image requests refused by a full transform queue are counted as shed (image_busy), never as 5xx', async (t) => {
-  const { app } = await build(t, { METRICS_PORT: '0' })
-  // More distinct transforms at once than the queue holds (2 running, 64 waiting): the site's five images at each of
-  // the small widths (quick transforms: JPEG shrinks on load), in three formats.
+  // Five images of the test's own content (CONTENT_DIR/images/, served at /content/images/), whatever the site has.
+  const contentDir = temporaryFolder(t, 'metrics-images')
+  await cp(fixtureContentDir, contentDir, { recursive: true })
+  await mkdir(path.join(contentDir, 'images'), { recursive: true })
+  const names = ['one', 'two', 'three', 'four', 'five'].map((name) => `${name}.jpg`)
+  for (const name of names) await writeFile(path.join(contentDir, 'images', name), await jpegOf(1200, 800))
+  const { app } = await build(t, { METRICS_PORT: '0', CONTENT_DIR: contentDir })
+  // More distinct transforms at once than the queue holds (2 running, 64 waiting): five images at each of the small
+  // widths (quick transforms: JPEG shrinks on load), in three formats.
   const widths = images.imageSizes
-  const paths = ['abstract', 'aurora', 'dunes', 'harbour', 'mountains'].flatMap((name) =>
-    widths.map((width) => `/_next/image?url=${encodeURIComponent(`/images/${name}.jpg`)}&w=${width}`),
+  const paths = names.flatMap((name) =>
+    widths.map((width) => `/_next/image?url=${encodeURIComponent(`/content/images/${name}`)}&w=${width}`),
   )
   const answers = await Promise.all(
     ['image/avif', 'image/webp', 'image/jpeg'].flatMap((accept) => paths.map((url) => app.inject({ url, headers: { accept } }))),

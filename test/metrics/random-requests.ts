@@ -4,6 +4,7 @@
  * any of them as a label value would show it. Seeded: the same seed makes the same requests.
  */
 import { Pool } from 'undici'
+import { pages } from '../../site/pages.ts'
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every platform. */
 function prng(state: number): () => number {
@@ -17,7 +18,10 @@ function prng(state: number): () => number {
 
 /** Methods Node's parser takes (it refuses unknown ones before any route), WebDAV's and lower-case-free. */
 const methods = ['GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND', 'PURGE', 'SEARCH', 'MKCOL', 'LOCK', 'REPORT']
-const prefixes = ['/', '/guides/', '/_next/data/', '/_next/image', '/_next/static/chunks/', '/api/', '/api/client-errors', '/images/', '/faq/', '/status/', '/sitemap-', '/__test/', '//', '/..%2f', '/%zz']
+/** Below every page of the site's table (a parametrised one up to its first parameter), whatever pages it has. */
+const pagePrefixes = pages.map((page) => page.path.replace(/:.*$/, '').replace(/\/?$/, '/'))
+const serverPrefixes = ['/_next/data/', '/_next/image', '/_next/static/chunks/', '/api/', '/api/client-errors', '/images/', '/sitemap-', '/__test/', '//', '/..%2f', '/%zz']
+const prefixes = [...new Set([...pagePrefixes, ...serverPrefixes])]
 const headerNames = ['accept', 'accept-encoding', 'x-deployment-id', 'content-type', 'if-none-match', 'x-request-id', 'cookie', 'user-agent', 'x-forwarded-for', 'x-custom-label']
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
 

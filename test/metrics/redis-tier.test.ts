@@ -7,12 +7,13 @@ import { CourierMetrics } from '../../src/metrics/courier-metrics.ts'
 import { build } from '../helpers/app.ts'
 import { startRedis } from '../scale/processes.ts'
 import { parseExposition, valueOf } from './exposition.ts'
+import { publicImagePath } from '../helpers/site-pages.ts'
 
 t.test('image responses by tier: disk, redis, none', async (t) => {
   const redis = await startRedis(t)
   const env = { METRICS_PORT: '0', REDIS_URL: redis.url }
   const [maker, other] = [await build(t, env), await build(t, env)]
-  const url = '/_next/image?url=%2Fimages%2Faurora.jpg&w=640'
+  const url = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640`
   t.equal((await maker.app.inject(url)).headers['x-image-cache'], 'MISS')
   t.equal((await other.app.inject(url)).headers['x-image-cache'], 'HIT', 'from the shared tier')
   t.equal((await other.app.inject(url)).headers['x-image-cache'], 'HIT', 'then from its own cache')

@@ -1,15 +1,16 @@
 import t from 'tap'
 import { build } from '../helpers/app.ts'
+import { testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 
 t.test('one access line per request, with method, url, route, status, ms and reqId', async (t) => {
-  const { app, logs } = await build(t)
-  const response = await app.inject('/faq')
+  const { app, logs } = await build(t, testRoutes)
+  const response = await app.inject(testGuidesPath)
   const lines = logs().filter((line) => line.msg === 'request completed')
   t.equal(lines.length, 1)
   const line = lines[0]!
   t.equal(line.method, 'GET')
-  t.equal(line.url, '/faq')
-  t.equal(line.route, '/faq')
+  t.equal(line.url, testGuidesPath)
+  t.equal(line.route, testGuidesPath)
   t.equal(line.statusCode, 200)
   t.type(line.ms, 'number')
   t.equal(line.reqId, response.headers['x-request-id'])
@@ -34,10 +35,10 @@ t.test('a malformed x-request-id is replaced by a generated one', async (t) => {
 })
 
 t.test('cookie, authorization and secret query values never reach the log', async (t) => {
-  const { app, logs } = await build(t)
+  const { app, logs } = await build(t, testRoutes)
   app.log.info({ req: { method: 'GET', url: '/x?token=planted-token-1', headers: { cookie: 'sid=planted-cookie', authorization: 'Bearer planted-bearer' } } }, 'request seen')
   await app.inject({
-    url: '/faq?token=planted-token-2&page=2',
+    url: `${testGuidesPath}?token=planted-token-2&page=2`,
     headers: { cookie: 'sid=planted-cookie', authorization: 'Bearer planted-bearer' },
   })
   const text = JSON.stringify(logs())
@@ -45,7 +46,7 @@ t.test('cookie, authorization and secret query values never reach the log', asyn
     t.notMatch(text, secret, `${secret} is not logged`)
   }
   const access = logs().find((line) => line.msg === 'request completed')
-  t.equal(access?.url, '/faq?token=[Redacted]&page=2', 'the rest of the URL stays readable')
+  t.equal(access?.url, `${testGuidesPath}?token=[Redacted]&page=2`, 'the rest of the URL stays readable')
 })
 
 t.test('every line of a request carries its reqId', async (t) => {
@@ -58,8 +59,9 @@ t.test('every line of a request carries its reqId', async (t) => {
 })
 
 t.test('router-level failures get the request id and their access line too', async (t) => {
-  const { app, logs } = await build(t)
-  for (const [url, status] of [['/%', 400], [`/guides/${'a'.repeat(500)}`, 404]] as const) {
+  const { app, logs } = await build(t, testRoutes)
+  // An over-long parameter of a page's route is the router's 404.
+  for (const [url, status] of [['/%', 400], [testGuidePath('a'.repeat(500)), 404]] as const) {
     const response = await app.inject({ url, headers: { 'x-request-id': `bad-${status}` } })
     t.equal(response.statusCode, status, url)
     t.equal(response.headers['x-request-id'], `bad-${status}`)

@@ -10,7 +10,7 @@ const report = {
   source: 'boundary',
   message: 'TypeError: x is undefined',
   stack: 'TypeError: x is undefined\n    at Page (http://localhost/_next/static/chunks/page.js:1:10)',
-  url: 'http://localhost:3000/guides?token=abc&tab=2',
+  url: 'http://localhost:3000/some/page?token=abc&tab=2',
   digest: 'a1b2c3d4e5',
 }
 
@@ -33,7 +33,7 @@ t.test('a report is logged once through pino, under clientError, with the user a
     source: 'boundary',
     message: 'TypeError: x is undefined',
     stack: 'TypeError: x is undefined     at Page (http://localhost/_next/static/chunks/page.js:1:10)',
-    url: 'http://localhost:3000/guides?token=[Redacted]&tab=2',
+    url: 'http://localhost:3000/some/page?token=[Redacted]&tab=2',
     digest: 'a1b2c3d4e5',
   })
   t.equal(line.userAgent, 'Mozilla/5.0 (test)')

@@ -2,7 +2,7 @@
  * Images of the content (docs/content.md "Images of the content"): CONTENT_DIR/images/<file> served at
  * /content/images/<file> by the content's rules, revalidated like pages, local sources of /_next/image keyed by their
  * bytes, and drawn with their size when a guide's Markdown shows one. The content is a folder of the test's own; the
- * page that shows a guide is found from the page table (test/helpers/site-pages.ts).
+ * page that shows a guide is the test build's (test/site/pages.ts), whatever pages the site has.
  */
 import t, { type Test } from 'tap'
 import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises'
@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { contentImages } from '../../config/content.ts'
-import { guidePage } from '../helpers/site-pages.ts'
+import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 import { build } from '../helpers/app.ts'
 
-const guidePath = (await guidePage()).pathOf
+/** The test build's guide page (test/site/pages.ts), whatever pages the site has. */
+const guidePath = testGuidePath
 
 const pngOf = (width: number, height: number, background = '#336699') =>
   sharp({ create: { width, height, channels: 3, background } }).png().toBuffer()
@@ -37,7 +38,7 @@ t.test('served as they are: type, strong ETag, revalidated, sandboxed; only imag
   await writeFile(path.join(dir, contentImages.dir, 'notes.txt'), 'not an image')
   await writeFile(path.join(dir, contentImages.dir, 'LOUD.PNG'), await pngOf(10, 10))
   await writeFile(path.join(dir, contentImages.dir, 'drawing.svg'), '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
-  const { app, logs } = await build(t, { CONTENT_DIR: dir })
+  const { app, logs } = await build(t, { ...testRoutes, CONTENT_DIR: dir })
   const image = await app.inject(`${contentImages.urlPrefix}chart.png`)
   t.equal(image.statusCode, 200)
   t.equal(image.headers['content-type'], 'image/png')
@@ -59,7 +60,7 @@ t.test('served as they are: type, strong ETag, revalidated, sandboxed; only imag
   t.ok(logs().some((line) => line.msg === 'content file refused' && line.file === 'images/secret.png'), 'the link out, with a warn line')
   t.equal((await app.inject({ method: 'POST', url: `${contentImages.urlPrefix}chart.png` })).statusCode, 405)
 
-  const withSvg = await build(t, { CONTENT_DIR: dir, IMAGES_ALLOW_SVG: 'true' })
+  const withSvg = await build(t, { ...testRoutes, CONTENT_DIR: dir, IMAGES_ALLOW_SVG: 'true' })
   const svg = await withSvg.app.inject(`${contentImages.urlPrefix}drawing.svg`)
   t.equal(svg.statusCode, 200, 'SVG with IMAGES_ALLOW_SVG')
   t.equal(svg.headers['content-security-policy'], "script-src 'none'; sandbox", 'its scripts never run')
@@ -67,7 +68,7 @@ t.test('served as they are: type, strong ETag, revalidated, sandboxed; only imag
 
 t.test('added, replaced and removed while the server runs: served, changed and 404 at once, through the optimizer too', async (t) => {
   const dir = await contentDir(t)
-  const { app } = await build(t, { CONTENT_DIR: dir })
+  const { app } = await build(t, { ...testRoutes, CONTENT_DIR: dir })
   const file = path.join(dir, contentImages.dir, 'late.png')
   const optimized = (name: string) => app.inject({ url: `/_next/image?url=${encodeURIComponent(contentImages.urlPrefix + name)}&w=640`, headers: { accept: 'image/webp' } })
   t.equal((await app.inject(`${contentImages.urlPrefix}late.png`)).statusCode, 404)
@@ -96,7 +97,7 @@ t.test('a guide draws its image with the size read from the file; a missing imag
   await writeFile(path.join(dir, 'guides', 'with-image.md'), guide('With image', `![A chart of requests](${contentImages.urlPrefix}chart.png)`))
   await writeFile(path.join(dir, 'guides', 'missing-image.md'), guide('Missing image', `![Not there yet](${contentImages.urlPrefix}later.png)`))
   await writeFile(path.join(dir, 'guides', 'no-alt.md'), guide('No alt', `![](${contentImages.urlPrefix}chart.png)`))
-  const { app, logs } = await build(t, { CONTENT_DIR: dir })
+  const { app, logs } = await build(t, { ...testRoutes, CONTENT_DIR: dir })
   const page = await app.inject(guidePath('with-image'))
   t.equal(page.statusCode, 200)
   const img = /<img [^>]*>/.exec(page.body)?.[0] ?? ''

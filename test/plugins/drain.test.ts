@@ -3,6 +3,7 @@ import http from 'node:http'
 import { statusTitle } from '../../config/status-titles.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
+import { testGuidesPath } from '../helpers/site-pages.ts'
 
 /** GET through `agent`; `onHeaders` runs once the response has started (the server is working on it). */
 function get(
@@ -42,7 +43,7 @@ t.test('while closing: in-flight pages finish, new requests on kept-alive connec
   while (app.server.listening) await new Promise((resolve) => setTimeout(resolve, 5))
 
   // The idle connection is kept for the drain: a request on it is answered, not reset.
-  const onIdle = await get(`${base}/faq`, idleAgent)
+  const onIdle = await get(`${base}${testGuidesPath}`, idleAgent)
   t.ok(onIdle.reused)
   t.equal(onIdle.status, 503)
   t.equal(onIdle.headers.connection, 'close')

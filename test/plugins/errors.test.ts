@@ -2,6 +2,7 @@ import http from 'node:http'
 import t, { type Test } from 'tap'
 import net from 'node:net'
 import { build, buildUnready } from '../helpers/app.ts'
+import { siteWithUnfilteredPage, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 import { rawRequest } from '../helpers/raw.ts'
 import { siteName } from '../../site/pages.ts'
@@ -30,8 +31,8 @@ t.test('under /api and /_next a miss is JSON', async (t) => {
 })
 
 t.test('malformed percent-encoding is a 400 page in the site layout, though the router refuses it before any route', async (t) => {
-  const { app } = await build(t)
-  for (const url of ['/%', '/guides/%E0%A4%A', '/%zz']) {
+  const { app } = await build(t, testRoutes)
+  for (const url of ['/%', testGuidePath('%E0%A4%A'), '/%zz']) {
     const response = await app.inject(url)
     t.equal(response.statusCode, 400, url)
     t.equal(response.headers['cache-control'], 'no-store', url)
@@ -42,8 +43,8 @@ t.test('malformed percent-encoding is a 400 page in the site layout, though the 
 })
 
 t.test('an over-long route parameter is not found, on the site 404 page', async (t) => {
-  const { app } = await build(t)
-  const response = await app.inject(`/guides/${'a'.repeat(500)}`)
+  const { app } = await build(t, testRoutes)
+  const response = await app.inject(testGuidePath('a'.repeat(500)))
   t.equal(response.statusCode, 404)
   t.match(response.body, '<title>404: This page could not be found</title>')
   t.match(response.body, `data-dpl-id="${app.deploymentId}"`)
@@ -166,8 +167,11 @@ t.test('400 for a querystring that fails its schema', async (t) => {
 })
 
 t.test('405 with Allow on a page path, whatever the method, body or content type', async (t) => {
-  const { app } = await build(t)
-  for (const [method, url] of [['POST', '/'], ['PUT', '/guides'], ['DELETE', '/guides/anything'], ['PATCH', '/faq'], ['OPTIONS', '/status']] as const) {
+  // Pages of every kind: the home page, a kept page on a path the filter leaves alone, a parametrised one, dynamic ones.
+  const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
+  const { app } = await build(t, testRoutes, { site })
+  const pages = [['POST', '/'], ['PUT', unfilteredPath], ['DELETE', testGuidePath('anything')], ['PATCH', '/__test/slow'], ['OPTIONS', '/__test/partial']] as const
+  for (const [method, url] of pages) {
     const response = await app.inject({ method, url })
     t.equal(response.statusCode, 405, `${method} ${url}`)
     t.equal(response.headers.allow, 'GET, HEAD')
@@ -192,9 +196,10 @@ t.test('405 with Allow on a page path, whatever the method, body or content type
 })
 
 t.test('methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get 405 with Allow too, over a socket', async (t) => {
-  const { app } = await build(t)
+  const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
+  const { app } = await build(t, testRoutes, { site })
   const base = await listen(app)
-  const dataPath = `/_next/data/${app.deploymentId}/faq.json`
+  const dataPath = `/_next/data/${app.deploymentId}${unfilteredPath}.json`
   const methods = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'PURGE', 'REPORT', 'LINK', 'UNLINK']
   const request = (method: string, url: string) =>
     new Promise<{ status: number; allow: string | undefined; contentType: string | undefined }>((resolve, reject) => {
@@ -208,7 +213,7 @@ t.test('methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get
       outgoing.end()
     })
   for (const method of methods) {
-    for (const [url, allow] of [['/', 'GET, HEAD'], ['/faq', 'GET, HEAD'], ['/guides/anything', 'GET, HEAD'], [dataPath, 'GET, HEAD'], ['/api/client-errors', 'POST']] as const) {
+    for (const [url, allow] of [['/', 'GET, HEAD'], [unfilteredPath, 'GET, HEAD'], [testGuidePath('anything'), 'GET, HEAD'], [dataPath, 'GET, HEAD'], ['/api/client-errors', 'POST']] as const) {
       const answer = await request(method, url)
       t.equal(answer.status, 405, `${method} ${url}`)
       t.equal(answer.allow, allow, `${method} ${url}: Allow`)
@@ -221,10 +226,10 @@ t.test('methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get
 const rawExchange = async (base: URL, request: string) => (await rawRequest(base.origin, request)).raw
 
 t.test('431 follows the table: the fallback title, HTML for pages, JSON for the API, never stored', async (t) => {
-  const { app, logs } = await build(t)
+  const { app, logs } = await build(t, testRoutes)
   const base = new URL(await listen(app))
   const big = `X-Big: ${'a'.repeat(64 * 1024)}\r\n`
-  const page = await rawExchange(base, `GET /guides HTTP/1.1\r\nHost: x\r\n${big}\r\n`)
+  const page = await rawExchange(base, `GET ${testGuidesPath} HTTP/1.1\r\nHost: x\r\n${big}\r\n`)
   t.match(page, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/)
   t.match(page, /\r\nCache-Control: no-store\r\n/i)
   t.match(page, /\r\nContent-Type: text\/html; charset=utf-8\r\n/i)

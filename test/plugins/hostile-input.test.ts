@@ -15,7 +15,11 @@ import { serverLimits } from '../../config/server.ts'
 import { build, buildUnready, type LogLine } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { guides } from '../helpers/content.ts'
+import { configRedirect, publicImagePath, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { rawGet, rawRequest, type RawReply } from '../helpers/raw.ts'
+
+/** A public image of the site (client/public/images/), whatever it is. */
+const image = publicImagePath()
 
 /** The error page's `<title>`, or the JSON body's `error`, is the status-title table's. */
 function assertTitle(t: Test, reply: RawReply, what: string) {
@@ -29,10 +33,10 @@ function assertTitle(t: Test, reply: RawReply, what: string) {
 
 t.test('slow headers and slow bodies get 408 with the table title once the time-outs pass', async (t) => {
   const limits = { headersTimeoutMs: 400, requestTimeoutMs: 800, timeoutCheckIntervalMs: 100 }
-  const { app, logs } = await build(t, {}, { limits })
+  const { app, logs } = await build(t, testRoutes, { limits })
   const origin = await listen(app)
   // Headers that never end: the request line and one header, then silence.
-  const page = await rawRequest(origin, 'GET /guides HTTP/1.1\r\nHost: courier.test\r\nX-Slow: 1\r\n')
+  const page = await rawRequest(origin, `GET ${testGuidesPath} HTTP/1.1\r\nHost: courier.test\r\nX-Slow: 1\r\n`)
   t.equal(page.status, 408, 'slow headers: 408')
   t.ok(page.closedByServer, 'the server closed the connection')
   t.equal(page.headers.connection, 'close')
@@ -62,10 +66,10 @@ t.test('the time-outs hold within a second: Node checks them every timeoutCheckI
 })
 
 t.test('oversized headers: 431 with the table title, many small headers as well as one big one', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, testRoutes)
   const origin = await listen(app)
   const many = Array.from({ length: 400 }, (_, index) => `X-Filler-${index}: ${'v'.repeat(60)}`)
-  for (const target of ['/guides', '/api/health', '/images/abstract.jpg']) {
+  for (const target of [testGuidesPath, '/api/health', image]) {
     const reply = await rawGet(origin, target, many)
     t.equal(reply.status, 431, `${target}: 431`)
     t.ok(reply.closedByServer)
@@ -78,10 +82,10 @@ t.test('oversized headers: 431 with the table title, many small headers as well 
 })
 
 t.test('oversized URLs: 414 or 431 past the header limit, 400, 403 or 404 below it; never a 5xx', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, testRoutes)
   const origin = await listen(app)
   const huge = 'a'.repeat(serverLimits.maxHeaderSizeBytes + 1024)
-  for (const target of [`/${huge}`, `/guides/${huge}`, `/_next/image?url=/images/${huge}&w=640&q=75`, `/api/${huge}`, `/?q=${huge}`]) {
+  for (const target of [`/${huge}`, testGuidePath(huge), `/_next/image?url=/images/${huge}&w=640&q=75`, `/api/${huge}`, `/?q=${huge}`]) {
     const reply = await rawGet(origin, target)
     t.ok([414, 431].includes(reply.status), `${target.slice(0, 24)}...: ${reply.status}`)
     assertTitle(t, reply, target.slice(0, 24))
@@ -92,12 +96,12 @@ t.test('oversized URLs: 414 or 431 past the header limit, 400, 403 or 404 below 
   // that name, cannot check the spelling of a name longer than the file system allows: 403.
   const cases = [
     [`/${long}`, 404],
-    [`/guides/${long}`, 404],
+    [testGuidePath(long), 404],
     [`/_next/data/${long}/index.json`, 404],
     [`/images/${long}.jpg`, 404],
     [`/_next/static/chunks/${long}.js`, 403],
     [`/_next/image?url=/images/${long}.jpg&w=640&q=75`, 400],
-    [`/faq?q=${long}`, 200],
+    [`${testGuidesPath}?q=${long}`, 200],
   ] as const
   for (const [target, status] of cases) {
     const reply = await rawGet(origin, target)
@@ -145,25 +149,25 @@ t.test('bodies over the limit: 413 with the table title, however the length is a
 })
 
 t.test('route parameters over maxParamLength: 404 with the table title, HTML for pages, JSON for data', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, testRoutes)
   const origin = await listen(app)
   const long = 'p'.repeat(serverLimits.maxParamLength + 1)
-  const targets = [`/guides/${long}`, `/_next/data/${long}/index.json`, `/_next/data/${long}/guides/${long}.json`, `/guides/${long}?x=1`]
+  const targets = [testGuidePath(long), `/_next/data/${long}/index.json`, `/_next/data/${long}${testGuidePath(long)}.json`, `${testGuidePath(long)}?x=1`]
   for (const target of targets) {
     const reply = await rawGet(origin, target)
     t.equal(reply.status, 404, `${target.slice(0, 30)}...: 404`)
     assertTitle(t, reply, target.slice(0, 30))
     t.equal(reply.headers['cache-control'], 'no-store')
   }
-  const atLimit = await rawGet(origin, `/guides/${'p'.repeat(serverLimits.maxParamLength)}`)
+  const atLimit = await rawGet(origin, testGuidePath('p'.repeat(serverLimits.maxParamLength)))
   t.equal(atLimit.status, 404, 'at the limit: the page decides (no such guide)')
   assertTitle(t, atLimit, 'at the limit')
 })
 
 t.test('CONNECT (Courier is no proxy): 405 by the table and the connection closes, never a silent drop', async (t) => {
-  const { app, logs } = await build(t)
+  const { app, logs } = await build(t, testRoutes)
   const origin = await listen(app)
-  for (const target of ['evil.example:443', '127.0.0.1:22', '/faq', '/api/health']) {
+  for (const target of ['evil.example:443', '127.0.0.1:22', testGuidesPath, '/api/health']) {
     const reply = await rawRequest(origin, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`)
     t.equal(reply.status, 405, `CONNECT ${target}: 405`)
     t.ok(reply.closedByServer, 'the server closed the connection')
@@ -268,7 +272,7 @@ t.test('static files with raw paths: 400, 403 or 404; never a file outside the f
     '/_next/static/index.html',
     '/robots.txt/../package.json',
     '/favicon.ico/..%2f..%2fpackage.json',
-    '/images/abstract.jpg/..%2f..%2f..%2fpackage.json',
+    `${image}/..%2f..%2f..%2fpackage.json`,
   ]
   // Every chunk of the server build by its own name (not one the client build has too): server code is never public.
   const clientChunkNames = await readdir(path.join(rootDir, 'dist/client/chunks'))
@@ -315,7 +319,7 @@ t.test('static files with raw paths: 400, 403 or 404; never a file outside the f
   t.ok(climbs.length >= 400, `${climbs.length} climbs out of a folder`)
   t.ok(serverChunks.length > 0, `${serverChunks.length} server chunks asked for by name`)
   // The served files are still served.
-  for (const target of ['/favicon.ico', '/images/abstract.jpg']) t.equal((await rawGet(origin, target)).status, 200, target)
+  for (const target of ['/favicon.ico', image]) t.equal((await rawGet(origin, target)).status, 200, target)
   const client = clientChunkNames.find((name) => name.endsWith('.js'))
   t.equal((await rawGet(origin, `/_next/static/chunks/${client}`)).status, 200, 'a client chunk')
 })
@@ -351,7 +355,7 @@ function stableFields(line: LogLine) {
 const ofARequest = (line: Record<string, unknown>) => line.reqId !== undefined
 
 t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute URL, redirect or log field', async (t) => {
-  const built = await buildUnready(t)
+  const built = await buildUnready(t, testRoutes)
   built.app.get('/api/test-echo-origin', async (request) => ({
     ip: request.ip,
     ips: request.ips ?? null,
@@ -365,9 +369,9 @@ t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute UR
   const origin = await listen(app)
   const id = app.deploymentId
   const targets = [
-    '/', '/guides', `/guides/${guides[0]!.slug}`, '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
-    `/guide/${guides[0]!.slug}`, `/_next/data/${id}/guide/${guides[0]!.slug}.json`, `/_next/data/${id}/index.json`,
-    '/_next/image?url=/images/abstract.jpg&w=640&q=75', '/api/health', '/api/test-echo-origin',
+    '/', testGuidesPath, testGuidePath(guides[0]!.slug), '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
+    configRedirect(guides[0]!.slug).from, `/_next/data/${id}${configRedirect(guides[0]!.slug).from}.json`, `/_next/data/${id}/index.json`,
+    `/_next/image?url=${image}&w=640&q=75`, '/api/health', '/api/test-echo-origin',
   ]
   for (const target of targets) {
     // Once first, so the baseline is not the one that fills a cache (the image's) and logs it.
@@ -407,7 +411,7 @@ t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute UR
 })
 
 t.test('logs: planted secrets never appear; every line of a request carries its reqId', async (t) => {
-  const { app, logs } = await build(t, { COURIER_TEST_ROUTES: 'true' })
+  const { app, logs } = await build(t, testRoutes)
   const origin = await listen(app)
   const secrets: string[] = []
   const secret = (name: string) => {
@@ -427,21 +431,21 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
   const report = JSON.stringify({
     source: 'boundary',
     message: 'render failed',
-    url: `https://courier.test/guides?token=${secret('report-token')}&access_token=${secret('report-access')}`,
+    url: `https://courier.test${testGuidesPath}?token=${secret('report-token')}&access_token=${secret('report-access')}`,
     digest: 'abc123',
     password: secret('report-extra-field'),
     headers: { authorization: secret('report-extra-header') },
   })
   const requests: Array<[what: string, head: string, body?: string]> = [
     ['an error page (404)', `GET /no-such-page?${query()} HTTP/1.1`],
-    ['a redirect', `GET /guide/${guides[0]!.slug}?${query()} HTTP/1.1`],
-    ['a data redirect', `GET /_next/data/${app.deploymentId}/guide/a.json?${query()} HTTP/1.1`],
+    ['a redirect', `GET ${configRedirect(guides[0]!.slug).from}?${query()} HTTP/1.1`],
+    ['a data redirect', `GET /_next/data/${app.deploymentId}${configRedirect('a').from}.json?${query()} HTTP/1.1`],
     ['a router-level 400', `GET /%?${query()} HTTP/1.1`],
-    ['a filter refusal', `GET /guides/../faq?${query()} HTTP/1.1`],
+    ['a filter refusal', `GET ${testGuidesPath}/../x?${query()} HTTP/1.1`],
     ['a 405', `DELETE /?${query()} HTTP/1.1`],
-    ['a page (200)', `GET /guides/${guides[0]!.slug}?${query()} HTTP/1.1`],
+    ['a page (200)', `GET ${testGuidePath(guides[0]!.slug)}?${query()} HTTP/1.1`],
     ['a deployment mismatch', `GET /_next/data/dpl-old/index.json?${query()} HTTP/1.1`],
-    ['an image refused', `GET /_next/image?url=/images/abstract.jpg&w=641&${query()} HTTP/1.1`],
+    ['an image refused', `GET /_next/image?url=${image}&w=641&${query()} HTTP/1.1`],
     ['a server error (500)', `GET /__test/server-error?${query()} HTTP/1.1`],
     ['a client error report', `POST /api/client-errors?${query()} HTTP/1.1`, report],
     [

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap'
 import { images } from '../../config/images.ts'
 import { build } from '../helpers/app.ts'
 import { animatedPng, buildImageApp, jpegOf, pixelBombPng, temporaryFolder } from '../helpers/images.ts'
+import { publicImagePath } from '../helpers/site-pages.ts'
 
 const allowedWidths = [...images.imageSizes, ...images.deviceSizes]
 const photo = await jpegOf(800, 600)
@@ -437,7 +438,7 @@ t.test('a cache folder that cannot be written never fails a response', async (t)
 
 t.test('in the whole app: the site images through the optimizer, and GET /api/image-widths', async (t) => {
   const { app } = await build(t, { IMAGE_CACHE_DIR: path.join(temporaryFolder(t, 'cache'), 'app') })
-  const response = await app.inject({ url: optimizer('/images/abstract.jpg', '&w=640&q=75'), headers: { accept: 'image/webp' } })
+  const response = await app.inject({ url: optimizer(publicImagePath(), '&w=640&q=75'), headers: { accept: 'image/webp' } })
   t.equal(response.statusCode, 200)
   t.equal(response.headers['content-type'], 'image/webp')
   t.equal((await sharp(response.rawPayload).metadata()).width, 640)
@@ -447,14 +448,14 @@ t.test('in the whole app: the site images through the optimizer, and GET /api/im
   t.equal(widths.statusCode, 200)
   t.same(widths.json(), { deviceSizes: images.deviceSizes, imageSizes: images.imageSizes, qualities: [75], minimumCacheTTL: 60 })
 
-  const notModified = await app.inject({ url: optimizer('/images/abstract.jpg', '&w=640&q=75'), headers: { accept: 'image/webp', 'if-none-match': response.headers.etag as string } })
+  const notModified = await app.inject({ url: optimizer(publicImagePath(), '&w=640&q=75'), headers: { accept: 'image/webp', 'if-none-match': response.headers.etag as string } })
   t.equal(notModified.statusCode, 304, 'revalidated')
   for (const name of ['content-type', 'content-length', 'content-disposition', 'content-security-policy', 'x-content-type-options', 'referrer-policy', 'x-image-cache']) {
     t.equal(notModified.headers[name], undefined, `the 304 has no ${name}, even from the site's policy`)
   }
   t.same([notModified.headers.etag, notModified.headers.vary], [response.headers.etag, 'Accept'], 'the 304 has the ETag and Vary')
 
-  const refused = await app.inject(optimizer('/images/abstract.jpg', '&w=641'))
+  const refused = await app.inject(optimizer(publicImagePath(), '&w=641'))
   t.equal(refused.statusCode, 400)
   t.equal(refused.json().code, 'COURIER_ERR_IMAGE_QUERY_INVALID')
 })

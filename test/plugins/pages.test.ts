@@ -1,7 +1,7 @@
 import t from 'tap'
 import http from 'node:http'
 import { guides } from '../helpers/content.ts'
-import { pageInstances } from '../helpers/site-pages.ts'
+import { pageInstances, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { escapeHtml } from '../../src/render/template.ts'
 import { titled } from '../../site/pages.ts'
 import { textOf } from '../../src/content/markdown.ts'
@@ -42,20 +42,20 @@ t.test('every page answers with its content, title and deployment id', async (t)
 })
 
 t.test('title and meta come from the page table', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, testRoutes)
   const guide = guides[1]!
-  const response = await app.inject(`/guides/${guide.slug}`)
-  t.match(response.body, `<title>${titled(guide.title).replace(/&/g, '&amp;')}</title>`)
-  t.match(response.body, '<meta name="description" content="')
+  const response = await app.inject(testGuidePath(guide.slug))
+  t.match(response.body, `<title>${escapeHtml(titled(guide.title))}</title>`)
+  t.match(response.body, `<meta name="description" content="${escapeHtml(guide.summary)}" />`, 'its description, from its data')
 })
 
 t.test('static and dynamic pages are cached differently', async (t) => {
-  const { app } = await build(t)
-  const home = await app.inject('/')
-  t.equal(home.headers['cache-control'], 'private, no-cache', 'never in a shared cache: documents carry a nonce')
-  const status = await app.inject('/status')
-  t.match(status.headers['cache-control'], /no-store/)
-  t.match(status.headers['cache-control'], /private/)
+  const { app } = await build(t, testRoutes)
+  const kept = await app.inject(testGuidesPath)
+  t.equal(kept.headers['cache-control'], 'private, no-cache', 'never in a shared cache: documents carry a nonce')
+  const dynamic = await app.inject('/__test/slow?delay=0')
+  t.match(dynamic.headers['cache-control'], /no-store/)
+  t.match(dynamic.headers['cache-control'], /private/)
 })
 
 t.test('every asset in the page carries ?dpl=<id>', async (t) => {
@@ -70,12 +70,12 @@ t.test('every asset in the page carries ?dpl=<id>', async (t) => {
 })
 
 t.test("the page's own chunk is preloaded with the entry, under the same URL the client imports", async (t) => {
-  const { app } = await build(t)
-  const response = await app.inject('/faq')
+  const { app } = await build(t, testRoutes)
+  const response = await app.inject(testGuidesPath)
   const { entries, preloads } = entryLoaderUrls(response.body)
   t.equal(entries.length, 1, 'the loader starts one entry')
-  const preload = preloads.find((url) => /^\/_next\/static\/chunks\/faq-[\w-]+\.js\?dpl=/.test(url))
-  t.ok(preload, 'a modulepreload for the faq chunk')
+  const preload = preloads.find((url) => /^\/_next\/static\/chunks\/test-guides-[\w-]+\.js\?dpl=/.test(url))
+  t.ok(preload, "a modulepreload for the page's chunk")
   t.notMatch(response.body, /<script type="module"|<link rel="modulepreload"/, 'neither is named in the head: the loader starts them')
   const entry = entries[0]!
   const entryCode = (await app.inject(entry)).body
@@ -85,27 +85,27 @@ t.test("the page's own chunk is preloaded with the entry, under the same URL the
 })
 
 t.test('a guide that does not exist is a 404 page', async (t) => {
-  const { app } = await build(t)
-  const response = await app.inject('/guides/no-such-guide')
+  const { app } = await build(t, testRoutes)
+  const response = await app.inject(testGuidePath('no-such-guide'))
   t.equal(response.statusCode, 404)
   t.match(response.body, '<title>404: This page could not be found</title>')
 })
 
 t.test('HEAD answers like GET without a body', async (t) => {
-  const { app } = await build(t)
-  const response = await app.inject({ method: 'HEAD', url: '/faq' })
+  const { app } = await build(t, testRoutes)
+  const response = await app.inject({ method: 'HEAD', url: testGuidesPath })
   t.equal(response.statusCode, 200)
   t.match(response.headers['content-type'], /text\/html/)
   t.equal(response.body, '')
 })
 
 t.test('page data is embedded safely: </script> and U+2028 in data cannot break out', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, testRoutes)
   const hostile = guides.find((guide) =>
     guide.sections.some((section) => textOf(section.content).includes('</script>')),
   )
   t.ok(hostile, 'a guide whose text holds </script>')
-  const response = await app.inject(`/guides/${hostile!.slug}`)
+  const response = await app.inject(testGuidePath(hostile!.slug))
   t.equal(response.statusCode, 200)
   const match = stateScript.exec(response.body)
   t.ok(match, 'the state script is intact')

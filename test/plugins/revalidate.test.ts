@@ -5,6 +5,8 @@ import path from 'node:path'
 import { revalidation } from '../../config/content.ts'
 import { build } from '../helpers/app.ts'
 import { siteContent } from '../helpers/content.ts'
+import { ContentSource } from '../../src/content/content-source.ts'
+import { pageInstances, siteWithUnfilteredPage, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 
 const token = 'a-test-token-of-some-length-0123456789'
 const authorization = `Bearer ${token}`
@@ -51,10 +53,11 @@ t.test('a missing or wrong token is 401; a bad body 400 with the reason; other m
 
 t.test('edit a guide, revalidate its path: the new document and data, a new ETag, one loader run', async (t) => {
   const dir = await contentCopy(t)
-  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  const { app, logs } = await build(t, { ...testRoutes, REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
   const id = app.deploymentId
-  const dataUrl = `/_next/data/${id}/guides/tide-tables.json`
-  const before = await app.inject('/guides/tide-tables')
+  const pagePath = testGuidePath('tide-tables')
+  const dataUrl = `/_next/data/${id}${pagePath}.json`
+  const before = await app.inject(pagePath)
   const beforeData = await app.inject(dataUrl)
   t.match(before.body, 'Tide tables is one of the skills a fixture crew practises.')
   t.equal(before.headers['x-courier-cache'], 'HIT')
@@ -62,65 +65,72 @@ t.test('edit a guide, revalidate its path: the new document and data, a new ETag
 
   const file = path.join(dir, 'guides', 'tide-tables.md')
   await writeFile(file, (await readFile(file, 'utf8')).replace('one of the skills', 'the first of the skills'))
-  t.match((await app.inject('/guides/tide-tables')).body, 'one of the skills', 'kept until revalidated')
+  t.match((await app.inject(pagePath)).body, 'one of the skills', 'kept until revalidated')
 
-  const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { paths: ['/guides/tide-tables'] } })
+  const response = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { paths: [pagePath] } })
   t.equal(response.statusCode, 200)
-  t.match(response.json(), { revalidated: { paths: ['/guides/tide-tables'], tags: [] }, instances: 1 })
-  const [after, afterData] = await Promise.all([app.inject('/guides/tide-tables'), app.inject(dataUrl)])
+  t.match(response.json(), { revalidated: { paths: [pagePath], tags: [] }, instances: 1 })
+  const [after, afterData] = await Promise.all([app.inject(pagePath), app.inject(dataUrl)])
   t.match(after.body, 'the first of the skills')
   t.match(afterData.body, 'the first of the skills')
   t.not(afterData.headers.etag, beforeData.headers.etag, 'a new ETag')
   t.equal(afterData.headers['x-deployment-id'], id, 'the same deployment')
   const regenerated = logs().filter((line) => line.msg === 'page regenerated')
   t.equal(regenerated.length, 1, 'one regeneration')
-  t.match(regenerated[0], { page: 'guide', path: '/guides/tide-tables', reason: 'path', outcome: 'regenerated', instance: /:\d+$/ })
+  t.match(regenerated[0], { page: 'test-guide', path: pagePath, reason: 'path', outcome: 'regenerated', instance: /:\d+$/ })
   t.type(regenerated[0]!.durationMs, 'number')
 })
 
-t.test('a guide added or removed joins or leaves /guides, the sitemap and the pager after revalidating the tag', async (t) => {
+t.test('a guide added or removed joins or leaves the list, the sitemap and the pager after revalidating the tag', async (t) => {
   const dir = await contentCopy(t)
-  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  const { app, logs } = await build(t, { ...testRoutes, REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
   const guides = await siteContent.guides()
   const last = guides.at(-1)!
-  t.notMatch((await app.inject('/guides')).body, 'Freshly written')
-  await app.inject(`/guides/${last.slug}`)
-  await app.inject(`/guides/${guides[0]!.slug}`)
+  const sitemap = async () =>
+    new Set([...(await app.inject('/sitemap-0.xml')).body.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => new URL(match[1]!).pathname))
+  t.notMatch((await app.inject(testGuidesPath)).body, 'Freshly written')
+  await app.inject(testGuidePath(last.slug))
+  await app.inject(testGuidePath(guides[0]!.slug))
   await writeFile(
     path.join(dir, 'guides', 'freshly-written.md'),
     `---\ntitle: "Freshly written"\nsummary: "Added while running."\norder: ${last.order + 1}\n---\n\n## New\n\nText.\n`,
   )
   const told = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['guides'] } })
   t.equal(told.statusCode, 200)
-  t.match((await app.inject('/guides')).body, 'Freshly written', 'listed on /guides')
-  t.match((await app.inject(`/guides/${last.slug}`)).body, /Freshly written(<!-- -->)? →/, 'the pager of the last guide points at it')
-  t.match((await app.inject('/sitemap-0.xml')).body, '/guides/freshly-written</loc>')
+  t.match((await app.inject(testGuidesPath)).body, 'Freshly written', 'listed')
+  t.match((await app.inject(testGuidePath(last.slug))).body, /Freshly written(<!-- -->)? →/, 'the pager of the last guide points at it')
+  // The sitemap: every instance the page table derives from the content as it now is, the new guide's too.
+  const withIt = (await pageInstances({ content: new ContentSource(dir) })).map((instance) => instance.url)
+  t.same(await sitemap(), new Set(withIt), 'the sitemap lists the pages of the content as it now is')
   const runs = logs().filter((line) => line.msg === 'page regenerated')
-  t.same(runs.map((line) => line.path).sort(), ['/guides', `/guides/${guides[0]!.slug}`, `/guides/${last.slug}`].sort(), 'each kept page of the tag once')
+  t.same(runs.map((line) => line.path).sort(), [testGuidesPath, testGuidePath(guides[0]!.slug), testGuidePath(last.slug)].sort(), 'each kept page of the tag once')
 
   await unlink(path.join(dir, 'guides', 'freshly-written.md'))
-  await app.inject('/guides/freshly-written')
+  await app.inject(testGuidePath('freshly-written'))
   await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['guides'] } })
-  t.equal((await app.inject('/guides/freshly-written')).statusCode, 404, 'removed: not found')
-  t.notMatch((await app.inject('/guides')).body, 'Freshly written', 'and gone from /guides')
+  t.equal((await app.inject(testGuidePath('freshly-written'))).statusCode, 404, 'removed: not found')
+  t.notMatch((await app.inject(testGuidesPath)).body, 'Freshly written', 'and gone from the list')
+  const without = (await pageInstances({ content: new ContentSource(dir) })).map((instance) => instance.url)
+  t.same(await sitemap(), new Set(without), 'and from the sitemap')
 })
 
 t.test('bad content on revalidation keeps the last good version, logged with the file and a digest', async (t) => {
   const dir = await contentCopy(t)
-  const { app, logs } = await build(t, { REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
-  const good = await app.inject('/faq')
+  const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
+  const { app, logs } = await build(t, { ...testRoutes, REVALIDATE_TOKEN: token, CONTENT_DIR: dir }, { site })
+  const good = await app.inject(unfilteredPath)
   t.equal(good.statusCode, 200)
-  t.match(good.headers['cache-control'], /^public, max-age=0, s-maxage=60, stale-while-revalidate=\d+$/, '/faq has no nonce: a CDN may keep it')
-  const file = path.join(dir, 'faq', 'when-is-the-crew-briefing.md')
-  await writeFile(file, (await readFile(file, 'utf8')).replace(/^question: .*\n/m, ''))
-  const told = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['faq'] } })
+  t.match(good.headers['cache-control'], /^public, max-age=0, s-maxage=60, stale-while-revalidate=\d+$/, `${unfilteredPath} has no nonce: a CDN may keep it`)
+  const file = path.join(dir, 'guides', 'tide-tables.md')
+  await writeFile(file, (await readFile(file, 'utf8')).replace(/^summary: .*\n/m, ''))
+  const told = await app.inject({ method: 'POST', url: revalidation.path, headers: { authorization }, payload: { tags: ['guides'] } })
   t.equal(told.statusCode, 200)
-  const after = await app.inject('/faq')
+  const after = await app.inject(unfilteredPath)
   t.equal(after.statusCode, 200, 'still served')
-  t.equal(after.body.length, good.body.length, 'the last good version')
+  t.equal(after.body, good.body, 'the last good version')
   const failure = logs().find((line) => line.msg === 'page regeneration failed')
-  t.match(failure, { page: 'faq', path: '/faq', reason: 'tag', digest: /^[0-9a-f]{10}$/ })
-  t.match((failure?.err as { message?: string }).message, /faq\/when-is-the-crew-briefing\.md is invalid: front matter field question is missing/)
+  t.match(failure, { page: 'test-guides', path: unfilteredPath, reason: 'tag', digest: /^[0-9a-f]{10}$/ })
+  t.match((failure?.err as { message?: string }).message, /guides\/tide-tables\.md is invalid: front matter field summary is missing/)
 })
 
 t.test('revalidations are rate-limited per client', async (t) => {

@@ -12,12 +12,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { contentLayout } from '../../config/content.ts'
 import { loadSite } from '../../src/pages/site.ts'
-import { guidePage } from '../helpers/site-pages.ts'
+import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 import { siteContent } from '../helpers/content.ts'
 import { startServer, type ServerProcess } from './server-process.ts'
 
 const { pages } = await loadSite(false)
-const guidePath = (await guidePage()).pathOf
+/** The test build's guide page (test/site/pages.ts), whatever pages the site has. */
+const guidePath = testGuidePath
 
 async function contentCopy(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-hostile-content-'))
@@ -61,7 +62,7 @@ t.test('a nested guide is refused at once, a large dense one parses off the even
   await writeFile(path.join(dir, 'guides', 'dense.md'), dense)
   await writeFile(path.join(dir, 'guides', 'nested.md'), nested)
   t.ok(Buffer.byteLength(dense) <= contentLayout.maxFileBytes && Buffer.byteLength(nested) <= contentLayout.maxFileBytes)
-  const server = await startServer(t, { env: { CONTENT_DIR: dir } })
+  const server = await startServer(t, { env: { ...testRoutes, CONTENT_DIR: dir } })
 
   const refused = await get(server, guidePath('nested'))
   t.equal(refused.status, 500, 'the nested guide: a 500 (it never had a good version)')
@@ -97,7 +98,7 @@ t.test('a FIFO and a link to /dev/zero in CONTENT_DIR: 404 with a warn line, bou
   execFileSync('mkfifo', [path.join(dir, 'guides', 'pipe.md')])
   await symlink('/dev/zero', path.join(dir, 'guides', 'zero.md'))
   await symlink('/etc/hostname', path.join(dir, 'faq', 'hostname.md'))
-  const server = await startServer(t, { env: { CONTENT_DIR: dir } })
+  const server = await startServer(t, { env: { ...testRoutes, CONTENT_DIR: dir } })
   for (const slug of ['pipe', 'zero']) t.equal((await get(server, guidePath(slug))).status, 404, `${slug}: no such guide`)
   const warned = await server.logLine((line) => line.msg === 'content file refused' && line.file === 'guides/zero.md')
   t.match(warned, { level: 40, reason: 'a link that leads out of CONTENT_DIR' })

@@ -12,7 +12,7 @@ const seconds = Number(process.env.RELIABILITY_LOAD_SECONDS ?? 60)
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 t.test(`${seconds} s of autocannon -c 100 -p 10 over the mix: every body right, nothing lost`, async (t) => {
-  const server = await startServer(t, { keepAccessLines: false })
+  const server = await startServer(t, { keepAccessLines: false, env: { COURIER_TEST_ROUTES: 'true' } })
   const mix = await buildMix(await readMixSources(server.origin))
   // The access lines of the requests so far travel through a pipe: count from when they have all arrived.
   let linesBefore = server.accessCounts().total

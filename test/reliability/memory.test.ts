@@ -59,7 +59,7 @@ async function settledFds(server: ServerProcess): Promise<number> {
 }
 
 t.test('heap, descriptors and the image cache stay flat under repeated load', async (t) => {
-  const server = await startServer(t, { entry: inspectableEntry, exposeGc: true, keepAccessLines: false })
+  const server = await startServer(t, { entry: inspectableEntry, exposeGc: true, keepAccessLines: false, env: { COURIER_TEST_ROUTES: 'true' } })
   const mix = await buildMix(await readMixSources(server.origin))
 
   const warmUp = await load(server, mix, warmUpSeconds)

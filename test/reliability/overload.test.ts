@@ -52,7 +52,7 @@ interface Seen {
 }
 
 t.test('a saturated event loop sheds new requests with 503 and Retry-After, then recovers by itself', async (t) => {
-  const server = await startServer(t, { entry: inspectableEntry })
+  const server = await startServer(t, { entry: inspectableEntry, env: { COURIER_TEST_ROUTES: 'true' } })
   t.equal((await get(`${server.origin}/`)).status, 200, 'serves before')
 
   const seen: Seen[] = []
@@ -64,7 +64,8 @@ t.test('a saturated event loop sheds new requests with 503 and Retry-After, then
       await sleep(50)
     }
   }
-  const clients = ['/', '/status', '/api/image-widths', '/api/health'].map(keepAsking)
+  // A kept page, a page rendered per request (the test build's partly prerendered one), the API.
+  const clients = ['/', '/__test/partial', '/api/image-widths', '/api/health'].map(keepAsking)
   const report = await server.command<SaturationReport>(
     { command: 'saturate', ...saturation },
     saturation.durationMs + 30_000,

@@ -74,7 +74,7 @@ t.test('SIGTERM while pages stream: in-flight finish, keep-alive gets 503 + clos
     'the status-title table answers (JSON under /api)',
   )
   await shortToo
-  const page = await get(port, '/guides', busyToo)
+  const page = await get(port, '/', busyToo)
   t.ok(page.reusedSocket)
   t.equal(page.status, 503)
   t.equal(page.headers.connection, 'close')
@@ -129,7 +129,7 @@ t.test('SIGTERM under load: 32 keep-alive clients see only 200 and 503 + close u
   const failures = new Map<string, number>()
   const tally = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   let running = true
-  const paths = ['/', '/faq', '/api/health', '/__test/slow?delay=300', '/_next/data/x/faq.json', '/missing']
+  const paths = ['/', '/__test/partial', '/api/health', '/__test/slow?delay=300', '/_next/data/x/__test/partial.json', '/missing']
   async function client(index: number): Promise<void> {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
     for (let turn = index; running; turn++) {

@@ -1,7 +1,8 @@
 /**
  * The request mix of the load and memory runs, and how each response is known to be the right one. Expectations
  * come from the page table, the loaders and the build on disk, never from a response under load: an error page or
- * a cut-off stream under load must count as a mismatch.
+ * a cut-off stream under load must count as a mismatch. The pages are the test build's (test/site/pages.ts, served with
+ * COURIER_TEST_ROUTES) and the home page, whatever other pages the site has.
  */
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
@@ -12,6 +13,8 @@ import { loadSite, type ServerPage } from '../../src/pages/site.ts'
 import { siteContent } from '../helpers/content.ts'
 import { entryLoaderUrls, escapeHtml } from '../../src/render/template.ts'
 import { projectRoot } from './server-process.ts'
+import { defaultDistDir } from '../../config/env.ts'
+import { publicImagePath, testGuideRoute, testGuidesPath } from '../helpers/site-pages.ts'
 
 export interface Target {
   name: string
@@ -25,7 +28,11 @@ export interface Target {
 /** The end of a built document: present only when the stream ran to its end. */
 const documentEnd = '</html>'
 
-const { pages } = await loadSite(false)
+const { pages } = await loadSite(true)
+
+/** The test build's partly prerendered page, and the token its request-time half shows. */
+const partialPath = '/__test/partial'
+const liveToken = 'mix-request'
 
 function pageAt(pattern: string): ServerPage {
   const page = pages.find((candidate) => candidate.path === pattern)
@@ -71,7 +78,7 @@ export interface MixSources {
  * Reads what the mix needs from a freshly started server (and fills the image cache, so the mix gets hits).
  * `distDir`: the build that server serves.
  */
-export async function readMixSources(origin: string, distDir = path.join(projectRoot, 'dist')): Promise<MixSources> {
+export async function readMixSources(origin: string, distDir = path.join(projectRoot, defaultDistDir(true))): Promise<MixSources> {
   const home = await (await fetch(`${origin}/`)).text()
   const deploymentId = /data-dpl-id="([^"]+)"/.exec(home)?.[1]
   if (!deploymentId) throw new Error('`/` names no deployment id')
@@ -86,7 +93,7 @@ export async function readMixSources(origin: string, distDir = path.join(project
   const asset = sized.sort((a, b) => a.bytes - b.bytes)[0]
   if (!asset) throw new Error('`/` links no script chunk')
   const imageAccept = 'image/avif,image/webp,*/*'
-  const imagePath = `/_next/image?url=${encodeURIComponent('/images/dunes.jpg')}&w=${images.deviceSizes[0]}&q=75`
+  const imagePath = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=${images.deviceSizes[0]}&q=75`
   const miss = await fetch(`${origin}${imagePath}`, { headers: { accept: imageAccept } })
   const imageBytes = (await miss.arrayBuffer()).byteLength
   if (miss.status !== 200 || imageBytes === 0) throw new Error(`the image to load did not optimize (${miss.status})`)
@@ -96,39 +103,46 @@ export async function readMixSources(origin: string, distDir = path.join(project
 /** The mix: pages, page data, an image cache hit, the API, 404s, a static asset and a public file. */
 export async function buildMix(sources: MixSources): Promise<Target[]> {
   const { deploymentId } = sources
-  const guide = pageAt('/guides/:slug')
+  const guide = pageAt(testGuideRoute)
   const slug = (await guide.staticParams?.({ content: siteContent }))?.[0]?.slug
   if (!slug) throw new Error('the guide loader lists no slugs')
+  const guideCount = (await siteContent.guideSummaries()).length
   const dataHeaders = { 'x-deployment-id': deploymentId }
   const notFoundTitle = `<title>${escapeHtml(`404: ${statusTitle(404)}`)}</title>`
   const { assetBytes } = sources
   return [
     { name: 'page /', path: '/', status: 200, check: documentWith(await titleOf(pageAt('/'), {}, deploymentId)) },
     {
-      name: 'page /guides/:slug',
-      path: `/guides/${encodeURIComponent(slug)}`,
+      name: `page ${testGuideRoute}`,
+      path: guide.path.replace(':slug', encodeURIComponent(slug)),
       status: 200,
       check: documentWith(await titleOf(guide, { slug }, deploymentId)),
     },
-    { name: 'page /status (dynamic)', path: '/status', status: 200, check: documentWith(`>${deploymentId}</dd>`) },
     {
-      name: 'data /index.json (static)',
-      path: `/_next/data/${deploymentId}/index.json`,
+      // Its kept shell and its request-time hole, filled before the document ends.
+      name: `page ${partialPath} (dynamic)`,
+      path: `${partialPath}?token=${liveToken}`,
+      status: 200,
+      check: (body) => documentWith('id="partial-kept"')(body) && body.includes('id="partial-live"') && body.includes(liveToken),
+    },
+    {
+      name: `data ${testGuidesPath}.json (static)`,
+      path: `/_next/data/${deploymentId}${testGuidesPath}.json`,
       headers: dataHeaders,
       status: 200,
       check: (body, headers) =>
         headers['x-deployment-id'] === deploymentId &&
-        jsonWith((value) => Array.isArray((value.pageProps as { guides?: unknown })?.guides))(body),
+        jsonWith((value) => (value.pageProps as { guides?: unknown[] })?.guides?.length === guideCount)(body),
     },
     {
-      // Partly prerendered: its kept half (the deployment) and its request-time half (the live figures).
-      name: 'data /status.json (partly prerendered)',
-      path: `/_next/data/${deploymentId}/status.json`,
+      // Partly prerendered: its kept half (made once per version) and its request-time half (the request's token).
+      name: `data ${partialPath}.json (partly prerendered)`,
+      path: `/_next/data/${deploymentId}${partialPath}.json?token=${liveToken}`,
       headers: dataHeaders,
       status: 200,
       check: jsonWith((value) => {
-        const props = value.pageProps as { kept?: { deploymentId?: string }; live?: { value?: unknown } } | undefined
-        return props?.kept?.deploymentId === deploymentId && typeof props.live?.value === 'object'
+        const props = value.pageProps as { kept?: { keptToken?: string }; live?: { value?: { requestToken?: string } } } | undefined
+        return typeof props?.kept?.keptToken === 'string' && props.live?.value?.requestToken === liveToken
       }),
     },
     {

@@ -12,6 +12,10 @@ import { request } from 'undici'
 import { siteContent } from '../helpers/content.ts'
 import { startServer } from '../reliability/server-process.ts'
 import type { LogLine } from '../helpers/app.ts'
+import { testGuidePath } from '../helpers/site-pages.ts'
+
+/** The test build's partly prerendered page (test/site/pages.ts): rendered on every request. */
+const dynamicPage = '/__test/partial'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -36,7 +40,7 @@ async function getFresh(url: string): Promise<{ status: number; body: string }> 
 }
 
 t.test('WEB_CONCURRENCY=2: two workers share the port and log their own pid; a dead worker is replaced', async (t) => {
-  const server = await startServer(t, { env: { WEB_CONCURRENCY: '2' } })
+  const server = await startServer(t, { env: { WEB_CONCURRENCY: '2', COURIER_TEST_ROUTES: 'true' } })
   const workers = await waitFor('two started workers', () => {
     const pids = startedWorkers(server.logs())
     return pids.length >= 2 ? pids : undefined
@@ -52,11 +56,11 @@ t.test('WEB_CONCURRENCY=2: two workers share the port and log their own pid; a d
     return listening.size >= 2 ? true : undefined
   })
   for (let index = 0; index < 40; index += 1) {
-    const answer = await getFresh(`${server.origin}/status`)
+    const answer = await getFresh(`${server.origin}${dynamicPage}`)
     t.equal(answer.status, 200, `request ${index}`, { diagnostic: false })
   }
   await waitFor('40 access lines', () => (server.accessCounts().total >= 40 ? true : undefined), 10_000)
-  const accessPids = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === '/status').map((line) => line.pid))
+  const accessPids = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === dynamicPage).map((line) => line.pid))
   t.same([...accessPids].sort(), [...workers].sort(), 'access lines carry the pid of the worker that answered, and both answered')
 
   // Kill one worker outright: the primary says so and forks a replacement; the site keeps answering meanwhile.
@@ -102,12 +106,12 @@ t.test('WEB_CONCURRENCY=2 without Redis: a revalidation one worker takes reaches
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   await cp(siteContent.dir, dir, { recursive: true })
   const token = 'cluster-test-token-0123456789abcdefghi'
-  const server = await startServer(t, { env: { WEB_CONCURRENCY: '2', CONTENT_DIR: dir, REVALIDATE_TOKEN: token } })
+  const server = await startServer(t, { env: { WEB_CONCURRENCY: '2', COURIER_TEST_ROUTES: 'true', CONTENT_DIR: dir, REVALIDATE_TOKEN: token } })
   await waitFor('both workers listening', () => {
     const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))
     return listening.size >= 2 ? true : undefined
   })
-  const guide = '/guides/tide-tables'
+  const guide = testGuidePath('tide-tables')
   // Connections go to the workers in turn: enough of them that both have kept the guide.
   for (let index = 0; index < 20; index += 1) t.match((await getFresh(`${server.origin}${guide}`)).body, 'one of the skills', { diagnostic: false })
   await waitFor('20 access lines for the guide', () =>

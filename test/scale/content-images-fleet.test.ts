@@ -10,21 +10,21 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
 import { contentImages, revalidation } from '../../config/content.ts'
-import { guidePage } from '../helpers/site-pages.ts'
+import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 import { build, type Built } from '../helpers/app.ts'
 import { startRedis, waitFor } from './processes.ts'
 
 const token = 'content-images-fleet-token-0123456789abcdef'
 
 t.test('an image added on a running fleet is served everywhere; a guide revalidated draws it with its size', async (t) => {
-  const guidePath = (await guidePage()).pathOf('fleet-image')
+  const guidePath = testGuidePath('fleet-image')
   const redis = await startRedis(t)
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-fleet-images-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   for (const folder of ['guides', 'faq', contentImages.dir]) await mkdir(path.join(dir, folder))
   await writeFile(path.join(dir, 'guides', 'first.md'), '---\ntitle: "First"\nsummary: "S."\norder: 1\n---\n\n## First\n\nText.\n')
   const fleet: Built[] = []
-  for (let index = 0; index < 3; index++) fleet.push(await build(t, { REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir }))
+  for (let index = 0; index < 3; index++) fleet.push(await build(t, { ...testRoutes, REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir }))
   await waitFor('every instance on redis', () => fleet.every(({ logs }) => logs().some((line) => /redis connected/.test(line.msg))))
   const url = `${contentImages.urlPrefix}fleet.png`
   for (const { app } of fleet) t.equal((await app.inject(url)).statusCode, 404, 'not there yet')

@@ -4,8 +4,9 @@
  * For 30 s, requests for the guides' documents and page data go through nginx while, every 1.5 s, one guide's
  * Markdown file is edited and `POST /api/revalidate` is called through nginx: after each 200, every instance (asked
  * directly) serves the new document and page data, the loader ran once for the whole fleet, and no request of the
- * load is answered 5xx or wrong. Then a guide is added and another removed, and a tag revalidation brings `/guides`
- * and both pages along on every instance. The time from the 200 to the last instance serving the change, and the
+ * load is answered 5xx or wrong. Then a guide is added and another removed, and a tag revalidation brings the list of
+ * guides and both pages along on every instance. The pages are the test build's (test/site/pages.ts), whatever pages
+ * the site has. The time from the 200 to the last instance serving the change, and the
  * load's latency while pages regenerate, are printed (comments); `npm run bench:revalidation` measures them.
  */
 import { cp, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises'
@@ -19,6 +20,7 @@ import { pageDataUrl } from '../../site/page-data.ts'
 import { siteContent } from '../helpers/content.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis, waitFor } from './processes.ts'
+import { testGuidePath, testGuidesPath } from '../helpers/site-pages.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const token = 'fleet-content-token-0123456789abcdefgh'
@@ -36,9 +38,9 @@ const redis = await startRedis(t)
 const contentDir = await mkdtemp(path.join(tmpdir(), 'courier-fleet-content-'))
 t.teardown(() => rm(contentDir, { recursive: true, force: true }))
 await cp(siteContent.dir, contentDir, { recursive: true })
-const distDir = path.join(projectRoot, defaultDistDir(false))
+const distDir = path.join(projectRoot, defaultDistDir(true))
 const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
-const env = { REDIS_URL: redis.url, CONTENT_DIR: contentDir, REVALIDATE_TOKEN: token, TRUST_PROXY: '127.0.0.1' }
+const env = { COURIER_TEST_ROUTES: 'true', REDIS_URL: redis.url, CONTENT_DIR: contentDir, REVALIDATE_TOKEN: token, TRUST_PROXY: '127.0.0.1' }
 const instances: ServerProcess[] = []
 for (let index = 0; index < 3; index += 1) instances.push(await startServer(t, { env, keepAccessLines: false }))
 await waitFor('every instance connected to Redis', () =>
@@ -47,7 +49,7 @@ await waitFor('every instance connected to Redis', () =>
 const { origin } = await startNginxInFront(t, { distDir, deploymentId, servers: instances.map((one) => one.port) })
 
 const guides = (await siteContent.guides()).slice(0, 4)
-const edited = guides.map((guide) => `/guides/${guide.slug}`)
+const edited = guides.map((guide) => testGuidePath(guide.slug))
 const agent = new Agent({ connections: 16, keepAliveTimeout: 30_000 })
 t.teardown(() => agent.close())
 
@@ -87,7 +89,7 @@ t.test('content edited and revalidated every 1.5 s for 30 s under load through n
   // Every instance keeps every edited guide before the first change.
   for (const one of instances) for (const pagePath of edited) t.equal((await get(`${one.origin}${pagePath}`)).status, 200, { diagnostic: false })
 
-  const targets = edited.flatMap((pagePath) => [pagePath, pageDataUrl(deploymentId, pagePath)]).concat('/guides')
+  const targets = edited.flatMap((pagePath) => [pagePath, pageDataUrl(deploymentId, pagePath)]).concat(testGuidesPath)
   const tally = { sent: 0, fiveHundreds: 0, wrong: [] as string[], steadyMs: [] as number[], regeneratingMs: [] as number[] }
   let regenerating = 0
   const endAt = performance.now() + loadSeconds * 1000
@@ -151,7 +153,7 @@ t.test('content edited and revalidated every 1.5 s for 30 s under load through n
   )
 })
 
-t.test('a guide added and another removed: a tag revalidation brings /guides and both pages along on every instance', async (t) => {
+t.test('a guide added and another removed: a tag revalidation brings the list and both pages along on every instance', async (t) => {
   const added = path.join(contentDir, 'guides', 'fleet-added-guide.md')
   await writeFile(added, '---\ntitle: "Added across the fleet"\nsummary: "A guide that appeared without a deploy."\norder: 99\n---\n\n## Here\n\nIt is here.\n')
   const removed = guides.at(-1)!
@@ -163,16 +165,16 @@ t.test('a guide added and another removed: a tag revalidation brings /guides and
   const lagging = async () => {
     const wrong: string[] = []
     for (const one of instances) {
-      const list = await get(`${one.origin}/guides`)
-      if (!list.body.includes('Added across the fleet')) wrong.push(`${one.port}: /guides without the added guide`)
-      if (list.body.includes(`href="/guides/${removed.slug}"`)) wrong.push(`${one.port}: /guides still links the removed guide`)
-      const addedPage = await get(`${one.origin}/guides/fleet-added-guide`)
+      const list = await get(`${one.origin}${testGuidesPath}`)
+      if (!list.body.includes('Added across the fleet')) wrong.push(`${one.port}: the list without the added guide`)
+      if (list.body.includes(`href="${testGuidePath(removed.slug)}"`)) wrong.push(`${one.port}: the list still links the removed guide`)
+      const addedPage = await get(`${one.origin}${testGuidePath('fleet-added-guide')}`)
       if (addedPage.status !== 200) wrong.push(`${one.port}: the added guide ${addedPage.status}`)
-      const removedPage = await get(`${one.origin}/guides/${removed.slug}`)
+      const removedPage = await get(`${one.origin}${testGuidePath(removed.slug)}`)
       if (removedPage.status !== 404) wrong.push(`${one.port}: the removed guide ${removedPage.status}`)
     }
     return wrong
   }
   while ((await lagging()).length > 0 && performance.now() < deadline) await sleep(20)
-  t.same(await lagging(), [], 'every instance: /guides lists the added guide, not the removed one; the added page is 200, the removed one 404')
+  t.same(await lagging(), [], 'every instance: the list shows the added guide, not the removed one; the added page is 200, the removed one 404')
 })

@@ -20,6 +20,7 @@ import { projectRoot } from '../reliability/server-process.ts'
 import { acceptEncodings, getHttp1, getHttp2, view } from './answers.ts'
 import { makeCertificate, readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
 import { freePort, startRedis } from './processes.ts'
+import { publicImagePath } from '../helpers/site-pages.ts'
 
 const redis = await startRedis(t)
 const distDir = path.join(projectRoot, defaultDistDir(true))
@@ -52,8 +53,8 @@ const kinds: Array<{ kind: string; path: string; headers?: Record<string, string
   { kind: 'page data', path: `/_next/data/${deploymentId}/index.json`, headers: { 'x-deployment-id': deploymentId } },
   { kind: 'sitemap.xml', path: '/sitemap.xml' },
   { kind: 'robots.txt', path: '/robots.txt' },
-  { kind: 'an optimized image', path: `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=640&q=75`, headers: { accept: 'image/avif,image/webp,*/*' } },
-  { kind: 'a public image', path: '/images/harbour.jpg' },
+  { kind: 'an optimized image', path: `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`, headers: { accept: 'image/avif,image/webp,*/*' } },
+  { kind: 'a public image', path: publicImagePath() },
   { kind: 'the 404 document', path: '/no-such-page' },
   { kind: 'an /api JSON answer', path: '/api/image-widths' },
 ]
@@ -89,9 +90,9 @@ for (const { kind, path: requestPath, headers = {} } of kinds) {
 t.test('the plain port redirects to HTTPS, except certbot challenges', async (t) => {
   const plain = `http://127.0.0.1:${plainPort}`
   for (const [method, status] of [['GET', 301], ['HEAD', 301], ['POST', 308], ['PUT', 308], ['DELETE', 308]] as const) {
-    const answer = await getHttp1(plain, '/guides/a%20b?x=1&y=2', { host: 'site.example' }, method)
+    const answer = await getHttp1(plain, '/some/a%20b?x=1&y=2', { host: 'site.example' }, method)
     t.equal(answer.status, status, `${method}: ${status}`)
-    t.equal(answer.headers.location, `https://site.example:${httpsPort}/guides/a%20b?x=1&y=2`, `${method}: the same path and query on HTTPS`)
+    t.equal(answer.headers.location, `https://site.example:${httpsPort}/some/a%20b?x=1&y=2`, `${method}: the same path and query on HTTPS`)
     t.equal(answer.headers['strict-transport-security'], undefined, `${method}: no HSTS over plain HTTP`)
   }
   const challenges = path.join(state, 'acme', '.well-known', 'acme-challenge')

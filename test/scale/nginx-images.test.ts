@@ -16,6 +16,8 @@ import { defaultDistDir } from '../../config/env.ts'
 import type { LogLine } from '../helpers/app.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from '../metrics/exposition.ts'
+import { guides } from '../helpers/content.ts'
+import { publicImagePaths, testGuidePath, testGuidesPath } from '../helpers/site-pages.ts'
 import { freePort, startNginxInFront, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -63,7 +65,8 @@ async function optimizersIdle(timeoutMs = 180_000): Promise<void> {
 await waitFor('both instances connected to Redis', () => linesOf(instances, (line) => /redis connected/.test(line.msg)).length === 2)
 
 const { origin, prefix } = await startNginxInFront(t, { distDir, deploymentId, servers: instances.map((one) => one.port) })
-const siteImages = ['abstract', 'aurora', 'dunes', 'harbour', 'mountains'].map((name) => `/images/${name}.jpg`)
+/** The site's public images, whatever they are. */
+const siteImages = publicImagePaths()
 const imagePath = (url: string, width: number) => `/_next/image?url=${encodeURIComponent(url)}&w=${width}`
 
 interface Answer {
@@ -79,8 +82,9 @@ async function get(requestPath: string, headers: Record<string, string> = {}): P
 
 t.test('a burst of distinct images through nginx fills both optimizers: no document, data or file request gets a 5xx', async (t) => {
   // Requests no image is part of, answered by the instances (nginx serves none of them itself).
-  const pages = ['/', '/faq', '/guides', '/status']
-  const site = [...pages, `/_next/data/${deploymentId}/faq.json`, `/_next/data/${deploymentId}/index.json`, '/robots.txt', '/sitemap.xml', '/favicon.ico']
+  // The home page and the test build's pages: kept ones, with and without a parameter, and a partly prerendered one.
+  const pages = ['/', testGuidesPath, testGuidePath(guides[0]!.slug), '/__test/partial']
+  const site = [...pages, `/_next/data/${deploymentId}${testGuidesPath}.json`, `/_next/data/${deploymentId}/index.json`, '/robots.txt', '/sitemap.xml', '/favicon.ico']
   // As a browser sends them: only page-data requests name the deployment (documents, files and images go to the
   // newest deployment's upstream, the one the burst fills).
   const headersOf = (requestPath: string): Record<string, string> => (requestPath.startsWith('/_next/data/') ? { 'x-deployment-id': deploymentId } : {})
@@ -142,7 +146,7 @@ t.test('a burst of distinct images through nginx fills both optimizers: no docum
 
 t.test("the format through nginx is Courier's choice for the same Accept (q-values, case), whatever nginx cached", async (t) => {
   await optimizersIdle()
-  const requestPath = imagePath('/images/aurora.jpg', 1200)
+  const requestPath = imagePath(siteImages[0]!, 1200)
   const [direct] = instances as [ServerProcess]
   const answerOf = async (base: string, accept: string) => {
     const response = await fetch(`${base}${requestPath}`, { headers: { accept } })

@@ -17,6 +17,7 @@ import { entryLoaderUrls } from '../../src/render/template.ts'
 import { projectRoot, startServer } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis } from './processes.ts'
 import { getHttp1, view as answerView, type RawAnswer } from './answers.ts'
+import { publicImagePath } from '../helpers/site-pages.ts'
 
 /** The dictionaries a `dcz` answer may name, by hex SHA-256. */
 const dictionaryBytes = new Map<string, Buffer>()
@@ -127,8 +128,8 @@ const kinds: Array<{ kind: string; path: string; headers?: Record<string, string
   { kind: 'sitemap.xml', path: '/sitemap.xml' },
   { kind: 'a sitemap of pages', path: '/sitemap-0.xml' },
   { kind: 'robots.txt', path: '/robots.txt' },
-  { kind: 'an optimized image', path: `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=640&q=75`, headers: { accept: 'image/avif,image/webp,*/*' } },
-  { kind: 'a public image', path: '/images/harbour.jpg' },
+  { kind: 'an optimized image', path: `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`, headers: { accept: 'image/avif,image/webp,*/*' } },
+  { kind: 'a public image', path: publicImagePath() },
   { kind: 'the 404 document', path: '/no-such-page' },
   { kind: 'an /api JSON answer', path: '/api/image-widths' },
 ]

@@ -18,6 +18,7 @@ import type { LogLine } from '../helpers/app.ts'
 import { runMixedLoad } from './load.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { buildMix, readMixSources } from '../reliability/targets.ts'
+import { publicImagePath } from '../helpers/site-pages.ts'
 import { freePort, startNginx, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -64,7 +65,7 @@ t.test('5. a streamed page through nginx: the shell arrives before the slow boun
 })
 
 t.test('3. one transform per image across three instances; the client-report limit holds across them through nginx', async (t) => {
-  const imagePath = `/_next/image?url=${encodeURIComponent('/images/harbour.jpg')}&w=1080&q=75`
+  const imagePath = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=1080&q=75`
   const transformsBefore = countLines(instances, /^image transformed$/)
   const answers = await Promise.all(
     instances.map((one) => fetch(`${one.origin}${imagePath}`, { headers: { accept: 'image/webp' } }).then(async (response) => ({
@@ -109,7 +110,7 @@ t.test('4. Redis stopped mid-run and started again: no 5xx, the warn and info li
   await redis.stop()
   await waitFor('every instance says Redis is lost', () => countLines(instances, /redis connection lost/) === 3)
   const statuses: number[] = []
-  const paths = ['/', '/status', `/_next/data/${deploymentId}/index.json`, `/_next/image?url=${encodeURIComponent('/images/aurora.jpg')}&w=640&q=75`]
+  const paths = ['/', '/__test/partial', `/_next/data/${deploymentId}/index.json`, `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`]
   for (let round = 0; round < 10; round += 1) {
     for (const requestPath of paths) {
       const response = await fetch(`${origin}${requestPath}`, { headers: { 'x-deployment-id': deploymentId, 'cache-control': 'no-cache' } })
@@ -138,7 +139,7 @@ t.test('4. Redis stopped mid-run and started again: no 5xx, the warn and info li
     const back = one.logs().find((line) => /redis connection restored/.test(line.msg))
     t.equal(back?.level, 30, 'info')
   }
-  const imagePath = `/_next/image?url=${encodeURIComponent('/images/mountains.jpg')}&w=828&q=75`
+  const imagePath = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=828&q=75`
   const [first, second] = instances as [ServerProcess, ServerProcess]
   const made = await fetch(`${first.origin}${imagePath}`)
   await made.arrayBuffer()

@@ -148,9 +148,9 @@ t.test('the doc, step by step', async (t) => {
   const first = await home()
   t.same({ ...first, deploymentId: first.deploymentId !== undefined }, { protocol: 'h2', status: 200, hsts: 'max-age=63072000', deploymentId: true }, 'the site over HTTPS and HTTP/2')
   t.equal(await servedCertificate(), fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')), 'with the self-signed certificate')
-  const plain = await fetch(`http://${variables.COURIER_HTTP}/guides?page=2`, { redirect: 'manual' })
+  const plain = await fetch(`http://${variables.COURIER_HTTP}/some/page?page=2`, { redirect: 'manual' })
   t.equal(plain.status, 301, 'plain HTTP redirects')
-  t.equal(plain.headers.get('location'), `https://127.0.0.1:${httpsPort}/guides?page=2`)
+  t.equal(plain.headers.get('location'), `https://127.0.0.1:${httpsPort}/some/page?page=2`)
 
   const issued = await step('certbot')
   const live = path.join(variables.LETSENCRYPT, 'live', variables.COURIER_HOST)

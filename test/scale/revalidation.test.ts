@@ -14,6 +14,7 @@ import { build, type Built } from '../helpers/app.ts'
 import { siteContent } from '../helpers/content.ts'
 import { Redis } from 'ioredis'
 import { startRedis } from './processes.ts'
+import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 
 const token = 'scale-test-token-0123456789abcdefghij'
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -37,13 +38,13 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   const redis = await startRedis(t)
   const dir = await contentCopy(t)
   const fleet: Built[] = []
-  for (let index = 0; index < 3; index++) fleet.push(await build(t, { REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir }))
+  for (let index = 0; index < 3; index++) fleet.push(await build(t, { ...testRoutes, REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir }))
   const observer = new Redis(redis.url)
   t.teardown(() => observer.disconnect())
   // Each instance subscribes on a connection of its own, which may come a moment after the shared one.
   const subscribers = async () => Number(((await observer.pubsub('NUMSUB', 'courier:revalidate')) as [string, number])[1])
   await waitFor('every instance subscribed to the revalidation channel', async () => (await subscribers()) === 3)
-  const guide = '/guides/tide-tables'
+  const guide = testGuidePath('tide-tables')
   const dataPath = (app: Built['app']) => `/_next/data/${app.deploymentId}${guide}.json`
   for (const { app } of fleet) {
     t.match((await app.inject(guide)).body, 'one of the skills')
@@ -84,7 +85,7 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
   t.equal(new Set(etags).size, 1, 'every instance serves the same page data bytes (one ETag)')
 
   // An instance that joins now, and never rendered the guide, serves the fleet's version without running the loader.
-  const late = await build(t, { REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
+  const late = await build(t, { ...testRoutes, REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir })
   await waitFor('the new instance subscribed', async () => (await subscribers()) === 4)
   t.equal((await late.app.inject(dataPath(late.app))).headers.etag, etags[0], 'a new instance: the same ETag')
   t.match((await late.app.inject(guide)).body, 'the first of the skills')

@@ -104,4 +104,21 @@ export const testPageLoaders = {
       return { props: { entries }, tags: [contentTags.faq] }
     },
   },
+  'test-guides': {
+    load: async ({ content }) => ({ props: { guides: [...(await content.guideSummaries())] }, tags: [contentTags.guides] }),
+  },
+  'test-guide': {
+    // The guide, else a not-found; its neighbours for the pager (their titles are on it: tagged with every guide).
+    load: async ({ params, content }) => {
+      const guide = await content.guide(params.slug!)
+      if (!guide) return { notFound: true }
+      const guides = await content.guideSummaries()
+      const index = guides.findIndex((summary) => summary.slug === guide.slug)
+      return {
+        props: { guide, previous: guides[index - 1] ?? null, next: guides[index + 1] ?? null },
+        tags: [contentTags.guides, contentTags.guide(guide.slug)],
+      }
+    },
+    staticParams: async ({ content }) => (await content.guideSummaries()).map((guide) => ({ slug: guide.slug })),
+  },
 } satisfies LoaderTable<TestPageData>

@@ -9,6 +9,8 @@ import type { DynamicData } from './pages/test-dynamic.tsx'
 import type { ContentListData } from './pages/test-content.tsx'
 import type { ContentItemData } from './pages/test-content-item.tsx'
 import type { FilterData } from './pages/test-filter.tsx'
+import type { TestGuidesData } from './pages/test-guides.tsx'
+import type { TestGuideData } from './pages/test-guide.tsx'
 
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
@@ -29,6 +31,8 @@ export interface TestPageData {
   'test-content': ContentListData
   'test-content-item': ContentItemData
   'test-filter': FilterData
+  'test-guides': TestGuidesData
+  'test-guide': TestGuideData
 }
 
 export const testPageTable = {
@@ -61,6 +65,14 @@ export const testPageTable = {
     revalidate: 60,
     head: () => ({ title: titled('Filter') }),
   },
+  // Kept pages that read content (CONTENT_DIR), fresh within a minute of an edit, as a site's content pages are.
+  'test-guides': { path: '/__test/guides', kind: 'static', revalidate: 60, head: () => ({ title: titled('Guides of the content') }) },
+  'test-guide': {
+    path: '/__test/guides/:slug',
+    kind: 'static',
+    revalidate: 60,
+    head: (data) => ({ title: titled(data.guide.title), description: data.guide.summary }),
+  },
 } satisfies PageTable<TestPageData>
 
 export const testPages = listPages(testPageTable)
@@ -80,4 +92,6 @@ export const testPageModules = {
   'test-content': () => import('./pages/test-content.tsx'),
   'test-content-item': () => import('./pages/test-content-item.tsx'),
   'test-filter': () => import('./pages/test-filter.tsx'),
+  'test-guides': () => import('./pages/test-guides.tsx'),
+  'test-guide': () => import('./pages/test-guide.tsx'),
 } satisfies ComponentTable<TestPageData>

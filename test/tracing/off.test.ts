@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url'
 import { freePort } from '../helpers/free-port.ts'
 import { until } from '../helpers/otlp-receiver.ts'
 import { projectRoot, serverEntry, startServer } from '../reliability/server-process.ts'
+import { guides } from '../helpers/content.ts'
+import { testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 
 const tracingModule = /[\\/]node_modules[\\/](@opentelemetry|@fastify[\\/]otel)[\\/]/
 
@@ -58,11 +60,13 @@ t.test('a bad OTEL_* value stops start-up with exit code 78 and names the variab
 
 t.test('the collector gone: every request is answered, spans are dropped, not kept', async (t) => {
   const server = await startServer(t, {
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_BSP_SCHEDULE_DELAY: '50' },
+    env: { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_BSP_SCHEDULE_DELAY: '50' },
   })
   const statuses = new Map<number, number>()
+  // Pages of every kind (the test build's): the home page, a dynamic one, kept ones, and the 404 page.
+  const paths = ['/', '/__test/partial', testGuidesPath, testGuidePath(guides[0]!.slug), '/no-such-page']
   for (let round = 0; round < 20; round++) {
-    const responses = await Promise.all(['/', '/status', '/guides', '/faq', '/no-such-page'].map((url) => fetch(`${server.origin}${url}`)))
+    const responses = await Promise.all(paths.map((url) => fetch(`${server.origin}${url}`)))
     for (const response of responses) {
       await response.arrayBuffer()
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)

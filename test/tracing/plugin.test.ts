@@ -17,6 +17,7 @@ import image from '../../plugins/image.ts'
 import tracing from '../../plugins/tracing.ts'
 import type { LookupFunction } from '../../src/images/source-remote.ts'
 import { build, captureLogs } from '../helpers/app.ts'
+import { testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { jpegOf, temporaryFolder } from '../helpers/images.ts'
 import { otlpReceiverFor, sampledTraceparentMeta, until } from '../helpers/otlp-receiver.ts'
 
@@ -26,9 +27,9 @@ process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 
 t.test('a kept document carries each request its own traceparent, plain and gzip', async (t) => {
   const receiver = await otlpReceiverFor(t)
-  const { app, logs } = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
-  const plain = await app.inject({ url: '/guides', headers: { 'accept-encoding': 'identity' } })
-  const gzip = await app.inject({ url: '/guides', headers: { 'accept-encoding': 'gzip' } })
+  const { app, logs } = await build(t, { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
+  const plain = await app.inject({ url: testGuidesPath, headers: { 'accept-encoding': 'identity' } })
+  const gzip = await app.inject({ url: testGuidesPath, headers: { 'accept-encoding': 'gzip' } })
   t.equal(gzip.headers['content-encoding'], 'gzip')
   const plainHtml = plain.body
   const gzipHtml = gunzipSync(gzip.rawPayload).toString('utf8')
@@ -47,10 +48,10 @@ t.test('a kept document carries each request its own traceparent, plain and gzip
 
 t.test("a client report links to its page's trace, never joins it", async (t) => {
   const receiver = await otlpReceiverFor(t)
-  const { app, logs } = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
-  const page = await app.inject('/faq')
+  const { app, logs } = await build(t, { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
+  const page = await app.inject(testGuidesPath)
   const [, pageTrace, pageSpan] = sampledTraceparentMeta.exec(page.body) ?? []
-  const report = { source: 'onerror', message: 'TypeError: x is undefined', url: 'http://localhost/faq', traceparent: `00-${pageTrace}-${pageSpan}-01` }
+  const report = { source: 'onerror', message: 'TypeError: x is undefined', url: `http://localhost${testGuidesPath}`, traceparent: `00-${pageTrace}-${pageSpan}-01` }
   const sent = await app.inject({ method: 'POST', url: '/api/client-errors', payload: report })
   t.equal(sent.statusCode, 204)
   const line = logs().find((entry) => entry.msg === 'client error reported')!

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { revalidation } from '../../config/content.ts'
 import { build } from '../helpers/app.ts'
+import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 import { guides, siteContent } from '../helpers/content.ts'
 import { otlpReceiverFor, until } from '../helpers/otlp-receiver.ts'
 
@@ -18,7 +19,7 @@ process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 const token = 'a-test-token-of-some-length-0123456789'
 /** A guide of the tests' own content (test/helpers/content.ts). */
 const guide = guides[0]!
-const page = `/guides/${guide.slug}`
+const page = testGuidePath(guide.slug)
 
 async function contentCopy(t: Test): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'courier-regeneration-span-'))
@@ -31,7 +32,7 @@ async function contentCopy(t: Test): Promise<string> {
 async function keptPage(t: Test, env: Record<string, string> = {}) {
   const receiver = await otlpReceiverFor(t)
   const dir = await contentCopy(t)
-  const built = await build(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, REVALIDATE_TOKEN: token, CONTENT_DIR: dir, ...env })
+  const built = await build(t, { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, REVALIDATE_TOKEN: token, CONTENT_DIR: dir, ...env })
   t.equal((await built.app.inject(page)).statusCode, 200, 'the page is served and kept')
   const file = path.join(dir, 'guides', `${guide.slug}.md`)
   const revalidate = () =>
@@ -46,7 +47,7 @@ t.test('a revalidation on demand: one root span with the page, path, reason, out
   t.match((await app.inject(page)).body, 'A sentence written after the page was kept.', 'regenerated')
   const span = await until('the regeneration span', () => receiver.spans().find((entry) => entry.name === 'courier.page_regeneration'))
   t.same(span.attributes, {
-    'courier.page.id': 'guide',
+    'courier.page.id': 'test-guide',
     'courier.page.path': page,
     'courier.regeneration.reason': 'path',
     'courier.regeneration.outcome': 'regenerated',

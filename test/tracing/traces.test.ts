@@ -7,6 +7,8 @@
 import t from 'tap'
 import { startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { startOtlpReceiver, until, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts'
+import { loadSite } from '../../src/pages/site.ts'
+import { publicImagePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 
 /** The access line of a request, by its URL. */
 function accessLine(server: ServerProcess, url: string) {
@@ -28,6 +30,12 @@ async function requestSpan(receiver: OtlpReceiver, server: ServerProcess, url: s
 }
 
 const forgedTraceId = '4bf92f3577b34da6a3ce929d0e0e4736'
+/** The test build's partly prerendered page (test/site/pages.ts). */
+const partialPath = '/__test/partial'
+/** An optimizer URL of a public image of the site, whatever it is. */
+const imageUrl = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=64&q=75`
+/** The id of the site's home page, from its page table. */
+const homeId = (await loadSite(false)).pages.find((page) => page.path === '/')!.id
 
 t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTTP protobuf', async (t) => {
   const receiver = await startOtlpReceiver()
@@ -50,13 +58,13 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const data = await fetch(`${server.origin}/_next/data/${deploymentId}/index.json`)
   t.equal(data.status, 200, 'page data')
   await data.text()
-  const dynamicData = await fetch(`${server.origin}/_next/data/${deploymentId}/status.json`)
+  const dynamicData = await fetch(`${server.origin}/_next/data/${deploymentId}${partialPath}.json`)
   t.equal(dynamicData.status, 200, 'page data of a dynamic page')
   await dynamicData.text()
   const again = await fetch(`${server.origin}/?again=1`)
   t.equal(again.status, 200, 'the page again')
   await again.text()
-  const image = await fetch(`${server.origin}/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=75`, { headers: { accept: 'image/webp' } })
+  const image = await fetch(`${server.origin}${imageUrl}`, { headers: { accept: 'image/webp' } })
   t.equal(image.headers.get('x-image-cache'), 'MISS', 'an image miss')
   await image.arrayBuffer()
   const partlyPrerendered = await fetch(`${server.origin}/status`)
@@ -82,8 +90,8 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const children = childrenOf(receiver.spans(), root)
   const names = children.map((span) => span.name).sort()
   t.same(names, ['courier.page_loader', 'courier.render'])
-  t.match(children.find((span) => span.name === 'courier.page_loader')!.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props' })
-  t.match(children.find((span) => span.name === 'courier.render')!.attributes, { 'courier.render.target': 'page', 'courier.page.id': 'home' })
+  t.match(children.find((span) => span.name === 'courier.page_loader')!.attributes, { 'courier.page.id': homeId, 'courier.loader.answer': 'props' })
+  t.match(children.find((span) => span.name === 'courier.render')!.attributes, { 'courier.render.target': 'page', 'courier.page.id': homeId })
   t.match(html, `<meta name="traceparent" content="00-${root.traceId}-${root.spanId}-01">`, "the document carries its request's traceparent")
 
   // The same page again: its answer and its document are kept, nothing loads or renders. No child span; the request
@@ -91,7 +99,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const keptTrace = await requestSpan(receiver, server, '/?again=1', 0)
   t.same(childrenOf(receiver.spans(), keptTrace.root), [], 'no child span')
   t.match(keptTrace.root.attributes, {
-    'courier.page.id': 'home',
+    'courier.page.id': homeId,
     'courier.page.kind': 'static',
     'courier.loader.answer': 'props',
     'courier.loader.kept': true,
@@ -103,11 +111,11 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const dataTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/index.json`, 1)
   t.equal(dataTrace.root.name, 'GET /_next/data/:deploymentId/*')
   const dataSpan = childrenOf(receiver.spans(), dataTrace.root).find((span) => span.name === 'courier.page_data')!
-  t.match(dataSpan.attributes, { 'courier.page.id': 'home', 'courier.loader.answer': 'props', 'courier.loader.kept': true })
+  t.match(dataSpan.attributes, { 'courier.page.id': homeId, 'courier.loader.answer': 'props', 'courier.loader.kept': true })
   t.same(childrenOf(receiver.spans(), dataSpan), [], 'the kept answer: no loader span')
-  // A dynamic page's data: its loader runs, in a span under the page-data span. /status is partly prerendered: its
-  // kept half is loaded once (a `static` loader span, the first time), its request-time half on every request.
-  const dynamicTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}/status.json`, 1)
+  // A dynamic page's data: its loader runs, in a span under the page-data span. The test build's page is partly
+  // prerendered: its kept half is loaded once (a `static` loader span, the first time), its request-time half on every request.
+  const dynamicTrace = await requestSpan(receiver, server, `/_next/data/${deploymentId}${partialPath}.json`, 1)
   const dynamicSpan = childrenOf(receiver.spans(), dynamicTrace.root).find((span) => span.name === 'courier.page_data')!
   const loaderSpans = await until('the loader spans under page data', () => {
     const found = childrenOf(receiver.spans(), dynamicSpan)
@@ -116,10 +124,10 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.same(loaderSpans.map((span) => span.name), ['courier.page_loader', 'courier.page_loader'])
   const kinds = loaderSpans.map((span) => span.attributes['courier.page.kind']).sort()
   t.same(kinds, ['dynamic', 'static'], 'the kept half once, the request-time half')
-  for (const span of loaderSpans) t.match(span.attributes, { 'courier.page.id': 'status', 'courier.loader.answer': 'props' })
+  for (const span of loaderSpans) t.match(span.attributes, { 'courier.page.id': 'test-partial', 'courier.loader.answer': 'props' })
 
   // The image miss: the optimizer's span with its cache state, the transform under it.
-  const imageTrace = await requestSpan(receiver, server, '/_next/image?url=%2Fimages%2Fdunes.jpg&w=64&q=75', 1)
+  const imageTrace = await requestSpan(receiver, server, imageUrl, 1)
   t.equal(imageTrace.root.name, 'GET /_next/image')
   const imageSpan = childrenOf(receiver.spans(), imageTrace.root).find((span) => span.name === 'courier.image')!
   t.match(imageSpan.attributes, { 'courier.image.cache': 'miss', 'courier.image.source': 'local', 'courier.image.width': 64 })
@@ -167,10 +175,10 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
     `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
   ]
   for (const [index, traceparent] of forged.entries()) {
-    const response = await fetch(`${server.origin}/guides?forged=${index}`, { headers: { traceparent, tracestate: `x=${'y'.repeat(500)}` } })
+    const response = await fetch(`${server.origin}${testGuidesPath}?forged=${index}`, { headers: { traceparent, tracestate: `x=${'y'.repeat(500)}` } })
     t.equal(response.status, 200, `forged traceparent ${index}: answered`)
     await response.text()
-    const trace = await requestSpan(receiver, server, `/guides?forged=${index}`, 0)
+    const trace = await requestSpan(receiver, server, `${testGuidesPath}?forged=${index}`, 0)
     t.equal(trace.root.parentSpanId, '', `forged traceparent ${index}: a new root`)
   }
   t.notOk(receiver.spans().some((span) => span.traceId === forgedTraceId || span.links.some((link) => link.traceId === forgedTraceId)),
@@ -183,6 +191,7 @@ t.test('behind a trusted proxy, its traceparent continues the trace; http/json w
   t.teardown(() => receiver.close())
   const server = await startServer(t, {
     env: {
+      ...testRoutes,
       TRUST_PROXY: '127.0.0.1',
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.endpoint}/v1/traces`,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -190,10 +199,10 @@ t.test('behind a trusted proxy, its traceparent continues the trace; http/json w
     },
   })
   const parentSpanId = '00f067aa0ba902b7'
-  const response = await fetch(`${server.origin}/faq`, { headers: { traceparent: `00-${forgedTraceId}-${parentSpanId}-01` } })
+  const response = await fetch(`${server.origin}${testGuidesPath}`, { headers: { traceparent: `00-${forgedTraceId}-${parentSpanId}-01` } })
   t.equal(response.status, 200)
   await response.text()
-  const { root, line } = await requestSpan(receiver, server, '/faq', 1)
+  const { root, line } = await requestSpan(receiver, server, testGuidesPath, 1)
   t.equal(root.traceId, forgedTraceId, "the proxy's trace continues")
   t.equal(root.parentSpanId, parentSpanId, 'under its span')
   t.equal(line.trace_id, forgedTraceId)
