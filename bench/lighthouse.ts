@@ -7,7 +7,8 @@
  * (bench/processes.ts), on loopback ports. With `LIGHTHOUSE_THROUGH_NGINX=true`, Courier is audited a second time through
  * nginx with deploy/nginx/ in front of the same server (bench/nginx-proxy.ts), as docs/running-at-scale.md deploys it;
  * with `LIGHTHOUSE_THROUGH_NGINX=https`, through that nginx over HTTPS and HTTP/2 (a self-signed certificate for
- * localhost that Chromium trusts by its key).
+ * localhost that Chromium trusts by its key), and Next through a plain nginx TLS front (bench/tls-front.ts) too: the
+ * simulation charges an HTTPS origin a round trip more, so each through HTTPS is the even comparison.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,7 @@ import { readDeploymentId, serverEntryFile } from './build-output.ts'
 import { benchRoot, distDir, projectRoot, benchmarksDoc } from './config.ts'
 import { buildPeer, installPeer, peerServerSpec, writePeerSite } from './peer-next.ts'
 import { startNginxProxy } from './nginx-proxy.ts'
+import { startTlsFront } from './tls-front.ts'
 import { ensureBuild, killAllNow, startServer, stopAll, type ServerSpec } from './processes.ts'
 import { lighthouseBlockMarkers, rewriteBlock } from './readme-block.ts'
 import { firstGuidePath } from './targets.ts'
@@ -31,11 +33,12 @@ const runs = Number(process.env.LIGHTHOUSE_RUNS ?? 3)
 const nginxMode = process.env.LIGHTHOUSE_THROUGH_NGINX
 const throughNginx = nginxMode === 'true' || nginxMode === 'https'
 
-type ServerName = 'courier' | 'courier-nginx' | 'next'
+type ServerName = 'courier' | 'courier-nginx' | 'next' | 'next-https'
 const serverLabels: Record<ServerName, string> = {
   courier: 'Courier',
   'courier-nginx': nginxMode === 'https' ? 'Courier via nginx (HTTPS, HTTP/2)' : 'Courier via nginx',
   next: 'Next',
+  'next-https': 'Next via nginx (HTTPS, HTTP/2)',
 }
 const resultsFile = path.join(benchRoot, 'results', 'lighthouse.json')
 
@@ -170,12 +173,16 @@ async function main(): Promise<void> {
     ? await startNginxProxy({ distDir, deploymentId, upstreamPort: courier.port, https: nginxMode === 'https' })
     : undefined
   if (proxy) servers['courier-nginx'] = proxy
-  const audited = (['courier', 'courier-nginx', 'next'] as const).filter((server) => servers[server] !== undefined)
+  const nextFront = nginxMode === 'https' ? await startTlsFront(next.port) : undefined
+  if (nextFront) servers['next-https'] = nextFront
+  const everyServer = ['courier', 'courier-nginx', 'next', 'next-https'] as const
+  const audited = everyServer.filter((server) => servers[server] !== undefined)
   const notFoundPath = '/no-such-page'
   const paths = ['/', (await firstGuidePath(pages)).path, '/guides', '/faq', '/gallery', '/status', notFoundPath]
   // The test certificate trusted by its key, not by ignoring certificate errors (which would turn the cache off).
-  const trust = proxy?.spki
-    ? [`--ignore-certificate-errors-spki-list=${proxy.spki}`, '--host-resolver-rules=MAP localhost 127.0.0.1']
+  const trusted = [proxy?.spki, nextFront?.spki].filter((spki) => spki !== undefined)
+  const trust = trusted.length
+    ? [`--ignore-certificate-errors-spki-list=${trusted.join(',')}`, '--host-resolver-rules=MAP localhost 127.0.0.1']
     : []
   const chromeFlags = ['--headless=new', '--no-sandbox', '--disable-gpu', ...trust]
   const chrome = await chromeLauncher.launch({ chromePath: chromiumPath, chromeFlags })

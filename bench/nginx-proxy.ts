@@ -47,14 +47,17 @@ export async function startNginxProxy(options: {
   // With TLS the plain port redirects everything but certbot's challenges: a 301 there says nginx is up.
   const proxy = await runNginx(prefix, configFile, port, certificate ? 301 : 200)
   if (!certificate) return proxy
-  const spki = createHash('sha256')
-    .update(new X509Certificate(readFileSync(certificate.certificate)).publicKey.export({ type: 'spki', format: 'der' }))
-    .digest('base64')
-  return { ...proxy, origin: `https://localhost:${httpsPort}`, port: httpsPort!, spki }
+  return { ...proxy, origin: `https://localhost:${httpsPort}`, port: httpsPort!, spki: spkiOf(certificate.certificate) }
+}
+
+/** The SHA-256 of a certificate's public key, base64: what Chromium's `--ignore-certificate-errors-spki-list` takes. */
+export function spkiOf(certificateFile: string): string {
+  const publicKey = new X509Certificate(readFileSync(certificateFile)).publicKey
+  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64')
 }
 
 /** A self-signed certificate for `localhost` and 127.0.0.1 in `folder`, by Debian's openssl. */
-function makeCertificate(folder: string): { certificate: string; key: string } {
+export function makeCertificate(folder: string): { certificate: string; key: string } {
   const certificate = path.join(folder, 'localhost.pem')
   const key = path.join(folder, 'localhost.key')
   const made = spawnSync(
