@@ -1,13 +1,14 @@
 /**
- * Client navigation in every engine: one page-data GET and no document load, prefetch within 200 px of the viewport
- * (not further) and on hover, back and forward with the scroll position restored.
+ * Client navigation in every engine: one page-data GET and no document load (to a partly prerendered page too, with
+ * both kinds of its data), prefetch within 200 px of the viewport (not further) and on hover, back and forward with the
+ * scroll position restored.
  */
 import t, { type Test } from 'tap'
 import { markWindow, readMark } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, startJourneys, type JourneySession } from '../journey.ts'
-import { contentItemPage, contentPage, dynamicPage, staticPage, testNavLink } from '../test-pages.ts'
+import { contentItemPage, contentPage, dynamicPage, partialPage, staticPage, testNavLink } from '../test-pages.ts'
 
 const suite = await startJourneys(t, { COURIER_TEST_ROUTES: 'true' })
 const dataPrefix = `/_next/data/${suite.deploymentId}`
@@ -68,6 +69,34 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
     'one data GET, carrying the deployment id',
   )
   t.same(await session.consoleErrors(), [], 'no console error')
+})
+
+t.test('a client navigation to a partly prerendered page shows its kept and its request-time data', async (t) => {
+  const session = await open(t, staticPage.path)
+  await session.tab.click(testNavLink(partialPage.path))
+  t.ok(await session.waitForHeading(partialPage.heading), 'the partly prerendered page is shown')
+  const read = () =>
+    session.evaluate(
+      () => ({
+        kept: document.getElementById('partial-kept')?.textContent ?? '',
+        live: document.getElementById('partial-live')?.textContent ?? '',
+      }),
+      null,
+    )
+  const navigated = await read()
+  t.match(navigated.kept, /^Kept: [0-9a-f-]{36}$/, 'the kept half, from the page data')
+  t.equal(navigated.live, 'For this request: none', 'the request-time half, from the same page data')
+  t.equal(await marker(session), 'still here', 'the document was not reloaded')
+  t.equal(dataRequests(session, partialPage.dataPath).length, 1, 'one data GET')
+  t.same(await session.consoleErrors(), [], 'no console error')
+
+  // The document of the same page: its shell was prerendered from the version the page data came from.
+  await session.goto(`${partialPage.path}?token=journey`)
+  t.ok(await session.waitForHydration(), 'the document hydrated')
+  const loaded = await read()
+  t.equal(loaded.kept, navigated.kept, 'the shell holds the kept half the navigation showed')
+  t.equal(loaded.live, 'For this request: journey', 'its hole was resumed for this request')
+  t.same(await session.consoleErrors(), [], 'no console error, no hydration mismatch')
 })
 
 t.test('a Link is prefetched within 200 px of the viewport, not further', async (t) => {
