@@ -152,6 +152,7 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
     [['--https-listen', '127.0.0.1:8443'], /HTTPS needs all three of --https-listen, --tls-cert and --tls-key/],
     [['--https-listen', '127.0.0.1:8080', '--tls-cert', '/x.pem', '--tls-key', '/y.pem'], /--https-listen must differ from --listen/],
     [['--https-listen', '127.0.0.1:8443', '--tls-cert', path.join(state, 'none.pem'), '--tls-key', path.join(state, 'none.key')], /cannot read the TLS certificate or key/],
+    [['--service-manager', 'launchd'], /--service-manager must be none or systemd \(got "launchd"\)/],
     [['--stop', '--reload'], /two commands/],
     [['--reload'], /nothing deployed in .* \(no front-door\.json\)/],
     [['--source', state], /is not a checkout of the project \(no package\.json\)/],
