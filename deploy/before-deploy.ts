@@ -7,7 +7,7 @@ import path from 'node:path'
 import { stopInstances, type Log } from './instances.ts'
 import { nginxMaster, portOf, type FrontDoor } from './nginx-control.ts'
 import { removeStaleStaging } from './release.ts'
-import { readState, type Instance, type StatePaths } from './state.ts'
+import { readStarting, readState, type StatePaths } from './state.ts'
 
 /** The state folder made ready for a deploy on `frontDoor`; refused, naming why, when it cannot be. */
 export async function prepareState(paths: StatePaths, frontDoor: FrontDoor, log: Log): Promise<void> {
@@ -52,16 +52,15 @@ async function checkReachableByNginxWorkers(stateDir: string): Promise<void> {
  * still the processes recorded (pid and start time) and not live.
  */
 export async function stopLeftoverInstances(paths: StatePaths, log: Log): Promise<void> {
-  const text = await readFile(paths.startingFile, 'utf8').catch(() => undefined)
-  if (text === undefined) return
+  const starting = await readStarting(paths)
   const live = new Set(
     (await readState(paths)).deployments.flatMap((one) => one.instances.map((instance) => instance.pid)),
   )
-  const leftovers = (JSON.parse(text) as Instance[]).filter((instance) => !live.has(instance.pid))
+  const leftovers = starting.filter((instance) => !live.has(instance.pid))
   if (leftovers.length > 0) {
     log('stopping instances a killed deploy left', { instances: leftovers.map(({ pid, port }) => ({ pid, port })) })
   }
-  await stopInstances(leftovers, { checkPort: false, log })
+  await stopInstances(leftovers, { checkPort: false, log, paths })
   await rm(paths.startingFile, { force: true })
 }
 

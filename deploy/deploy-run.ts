@@ -10,6 +10,9 @@ export interface DeployOptions {
   oldGraceSeconds: number
   source: string
   dist: string | undefined
+  /** `none`: the deploy starts the instances as its own processes; `systemd`: as units that systemd starts again when
+   * they fail (deploy/instance-units.ts). */
+  serviceManager: 'none' | 'systemd'
 }
 
 /** The steps, in order (docs/running-at-scale.md "Rolling deploy"): each logs `{"msg":"step","step":"<name>"}`. */

@@ -1,10 +1,11 @@
 /**
  * Steps 3 and 4 of a deploy, and the end of every instance: started as `npm start` starts the server (package.json's
- * `start`: its variables and Node's flags) on the release's own Node (its node_modules/.bin/node), each on a loopback port the system gives it (PORT=0:
- * no port is picked here and freed for the instance to take, which another process could take first), learnt from its
- * sockets, with its log in the release folder; ready when `/api/ready` answers 200; stopped with SIGTERM (it drains),
- * only when the pid, its start time and, for an instance recorded in the state, the port it listens on are the ones
- * recorded.
+ * `start`: its variables and Node's flags) on the release's own Node (its node_modules/.bin/node), each on a loopback
+ * port the system gives it (PORT=0: no port is picked here and freed for the instance to take, which another process
+ * could take first), learnt from its sockets, with its log in the release folder, then recorded with that port
+ * (deploy/instance-record.ts: so it can be started again where nginx sends); ready when `/api/ready` answers 200;
+ * stopped with SIGTERM (it drains), only when the pid, its start time and, for an instance recorded in the state, the
+ * port it listens on are the ones recorded; one that systemd runs, with `systemctl stop` (deploy/instance-units.ts).
  */
 import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
@@ -12,12 +13,14 @@ import { access, mkdir, readFile, rename } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readStartCommand } from '../src/build/start-command.ts'
+import { removeRecord, writeRecord, type InstanceCommand } from './instance-record.ts'
 import { identify, isSameProcess, listeningPorts, listensOn } from './process-identity.ts'
 import type { Release } from './release.ts'
-import type { Instance } from './state.ts'
+import type { Instance, StatePaths } from './state.ts'
+import { stopUnit } from './systemctl.ts'
 
 /** Every wait here, bounded. */
-const waits = Object.freeze({
+export const waits = Object.freeze({
   /** From spawn to 200 from /api/ready (a fraction of a second on an idle machine; a busy one under load is slower). */
   readyMs: 90_000,
   /** From spawn to the `Server listening` line in the instance's log (it listens before it warms up). */
@@ -31,10 +34,31 @@ const logTailLines = 20
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void
 
-/** The Node a release pins and holds (node_modules/.bin/node), or this script's for a project without one. */
-async function nodeOf(release: Release): Promise<string> {
+/** How `release`'s instances start with `env` (deploy/instance-env.ts): as `npm start` starts the server, on the Node
+ * the release pins and holds (node_modules/.bin/node; this script's for a project without one). */
+export async function instanceCommand(release: Release, env: Record<string, string>): Promise<InstanceCommand> {
+  const start = await readStartCommand(release.root)
   const pinned = path.join(release.root, 'node_modules', '.bin', 'node')
-  return access(pinned).then(() => pinned, () => process.execPath)
+  return {
+    node: await access(pinned).then(() => pinned, () => process.execPath),
+    args: [...start.nodeArgs, path.join(release.distDir, 'node', 'server.js')],
+    cwd: release.root,
+    env: { ...start.env, ...env },
+  }
+}
+
+/** What starting a deployment's instances takes (the systemd way too, deploy/instance-units.ts). */
+export interface StartOptions {
+  paths: StatePaths
+  deploymentId: string
+  command: InstanceCommand
+  count: number
+  /** The release's `logs/`. */
+  logDir: string
+  /** Told of the instances as soon as they run, and again once their ports are known (the deploy records them). */
+  onStarted: (started: Instance[]) => Promise<void>
+  signal: AbortSignal
+  log: Log
 }
 
 /**
@@ -58,31 +82,20 @@ async function portOf(instance: Instance, besides: number | undefined, signal: A
 }
 
 /**
- * Starts `count` instances of `release`, each with `env` (deploy/instance-env.ts) and PORT=0, logging into `logDir`
- * (`instance-pid-<pid>.log` until its port is known, then `instance-<port>.log`). Should one not come to listen, all
- * are stopped before the error is thrown.
+ * Starts `count` instances as the deploy's own processes, each with PORT=0, logging into `logDir`
+ * (`instance-pid-<pid>.log` until its port is known, then `instance-<port>.log`), and records each with its port.
+ * Should one not come to listen, all are stopped before the error is thrown.
  */
-export async function startInstances(
-  release: Release,
-  count: number,
-  env: Record<string, string>,
-  logDir: string,
-  /** Told of the instances as soon as they run, and again once their ports are known (the deploy records them). */
-  onStarted: (started: Instance[]) => Promise<void>,
-  signal: AbortSignal,
-  log: Log,
-): Promise<Instance[]> {
-  const start = await readStartCommand(release.root)
-  const entry = path.join(release.distDir, 'node', 'server.js')
-  const node = await nodeOf(release)
+export async function startInstances(options: StartOptions): Promise<Instance[]> {
+  const { paths, deploymentId, command, count, logDir, onStarted, signal, log } = options
   await mkdir(logDir, { recursive: true })
   const started: Instance[] = []
   for (let index = 0; index < count; index += 1) {
     const file = path.join(logDir, `instance-starting-${index}-${Date.now()}.log`)
     const output = openSync(file, 'a')
-    const child = spawn(node, [...start.nodeArgs, entry], {
-      cwd: release.root,
-      env: { ...start.env, ...env, PORT: '0' },
+    const child = spawn(command.node, command.args, {
+      cwd: command.cwd,
+      env: { ...command.env, PORT: '0' },
       // A process group of its own: Ctrl+C in the deploy's terminal reaches the deploy, which decides.
       detached: true,
       stdio: ['ignore', output, output],
@@ -97,20 +110,24 @@ export async function startInstances(
     await onStarted(started)
   }
   try {
-    const metricsPort = env.METRICS_PORT ? Number(env.METRICS_PORT) : undefined
+    const metricsPort = command.env.METRICS_PORT ? Number(command.env.METRICS_PORT) : undefined
     const ports = await Promise.all(started.map((instance) => portOf(instance, metricsPort, signal)))
     const listening = await Promise.all(
       started.map(async (instance, index) => {
         const named = path.join(logDir, `instance-${ports[index]}.log`)
         // The instance keeps writing to its open file: a rename within the folder does not disturb it.
         await rename(instance.log, named)
-        return { ...instance, port: ports[index]!, log: named }
+        const port = ports[index]!
+        const { pid, startTime } = instance
+        const env = { ...command.env, PORT: String(port) }
+        await writeRecord(paths, { port, deploymentId, log: named, command: { ...command, env }, pid, startTime })
+        return { ...instance, port, log: named }
       }),
     )
     await onStarted(listening)
     return listening
   } catch (error) {
-    await stopInstances(started, { checkPort: false, log })
+    await stopInstances(started, { checkPort: false, log, paths })
     throw error
   }
 }
@@ -153,16 +170,26 @@ export async function waitAllReady(instances: Instance[], signal: AbortSignal): 
 
 /**
  * SIGTERM to each instance that is still the process recorded (pid and start time; with `checkPort`, listening on its
- * port too: an instance from the state file), then SIGKILL to those still running after `waits.drainMs`. Returns the
- * instances it left alone because they are not what was recorded.
+ * port too: an instance from the state file), then SIGKILL to those still running after `waits.drainMs`; `systemctl
+ * stop` for one that systemd runs (its unit's stop does the same). Their records go too. Returns the instances it left
+ * alone because they are not what was recorded.
  */
 export async function stopInstances(
   instances: Instance[],
-  options: { checkPort: boolean; log: Log },
+  options: { checkPort: boolean; log: Log; paths: StatePaths },
 ): Promise<Instance[]> {
   const ours: Instance[] = []
   const strangers: Instance[] = []
-  for (const instance of instances) {
+  await Promise.all(
+    instances
+      .filter((one) => one.unit)
+      .map((one) =>
+        stopUnit(one.unit!).catch((error: Error) =>
+          options.log('systemctl stop failed', { unit: one.unit, err: { message: error.message } }),
+        ),
+      ),
+  )
+  for (const instance of instances.filter((one) => !one.unit)) {
     if (!(await isSameProcess(instance))) continue
     if (options.checkPort && !(await listensOn(instance.pid, instance.port))) strangers.push(instance)
     else ours.push(instance)
@@ -184,6 +211,9 @@ export async function stopInstances(
     if (!(await isSameProcess(instance))) continue
     options.log('instance did not drain in time: killing it', { port: instance.port, pid: instance.pid })
     process.kill(instance.pid, 'SIGKILL')
+  }
+  for (const instance of instances) {
+    if (!strangers.includes(instance)) await removeRecord(options.paths, instance)
   }
   return strangers
 }

@@ -1,10 +1,10 @@
 /**
  * The moving parts of Courier behind nginx (docs/running-at-scale.md "nginx in front (`deploy/nginx/`)"): the nginx
- * prefix folder made from deploy/nginx/, the generated routing (deployments.conf: one upstream per live deployment, the
- * newest for documents), and the shared asset folder every deployment publishes its hashed build assets into, pruned to
- * the last few deployments. Used by deploy/rolling-deploy.ts and by the scale suite (test/scale).
+ * prefix folder made from deploy/nginx/ and the generated routing (deployments.conf: one upstream per live deployment,
+ * the newest for documents). The shared asset folder in it (`assets/`) is deploy/shared-assets.ts's. Used by
+ * deploy/rolling-deploy.ts and by the scale suite (test/scale).
  */
-import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkConfigPath, renderListen, renderRedirect, type TlsOptions } from './nginx-front-door.ts'
@@ -131,92 +131,4 @@ export async function writeRouting(prefix: string, routing: Routing): Promise<vo
   const file = path.join(prefix, 'deployments.conf')
   await writeFile(`${file}.next`, renderRouting(routing))
   await rename(`${file}.next`, file)
-}
-
-interface PublishedManifest {
-  deploymentId: string
-  publishedAt: string
-  files: string[]
-}
-
-/**
- * Copies a build's hashed assets (dist/client/chunks, served at /_next/static/chunks/) into the shared folder, where
- * nginx serves them for as long as the deployment is kept, and records which files are its own. A file already there
- * with the same bytes is left as it is. A name is not always its bytes: the hash in a chunk's name is computed before
- * the build stamps `?dpl=<id>` on its imports (src/build/deployment-id.ts), so two deployments may write one name
- * with different bytes (a stylesheet naming the fonts, a chunk whose own code did not change). The folder holds one
- * file per name: the newest deployment's, which takes the documents; its name goes into `replaced` (an old tab that
- * loads it then gets the newest deployment's imports: docs/running-at-scale.md "nginx in front (`deploy/nginx/`)").
- */
-export async function publishAssets(
-  distDir: string,
-  assetsDir: string,
-  deploymentId: string,
-  replaced: string[] = [],
-): Promise<number> {
-  if (!deploymentIdPattern.test(deploymentId)) throw new Error(`invalid deployment id ${JSON.stringify(deploymentId)}`)
-  const source = path.join(distDir, 'client', 'chunks')
-  const target = path.join(assetsDir, '_next', 'static', 'chunks')
-  await mkdir(target, { recursive: true })
-  await mkdir(path.join(assetsDir, 'deployments'), { recursive: true })
-  const files = (await readdir(source, { withFileTypes: true }))
-    .filter((entry) => entry.isFile())
-    .map((entry) => entry.name)
-  for (const name of files) {
-    const bytes = await readFile(path.join(source, name))
-    const present = await readFile(path.join(target, name)).catch(() => undefined)
-    if (present?.equals(bytes)) continue
-    if (present) replaced.push(name)
-    // Written under a temporary name, then renamed: nginx never serves half a file.
-    await writeFile(path.join(target, `.${name}.tmp`), bytes)
-    await rename(path.join(target, `.${name}.tmp`), path.join(target, name))
-  }
-  const manifest: PublishedManifest = { deploymentId, publishedAt: new Date().toISOString(), files }
-  await writeFile(path.join(assetsDir, 'deployments', `${deploymentId}.json`), JSON.stringify(manifest, null, 2))
-  return files.length
-}
-
-/**
- * The names of the chunk files (in the shared folder) of the `count` most recently published deployments: the ones a
- * returning visitor may hold, which the new deployment's chunks are delta-coded against
- * (src/build/dictionary-deltas.ts).
- */
-export async function retainedChunkNames(assetsDir: string, count: number): Promise<Set<string>> {
-  const manifestsDir = path.join(assetsDir, 'deployments')
-  const manifests: PublishedManifest[] = []
-  const names = await readdir(manifestsDir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return []
-    throw error
-  })
-  for (const name of names) {
-    if (!name.endsWith('.json')) continue
-    manifests.push(JSON.parse(await readFile(path.join(manifestsDir, name), 'utf8')) as PublishedManifest)
-  }
-  manifests.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt))
-  return new Set(manifests.slice(Math.max(0, manifests.length - count)).flatMap((manifest) => manifest.files))
-}
-
-/**
- * Keeps the assets of the `keep` most recently published deployments (and of any in `alsoKeep`, e.g. one still
- * live); deletes the files no kept deployment lists. Returns the deployments dropped.
- */
-export async function pruneAssets(assetsDir: string, keep: number, alsoKeep: string[] = []): Promise<string[]> {
-  const manifestsDir = path.join(assetsDir, 'deployments')
-  const manifests: PublishedManifest[] = []
-  for (const name of await readdir(manifestsDir)) {
-    if (!name.endsWith('.json')) continue
-    manifests.push(JSON.parse(await readFile(path.join(manifestsDir, name), 'utf8')) as PublishedManifest)
-  }
-  manifests.sort((a, b) => a.publishedAt.localeCompare(b.publishedAt))
-  const kept = manifests.filter(
-    (manifest, index) => index >= manifests.length - keep || alsoKeep.includes(manifest.deploymentId),
-  )
-  const dropped = manifests.filter((manifest) => !kept.includes(manifest))
-  const keptFiles = new Set(kept.flatMap((manifest) => manifest.files))
-  const chunksDir = path.join(assetsDir, '_next', 'static', 'chunks')
-  for (const name of await readdir(chunksDir)) {
-    if (!keptFiles.has(name)) await rm(path.join(chunksDir, name), { force: true })
-  }
-  for (const manifest of dropped) await rm(path.join(manifestsDir, `${manifest.deploymentId}.json`), { force: true })
-  return dropped.map((manifest) => manifest.deploymentId)
 }

@@ -12,7 +12,7 @@ export type Command =
 export const usage = `usage:
   npm run deploy -- --state <dir> --listen <address:port> [--source <checkout> | --dist <built dist>]
       [--https-listen <address:port> --tls-cert <fullchain.pem> --tls-key <privkey.pem>]
-      [--instances 2] [--keep 3] [--old-grace-seconds 30]
+      [--instances 2] [--keep 3] [--old-grace-seconds 30] [--service-manager none|systemd]
   npm run deploy -- --reload --state <dir>     (nginx re-reads its configuration and the certificate files)
   npm run deploy -- --stop --state <dir>       (nginx, the readiness watcher and every instance of the state)`
 
@@ -55,6 +55,7 @@ export function readCommand(args: string[], projectRoot: string): Command {
         instances: { type: 'string', default: '2' },
         keep: { type: 'string', default: '3' },
         'old-grace-seconds': { type: 'string', default: '30' },
+        'service-manager': { type: 'string', default: 'none' },
         source: { type: 'string', default: projectRoot },
         dist: { type: 'string' },
         stop: { type: 'boolean', default: false },
@@ -76,6 +77,10 @@ export function readCommand(args: string[], projectRoot: string): Command {
   const tlsParts = [values['https-listen'], values['tls-cert'], values['tls-key']]
   if (tlsParts.some(Boolean) && !tlsParts.every(Boolean)) {
     throw new UsageError('HTTPS needs all three of --https-listen, --tls-cert and --tls-key')
+  }
+  const serviceManager = values['service-manager']
+  if (serviceManager !== 'none' && serviceManager !== 'systemd') {
+    throw new UsageError(`--service-manager must be none or systemd (got ${JSON.stringify(serviceManager)})`)
   }
   const listen = address('listen', values.listen)
   const frontDoor: FrontDoor = values['https-listen']
@@ -100,5 +105,6 @@ export function readCommand(args: string[], projectRoot: string): Command {
     oldGraceSeconds: wholeNumber('old-grace-seconds', values['old-grace-seconds'], 0),
     source: path.resolve(values.source),
     dist: values.dist === undefined ? undefined : path.resolve(values.dist),
+    serviceManager,
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Step 1 of a deploy: the deployment to start. From `--source`, a project folder of its own under
  * `<state>/releases/<deployment id>/`: the checkout's build sources, its content and public files, a linked copy of
- * its node_modules (deploy/linked-copy.ts), built there with `npm run build`. Everything the build records (dist/vite.config.json's output
- * folders) is relative to that folder, and the compiled server finds its project by the package.json above it, so a
- * deployment starts wherever the folder is moved to. From `--dist`, a build made elsewhere, in its own project.
+ * its node_modules (deploy/linked-copy.ts), built there with `npm run build`. Everything the build records
+ * (dist/vite.config.json's output folders) is relative to that folder, and the compiled server finds its project by
+ * the package.json above it, so a deployment starts wherever the folder is moved to. From `--dist`, a build made
+ * elsewhere, in its own project.
  */
 import { spawn } from 'node:child_process'
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, unlink } from 'node:fs/promises'

@@ -8,6 +8,7 @@
  * (the last line: `deploy failed` and why), 130 when interrupted (SIGINT or SIGTERM: what the deploy had started is
  * undone first, see deploy-steps.ts).
  */
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { recordedFrontDoor, stopLeftoverInstances } from './before-deploy.ts'
 import { deploy } from './deploy-steps.ts'
@@ -15,7 +16,7 @@ import { checkKeyPair } from './instance-env.ts'
 import { stopInstances } from './instances.ts'
 import { applyRouting, portOf, stopNginx } from './nginx-control.ts'
 import { readCommand, UsageError } from './options.ts'
-import { readState, saveState, statePaths, withLock, type StatePaths } from './state.ts'
+import { instancesToStop, readState, saveState, statePaths, withLock, type StatePaths } from './state.ts'
 import { stopWatcher } from './watcher-control.ts'
 
 const projectRoot = path.resolve(import.meta.dirname, '..')
@@ -30,12 +31,12 @@ async function stopAll(paths: StatePaths, signal: AbortSignal): Promise<void> {
   await withLock(paths, 'deploy', 120_000, async () => {
     await stopLeftoverInstances(paths, log)
     const frontDoor = await recordedFrontDoor(paths)
-    const state = await readState(paths)
+    const instances = await instancesToStop(paths)
     await stopWatcher(paths)
     const nginxStopped = frontDoor ? await stopNginx(paths.nginx, portOf(frontDoor.listen)) : false
-    const instances = state.deployments.flatMap((one) => one.instances)
-    const strangers = await stopInstances(instances, { checkPort: true, log })
+    const strangers = await stopInstances(instances, { checkPort: true, log, paths })
     await saveState(paths, { deployments: [] })
+    await rm(paths.instances, { recursive: true, force: true })
     log(
       'stopped',
       { nginx: nginxStopped, instances: instances.length - strangers.length, notSignalled: strangers.length },

@@ -2,13 +2,15 @@
 import path from 'node:path'
 import type { DeployRun } from './deploy-run.ts'
 import { instanceEnv } from './instance-env.ts'
-import { startInstances, stopInstances, waitAllReady } from './instances.ts'
+import { startUnits } from './instance-units.ts'
+import { instanceCommand, startInstances, stopInstances, waitAllReady } from './instances.ts'
 import type { Release } from './release.ts'
 import { writeJsonAtomically, type Instance } from './state.ts'
 
 /**
  * Starts `--instances` processes of the release with the state's environment (each recorded in `starting.json` as it
- * starts, for a deploy killed outright), undone by stopping them; then waits until each is ready.
+ * starts, for a deploy killed outright): the deploy's own, or systemd units with `--service-manager systemd`
+ * (deploy/instance-units.ts). Undone by stopping them; then waits until each is ready.
  */
 export async function startRelease(run: DeployRun, release: Release): Promise<Instance[]> {
   const { paths, options, signal, log } = run
@@ -22,18 +24,20 @@ export async function startRelease(run: DeployRun, release: Release): Promise<In
   })
   const { SITE_URL, TRUST_PROXY } = env
   log('instance environment', { envFile: paths.envFile, fromFile, SITE_URL, TRUST_PROXY })
-  const started = await startInstances(
-    release,
-    options.instances,
-    env,
-    path.join(paths.releases, release.id, 'logs'),
-    (running) => writeJsonAtomically(paths.startingFile, running),
+  const start = options.serviceManager === 'systemd' ? startUnits : startInstances
+  const started = await start({
+    paths,
+    deploymentId: release.id,
+    command: await instanceCommand(release, env),
+    count: options.instances,
+    logDir: path.join(paths.releases, release.id, 'logs'),
+    onStarted: (running) => writeJsonAtomically(paths.startingFile, running),
     signal,
     log,
-  )
-  const stop = async () => void (await stopInstances(started, { checkPort: false, log }))
+  })
+  const stop = async () => void (await stopInstances(started, { checkPort: false, log, paths }))
   run.undos.push({ what: 'stop the new instances', run: stop })
-  const described = started.map(({ port, pid, log: file }) => ({ port, pid, log: file }))
+  const described = started.map(({ port, pid, log: file, unit }) => ({ port, pid, log: file, unit }))
   log('instances started', { deploymentId: release.id, instances: described })
 
   await run.step('ready', { deploymentId: release.id })

@@ -6,11 +6,15 @@
 import { open, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import path from 'node:path'
+import { runningNow } from './instance-record.ts'
 import { isSameProcess, startTimeOf, type ProcessIdentity } from './process-identity.ts'
 
 export interface Instance extends ProcessIdentity {
   port: number
   log: string
+  /** The systemd unit that runs it (`--service-manager systemd`, deploy/instance-units.ts); none when the deploy
+   * started it as its own process. */
+  unit?: string
 }
 
 export interface DeployedRelease {
@@ -40,6 +44,8 @@ export interface StatePaths {
   watcherLog: string
   /** Instances a deploy started and has not yet written into state.json (for a deploy killed outright). */
   startingFile: string
+  /** `<port>.json`: what runs on each port of an instance (deploy/instance-record.ts). */
+  instances: string
 }
 
 export function statePaths(dir: string): StatePaths {
@@ -54,6 +60,7 @@ export function statePaths(dir: string): StatePaths {
     watcherFile: path.join(dir, 'watcher.json'),
     watcherLog: path.join(dir, 'watcher.log'),
     startingFile: path.join(dir, 'starting.json'),
+    instances: path.join(dir, 'instances'),
   }
 }
 
@@ -71,10 +78,38 @@ export async function writeJsonAtomically(file: string, value: unknown): Promise
   await rename(`${file}.${process.pid}.next`, file)
 }
 
-/** The state as recorded, with instances that are no longer the processes started (exited, pid reused) left out. */
+/** state.json as written: every instance the deploy recorded, running or not. */
+export function readStateAsWritten(paths: StatePaths): Promise<State> {
+  return readJson<State>(paths.stateFile, { deployments: [] })
+}
+
+/**
+ * The instances of the deployments `ids` (all, without) to stop: those running now (readState) and every systemd unit
+ * state.json names, running or not (systemd may be about to start one that exited again).
+ */
+export async function instancesToStop(paths: StatePaths, ids?: string[]): Promise<Instance[]> {
+  const named = (state: State) => state.deployments.filter((one) => !ids || ids.includes(one.id))
+  const running = named(await readState(paths)).flatMap((one) => one.instances)
+  const units = named(await readStateAsWritten(paths))
+    .flatMap((one) => one.instances)
+    .filter((one) => one.unit && !running.some((other) => other.unit === one.unit))
+  return [...running, ...units]
+}
+
+/** The instances a deploy is starting (starting.json): none when no deploy runs. */
+export function readStarting(paths: StatePaths): Promise<Instance[]> {
+  return readJson<Instance[]>(paths.startingFile, [])
+}
+
+/**
+ * The state as recorded, each instance as the process that now runs on its port for its deployment (one started again
+ * by systemd or by hand: deploy/instance-run.ts records it), with instances that are no longer running (exited, pid
+ * reused) left out.
+ */
 export async function readState(paths: StatePaths): Promise<State> {
-  const state = await readJson<State>(paths.stateFile, { deployments: [] })
+  const state = await readStateAsWritten(paths)
   for (const deployment of state.deployments) {
+    deployment.instances = await Promise.all(deployment.instances.map((one) => runningNow(paths, deployment.id, one)))
     const alive = await Promise.all(deployment.instances.map((one) => isSameProcess(one)))
     deployment.instances = deployment.instances.filter((_, index) => alive[index])
   }

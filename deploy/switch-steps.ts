@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { DeployRun } from './deploy-run.ts'
 import { stopInstances } from './instances.ts'
 import { applyRouting, stopNginx } from './nginx-control.ts'
-import { saveState, writeJsonAtomically, type DeployedRelease } from './state.ts'
+import { instancesToStop, saveState, writeJsonAtomically, type DeployedRelease } from './state.ts'
 import { ensureWatcher, stopWatcher } from './watcher-control.ts'
 
 /**
@@ -46,11 +46,9 @@ export async function switchTo(run: DeployRun, next: DeployedRelease, old: Deplo
   await sleep(options.oldGraceSeconds * 1000, undefined, { signal })
   await run.step('drain', { deployments: ids })
   run.undos.length = 0
+  const oldInstances = await instancesToStop(paths, ids)
   await saveState(paths, { deployments: [next] })
   await applyRouting(paths, port, { state: { deployments: [next] }, drainOldWorkers: true })
-  await stopInstances(
-    old.flatMap((one) => one.instances),
-    { checkPort: true, log },
-  )
+  await stopInstances(oldInstances, { checkPort: true, log, paths })
   log('old instances drained', { deployments: ids })
 }

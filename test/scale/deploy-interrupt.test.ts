@@ -4,9 +4,13 @@
  * there. Before the drain step, everything B's deploy started is stopped and A is live as it was (the same
  * instances, the same routing, documents from A); at the prune step, B is live and A's instances are stopped; in
  * every case no process of the deploy is left over, and the same deploy run again succeeds. Also: an interrupt in the
- * middle of a `--source` build stops the build and leaves no build folder.
+ * middle of a `--source` build stops the build and leaves no build folder. And once B is live, a file name A and B both
+ * have with other bytes (their stylesheet: the build stamps `?dpl=<id>` on what it names after it hashed the names) is
+ * served from the shared folder as each deployment's own bytes, in each coding.
  */
-import { readdir } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
+import http from 'node:http'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
@@ -39,6 +43,18 @@ async function deploymentIdOf(run: DeployRun): Promise<string> {
 function startedPids(lines: DeployRun['lines']): number[] {
   const line = lines.find((one) => one.msg === 'instances started') as { instances?: Array<{ pid: number }> } | undefined
   return line?.instances?.map((one) => one.pid) ?? []
+}
+
+/** An answer as it came (its coding not undone), by node:http. */
+function getRaw(url: string, headers: Record<string, string>): Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { headers, agent: false }, (response) => {
+      const parts: Buffer[] = []
+      response.on('data', (part: Buffer) => parts.push(part))
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(parts) }))
+      response.on('error', reject)
+    }).on('error', reject)
+  })
 }
 
 const alive = async (pids: number[]) => (await Promise.all(pids.map(startTimeOf))).filter((time) => time !== undefined).length
@@ -79,6 +95,30 @@ t.test('the same deploy of B then runs to its end', async (t) => {
   t.not(idB, idA)
   t.equal(await servedDeployment(), idB, 'documents from B')
   t.equal(await alive(before.state.deployments[0]!.instances.map((one) => one.pid)), 0, "A's instances drained")
+})
+
+t.test("a name both builds have with other bytes: after the deploy, each deployment's own file from the shared folder", async (t) => {
+  // A is drained (its instances are gone) but its assets are kept: an old tab of A still loads A's files.
+  const idB = (JSON.parse(await readFile(path.join(distB, 'deployment.json'), 'utf8')) as { deploymentId: string }).deploymentId
+  const chunks = (dist: string) => path.join(dist, 'client', 'chunks')
+  const differing: string[] = []
+  for (const name of await readdir(chunks(distA))) {
+    if (/\.(br|gz|zst|dcb|dcz)$/.test(name)) continue
+    const inB = await readFile(path.join(chunks(distB), name)).catch(() => undefined)
+    if (inB && !inB.equals(await readFile(path.join(chunks(distA), name)))) differing.push(name)
+  }
+  t.ok(differing.length > 0, `the two builds give other bytes to ${differing.join(', ')}`)
+  for (const name of differing) {
+    for (const [label, id, dist] of [['A', idA, distA], ['B', idB, distB]] as const) {
+      for (const [coding, suffix] of [['identity', ''], ['br', '.br'], ['gzip', '.gz']] as const) {
+        const file = path.join(chunks(dist), `${name}${suffix}`)
+        if (!existsSync(file)) continue
+        const answer = await getRaw(`${origin}/_next/static/chunks/${name}?dpl=${id}`, { 'accept-encoding': coding })
+        t.equal(answer.headers['x-courier-asset'], 'shared-folder', `${name} of ${label} (${coding}): from the shared folder`)
+        t.ok(answer.body.equals(await readFile(file)), `${name} of ${label} (${coding}): ${label}'s bytes`)
+      }
+    }
+  }
 })
 
 t.test('interrupted before prune: the switch is done, A (the new one) live, B stopped; run again: nothing to do', async (t) => {

@@ -11,6 +11,7 @@ import path from 'node:path'
 import t from 'tap'
 import { compression } from '../../config/compression.ts'
 import { defaultDistDir } from '../../config/env.ts'
+import { publishedChunksDir } from '../../deploy/shared-assets.ts'
 import { dictionaryFilesIn, writeDeltas } from '../../src/build/dictionary-deltas.ts'
 import { sha256 } from '../../src/compression/dictionaries.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
@@ -94,11 +95,11 @@ const small = builtFiles.find((name) => name.endsWith('.js') && !builtFiles.incl
 const unpublished = builtFiles.find((name) => /^home-.*\.js$/.test(name))
 if (!stylesheet || !font || !small || !unpublished) throw new Error(`the build lacks a stylesheet, a font, a small chunk or the home page's chunk: ${builtFiles.join(' ')}`)
 const asset = (name: string) => `/_next/static/chunks/${name}?dpl=${deploymentId}`
-for (const suffix of ['', '.br', '.gz', '.zst']) await rm(path.join(prefix, 'assets', '_next', 'static', 'chunks', `${unpublished}${suffix}`), { force: true })
+const publishedFolder = publishedChunksDir(path.join(prefix, 'assets'), deploymentId)
+for (const suffix of ['', '.br', '.gz', '.zst']) await rm(path.join(publishedFolder, `${unpublished}${suffix}`), { force: true })
 
 t.test('the shared folder holds the .br, .gz and .zst the build wrote beside each text asset', async (t) => {
-  const folder = path.join(prefix, 'assets', '_next', 'static', 'chunks')
-  const published = await readdir(folder)
+  const published = await readdir(publishedFolder)
   const text = builtFiles.filter((name) => compression.precompressedExtensions.includes(path.extname(name)) && name !== unpublished)
   t.ok(text.length > 0)
   for (const name of text) {

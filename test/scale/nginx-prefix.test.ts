@@ -1,14 +1,15 @@
 /**
- * deploy/nginx-prefix.ts and the deploy script's input checks: the routing nginx is given, the asset folder's
- * retention, and refusals of bad input with a clear message. `nginx -t` (Debian's nginx) checks every file it writes.
+ * deploy/nginx-prefix.ts, deploy/shared-assets.ts and the deploy script's input checks: the routing nginx is given, the
+ * asset folder's layout and retention, and refusals of bad input with a clear message. `nginx -t` (Debian's nginx) checks every file it writes.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { publishAssets, pruneAssets, renderRouting, writePrefix } from '../../deploy/nginx-prefix.ts'
+import { renderRouting, writePrefix } from '../../deploy/nginx-prefix.ts'
+import { publishAssets, publishedChunksDir, pruneAssets } from '../../deploy/shared-assets.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 
 async function temporary(t: Test, prefix: string): Promise<string> {
@@ -87,36 +88,44 @@ t.test('with TLS: the HTTPS server and the plain redirect server pass nginx -t; 
   }
 })
 
-t.test('assets: published per deployment, the last N kept, what no kept deployment lists removed', async (t) => {
+t.test('assets: a folder per deployment, the last N kept, identical files linked, one name of other bytes kept apart', async (t) => {
   const assets = await temporary(t, 'courier-assets-')
   const builds = await temporary(t, 'courier-builds-')
-  const ids = ['d1', 'd2', 'd3', 'd4']
-  for (const [index, id] of ids.entries()) {
+  const build = async (id: string, files: Record<string, string>) => {
     const chunks = path.join(builds, id, 'client', 'chunks')
     await mkdir(chunks, { recursive: true })
-    await writeFile(path.join(chunks, 'shared-AAAA.js'), 'shared')
-    await writeFile(path.join(chunks, `page-${id}.js`), id)
-    t.equal(await publishAssets(path.join(builds, id), assets, id), 2)
+    for (const [name, text] of Object.entries(files)) await writeFile(path.join(chunks, name), text)
+    return path.join(builds, id)
+  }
+  const served = (id: string, name: string) => readFile(path.join(publishedChunksDir(assets, id), name), 'utf8')
+  for (const [index, id] of ['d1', 'd2', 'd3', 'd4'].entries()) {
     // Published in order; the manifests' times must differ for the order to be known.
     await new Promise((resolve) => setTimeout(resolve, 5 + index))
+    t.same(await publishAssets(await build(id, { 'shared-AAAA.js': 'shared', [`page-${id}.js`]: id }), assets, id), { files: 2, linked: index === 0 ? 0 : 1 })
   }
-  const chunksDir = path.join(assets, '_next', 'static', 'chunks')
-  t.same((await readdir(chunksDir)).sort(), ['page-d1.js', 'page-d2.js', 'page-d3.js', 'page-d4.js', 'shared-AAAA.js'])
+  const inode = async (id: string) => (await stat(path.join(publishedChunksDir(assets, id), 'shared-AAAA.js'))).ino
+  t.equal(await inode('d4'), await inode('d1'), 'a file of the same bytes as a kept deployment\'s is a hard link to it')
   t.same(await pruneAssets(assets, 2, ['d1']), ['d2'], 'the last two kept, and d1, still live')
-  t.same((await readdir(chunksDir)).sort(), ['page-d1.js', 'page-d3.js', 'page-d4.js', 'shared-AAAA.js'])
+  t.same((await readdir(path.join(assets, 'by-deployment'))).sort(), ['d1', 'd3', 'd4'])
   t.same(await pruneAssets(assets, 1), ['d1', 'd3'])
-  t.same((await readdir(chunksDir)).sort(), ['page-d4.js', 'shared-AAAA.js'], 'a file shared with a kept deployment stays')
-  t.equal(await readFile(path.join(chunksDir, 'page-d4.js'), 'utf8'), 'd4')
+  t.same(await readdir(path.join(assets, 'by-deployment')), ['d4'])
+  t.equal(await served('d4', 'shared-AAAA.js'), 'shared', 'the linked file outlives the folder it was linked from')
   await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
-  // One name, other bytes (a chunk whose imports another deployment id stamps): the newest deployment's bytes, named.
-  const chunks5 = path.join(builds, 'd5', 'client', 'chunks')
-  await mkdir(chunks5, { recursive: true })
-  await writeFile(path.join(chunks5, 'shared-AAAA.js'), 'shared, stamped for d5')
-  await writeFile(path.join(chunks5, 'page-d4.js'), 'd4')
-  const replaced: string[] = []
-  t.equal(await publishAssets(path.join(builds, 'd5'), assets, 'd5', replaced), 2)
-  t.same(replaced, ['shared-AAAA.js'], 'the file of other bytes is replaced and named; the same bytes are left')
-  t.equal(await readFile(path.join(chunksDir, 'shared-AAAA.js'), 'utf8'), 'shared, stamped for d5')
+  await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '..'), { message: /invalid deployment id/ })
+
+  // One name, other bytes (a chunk whose imports another deployment id stamps, its `.br`, a delta): each deployment
+  // keeps its own; the older one's file is not touched.
+  t.same(await publishAssets(await build('d5', { 'shared-AAAA.js': 'shared, stamped for d5', 'shared-AAAA.js.br': 'br of d5' }), assets, 'd5'), { files: 2, linked: 0 })
+  t.equal(await served('d4', 'shared-AAAA.js'), 'shared', "d4's bytes stay d4's")
+  t.equal(await served('d5', 'shared-AAAA.js'), 'shared, stamped for d5')
+  // The same id again with the same bytes (a deploy run again after an interruption): nothing to do.
+  t.same(await publishAssets(path.join(builds, 'd5'), assets, 'd5'), { files: 2, linked: 0 })
+  // The same id with other bytes (a pinned DEPLOYMENT_ID reused for another build): refused, nothing written.
+  await writeFile(path.join(builds, 'd5', 'client', 'chunks', 'shared-AAAA.js.br'), 'another build')
+  await writeFile(path.join(builds, 'd5', 'client', 'chunks', 'new-BBBB.js'), 'new')
+  await t.rejects(publishAssets(path.join(builds, 'd5'), assets, 'd5'), { name: 'AssetConflictError', message: /deployment d5 was published before with other bytes for shared-AAAA\.js\.br/ })
+  t.equal(await served('d5', 'shared-AAAA.js.br'), 'br of d5', "the deployment's file is as it was")
+  t.notOk(existsSync(path.join(publishedChunksDir(assets, 'd5'), 'new-BBBB.js')), 'and nothing of the refused build is written')
 })
 
 function withoutRunnerOptions(): NodeJS.ProcessEnv {
@@ -143,6 +152,7 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
     [['--https-listen', '127.0.0.1:8443'], /HTTPS needs all three of --https-listen, --tls-cert and --tls-key/],
     [['--https-listen', '127.0.0.1:8080', '--tls-cert', '/x.pem', '--tls-key', '/y.pem'], /--https-listen must differ from --listen/],
     [['--https-listen', '127.0.0.1:8443', '--tls-cert', path.join(state, 'none.pem'), '--tls-key', path.join(state, 'none.key')], /cannot read the TLS certificate or key/],
+    [['--service-manager', 'launchd'], /--service-manager must be none or systemd \(got "launchd"\)/],
     [['--stop', '--reload'], /two commands/],
     [['--reload'], /nothing deployed in .* \(no front-door\.json\)/],
     [['--source', state], /is not a checkout of the project \(no package\.json\)/],

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
-import { publishAssets, writePrefix, writeRouting } from '../../deploy/nginx-prefix.ts'
+import { writePrefix, writeRouting } from '../../deploy/nginx-prefix.ts'
+import { publishAssets, publishedChunksDir } from '../../deploy/shared-assets.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { getChunks } from '../helpers/http.ts'
 import type { LogLine } from '../helpers/app.ts'
@@ -161,7 +162,7 @@ t.test('asset routes: the shared folder first, then the named deployment, cached
   await fromFolder.arrayBuffer()
 
   // A file not (or no longer) in the folder comes from the instances of the deployment, through the cache.
-  const file = path.join(prefix, 'assets', script)
+  const file = path.join(publishedChunksDir(path.join(prefix, 'assets'), deploymentId), path.basename(script))
   const bytes = await readFile(file)
   await rm(file)
   const first = await fetch(`${origin}${script}?dpl=${deploymentId}`)

@@ -1,0 +1,82 @@
+/**
+ * One instance of a state, in the foreground, as the deploy started it:
+ *
+ *   node deploy/instance-run.ts --state <dir> --port <port>
+ *
+ * runs what `<state>/instances/<port>.json` records for that port (deploy/instance-record.ts: the release's server, its
+ * Node, flags and environment, `PORT` the port nginx sends to), its output appended to the instance's log. It becomes
+ * that server (process.execve: the pid systemd, a shell or the deploy watches is the server's), after recording its
+ * pid, so the state (state.json's readers, the readiness watcher, `--stop`) knows the process that now serves the
+ * port. systemd's `courier-instance@.service` runs it (docs/running-at-scale.md "As a service"), and a person can, to
+ * start again an instance that exited.
+ *
+ * Refuses, exit 78 (EX_CONFIG, the unit's RestartPreventExitStatus: starting it again changes nothing), a port that
+ * is no instance of a live or starting deployment of the state (InstanceNotInStateError) and one whose instance runs
+ * (InstanceRunningError).
+ */
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { readRecord, recordFile, writeRecord, type InstanceRecord } from './instance-record.ts'
+import { isSameProcess, startTimeOf } from './process-identity.ts'
+import { readStarting, readStateAsWritten, statePaths, type StatePaths } from './state.ts'
+
+export class InstanceNotInStateError extends Error {
+  override name = 'InstanceNotInStateError'
+}
+
+export class InstanceRunningError extends Error {
+  override name = 'InstanceRunningError'
+}
+
+/** The record of `port`, once it is known to be an instance of the state that is not running. */
+async function recordToRun(paths: StatePaths, port: number): Promise<InstanceRecord> {
+  const record = await readRecord(paths, port)
+  if (!record) {
+    throw new InstanceNotInStateError(
+      `port ${port} is no instance of the state ${paths.dir}: ${recordFile(paths, port)} does not exist ` +
+        '(the deploy records each instance it starts there)',
+    )
+  }
+  const { deployments } = await readStateAsWritten(paths)
+  const live = deployments.some((one) => one.id === record.deploymentId && one.instances.some((i) => i.port === port))
+  const starting = (await readStarting(paths)).some((one) => one.port === port)
+  if (!live && !starting) {
+    throw new InstanceNotInStateError(
+      `port ${port} was an instance of deployment ${record.deploymentId}, which is not live in ${paths.stateFile} ` +
+        'nor being started by a deploy',
+    )
+  }
+  if (record.pid !== undefined && record.startTime !== undefined) {
+    if (await isSameProcess({ pid: record.pid, startTime: record.startTime })) {
+      throw new InstanceRunningError(`the instance on port ${port} runs already (pid ${record.pid})`)
+    }
+  }
+  return record
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  const { values } = parseArgs({ options: { state: { type: 'string' }, port: { type: 'string' } } })
+  const port = Number(values.port)
+  if (!values.state || !Number.isInteger(port) || port < 1 || port > 65535) {
+    process.stderr.write('usage: node deploy/instance-run.ts --state <dir> --port <port>\n')
+    process.exit(2)
+  }
+  const paths = statePaths(path.resolve(values.state))
+  let record: InstanceRecord
+  try {
+    record = await recordToRun(paths, port)
+  } catch (error) {
+    if (!(error instanceof InstanceNotInStateError || error instanceof InstanceRunningError)) throw error
+    process.stderr.write(`${error.name}: ${error.message}\n`)
+    process.exit(78)
+  }
+  // execve keeps the pid and its start time: what is recorded now is the server's identity.
+  await writeRecord(paths, { ...record, pid: process.pid, startTime: (await startTimeOf(process.pid))! })
+  const { node, args, cwd, env } = record.command
+  if (!process.execve) throw new Error(`process.execve is missing from Node ${process.version}: run the pinned Node`)
+  process.chdir(cwd)
+  // The shell opens the log for appending as the instance's output, then becomes the server in its turn, with the
+  // environment recorded and nothing of its own (dash exports PWD).
+  const shell = 'unset PWD; log=$1; shift; exec "$@" >>"$log" 2>&1'
+  process.execve('/bin/sh', ['sh', '-c', shell, 'sh', record.log, node, ...args], env)
+}
