@@ -30,7 +30,7 @@ function documentRequests(session: JourneySession) {
   return session.requests().filter((request) => request.dest === 'document')
 }
 
-/** Page-data requests for one page (`/__test/content/x.json`), prefetches included. */
+/** Page-data requests for one page (`/__test/guides/x.json`), prefetches included. */
 function dataRequests(session: JourneySession, page: string) {
   return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${dataPrefix}${page}`)
 }
