@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { writePrefix } from '../deploy/nginx-prefix.ts'
 import { distDir, load, projectRoot } from './config.ts'
-import { freePort } from '../test/helpers/free-port.ts'
+import { listeningPortOf, onFreePort } from '../test/helpers/free-port.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const children: ChildProcess[] = []
@@ -27,15 +27,16 @@ async function waitFor(url: string, ms = 90_000): Promise<void> {
   throw new Error(`${url} did not answer 200 within ${ms} ms`)
 }
 
+/** A Courier process on PORT=0: the port the system gives it, read from its sockets (none picked and freed for it). */
 async function startCourier(env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort()
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-scale-images-'))
   const child = spawn(process.execPath, [path.join(projectRoot, 'src', 'server.ts')], {
     cwd: projectRoot,
-    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', IMAGE_CACHE_DIR: imageCacheDir, ...env },
+    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', IMAGE_CACHE_DIR: imageCacheDir, ...env },
     stdio: 'ignore',
   })
   children.push(child)
+  const port = await listeningPortOf(child)
   await waitFor(`http://127.0.0.1:${port}/api/ready`)
   return { port, child }
 }
@@ -69,14 +70,17 @@ async function main() {
   if (runs.has('alone')) results.push(await measure(`http://127.0.0.1:${instances[0]!.port}/faq`, 'instance alone, /faq'))
 
   const prefix = await mkdtemp(path.join(tmpdir(), 'courier-bench-nginx-'))
-  const nginxPort = await freePort()
   const routing = () => ({ deployments: [{ id: deploymentId, servers: instances.map((one) => `127.0.0.1:${one.port}`) }] })
-  const { configFile } = await writePrefix({ prefix, listen: `127.0.0.1:${nginxPort}`, ...routing() })
   const nginx = (...args: string[]) => {
-    const result = spawnSync('nginx', ['-p', prefix, '-c', configFile, ...args], { encoding: 'utf8' })
+    const result = spawnSync('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args], { encoding: 'utf8' })
     if (result.status !== 0) throw new Error(`nginx ${args.join(' ')}: ${result.stderr}`)
   }
-  nginx()
+  // Another port when nginx finds its own taken in between (it says `Address already in use`).
+  const nginxPort = await onFreePort(async (port) => {
+    await writePrefix({ prefix, listen: `127.0.0.1:${port}`, ...routing() })
+    nginx()
+    return port
+  })
   try {
     await waitFor(`http://127.0.0.1:${nginxPort}/nginx-health`)
     for (let count = 1; count <= 3; count += 1) {

@@ -25,17 +25,18 @@ export function recordHeadings(): void {
 }
 
 /**
- * A clock of the suite's own, for drivers without one (an init script's source): `Date.now()` runs
- * `window.__courierClockOffset` ms ahead (the router's data cache times its entries with `Date.now()`). Set before the
- * page's scripts, so every reading is shifted alike.
+ * A clock of the suite's own, for drivers without one (an init script's source): `Date.now()` holds still at the
+ * document's start and moves only when the test moves it, `window.__courierClockOffset` ms (the router's data cache
+ * times its entries with `Date.now()`). Set before the page's scripts, so every reading is the test's time: the ages
+ * the router sees are the ones the test gave, however long a loaded machine takes between two steps.
  */
-export const shiftableClock = `(() => {
-  const realNow = Date.now
+export const heldClock = `(() => {
+  const startedAt = Date.now()
   window.__courierClockOffset = 0
-  Date.now = () => realNow() + window.__courierClockOffset
+  Date.now = () => startedAt + window.__courierClockOffset
 })()`
 
-/** Moves the shiftable clock `ms` ahead. */
+/** Moves the held clock `ms` ahead. */
 export function advanceClockBy(ms: number): void {
   ;(window as ProbedWindow).__courierClockOffset = ((window as ProbedWindow).__courierClockOffset ?? 0) + ms
 }

@@ -24,7 +24,7 @@ function testPage(path: string, title: string, heading: string): TestPage {
 }
 
 /** A page of the test table whose head reads no data, and its heading. */
-type PageWithoutParameters = 'test-static' | 'test-dynamic' | 'test-content' | 'test-filter' | 'test-partial'
+type PageWithoutParameters = 'test-static' | 'test-dynamic' | 'test-guides' | 'test-filter' | 'test-partial'
 
 function tablePage(id: PageWithoutParameters, heading: string): TestPage {
   const page = testPageTable[id]
@@ -36,7 +36,7 @@ export const staticPage = tablePage('test-static', 'A static page')
 /** A dynamic page: its data is fetched at every navigation, never prefetched; it shows the deployment id. */
 export const dynamicPage = tablePage('test-dynamic', 'A dynamic page')
 /** The list of the content's guides (static, `revalidate`, tagged `guides`), each linking its page. */
-export const contentPage = tablePage('test-content', 'Content')
+export const contentPage = tablePage('test-guides', 'Guides of the content')
 /** A list with a filter box and a count (static, `revalidate`): the questions and answers of the content. */
 export const filterPage = tablePage('test-filter', 'Filter')
 /** A partly prerendered page: a kept shell with a hole of request-time data (test/site/pages/test-partial.tsx). */
@@ -44,7 +44,7 @@ export const partialPage = tablePage('test-partial', 'Partly prerendered')
 
 /** The path of the page of the content's guide `slug` (static, `revalidate`; an unknown slug is a 404). */
 export function contentItemPath(slug: string): string {
-  return testPageTable['test-content-item'].path.replace(':slug', slug)
+  return testPageTable['test-guide'].path.replace(':slug', slug)
 }
 
 /** The page of one guide of the content: its title is the guide's. */
@@ -53,7 +53,7 @@ export function contentItemPage(guide: { slug: string; title: string }): TestPag
 }
 
 /** The `revalidate` of the content pages, in seconds. */
-export const contentRevalidateS = testPageTable['test-content-item'].revalidate
+export const contentRevalidateS = testPageTable['test-guide'].revalidate
 
 /** The link to `path` in the test pages' own navigation (test/site/test-nav.tsx). */
 export function testNavLink(path: string): string {

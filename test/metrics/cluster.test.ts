@@ -4,8 +4,7 @@
  */
 import t from 'tap'
 import { request } from 'undici'
-import { freePort } from '../helpers/free-port.ts'
-import { startServer } from '../reliability/server-process.ts'
+import { metricsOriginOf, startServer } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from './exposition.ts'
 import { startPrometheus, single } from './prometheus.ts'
 import { testRoutes } from '../helpers/site-pages.ts'
@@ -26,9 +25,9 @@ async function waitFor<T>(what: string, check: () => T | undefined | Promise<T |
 }
 
 t.test('one scrape of the primary sums every worker; workers bind no metrics port', async (t) => {
-  const metricsPort = await freePort()
-  const server = await startServer(t, { env: { ...testRoutes, WEB_CONCURRENCY: '2', METRICS_PORT: String(metricsPort) } })
-  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  const server = await startServer(t, { env: { ...testRoutes, WEB_CONCURRENCY: '2', METRICS_PORT: '0' } })
+  const metricsOrigin = await metricsOriginOf(server)
+  const metricsUrl = `${metricsOrigin}/metrics`
   await waitFor('both workers listening', () => {
     const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))
     return listening.size >= 2 ? listening : undefined
@@ -62,7 +61,7 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
   t.equal(samples.filter((sample) => sample.name === 'courier_build_info').length, 1)
   t.type(valueOf(samples, 'nodejs_heap_size_used_bytes'), 'number', 'the workers\' process metrics, summed')
 
-  const prometheus = await startPrometheus(t, [`127.0.0.1:${metricsPort}`])
+  const prometheus = await startPrometheus(t, [new URL(metricsOrigin).host])
   const scraped = await prometheus.waitFor(
     `courier_http_request_duration_seconds_count{route="${dynamicPage}",status_class="2xx"}`,
     (found) => single(found) === total,

@@ -6,8 +6,7 @@
  */
 import t from 'tap'
 import { labelledMethods, otherMethod, unmatchedRoute } from '../../config/metrics.ts'
-import { freePort } from '../helpers/free-port.ts'
-import { startServer } from '../reliability/server-process.ts'
+import { metricsOriginOf, startServer } from '../reliability/server-process.ts'
 import { parseExposition } from './exposition.ts'
 import { randomRequests, sendRandomRequests } from './random-requests.ts'
 
@@ -31,9 +30,9 @@ const allowedValues: Record<string, readonly string[]> = {
 
 t.test(`${count} random requests leave the series bounded and no request text in a label`, async (t) => {
   t.comment(`seed ${seed} (METRICS_FUZZ_SEED=${seed} replays it)`)
-  const metricsPort = await freePort()
-  const server = await startServer(t, { env: { METRICS_PORT: String(metricsPort) }, keepAccessLines: false })
-  const scrape = async () => parseExposition(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())
+  const server = await startServer(t, { env: { METRICS_PORT: '0' }, keepAccessLines: false })
+  const metricsOrigin = await metricsOriginOf(server)
+  const scrape = async () => parseExposition(await (await fetch(`${metricsOrigin}/metrics`)).text())
   const before = await scrape()
 
   const source = randomRequests(seed)

@@ -1,14 +1,14 @@
 /**
  * A real Prometheus (Debian's `prometheus`, /usr/bin/prometheus) as a plain process of the test's own: a temporary
  * config scraping the given targets every second, its storage in a temporary folder, its web API on a free loopback
- * port. Stopped (SIGTERM, then SIGKILL) and its folder removed on teardown.
+ * port (another if that one is taken first). Stopped (SIGTERM, then SIGKILL) and its folder removed on teardown.
  */
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
-import { freePort } from '../helpers/free-port.ts'
+import { onFreePort } from '../helpers/free-port.ts'
 
 export const prometheusBinary = '/usr/bin/prometheus'
 
@@ -30,6 +30,51 @@ export interface PrometheusProcess {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** Prometheus on `port`: ready once /-/ready is 200; fails when it exits first (its output said whole) or after 60 s. */
+function spawnPrometheus(configFile: string, folder: string, port: number) {
+  const origin = `http://127.0.0.1:${port}`
+  const child = spawn(
+    prometheusBinary,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${path.join(folder, `data-${port}`)}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
+  let output = ''
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  // 'close' comes once its output is read to the end, after 'exit'.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
+
+  async function stop(): Promise<void> {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM')
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await closed
+      clearTimeout(kill)
+    }
+  }
+
+  async function ready(): Promise<void> {
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      if (child.exitCode !== null) {
+        await closed
+        throw new Error(`prometheus exited (${child.exitCode}):\n${output}`)
+      }
+      const answered = await fetch(`${origin}/-/ready`).then((response) => response.status === 200, () => false)
+      if (answered) return
+      if (Date.now() > deadline) throw new Error(`prometheus was not ready within 60 s:\n${output}`)
+      await sleep(100)
+    }
+  }
+
+  return { origin, stop, ready, output: () => output }
+}
+
 /** Starts Prometheus scraping `targets` (`host:port`, metrics path /metrics) as job `courier`; ready once /-/ready is 200. */
 export async function startPrometheus(t: Test, targets: string[]): Promise<PrometheusProcess> {
   const folder = await mkdtemp(path.join(tmpdir(), 'courier-prometheus-'))
@@ -48,44 +93,18 @@ export async function startPrometheus(t: Test, targets: string[]): Promise<Prome
       '',
     ].join('\n'),
   )
-  const port = await freePort()
-  const origin = `http://127.0.0.1:${port}`
-  const child = spawn(
-    prometheusBinary,
-    [
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${path.join(folder, 'data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-
-  async function stop(): Promise<void> {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM')
-      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(kill)
-    }
-  }
+  const started: Array<{ stop(): Promise<void> }> = []
   t.teardown(async () => {
-    await stop()
+    for (const one of started) await one.stop()
     await rm(folder, { recursive: true, force: true })
   })
-
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited (${child.exitCode}):\n${output}`)
-    const ready = await fetch(`${origin}/-/ready`).then((response) => response.status === 200, () => false)
-    if (ready) break
-    if (Date.now() > deadline) throw new Error(`prometheus was not ready within 60 s:\n${output}`)
-    await sleep(100)
-  }
+  // Another port when Prometheus finds its own taken in between (it exits saying `address already in use`).
+  const { origin, stop, output } = await onFreePort(async (port) => {
+    const prometheus = spawnPrometheus(configFile, folder, port)
+    started.push(prometheus)
+    await prometheus.ready()
+    return prometheus
+  })
 
   async function query(promql: string): Promise<VectorSample[]> {
     const response = await fetch(`${origin}/api/v1/query?query=${encodeURIComponent(promql)}`)
@@ -105,7 +124,7 @@ export async function startPrometheus(t: Test, targets: string[]): Promise<Prome
     }
   }
 
-  return { origin, query, waitFor, stop, output: () => output }
+  return { origin, query, waitFor, stop, output }
 }
 
 /** The value of a one-series answer, as a number. */

@@ -276,3 +276,13 @@ export async function startServer(t: Test, options: StartOptions = {}): Promise<
     exited,
   }
 }
+
+/**
+ * The origin of the metrics port of a server started with `METRICS_PORT: '0'`: the port the system gave it, from its
+ * `metrics endpoint listening` line (no port is picked and freed for it, which another process could take first).
+ */
+export async function metricsOriginOf(server: ServerProcess): Promise<string> {
+  const line = await server.logLine((one) => one.msg === 'metrics endpoint listening', processTimeouts.startMs)
+  if (typeof line?.address !== 'string') throw new Error(`no metrics endpoint listening:\n${server.otherOutput()}`)
+  return new URL(line.address).origin
+}

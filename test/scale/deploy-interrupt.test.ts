@@ -18,15 +18,16 @@ import { deploySteps } from '../../deploy/deploy-run.ts'
 import { startTimeOf } from '../../deploy/process-identity.ts'
 import { defaultDistDir } from '../../config/env.ts'
 import { projectRoot } from '../reliability/server-process.ts'
-import { processesMentioning, readDeployState, runDeploy, startDeploy, stateFolder, type DeployRun } from './deploy-run.ts'
-import { freePort, waitFor } from './processes.ts'
+import { firstDeploy, processesMentioning, readDeployState, runDeploy, startDeploy, stateFolder, type DeployRun } from './deploy-run.ts'
+import { waitFor } from './processes.ts'
 
 const distA = path.join(projectRoot, defaultDistDir(false))
 const distB = path.join(projectRoot, defaultDistDir(true))
 const state = await stateFolder(t, { LOG_LEVEL: 'warn' })
-const port = await freePort()
-const origin = `http://127.0.0.1:${port}`
-const common = ['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--old-grace-seconds', '1']
+const commonOn = (port: number | undefined) => ['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--old-grace-seconds', '1']
+const first = await firstDeploy(1, ([port]) => [...commonOn(port), '--dist', distA])
+const origin = `http://127.0.0.1:${first.ports[0]}`
+const common = commonOn(first.ports[0])
 
 /** The deployment that answers documents through nginx (`<html data-dpl-id>`). */
 async function servedDeployment(): Promise<string | undefined> {
@@ -59,7 +60,7 @@ function getRaw(url: string, headers: Record<string, string>): Promise<{ headers
 
 const alive = async (pids: number[]) => (await Promise.all(pids.map(startTimeOf))).filter((time) => time !== undefined).length
 
-const deployedA = await runDeploy([...common, '--dist', distA])
+const deployedA = first.run
 if (deployedA.code !== 0) throw new Error(`A did not deploy:\n${deployedA.output}`)
 const idA = await deploymentIdOf(deployedA)
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
 import type { State } from '../../deploy/state.ts'
+import { onFreePorts, portTaken } from '../helpers/free-port.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 
 export const deployScript = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
@@ -47,6 +48,24 @@ export function startDeploy(args: string[], env: Record<string, string> = {}): {
 
 export function runDeploy(args: string[], env: Record<string, string> = {}): Promise<DeployRun> {
   return startDeploy(args, env).done
+}
+
+/**
+ * The first deploy of a state on `count` free loopback ports given to `argsFor` (`--listen`, `--https-listen`): run
+ * again on others when nginx finds one taken in between (a failed deploy undoes itself, so it can run again). Its run,
+ * whatever else its outcome, and the ports it got.
+ */
+export function firstDeploy(
+  count: number,
+  argsFor: (ports: number[]) => string[],
+  env: Record<string, string> = {},
+): Promise<{ ports: number[]; run: DeployRun }> {
+  return onFreePorts(count, async (ports) => {
+    const run = await runDeploy(argsFor(ports), env)
+    const failure = run.lines.find((line) => line.msg === 'deploy failed')
+    if (failure && portTaken.test(String(failure.error))) throw new Error(`the deploy found a port taken:\n${run.output}`)
+    return { ports, run }
+  })
 }
 
 /** A state folder outside the project, its env file written; `--stop` and removal on teardown. */

@@ -21,21 +21,21 @@ import { defaultDistDir } from '../../config/env.ts'
 import { buildSources } from '../../src/build/source-hash.mjs'
 import { chromiumArgs, chromiumPath } from '../e2e/harness.ts'
 import { projectRoot } from '../reliability/server-process.ts'
-import { makeCertificate, runDeploy, stateFolder } from './deploy-run.ts'
-import { freePort } from './processes.ts'
+import { firstDeploy, makeCertificate, runDeploy, stateFolder } from './deploy-run.ts'
 
 const state = await stateFolder(t, { LOG_LEVEL: 'warn' })
 const { certificate, key } = makeCertificate(state, 'site')
 const spki = createHash('sha256')
   .update(new X509Certificate(await readFile(certificate)).publicKey.export({ type: 'spki', format: 'der' }))
   .digest('base64')
-const [plainPort, httpsPort] = [await freePort(), await freePort()]
-const origin = `https://localhost:${httpsPort}`
-const common = [
+const deployArgs = ([plainPort, httpsPort]: number[]) => [
   '--state', state, '--listen', `127.0.0.1:${plainPort}`, '--https-listen', `127.0.0.1:${httpsPort}`,
   '--tls-cert', certificate, '--tls-key', key, '--instances', '1', '--old-grace-seconds', '0',
 ]
-const deployedA = await runDeploy([...common, '--dist', path.join(projectRoot, defaultDistDir(false))])
+const first = await firstDeploy(2, (ports) => [...deployArgs(ports), '--dist', path.join(projectRoot, defaultDistDir(false))])
+const deployedA = first.run
+const common = deployArgs(first.ports)
+const origin = `https://localhost:${first.ports[1]}`
 
 // B's sources: what a build reads, its content, and the checkout's installed packages.
 const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))

@@ -18,8 +18,8 @@ import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 import { acceptEncodings, getHttp1, getHttp2, view } from './answers.ts'
-import { makeCertificate, readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
-import { freePort, startRedis } from './processes.ts'
+import { firstDeploy, makeCertificate, readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
+import { startRedis } from './processes.ts'
 import { publicImagePath } from '../helpers/site-pages.ts'
 
 const redis = await startRedis(t)
@@ -32,12 +32,12 @@ const second = makeCertificate(state, 'second', '/CN=renewed')
 const live = { certificate: path.join(state, 'fullchain.pem'), key: path.join(state, 'privkey.pem') }
 await copyFile(first.certificate, live.certificate)
 await copyFile(first.key, live.key)
-const [plainPort, httpsPort] = [await freePort(), await freePort()]
-const deployed = await runDeploy([
-  '--state', state, '--dist', distDir, '--listen', `127.0.0.1:${plainPort}`, '--https-listen', `127.0.0.1:${httpsPort}`,
+const { ports, run: deployed } = await firstDeploy(2, ([plain, https]) => [
+  '--state', state, '--dist', distDir, '--listen', `127.0.0.1:${plain}`, '--https-listen', `127.0.0.1:${https}`,
   '--tls-cert', live.certificate, '--tls-key', live.key, '--instances', '1',
 ])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
+const [plainPort, httpsPort] = [ports[0]!, ports[1]!]
 const instancePort = (await readDeployState(state)).deployments[0]!.instances[0]!.port
 const instance = `http://127.0.0.1:${instancePort}`
 const ca = await readFile(first.certificate)

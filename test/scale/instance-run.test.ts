@@ -15,13 +15,13 @@ import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
 import { isSameProcess, listensOn, startTimeOf } from '../../deploy/process-identity.ts'
 import { projectRoot } from '../reliability/server-process.ts'
-import { readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
+import { firstDeploy, readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
 import { freePort } from './processes.ts'
 
 const instanceRun = path.join(projectRoot, 'deploy', 'instance-run.ts')
 const state = await stateFolder(t, { LOG_LEVEL: 'info', COURIER_TEST_MARK: 'from-courier-env' })
-const port = await freePort()
-const deployed = await runDeploy(['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--dist', path.join(projectRoot, defaultDistDir(false))])
+const dist = path.join(projectRoot, defaultDistDir(false))
+const { run: deployed } = await firstDeploy(1, ([listen]) => ['--state', state, '--listen', `127.0.0.1:${listen}`, '--instances', '2', '--dist', dist])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
 const [deployment] = (await readDeployState(state)).deployments
 const [crashed, sibling] = deployment!.instances

@@ -14,11 +14,11 @@ import t from 'tap'
 import { images } from '../../config/images.ts'
 import { defaultDistDir } from '../../config/env.ts'
 import type { LogLine } from '../helpers/app.ts'
-import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
+import { metricsOriginOf, projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { parseExposition, valueOf } from '../metrics/exposition.ts'
 import { guides } from '../helpers/content.ts'
 import { publicImagePaths, testGuidePath, testGuidesPath } from '../helpers/site-pages.ts'
-import { freePort, startNginxInFront, startRedis, waitFor } from './processes.ts'
+import { startNginxInFront, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -36,17 +36,17 @@ const distDir = path.join(projectRoot, defaultDistDir(true))
 const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
 const instanceEnv = { REDIS_URL: redis.url, TRUST_PROXY: '127.0.0.1', COURIER_TEST_ROUTES: 'true' }
 const instances: ServerProcess[] = []
-const metricsPorts: number[] = []
+const metricsOrigins: string[] = []
 for (let index = 0; index < 2; index += 1) {
-  metricsPorts.push(await freePort())
-  instances.push(await startServer(t, { env: { ...instanceEnv, METRICS_PORT: String(metricsPorts[index]) }, keepAccessLines: false }))
+  instances.push(await startServer(t, { env: { ...instanceEnv, METRICS_PORT: '0' }, keepAccessLines: false }))
+  metricsOrigins.push(await metricsOriginOf(instances[index]!))
 }
 
 /** One metric summed over both instances' metrics ports. */
 async function metricSum(name: string, labels: Record<string, string> = {}): Promise<number> {
   let sum = 0
-  for (const port of metricsPorts) {
-    const samples = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())
+  for (const metricsOrigin of metricsOrigins) {
+    const samples = parseExposition(await (await fetch(`${metricsOrigin}/metrics`)).text())
     sum += valueOf(samples, name, labels) ?? 0
   }
   return sum

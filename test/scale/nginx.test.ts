@@ -6,13 +6,11 @@
  * and 30 s of load over the mix while one instance is stopped and replaced.
  */
 import { readFile, rm } from 'node:fs/promises'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
-import { writePrefix, writeRouting } from '../../deploy/nginx-prefix.ts'
-import { publishAssets, publishedChunksDir } from '../../deploy/shared-assets.ts'
+import { writeRouting } from '../../deploy/nginx-prefix.ts'
+import { publishedChunksDir } from '../../deploy/shared-assets.ts'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { getChunks } from '../helpers/http.ts'
 import type { LogLine } from '../helpers/app.ts'
@@ -20,7 +18,7 @@ import { runMixedLoad } from './load.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { buildMix, readMixSources } from '../reliability/targets.ts'
 import { publicImagePath } from '../helpers/site-pages.ts'
-import { freePort, startNginx, startRedis, waitFor } from './processes.ts'
+import { startNginxInFront, startRedis, waitFor } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
@@ -43,14 +41,9 @@ const instances: ServerProcess[] = []
 for (let index = 0; index < 3; index += 1) instances.push(await startInstance())
 await waitFor('every instance connected to Redis', () => countLines(instances, /redis connected/) === 3)
 
-const prefix = await mkdtemp(path.join(tmpdir(), 'courier-nginx-'))
-t.teardown(() => rm(prefix, { recursive: true, force: true }))
-const nginxPort = await freePort()
 const routingOf = (servers: ServerProcess[]) => ({ deployments: [{ id: deploymentId, servers: servers.map((one) => `127.0.0.1:${one.port}`) }] })
-const { configFile } = await writePrefix({ prefix, listen: `127.0.0.1:${nginxPort}`, ...routingOf(instances) })
-await publishAssets(distDir, path.join(prefix, 'assets'), deploymentId)
-const nginx = await startNginx(t, prefix, configFile, nginxPort)
-const origin = `http://127.0.0.1:${nginxPort}`
+const nginx = await startNginxInFront(t, { distDir, deploymentId, servers: instances.map((one) => one.port) })
+const { origin, prefix } = nginx
 
 t.test('5. a streamed page through nginx: the shell arrives before the slow boundary resolves', async (t) => {
   const delayMs = 2_000

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Test } from 'tap'
 import { writePrefix } from '../../deploy/nginx-prefix.ts'
+import { listensOn } from '../../deploy/process-identity.ts'
 import { publishAssets } from '../../deploy/shared-assets.ts'
 export { freePort } from '../helpers/free-port.ts'
 import { onFreePort } from '../helpers/free-port.ts'
@@ -32,20 +33,21 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, timeo
       seen += chunk.toString('utf8')
       if (pattern.test(seen)) done()
     }
-    function onExit(code: number | null) {
+    // 'close', not 'exit': the output is read to its end (what a program says as it exits is in it).
+    function onClose(code: number | null) {
       done(new Error(`${what} exited (${code}) before ${pattern}:\n${seen}`))
     }
     function done(error?: Error) {
       clearTimeout(timer)
       child.stdout?.off('data', onData)
       child.stderr?.off('data', onData)
-      child.off('exit', onExit)
+      child.off('close', onClose)
       if (error) reject(error)
       else resolve()
     }
     child.stdout?.on('data', onData)
     child.stderr?.on('data', onData)
-    child.once('exit', onExit)
+    child.once('close', onClose)
   })
 }
 
@@ -101,20 +103,25 @@ export interface NginxProcess {
 
 /**
  * nginx in the foreground (`-g 'daemon off;'`) with `prefix` as its -p folder and `configFile` as its -c file; ready
- * once its port accepts a connection. Stopped (SIGQUIT: graceful) on teardown.
+ * once its master listens on `port`. Stopped (SIGQUIT: graceful) on teardown.
  */
 export async function startNginx(t: Test, prefix: string, configFile: string, port: number): Promise<NginxProcess> {
   let output = ''
   const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
+  // Once its output is read to the end: what nginx says as it exits (a port taken) is in it.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
   const stop = () => stopChild(child, 'SIGQUIT')
   t.teardown(stop)
   const deadline = Date.now() + 15_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}):\n${output}`)
-    const answered = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false)
-    if (answered) break
+    if (child.exitCode !== null) {
+      await closed
+      throw new Error(`nginx exited (${child.exitCode}):\n${output}`)
+    }
+    // Its own socket, not whatever else may answer on the port.
+    if (await listensOn(child.pid!, port)) break
     if (Date.now() > deadline) throw new Error(`nginx did not answer on ${port}:\n${output}`)
     await sleep(50)
   }

@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import tls from 'node:tls'
 import t from 'tap'
-import { freePort } from '../helpers/free-port.ts'
+import { listeningPortOf, onFreePort, onFreePorts } from '../helpers/free-port.ts'
+import { until } from '../helpers/until.ts'
 import { startPebble } from './pebble.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 
@@ -48,19 +49,22 @@ const variables = {
   // Outside the clone.
   COURIER_STATE: path.join(work, 'state'),
   COURIER_HOST: 'localhost',
-  COURIER_HTTP: `127.0.0.1:${await freePort()}`,
-  COURIER_HTTPS: `127.0.0.1:${await freePort()}`,
+  // The ports: set by the steps that start what listens on them (redisStep, deployTrialStep).
+  COURIER_HTTP: '',
+  COURIER_HTTPS: '',
   COURIER_EMAIL: 'ops@courier.test',
-  REDIS_PORT: String(await freePort()),
+  REDIS_PORT: '',
   LETSENCRYPT: path.join(work, 'letsencrypt'),
 }
-const httpsPort = Number(variables.COURIER_HTTPS.split(':')[1])
+const portOf = (address: string) => Number(address.split(':')[1])
 
 // The remote: this repository's committed HEAD.
 const cloned = spawnSync('git', ['clone', '--bare', '--quiet', projectRoot, variables.COURIER_REPO], { encoding: 'utf8' })
 if (cloned.status !== 0) throw new Error(`git clone --bare failed: ${cloned.stderr}`)
 
-const { bin, stop: stopPebble } = await startPebble(work, { validationPort: Number(variables.COURIER_HTTP.split(':')[1]), certbotConfigDir: variables.LETSENCRYPT })
+// Where startPebble puts its `certbot` (pebble starts once nginx's plain port is known, after the trial deploy).
+const bin = path.join(work, 'bin')
+let stopPebble: (() => void) | undefined
 
 const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
 // The machine as a newcomer has it: no Node of this checkout on PATH (the clone brings its own), and NODE_ENV as the
@@ -68,13 +72,19 @@ const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
 const machinePath = (process.env.PATH ?? '').split(':').filter((entry) => !entry.startsWith(projectRoot)).join(':')
 const env: NodeJS.ProcessEnv = { ...inherited, ...variables, PATH: `${bin}:${machinePath}` }
 
+/** Sets one of the doc's port variables for the steps that follow. */
+function setVariable(name: 'COURIER_HTTP' | 'COURIER_HTTPS' | 'REDIS_PORT', value: string): void {
+  variables[name] = value
+  env[name] = value
+}
+
 t.teardown(async () => {
   // Whatever a failed step left: the state's processes (by the deploy's own --stop), Redis, pebble.
   if (existsSync(path.join(variables.COURIER_STATE, 'state.json'))) {
     spawnSync(process.execPath, [path.join(projectRoot, 'deploy', 'rolling-deploy.ts'), '--stop', '--state', variables.COURIER_STATE], { env })
   }
-  spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'])
-  stopPebble()
+  if (variables.REDIS_PORT) spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'])
+  stopPebble?.()
   rmSync(work, { recursive: true, force: true })
 })
 
@@ -95,10 +105,37 @@ async function step(name: string, extraEnv: Record<string, string> = {}): Promis
   return output
 }
 
+/**
+ * The `redis` step on a free port, run again on another when that one was taken in between: redis-server puts itself
+ * in the background before it listens, so its log says which (`Ready to accept connections`, `Address already in use`).
+ */
+function redisStep(): Promise<void> {
+  const log = path.join(variables.COURIER_SRC, 'redis.log')
+  return onFreePort(async (port) => {
+    setVariable('REDIS_PORT', String(port))
+    rmSync(log, { force: true })
+    await step('redis')
+    const said = await until('redis-server to listen or give up', () => {
+      const text = existsSync(log) ? readFileSync(log, 'utf8') : ''
+      return /Ready to accept connections|Address already in use/.test(text) ? text : undefined
+    }, 30_000)
+    if (!said.includes('Ready to accept connections')) throw new Error(`redis-server did not start:\n${said}`)
+  })
+}
+
+/** The `deploy-trial` step on two free ports, run again on others when nginx finds one taken (the deploy undoes itself). */
+function deployTrialStep(): Promise<void> {
+  return onFreePorts(2, async ([plain, https]) => {
+    setVariable('COURIER_HTTP', `127.0.0.1:${plain}`)
+    setVariable('COURIER_HTTPS', `127.0.0.1:${https}`)
+    await step('deploy-trial')
+  })
+}
+
 /** The leaf certificate nginx serves on HTTPS. */
 function servedCertificate(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: httpsPort, servername: variables.COURIER_HOST, rejectUnauthorized: false }, () => {
+    const socket = tls.connect({ host: '127.0.0.1', port: portOf(variables.COURIER_HTTPS), servername: variables.COURIER_HOST, rejectUnauthorized: false }, () => {
       resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '')
       socket.end()
     })
@@ -110,7 +147,7 @@ const fingerprintOf = (file: string) => new X509Certificate(readFileSync(file)).
 
 /** `/` over HTTPS and HTTP/2: the protocol, status, HSTS and the deployment it names. */
 async function home(): Promise<{ protocol: string | false | undefined; status: number; hsts: unknown; deploymentId: string | undefined }> {
-  const session = http2.connect(`https://127.0.0.1:${httpsPort}`, { servername: variables.COURIER_HOST, rejectUnauthorized: false })
+  const session = http2.connect(`https://127.0.0.1:${portOf(variables.COURIER_HTTPS)}`, { servername: variables.COURIER_HOST, rejectUnauthorized: false })
   try {
     return await new Promise((resolve, reject) => {
       const stream = session.request({ ':path': '/', ':authority': variables.COURIER_HOST })
@@ -139,19 +176,22 @@ const state = () => JSON.parse(readFileSync(path.join(variables.COURIER_STATE, '
 t.test('the doc, step by step', async (t) => {
   await step('clone')
   t.ok(existsSync(path.join(variables.COURIER_SRC, 'node_modules', '.bin', 'node')), 'clone: npm ci installed the pinned Node')
-  await step('redis')
+  await redisStep()
   await step('env')
   t.match(readFileSync(path.join(variables.COURIER_STATE, 'courier.env'), 'utf8'), /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\nREVALIDATE_TOKEN=[0-9a-f]{48}\n$/)
   await step('trial-certificate')
 
-  await step('deploy-trial')
+  await deployTrialStep()
   const first = await home()
   t.same({ ...first, deploymentId: first.deploymentId !== undefined }, { protocol: 'h2', status: 200, hsts: 'max-age=63072000', deploymentId: true }, 'the site over HTTPS and HTTP/2')
   t.equal(await servedCertificate(), fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')), 'with the self-signed certificate')
   const plain = await fetch(`http://${variables.COURIER_HTTP}/some/page?page=2`, { redirect: 'manual' })
   t.equal(plain.status, 301, 'plain HTTP redirects')
-  t.equal(plain.headers.get('location'), `https://127.0.0.1:${httpsPort}/some/page?page=2`)
+  t.equal(plain.headers.get('location'), `https://${variables.COURIER_HTTPS}/some/page?page=2`)
 
+  const pebble = await startPebble(work, { validationPort: portOf(variables.COURIER_HTTP), certbotConfigDir: variables.LETSENCRYPT })
+  stopPebble = pebble.stop
+  if (pebble.bin !== bin) throw new Error(`pebble's certbot is in ${pebble.bin}, not first on PATH (${bin})`)
   const issued = await step('certbot')
   const live = path.join(variables.LETSENCRYPT, 'live', variables.COURIER_HOST)
   t.ok(existsSync(path.join(live, 'fullchain.pem')), 'certbot: a certificate through the webroot')
@@ -191,12 +231,13 @@ t.test('the doc, step by step', async (t) => {
   renameSync(firstRelease.root, moved)
   const checkoutPackages = path.join(variables.COURIER_SRC, 'node_modules')
   renameSync(checkoutPackages, `${checkoutPackages}.aside`)
-  const port = await freePort()
+  // PORT=0: the port the system gives it, read from its sockets.
   const server = spawn(path.join(moved, 'node_modules', '.bin', 'node'), ['dist/node/server.js'], {
     cwd: moved,
-    env: { PATH: env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { PATH: env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   })
+  const port = await listeningPortOf(server).catch(() => 0)
   let answer = 0
   for (let attempt = 0; attempt < 300 && answer !== 200 && server.exitCode === null; attempt += 1) {
     answer = await fetch(`http://127.0.0.1:${port}/api/ready`).then((response) => response.status, () => 0)

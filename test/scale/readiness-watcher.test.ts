@@ -19,15 +19,14 @@ import { startTimeOf } from '../../deploy/process-identity.ts'
 import type { Target } from '../reliability/targets.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 import { runMixedLoad } from './load.ts'
-import { readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
-import { freePort, waitFor } from './processes.ts'
+import { firstDeploy, readDeployState, runDeploy, stateFolder } from './deploy-run.ts'
+import { waitFor } from './processes.ts'
 
 const distDir = path.join(projectRoot, defaultDistDir(true))
 const state = await stateFolder(t, { COURIER_TEST_ROUTES: 'true', LOG_LEVEL: 'warn' })
-const port = await freePort()
-const origin = `http://127.0.0.1:${port}`
-const deployed = await runDeploy(['--state', state, '--dist', distDir, '--listen', `127.0.0.1:${port}`, '--instances', '3'])
+const { ports, run: deployed } = await firstDeploy(1, ([port]) => ['--state', state, '--dist', distDir, '--listen', `127.0.0.1:${port}`, '--instances', '3'])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
+const origin = `http://127.0.0.1:${ports[0]}`
 const instances = (await readDeployState(state)).deployments[0]!.instances
 
 async function watcherLines(): Promise<Array<{ msg: string; server?: string; time: string }>> {

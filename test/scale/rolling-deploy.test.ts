@@ -8,7 +8,6 @@
  * gets B's as a delta, which decodes to B's file. The tabs move by the main navigation's links to the page table's
  * pages, by address, whatever the site calls them.
  */
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import http from 'node:http'
 import { brotliDecompressSync, type BrotliOptions } from 'node:zlib'
@@ -23,10 +22,10 @@ import { pruneAssets } from '../../deploy/shared-assets.ts'
 import { pages } from '../../site/pages.ts'
 import { buildWithChangedPage, isPageChunk } from '../helpers/changed-build.ts'
 import { runMixedLoad } from './load.ts'
-import { freePort, startRedis } from './processes.ts'
+import { firstDeploy, runDeploy } from './deploy-run.ts'
+import { startRedis } from './processes.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-const deployScript = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
 const markerB = 'deployment-b-marker'
 /** The pages the main navigation can link: every page of the table without parameters. */
 const linkable = pages.filter((page) => !page.path.includes(':'))
@@ -37,18 +36,6 @@ const navLink = (page: Page, href: string) => page.locator(`nav[aria-label="Main
 
 async function deploymentIdOf(distDir: string): Promise<string> {
   return (JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }).deploymentId
-}
-
-/** Runs the deploy script to its end; its JSON lines are kept for the failure message. */
-function runDeploy(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
-    const child = spawn(process.execPath, [deployScript, ...args], { cwd: projectRoot, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
-    child.once('exit', (code) => resolve({ code, output }))
-  })
 }
 
 t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, old tabs on B after one full load', async (t) => {
@@ -68,9 +55,7 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
 
   // A: deployed by the script, nginx started by it.
   const state = await mkdtemp(path.join(tmpdir(), 'courier-deploy-'))
-  const port = await freePort()
-  const origin = `http://127.0.0.1:${port}`
-  const common = ['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--old-grace-seconds', '4']
+  const commonOn = (port: number | undefined) => ['--state', state, '--listen', `127.0.0.1:${port}`, '--instances', '2', '--old-grace-seconds', '4']
   // The instances' environment comes from the state's env file, not from the shell that runs the deploy.
   await writeFile(path.join(state, 'courier.env'), `REDIS_URL=${redis.url}\nLOG_LEVEL=info\n`)
   const env = {}
@@ -78,7 +63,10 @@ t.test('2. rolling deploy A -> B under tabs and load: no failed chunk, no 5xx, o
     await runDeploy(['--stop', '--state', state], env)
     await rm(state, { recursive: true, force: true })
   })
-  const deployedA = await runDeploy([...common, '--dist', distA, '--source', projectRoot], env)
+  const first = await firstDeploy(1, ([port]) => [...commonOn(port), '--dist', distA, '--source', projectRoot], env)
+  const deployedA = first.run
+  const origin = `http://127.0.0.1:${first.ports[0]}`
+  const common = commonOn(first.ports[0])
   t.equal(deployedA.code, 0, 'A deployed')
   if (deployedA.code !== 0) return t.comment(deployedA.output)
 

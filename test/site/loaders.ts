@@ -55,7 +55,7 @@ export const testPageLoaders = {
     load: async ({ query, content }) => {
       const slugs = (await content.guideSummaries()).map((guide) => guide.slug)
       for (let index = 1; slugs.length < 20; index++) slugs.push(`missing-${index}`)
-      const hrefs = slugs.map((slug) => `/__test/content/${slug}`)
+      const hrefs = slugs.map((slug) => `/__test/guides/${slug}`)
       return { props: { layout: query.layout === 'grid' ? 'grid' : 'spaced', hrefs } }
     },
   },
@@ -81,21 +81,6 @@ export const testPageLoaders = {
   'test-static': {},
   'test-dynamic': {
     load: ({ deploymentId }) => ({ props: { deploymentId } }),
-  },
-  'test-content': {
-    load: async ({ content }) => ({
-      props: { entries: [...(await content.guideSummaries())] },
-      tags: [contentTags.guides],
-    }),
-  },
-  'test-content-item': {
-    load: async ({ params, content }) => {
-      const guide = await content.guide(params.slug!)
-      if (!guide) return { notFound: true }
-      const { slug, title, summary, sections } = guide
-      const tags = [contentTags.guides, contentTags.guide(slug)]
-      return { props: { guide: { slug, title, summary, sections } }, tags }
-    },
   },
   'test-filter': {
     load: async ({ content }) => {

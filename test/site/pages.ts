@@ -6,8 +6,6 @@ import type { TestLinksData } from './pages/test-links.tsx'
 import type { TestImagesData } from './pages/test-images.tsx'
 import type { PartialPageData } from './pages/test-partial.tsx'
 import type { DynamicData } from './pages/test-dynamic.tsx'
-import type { ContentListData } from './pages/test-content.tsx'
-import type { ContentItemData } from './pages/test-content-item.tsx'
 import type { FilterData } from './pages/test-filter.tsx'
 import type { TestGuidesData } from './pages/test-guides.tsx'
 import type { TestGuideData } from './pages/test-guide.tsx'
@@ -28,8 +26,6 @@ export interface TestPageData {
   'test-partial': PartialPageData
   'test-static': NoData
   'test-dynamic': DynamicData
-  'test-content': ContentListData
-  'test-content-item': ContentItemData
   'test-filter': FilterData
   'test-guides': TestGuidesData
   'test-guide': TestGuideData
@@ -47,25 +43,14 @@ export const testPageTable = {
   // The pages the browser suite navigates between (test/e2e/test-pages.ts), each with the test pages' navigation.
   'test-static': { path: '/__test/static', kind: 'static', head: () => ({ title: titled('Static') }) },
   'test-dynamic': { path: '/__test/dynamic', kind: 'dynamic', head: () => ({ title: titled('Dynamic') }) },
-  'test-content': {
-    path: '/__test/content',
-    kind: 'static',
-    revalidate: 60,
-    head: () => ({ title: titled('Content') }),
-  },
-  'test-content-item': {
-    path: '/__test/content/:slug',
-    kind: 'static',
-    revalidate: 60,
-    head: (data) => ({ title: titled(data.guide.title) }),
-  },
   'test-filter': {
     path: '/__test/filter',
     kind: 'static',
     revalidate: 60,
     head: () => ({ title: titled('Filter') }),
   },
-  // Kept pages that read content (CONTENT_DIR), fresh within a minute of an edit, as a site's content pages are.
+  // Those that read the guides of the content (CONTENT_DIR), kept and fresh within a minute of an edit as a site's
+  // content pages are: a list and a page per guide, which the other suites drive too (test/helpers/site-pages.ts).
   'test-guides': { path: '/__test/guides', kind: 'static', revalidate: 60, head: () => ({ title: titled('Guides of the content') }) },
   'test-guide': {
     path: '/__test/guides/:slug',
@@ -89,8 +74,6 @@ export const testPageModules = {
   'test-partial': () => import('./pages/test-partial.tsx'),
   'test-static': () => import('./pages/test-static.tsx'),
   'test-dynamic': () => import('./pages/test-dynamic.tsx'),
-  'test-content': () => import('./pages/test-content.tsx'),
-  'test-content-item': () => import('./pages/test-content-item.tsx'),
   'test-filter': () => import('./pages/test-filter.tsx'),
   'test-guides': () => import('./pages/test-guides.tsx'),
   'test-guide': () => import('./pages/test-guide.tsx'),

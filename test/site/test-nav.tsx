@@ -7,7 +7,7 @@ import { Link } from '../../client/components/link.tsx'
 const testNavigation = [
   { href: '/__test/static', label: 'Static' },
   { href: '/__test/dynamic', label: 'Dynamic' },
-  { href: '/__test/content', label: 'Content' },
+  { href: '/__test/guides', label: 'Guides' },
   { href: '/__test/filter', label: 'Filter' },
   { href: '/__test/partial', label: 'Partial' },
 ] as const

@@ -9,8 +9,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { By, Capabilities, WebDriver } from 'selenium-webdriver'
+import { onFreePort } from '../../helpers/free-port.ts'
 import { bounded, timeouts, TimeoutError } from '../harness.ts'
 import { parseRecording, readRecordingSource, recorderSource, type Recorded } from './page-recorder.ts'
 import type { Engine, EngineLaunchOptions, PageFunction, Tab } from './types.ts'
@@ -24,21 +24,14 @@ export const webkitDriverPath = '/usr/bin/WebKitWebDriver'
 export const miniBrowserPath = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
 export const xvfbRunPath = '/usr/bin/xvfb-run'
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-async function waitForDriver(url: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitForDriver(url: string, child: ChildProcess, closed: Promise<void>, output: () => string): Promise<void> {
   const end = Date.now() + timeouts.launchMs
   while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`WebKitWebDriver exited (${child.exitCode}): ${output()}`)
+    if (child.exitCode !== null) {
+      // Its output read to the end (a port taken in between: `Unable to listen for HTTP server`), or 2 s at most.
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000))])
+      throw new Error(`WebKitWebDriver exited (${child.exitCode}): ${output()}`)
+    }
     try {
       const response = await fetch(`${url}/status`)
       if (response.ok) return
@@ -55,8 +48,12 @@ interface Driver {
   stop: () => void
 }
 
-async function startDriver(): Promise<Driver> {
-  const port = await freePort()
+/** The driver on a free port, and on another when that one was taken in between. */
+function startDriver(): Promise<Driver> {
+  return onFreePort(startDriverOn)
+}
+
+async function startDriverOn(port: number): Promise<Driver> {
   // Its own process group: stopping ends xvfb-run, Xvfb, the driver and the browsers it started, and nothing else.
   const child = spawn(xvfbRunPath, ['-a', '-s', '-screen 0 1600x1200x24', webkitDriverPath, `--port=${port}`], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,6 +62,7 @@ async function startDriver(): Promise<Driver> {
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)))
   child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)))
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
   const stop = () => {
     try {
       if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM')
@@ -74,7 +72,7 @@ async function startDriver(): Promise<Driver> {
   }
   const url = `http://127.0.0.1:${port}`
   try {
-    await waitForDriver(url, child, () => output)
+    await waitForDriver(url, child, closed, () => output)
   } catch (error) {
     stop()
     throw error

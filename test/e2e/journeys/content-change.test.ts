@@ -13,8 +13,9 @@ import path from 'node:path'
 import { revalidation } from '../../../config/content.ts'
 import { router as timings } from '../../../config/router.ts'
 import { siteContent } from '../../helpers/content.ts'
-import { advanceClockBy, markWindow, readMark, shiftableClock } from '../page-probes.ts'
-import { startJourneys, type JourneySession } from '../journey.ts'
+import { timeouts } from '../harness.ts'
+import { advanceClockBy, heldClock, markWindow, readMark } from '../page-probes.ts'
+import { eventually, startJourneys, type JourneySession } from '../journey.ts'
 import { contentItemPage, contentLink, contentPage, contentRevalidateS } from '../test-pages.ts'
 
 const token = 'a-journey-token-of-some-length-0123456789'
@@ -30,7 +31,7 @@ function documentRequests(session: JourneySession) {
   return session.requests().filter((request) => request.dest === 'document')
 }
 
-/** Page-data requests for one page (`/__test/content/x.json`), prefetches included. */
+/** Page-data requests for one page (`/__test/guides/x.json`), prefetches included. */
 function dataRequests(session: JourneySession, page: string) {
   return session.requests().filter((request) => request.url.split('?')[0] === `${suite.origin}${dataPrefix}${page}`)
 }
@@ -57,10 +58,15 @@ function mainText(session: JourneySession): Promise<string> {
   return session.evaluate(() => document.querySelector('main')?.textContent ?? '', null)
 }
 
-/** Opens the content list with the shiftable clock, hydrated and marked: the mark survives client navigations only. */
+/**
+ * Opens the content list with the held clock (test/e2e/page-probes.ts), hydrated and marked: the mark survives client
+ * navigations only. The router's kept data ages only when the test moves the clock, so what it keeps and asks again
+ * is what each step says, however slow the machine (on the real clock, a loaded run outlived the pages' `revalidate`
+ * between two steps, and the tab no longer kept what the test looks at).
+ */
 async function openList(t: Test): Promise<JourneySession> {
   const session = await suite.open(t)
-  await session.tab.addInitScript(shiftableClock)
+  await session.tab.addInitScript(heldClock)
   await session.goto(contentPage.path)
   t.ok(await session.waitForHydration(), `${contentPage.path} hydrated`)
   await session.evaluate(markWindow, null)
@@ -77,14 +83,20 @@ function outliveRevalidate(session: JourneySession) {
   return session.evaluate(advanceClockBy, contentRevalidateS * 1000)
 }
 
-/** Waits until `count` data GETs for a page have been answered 200. */
-async function waitForData(session: JourneySession, page: string, count = 1): Promise<boolean> {
-  const deadline = Date.now() + 10_000
-  while (Date.now() < deadline) {
-    if (dataRequests(session, page).filter((request) => request.status === 200).length >= count) return true
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  return false
+/**
+ * Until `count` data GETs for a page have been answered 200 and read whole by the tab (its resource timing entries):
+ * data asked for behind a navigation is then what the router keeps for the next visit.
+ */
+function waitForData(session: JourneySession, page: string, count = 1): Promise<boolean> {
+  const url = `${suite.origin}${dataPrefix}${page}`
+  const readWhole = (wanted: { url: string; count: number }) =>
+    performance.getEntriesByType('resource').filter((entry) => entry.name.split('?')[0] === wanted.url).length >= wanted.count
+  return eventually(
+    async () =>
+      dataRequests(session, page).filter((request) => request.status === 200).length >= count &&
+      (await session.evaluate(readWhole, { url, count })),
+    timeouts.navigationMs,
+  )
 }
 
 const listLink = 'main a[data-testid="content-list-link"]'

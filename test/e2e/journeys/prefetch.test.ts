@@ -5,7 +5,7 @@
  * shown or logged.
  */
 import t from 'tap'
-import { advanceClockBy, markWindow, readMark, recordHeadings, shiftableClock } from '../page-probes.ts'
+import { advanceClockBy, heldClock, markWindow, readMark, recordHeadings } from '../page-probes.ts'
 import { router as timings } from '../../../config/router.ts'
 import { guides } from '../../helpers/content.ts'
 import { eventually, sleep, startJourneys, type JourneySession } from '../journey.ts'
@@ -46,7 +46,7 @@ function advanceClock(session: JourneySession, seconds: number) {
 
 t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation', async (t) => {
   const session = await suite.open(t)
-  await session.tab.addInitScript(shiftableClock)
+  await session.tab.addInitScript(heldClock)
   await session.goto(contentPage.path)
   t.ok(await session.waitForHydration(), 'hydrated')
   await mark(session)

@@ -2,6 +2,7 @@ import type { PageComponentProps } from '../../../client/page-modules.ts'
 import { Link } from '../../../client/components/link.tsx'
 import { Markdown } from '../../../client/components/markdown.tsx'
 import type { Guide, GuideSummary } from '../../../site/data-types.ts'
+import { TestNav } from '../test-nav.tsx'
 
 export interface TestGuideData {
   guide: Guide
@@ -10,14 +11,16 @@ export interface TestGuideData {
 }
 
 /**
- * One guide of the content (CONTENT_DIR), kept and revalidated: the test build's static page with a parameter, whatever
- * pages the site has. Its pager links its neighbours, so a change to any guide may change it. Test routes only.
+ * One guide of the content (CONTENT_DIR), whole, kept and revalidated: the test build's static page with a parameter,
+ * whatever pages the site has; an unknown slug is a 404. Its pager links its neighbours, so a change to any guide may
+ * change it. Test routes only.
  */
 export default function TestGuidePage({ data }: PageComponentProps<TestGuideData>) {
   const { guide, previous, next } = data
   return (
     <article>
       <h1>{guide.title}</h1>
+      <TestNav />
       <p className="lead">{guide.summary}</p>
       {guide.sections.map((section) => (
         <section key={section.anchor}>
@@ -29,6 +32,11 @@ export default function TestGuidePage({ data }: PageComponentProps<TestGuideData
         {previous ? <Link href={`/__test/guides/${previous.slug}`}>← {previous.title}</Link> : <span />}
         {next ? <Link href={`/__test/guides/${next.slug}`}>{next.title} →</Link> : <span />}
       </nav>
+      <p>
+        <Link data-testid="content-list-link" href="/__test/guides">
+          All guides
+        </Link>
+      </p>
     </article>
   )
 }

@@ -1,20 +1,11 @@
 import type { PageComponentProps } from '../../../client/page-modules.ts'
 import { Link } from '../../../client/components/link.tsx'
+import { Filler } from '../filler.tsx'
 
 export interface TestLinksData {
   /** `grid`: every link in view at once. `spaced`: two links far below the fold, one further than the other. */
   layout: 'grid' | 'spaced'
   hrefs: string[]
-}
-
-function Filler({ lines }: { lines: number }) {
-  return (
-    <>
-      {Array.from({ length: lines }, (_, index) => (
-        <p key={index}>Filler line {index + 1}.</p>
-      ))}
-    </>
-  )
 }
 
 /** Links laid out for the router's prefetch tests. Test routes only. */
