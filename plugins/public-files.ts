@@ -10,29 +10,57 @@ export interface PublicFilesOptions {
   root: string
 }
 
+type ConstraintStrategy = Parameters<FastifyInstance['addConstraintStrategy']>[0]
+type RouteHandler = Parameters<ReturnType<ConstraintStrategy['storage']>['set']>[1]
+
+const publicFileConstraintName = 'courierPublicFile'
+/** The constraint's one value: what a request derives unless the index knows its path names no file. */
+const mayBeFile = 'may-be-a-file'
+
+/**
+ * The router's constraint on the wildcard route: a request whose path the index knows missing derives no value, so
+ * the route is no candidate for it and the router finds no route: Fastify's not-found handler answers it at once, as
+ * any path no route takes, without the wildcard route's hooks and a `reply.callNotFound` after them. Derived for
+ * every request before it is routed: a few string checks and one look-up in a set.
+ */
+function publicFileConstraint(index: PublicFileIndex): ConstraintStrategy {
+  return {
+    name: publicFileConstraintName,
+    storage() {
+      const handlers = new Map<unknown, RouteHandler>()
+      return {
+        get: (value: unknown) => handlers.get(value) ?? null,
+        set: (value: unknown, handler: RouteHandler) => void handlers.set(value, handler),
+      }
+    },
+    deriveConstraint: (request) => (index.knowsMissing(pathOf(request.url ?? '/')) ? undefined : mayBeFile),
+  }
+}
+
 /**
  * Public files at their own paths (`/favicon.ico`, `/images/...`), served by @fastify/static's wildcard route: a file
- * added while the server runs is served at once and one removed is a 404. Paths the folder surely does not hold are
- * answered before it, from an index a watcher keeps (src/public-file-index.ts).
+ * added while the server runs is served at once and one removed is a 404. A path the folder surely does not hold
+ * (known from an index a watcher keeps, src/public-file-index.ts) is kept from that route by the router itself: a
+ * constraint of the route (find-my-way's custom constraint strategy, derived from each request before it is routed)
+ * leaves such a path to no route, so it gets the not-found handler straight away, as any path no route takes.
  * Routes of their own win over the wildcard (the router prefers a static or parametric path): `/robots.txt` and
  * the sitemaps stay plugins/sitemap.ts's even when the folder holds a file of that name. A path that names no file,
  * a folder or a dotfile reaches the not-found handler.
  */
 async function publicFiles(fastify: FastifyInstance, options: PublicFilesOptions) {
   const root = path.resolve(options.root)
-  // A path that names no file goes to the not-found handler without a look at the disk (src/public-file-index.ts).
+  // A path that names no file goes to the not-found handler without a look at the disk (publicFileConstraint).
   const index = new PublicFileIndex(root, fastify.log)
   index.start()
   fastify.addHook('onClose', function stopWatching(_instance, done) {
     index.close()
     done()
   })
-  fastify.addHook('preHandler', function answerMissing(request, reply, done) {
-    if (index.knowsMissing(pathOf(request.url))) return reply.callNotFound()
-    done()
-  })
+  fastify.addConstraintStrategy(publicFileConstraint(index))
   await fastify.register(fastifyStatic, {
     root,
+    // Only paths that may name a file: the others reach no route (publicFileConstraint).
+    constraints: { [publicFileConstraintName]: mayBeFile },
     prefix: '/',
     index: false,
     list: false,

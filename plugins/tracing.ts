@@ -118,8 +118,9 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   })
   // Right after the door: @fastify/otel's request hook reads the door's decision (and forgets it) in the same turn.
   await fastify.register(sdk.fastifyOtel.plugin())
-  // A path no route of its own takes reaches the public files' wildcard route (`/*`, plugins/public-files.ts) and,
-  // naming no file, the not-found handler: its span is named by the method alone, as a path no route matched.
+  // A path no route of its own takes, which the public folder's index does not know missing, reaches the public
+  // files' wildcard route (`/*`, plugins/public-files.ts) and, naming no file, the not-found handler: its span is named
+  // by the method alone, as a path no route matched.
   fastify.addHook('onSend', function nameNotFoundSpan(request: FastifyRequest, _reply, payload: unknown, done) {
     const span = request.traceSpan
     if (request.routeOptions.url === undefined && span?.isRecording()) span.updateName(request.method)
