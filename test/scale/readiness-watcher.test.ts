@@ -94,8 +94,9 @@ t.test('a frozen and an exited instance go out of rotation under load; no wrong 
 })
 
 t.test('--stop signals only the processes state.json recorded, by pid, start time and port', async (t) => {
-  // A process that is not Courier, given the pid of an instance in the state file (as after a reboot reused it), and a
-  // live instance recorded with another port.
+  // A process that is not Courier, given the pid of an instance in the state file (as after a reboot reused it): once
+  // with another start time, once with its own start time but a port it does not listen on (a port no instance record
+  // names: a port's record, deploy/instance-record.ts, would say which process serves it).
   const stranger = spawn('sleep', ['120'], { stdio: 'ignore' })
   t.teardown(() => stranger.kill('SIGKILL'))
   const recorded = await readDeployState(state)
@@ -103,7 +104,7 @@ t.test('--stop signals only the processes state.json recorded, by pid, start tim
   const strangerStart = await startTimeOf(stranger.pid!)
   const forged = structuredClone(recorded)
   forged.deployments[0]!.instances.push({ pid: stranger.pid!, startTime: String(Number(strangerStart) + 1), port: 1, log: '' })
-  forged.deployments[0]!.instances.push({ pid: stranger.pid!, startTime: strangerStart!, port: first!.port, log: '' })
+  forged.deployments[0]!.instances.push({ pid: stranger.pid!, startTime: strangerStart!, port: 2, log: '' })
   await writeFile(path.join(state, 'state.json'), JSON.stringify(forged))
   const stopped = await runDeploy(['--stop', '--state', state])
   t.equal(stopped.code, 0, stopped.output)
