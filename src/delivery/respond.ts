@@ -5,7 +5,12 @@ import type { MetricsRecorder } from '../metrics/recorder.ts'
 import { DocumentCache, type KeptDocument, type KeptDocumentSlot } from '../render/document-cache.ts'
 import { statusAndCacheControl, type RenderTarget } from '../render/document-target.ts'
 import type { DocumentRenderer, RenderWatch } from '../render/renderer.ts'
-import { renderSpanAttributes, traceKeptDocument, traceRenderError, traceStreamedRender } from '../tracing/render-span.ts'
+import {
+  renderSpanAttributes,
+  traceKeptDocument,
+  traceRenderError,
+  traceStreamedRender,
+} from '../tracing/render-span.ts'
 import { tracingOff, type Tracing } from '../tracing/tracing.ts'
 import type { Coding } from '../compression/negotiate.ts'
 import type { Sender } from './send.ts'

@@ -62,7 +62,7 @@ export interface StreamCoding extends StreamFraming {
  * per response and sets `Content-Encoding`, `Vary`, `ETag` (where the answer has one) and `Content-Length` (where the
  * length is known) for kept documents (their bytes assembled per request, src/delivery/kept-bytes.ts), streamed
  * documents (and their kept openings), kept page data, the per-request compression of plugins/compression.ts, and
- * the built assets' precompressed files and dictionary deltas (src/delivery/built-assets.ts). It holds the caches of this
+ * the built assets' precompressed files and dictionary deltas (src/delivery/built-assets.ts). It holds their caches
  * (parsed headers, kept openings, what is compressed of kept documents and bodies): `buildApp` makes one per instance.
  */
 export class Sender {

@@ -1,0 +1,64 @@
+/**
+ * The shape of the product's code, kept here so that it stays: files a reader can hold in mind (at most 250 lines of
+ * at most 120 columns), no reach into another package's internal files, one reader of `Accept-Encoding` (the sender,
+ * docs/compression.md), few casts through `unknown`, each at a library's type edge with its reason beside it.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+
+const root = path.resolve(import.meta.dirname, '..')
+const productFolders = ['src', 'plugins', 'client', 'site', 'config', 'deploy']
+
+function sourceFiles(folder: string): string[] {
+  const entries = readdirSync(path.join(root, folder), { withFileTypes: true, recursive: true })
+  return entries
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+}
+
+const files = productFolders.flatMap(sourceFiles).map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }))
+
+t.ok(files.length > 100, `${files.length} product files read`)
+
+t.test('every product file is at most 250 lines, each at most 120 columns', async (t) => {
+  const long = files.filter(({ text }) => text.split('\n').length - 1 > 250).map(({ file }) => file)
+  t.same(long, [], 'files over 250 lines')
+  const wide = files.flatMap(({ file, text }) =>
+    text
+      .split('\n')
+      .map((line, index) => ({ line, index }))
+      .filter(({ line }) => [...line].length > 120)
+      .map(({ index }) => `${file}:${index + 1}`),
+  )
+  t.same(wide, [], 'lines over 120 columns')
+})
+
+t.test('no import of another package\'s internal files', async (t) => {
+  const specifier = /(?:from\s+|import\s*\(\s*)['"]([^'"./][^'"]*)['"]/g
+  const internal = files.flatMap(({ file, text }) =>
+    [...text.matchAll(specifier)]
+      .map((match) => match[1]!)
+      .filter((name) => /^(?:@[^/]+\/)?[^/]+\/(?:.*\/)?(?:cjs|dist|lib|src|internal|esm)\//.test(name))
+      .map((name) => `${file}: ${name}`),
+  )
+  t.same(internal, [])
+})
+
+t.test('one file reads Accept-Encoding from a request', async (t) => {
+  const readers = files
+    .filter(({ text }) => /headers\s*\[\s*['"]accept-encoding['"]\s*\]|headers\s*\.\s*['"]?accept-encoding/i.test(text))
+    .map(({ file }) => file)
+  t.same(readers, ['src/delivery/send.ts'])
+})
+
+t.test('at most 5 casts through unknown, each with its reason beside it', async (t) => {
+  const casts = files.flatMap(({ file, text }) => {
+    const lines = text.split('\n')
+    return lines.flatMap((line, index) =>
+      line.includes('as unknown as') ? [{ at: `${file}:${index + 1}`, reasoned: /\/\/|\*/.test(lines.slice(Math.max(0, index - 3), index + 1).join('\n')) }] : [],
+    )
+  })
+  t.ok(casts.length <= 5, `${casts.length} casts: ${casts.map((cast) => cast.at).join(', ')}`)
+  t.same(casts.filter((cast) => !cast.reasoned).map((cast) => cast.at), [], 'a comment within three lines above each')
+})
