@@ -8,7 +8,9 @@ import path from 'node:path'
 import t from 'tap'
 
 const root = path.resolve(import.meta.dirname, '..')
-const productFolders = ['src', 'plugins', 'client', 'site', 'config', 'deploy']
+// Courier's own code; client/ and site/ hold the site, which an adopter makes theirs (docs/your-site.md) and shapes
+// as they like.
+const productFolders = ['src', 'plugins', 'config', 'deploy']
 
 function sourceFiles(folder: string): string[] {
   const entries = readdirSync(path.join(root, folder), { withFileTypes: true, recursive: true })
@@ -19,7 +21,7 @@ function sourceFiles(folder: string): string[] {
 
 const files = productFolders.flatMap(sourceFiles).map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }))
 
-t.ok(files.length > 100, `${files.length} product files read`)
+t.ok(files.length > 50, `${files.length} product files read`)
 
 t.test('every product file is at most 250 lines, each at most 120 columns', async (t) => {
   const long = files.filter(({ text }) => text.split('\n').length - 1 > 250).map(({ file }) => file)
