@@ -113,6 +113,11 @@ async function errors(fastify: FastifyInstance) {
   )
 
   fastify.setNotFoundHandler(async function handleNotFound(request, reply) {
+    // A path of the method table that a route passed on: the public files' wildcard route takes a GET its index of
+    // the folder is not sure of (`/api/client-errors/`, or any before the index is ready) and finds no file. 405, as
+    // plugins/method-not-allowed.ts answers at onRequest a request that reached no route.
+    const refusal = fastify.methodTable?.refusal(request, reply)
+    if (refusal) throw refusal
     const notFound = new courierErrors.NotFound(request.method, request.url.split('?')[0])
     return sendError(request, reply, 404, {
       statusCode: 404,
