@@ -13,8 +13,8 @@ export interface MethodNotAllowedOptions {
  * data, content images, client errors, revalidation) enter each once in `fastify.methodTable`; a request that reached
  * no route is looked up there at onRequest, after the hooks before it (tracing, load shedding, the request filter)
  * and before any body is read or parsed, so a POST of any type or size to a page path still learns which methods it
- * takes. A request that reached a route costs one check of `request.is404`. Registered before the plugins that fill
- * the table.
+ * takes; a GET or HEAD, which has no body to read, in the not-found handler. A request that reached a route costs
+ * one check of `request.is404`. Registered before the plugins that fill the table.
  */
 async function methodNotAllowed(fastify: FastifyInstance, options: MethodNotAllowedOptions) {
   const { routerOptions } = options
@@ -28,7 +28,9 @@ async function methodNotAllowed(fastify: FastifyInstance, options: MethodNotAllo
     reply: FastifyReply,
     done: HookHandlerDoneFunction,
   ) {
-    if (!request.is404) return done()
+    // GET and HEAD carry no body Fastify reads: the not-found handler answers their 405 (plugins/errors.ts), so a
+    // GET that is a 404, the usual request that reaches no route, looks the table up once.
+    if (!request.is404 || request.method === 'GET' || request.method === 'HEAD') return done()
     const refusal = table.refusal(request, reply)
     if (refusal) return done(refusal)
     done()

@@ -5,7 +5,7 @@ import type { TrustProxy } from '../config/env.ts'
 import { deploymentIdAttribute, tracingShutdownFlushMs, untracedPaths, type TracingConfig } from '../config/tracing.ts'
 import { tracingOff } from '../src/tracing/tracing.ts'
 import { pathOf } from '../src/request-path.ts'
-import { routeTemplate } from '../src/method-not-allowed.ts'
+import { routeTemplate } from '../src/route-template.ts'
 
 export interface TracingOptions {
   /** The OTEL_* configuration (config/tracing.ts); undefined: tracing off, and nothing of OpenTelemetry is loaded. */

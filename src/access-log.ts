@@ -1,6 +1,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { loggableUrl } from './logger.ts'
-import { routeTemplate } from './method-not-allowed.ts'
+import { routeTemplate } from './route-template.ts'
 
 /** The fields of Courier's one access line per request (docs/operations.md "Logs"). */
 export function accessLine(request: FastifyRequest, reply: FastifyReply) {

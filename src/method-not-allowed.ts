@@ -65,14 +65,6 @@ export class MethodTable {
 }
 
 /**
- * The route template of a request, as the access line, the metrics and the span name say it: the route Fastify
- * matched, or the path of the method table a 405 was answered on; undefined for a request no route took.
- */
-export function routeTemplate(request: FastifyRequest): string | undefined {
-  return request.routeOptions.url ?? request.server.methodTable?.refusedRoute(request)
-}
-
-/**
  * Fastify 5 routes only GET, HEAD, TRACE, DELETE, OPTIONS, POST, PUT, PATCH and QUERY unless told of more
  * (`addHttpMethod`). Every other method Node's parser accepts (WebDAV's PROPFIND, MKCOL, LOCK..., SEARCH, PURGE...) is
  * made known here, before any route is registered: they are bodyless to Fastify (a path that is no page answers 404,

@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { labelledMethods, otherMethod, unmatchedRoute } from '../../config/metrics.ts'
-import { routeTemplate } from '../method-not-allowed.ts'
+import { routeTemplate } from '../route-template.ts'
 
 /** What a client report's answer says, by its status (plugins/client-errors.ts answers these and no other). */
 const clientReportResults: Readonly<Record<number, string>> = Object.freeze({
