@@ -11,7 +11,6 @@ import {
 import { digestAttribute } from '../config/tracing.ts'
 import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
-import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
@@ -113,7 +112,7 @@ async function clientErrors(fastify: FastifyInstance) {
       preValidation: requireJson,
       handler: logClientError,
     })
-    scope.route(methodNotAllowedRoute(scope, clientErrorsPath, ['POST']))
+    scope.methodTable?.allow(clientErrorsPath, ['POST'])
   })
 }
 

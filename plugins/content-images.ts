@@ -4,7 +4,6 @@ import { contentImages } from '../config/content.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import { errors } from '../src/errors.ts'
 import { matchesIfNoneMatch, strongEtag } from '../src/etag.ts'
-import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 
 export interface ContentImagesOptions {
   /** The site's content (CONTENT_DIR): its `images/` folder. */
@@ -54,7 +53,7 @@ async function contentImagesRoute(fastify: FastifyInstance, options: ContentImag
     if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return reply.type(type).send(bytes)
   })
-  fastify.route(methodNotAllowedRoute(fastify, imagesRoute, imageMethods))
+  fastify.methodTable?.allow(imagesRoute, imageMethods)
 }
 
 export default fp(contentImagesRoute, { name: 'courier-content-images', fastify: '5.x' })

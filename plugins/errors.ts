@@ -113,6 +113,12 @@ async function errors(fastify: FastifyInstance) {
   )
 
   fastify.setNotFoundHandler(async function handleNotFound(request, reply) {
+    // A GET or HEAD on a path of the method table that takes neither (plugins/method-not-allowed.ts answers other
+    // methods at onRequest, before their body is read): 405. Here, since these have no body to read and a route may
+    // pass them on: the public files' wildcard route takes a GET its index of the folder is not sure of
+    // (`/api/client-errors/`, or any before the index is ready) and finds no file.
+    const refusal = fastify.methodTable?.refusal(request, reply)
+    if (refusal) throw refusal
     const notFound = new courierErrors.NotFound(request.method, request.url.split('?')[0])
     return sendError(request, reply, 404, {
       statusCode: 404,

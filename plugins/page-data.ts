@@ -12,7 +12,6 @@ import {
 import type { RouteParams } from '../site/page-types.ts'
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
-import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import { pageCacheControl, pageCacheControlOf, pageCacheHeader } from '../src/pages/cache-control.ts'
 import { joinPartialAnswers } from '../src/pages/partial-page.ts'
@@ -155,7 +154,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
   }
 
   // Any other method: 405 with Allow, decided before any body is read.
-  fastify.route(methodNotAllowedRoute(fastify, `${pageDataPrefix}*`, dataMethods))
+  fastify.methodTable?.allow(`${pageDataPrefix}*`, dataMethods)
 }
 
 export default fp(pageData, { name: 'courier-page-data', fastify: '5.x', dependencies: ['courier-deployment-id'] })

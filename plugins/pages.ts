@@ -4,7 +4,6 @@ import type { PageAnswer } from '../site/page-data.ts'
 import type { RouteParams } from '../site/page-types.ts'
 import { createPageMatcher } from '../site/match.ts'
 import { errors } from '../src/errors.ts'
-import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { hostname } from 'node:os'
 import { regeneration } from '../config/content.ts'
 import { assignDigest } from '../src/digest.ts'
@@ -155,7 +154,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         return answerPage(request, reply, page, params, version.answer, slot)
       },
     })
-    fastify.route(methodNotAllowedRoute(fastify, page.path, pageMethods))
+    fastify.methodTable?.allow(page.path, pageMethods)
   }
 
   await fastify.register(pageData, { versions, tracing, sender: options.sender })

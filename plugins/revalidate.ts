@@ -3,7 +3,6 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
-import { methodNotAllowedRoute } from '../src/method-not-allowed.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
@@ -157,7 +156,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
       onRequest: requireToken,
       handler: revalidateRequested,
     })
-    scope.route(methodNotAllowedRoute(scope, revalidation.path, ['POST']))
+    scope.methodTable?.allow(revalidation.path, ['POST'])
   })
 }
 

@@ -5,6 +5,7 @@ import type { TrustProxy } from '../config/env.ts'
 import { deploymentIdAttribute, tracingShutdownFlushMs, untracedPaths, type TracingConfig } from '../config/tracing.ts'
 import { tracingOff } from '../src/tracing/tracing.ts'
 import { pathOf } from '../src/request-path.ts'
+import { routeTemplate } from '../src/route-template.ts'
 
 export interface TracingOptions {
   /** The OTEL_* configuration (config/tracing.ts); undefined: tracing off, and nothing of OpenTelemetry is loaded. */
@@ -120,10 +121,14 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   await fastify.register(sdk.fastifyOtel.plugin())
   // A path no route of its own takes, which the public folder's index does not know missing, reaches the public
   // files' wildcard route (`/*`, plugins/public-files.ts) and, naming no file, the not-found handler: its span is named
-  // by the method alone, as a path no route matched.
+  // by the method alone, as a path no route matched. A 405 of the method table (src/method-not-allowed.ts) reached no
+  // route either: its span is named by the path's route template, as the route it was refused on.
   fastify.addHook('onSend', function nameNotFoundSpan(request: FastifyRequest, _reply, payload: unknown, done) {
     const span = request.traceSpan
-    if (request.routeOptions.url === undefined && span?.isRecording()) span.updateName(request.method)
+    if (request.routeOptions.url === undefined && span?.isRecording()) {
+      const route = routeTemplate(request)
+      span.updateName(route ? `${request.method} ${route}` : request.method)
+    }
     done(null, payload)
   })
 

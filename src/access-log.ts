@@ -1,12 +1,13 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import { loggableUrl } from './logger.ts'
+import { routeTemplate } from './route-template.ts'
 
 /** The fields of Courier's one access line per request (docs/operations.md "Logs"). */
 export function accessLine(request: FastifyRequest, reply: FastifyReply) {
   return {
     method: request.method,
     url: loggableUrl(request.url),
-    route: request.routeOptions.url ?? null,
+    route: routeTemplate(request) ?? null,
     statusCode: reply.statusCode,
     ms: Math.round(reply.elapsedTime * 100) / 100,
     filter: request.filterDecision ?? 'excluded',

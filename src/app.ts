@@ -31,6 +31,7 @@ import image from '../plugins/image.ts'
 import imageWidths from '../plugins/image-widths.ts'
 import contentImagesRoute from '../plugins/content-images.ts'
 import loadShedding from '../plugins/load-shedding.ts'
+import methodNotAllowed from '../plugins/method-not-allowed.ts'
 import documents from '../plugins/documents.ts'
 import pages from '../plugins/pages.ts'
 import publicFiles from '../plugins/public-files.ts'
@@ -70,6 +71,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const schemaCompilers = lazySchemaCompilers()
   // How every answer's bytes go on the wire, and the caches of that (src/delivery/send.ts, config/caches.ts).
   const sender = new Sender(caches)
+  // The site's router, and the method table's (plugins/method-not-allowed.ts): both read a path the same way.
+  const routerOptions = { ignoreTrailingSlash: true, maxParamLength: limits.maxParamLength }
   const app = Fastify({
     loggerInstance: logger,
     schemaController: { compilersFactory: schemaCompilers.compilersFactory },
@@ -88,10 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       connectionsCheckingInterval: limits.timeoutCheckIntervalMs,
       maxHeaderSize: limits.maxHeaderSizeBytes,
     },
-    routerOptions: {
-      ignoreTrailingSlash: true,
-      maxParamLength: limits.maxParamLength,
-    },
+    routerOptions,
     // Requests Node's parser rejects (431, 408, 400) are answered by the status-title table too.
     clientErrorHandler: handleConnectionError,
     // Router-level failures (malformed %-escapes, over-long parameters) reach no route, so no hook runs for them:
@@ -114,7 +114,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The answers of plugins/drain.ts, plugins/load-shedding.ts and of connection errors (src/error-format.ts).
   app.decorate('plainErrorAnswers', new PlainErrorAnswers(caches.plainErrorAnswers))
   app.server.on('connect', refuseConnect.bind(app))
-  // Before any route: the 405 routes take every method Node parses, not only those Fastify routes by default.
+  // Before any route: every method Node parses is one Fastify knows (bodyless), not only those it routes by default.
   routeEveryMethod(app)
   if (config.trustProxy === true) {
     app.log.warn(
@@ -159,6 +159,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pagePatterns: site.pages.map((page) => page.path),
     ...options.requestFilter,
   })
+  // After the request filter's hook, before the plugins that enter their paths in the table.
+  await app.register(methodNotAllowed, { routerOptions })
   await app.register(health, { contentReads: () => content.readStats })
   await app.register(readiness)
   await app.register(sharedState, { redisUrl: config.redisUrl })

@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { labelledMethods, otherMethod, unmatchedRoute } from '../../config/metrics.ts'
+import { routeTemplate } from '../route-template.ts'
 
 /** What a client report's answer says, by its status (plugins/client-errors.ts answers these and no other). */
 const clientReportResults: Readonly<Record<number, string>> = Object.freeze({
@@ -19,9 +20,12 @@ const clientReportResults: Readonly<Record<number, string>> = Object.freeze({
 const statusClasses = Object.freeze(['1xx', '2xx', '3xx', '4xx', '5xx'])
 const knownMethods = new Set(labelledMethods)
 
-/** The route template Fastify matched (`/guides/:slug`), or one fixed value: never the URL as asked. */
+/**
+ * The route template Fastify matched (`/guides/:slug`) or a 405 was answered on (src/method-not-allowed.ts), or one
+ * fixed value: never the URL as asked.
+ */
 export function routeLabel(request: FastifyRequest): string {
-  return request.routeOptions.url ?? unmatchedRoute
+  return routeTemplate(request) ?? unmatchedRoute
 }
 
 export function methodLabel(method: string): string {

@@ -58,7 +58,7 @@ t.test('requests are timed by route template, method and status class; no label 
     'every 404 page and the bad escape: one fixed label',
   )
   t.equal(count({ route: testGuidesPath, method: 'OTHER', status_class: '4xx' }), 1, 'a method outside the list is OTHER (its 405 is the page path)')
-  t.equal(count({ route: testGuidesPath, method: 'DELETE', status_class: '4xx' }), 1, 'the 405 route is the page path')
+  t.equal(count({ route: testGuidesPath, method: 'DELETE', status_class: '4xx' }), 1, 'a 405 is labelled with the page path')
   t.equal(count({ route: testGuidesPath, method: 'HEAD', status_class: '2xx' }), 1)
   t.equal(count({ route: '/api/health', method: 'GET', status_class: '2xx' }), 1)
   const durations = samples.filter((sample) => sample.name === 'courier_http_request_duration_seconds_sum')

@@ -2,7 +2,7 @@ import http from 'node:http'
 import t, { type Test } from 'tap'
 import net from 'node:net'
 import { build, buildUnready } from '../helpers/app.ts'
-import { siteWithUnfilteredPage, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
+import { siteWithUnfilteredPage, testGuidePath, testGuideRoute, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 import { rawRequest } from '../helpers/raw.ts'
 import { siteName } from '../../site/pages.ts'
@@ -193,6 +193,29 @@ t.test('405 with Allow on a page path, whatever the method, body or content type
   t.equal(api.statusCode, 405, 'the API does the same, in JSON')
   t.equal(api.headers.allow, 'POST')
   t.match(api.json(), { statusCode: 405, code: 'COURIER_ERR_METHOD_NOT_ALLOWED', error: 'Method Not Allowed' })
+})
+
+t.test('a 405 names the route it was refused on, in its message and access line, however it reaches no route', async (t) => {
+  const { app, logs } = await build(t, testRoutes)
+  const guide = await app.inject({ method: 'DELETE', url: testGuidePath('anything'), headers: { accept: 'application/json' } })
+  t.equal(guide.statusCode, 405)
+  const line = logs().find((entry) => entry.msg === 'request completed' && entry.method === 'DELETE')
+  t.equal(line?.statusCode, 405)
+  t.equal(line?.route, testGuideRoute, 'the access line has the page\'s route template')
+  const rejected = logs().find((entry) => entry.msg === 'request rejected' && entry.statusCode === 405)
+  t.equal(rejected?.code, 'COURIER_ERR_METHOD_NOT_ALLOWED')
+  t.equal(rejected?.reason, `DELETE is not allowed on ${testGuideRoute}`)
+  // A trailing slash: the public files' wildcard route takes the GET (its index leaves a folder-like path to
+  // @fastify/static), which names no file and passes it to the not-found handler: still a 405, not a 404.
+  for (const url of ['/api/client-errors/', '/api/client-errors']) {
+    const api = await app.inject(url)
+    t.equal(api.statusCode, 405, `GET ${url}`)
+    t.equal(api.headers.allow, 'POST', `GET ${url}: Allow`)
+    t.match(api.json(), { code: 'COURIER_ERR_METHOD_NOT_ALLOWED', message: 'GET is not allowed on /api/client-errors' })
+  }
+  const nowhere = logs().filter((entry) => entry.msg === 'request completed' && entry.url === '/api/client-errors/')
+  t.same(nowhere.map((entry) => [entry.statusCode, entry.route]), [[405, '/api/client-errors']])
+  t.equal((await app.inject('/api/no-such-route/')).statusCode, 404, 'a path of no route stays 404, slash or not')
 })
 
 t.test('methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get 405 with Allow too, over a socket', async (t) => {

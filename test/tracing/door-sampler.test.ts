@@ -7,7 +7,7 @@ import t from 'tap'
 import type { TracingConfig } from '../../config/tracing.ts'
 import { DoorDecision, rootSampler } from '../../src/tracing/door-sampler.ts'
 import { build } from '../helpers/app.ts'
-import { testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
+import { testGuidePath, testGuideRoute, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
 import { otlpReceiverFor, sampledTraceparentMeta } from '../helpers/otlp-receiver.ts'
 
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
@@ -93,14 +93,19 @@ t.test("a trusted peer's trace: its sampled flag decides, whatever the ratio; a 
   const sampled = await app.inject({ url: testGuidesPath, remoteAddress: '127.0.0.1', headers: { traceparent: `00-${sampledTrace}-${parent}-01` } })
   const unsampled = await app.inject({ url: testGuidesPath, remoteAddress: '127.0.0.1', headers: { traceparent: `00-${unsampledTrace}-${parent}-00` } })
   const missing = await app.inject({ url: '/no-such-page', remoteAddress: '127.0.0.1', headers: { traceparent: `00-${sampledTrace}-${parent}-01` } })
+  const refused = await app.inject({ method: 'DELETE', url: testGuidePath('any'), remoteAddress: '127.0.0.1', headers: { traceparent: `00-${sampledTrace}-${parent}-01` } })
   const root = await app.inject({ url: testGuidesPath, remoteAddress: '127.0.0.1' })
-  t.same([sampled.statusCode, unsampled.statusCode, missing.statusCode, root.statusCode], [200, 200, 404, 200])
+  t.same([sampled.statusCode, unsampled.statusCode, missing.statusCode, refused.statusCode, root.statusCode], [200, 200, 404, 405, 200])
   await app.close()
   const spans = receiver.spans()
   t.same(spans.filter((span) => span.traceId === unsampledTrace), [], 'flag 00: nothing')
   const continued = spans.filter((span) => span.traceId === sampledTrace && span.parentSpanId === parent)
-  // A 404 matched no route: its span is named by the method alone (plugins/tracing.ts).
-  t.same(continued.map((span) => span.name).sort(), ['GET', `GET ${testGuidesPath}`], 'flag 01: the page and the 404 traced, under the peer’s span')
+  // A 404 matched no route: its span is named by the method alone (plugins/tracing.ts); a 405 by the route refusing it.
+  t.same(
+    continued.map((span) => span.name).sort(),
+    [`DELETE ${testGuideRoute}`, 'GET', `GET ${testGuidesPath}`],
+    'flag 01: the page, the 405 and the 404 traced, under the peer’s span',
+  )
   const notFound = continued.find((span) => span.name === 'GET')
   const underThe404 = spans.filter((span) => span.parentSpanId === notFound?.spanId)
   t.same(underThe404.map((span) => span.name), ['courier.render'], "Courier's render of the 404 page, no span for the not-found handler")
