@@ -26,6 +26,14 @@ export const serverLimits = Object.freeze({
    * the error screen's section with a digest): half the render time-out, so the failure is rendered into the hole
    * before the render itself is aborted. */
   liveDataTimeoutMs: 5_000,
+  /** Partly prerendered pages (src/render/hole-turns.ts): the time one turn of the event loop spends resuming holes
+   * before Node reads the sockets again. A request that arrives meanwhile gets its shell about this much later at
+   * most; the shorter, the more turns a busy server takes for the same renders. */
+  holeTurnBudgetMs: 1,
+  /** A resume that has waited this long means the server renders holes slower than requests come: turns stop
+   * yielding to new requests until the queue is empty, so the event loop's delay (load shedding's signal) shows the
+   * load. */
+  holeBacklogMs: 50,
   /** `static` page instances kept in memory per deployment, at most this many: each holds its loader's answer, its
    * page data as sent and its document rendered once. Loaders decide which paths exist (not-found answers are never
    * kept), and this caps what a large site can hold. Error documents without a digest are kept by status besides. */

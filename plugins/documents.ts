@@ -14,6 +14,7 @@ import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer } from '../src/render/renderer.ts'
 import { createPartialRenderer } from '../src/render/resume.ts'
+import type { HoleTurnLimits } from '../src/render/hole-turns.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
@@ -28,6 +29,8 @@ export interface DocumentsOptions {
   /** The ids of every page served: each needs its code chunk in the build (and gets its chunks preloaded). */
   pageIds: readonly string[]
   renderTimeoutMs: number
+  /** How partly prerendered documents resume their holes in turns with new requests (src/render/hole-turns.ts). */
+  holeTurns: HoleTurnLimits
   /** Keep documents rendered once (static pages, error pages without a digest); never in development. */
   keepDocuments: boolean
   /** How documents go on the wire (src/delivery/send.ts): the one `buildApp` makes. */
@@ -42,7 +45,7 @@ export interface DocumentsOptions {
  * and the sender of src/delivery/send.ts).
  */
 async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
-  const { root, distDir, dev, pageIds, renderTimeoutMs, keepDocuments, sender } = options
+  const { root, distDir, dev, pageIds, renderTimeoutMs, holeTurns, keepDocuments, sender } = options
   if (!Number.isInteger(renderTimeoutMs) || renderTimeoutMs <= 0) {
     throw new errors.OptionInvalid('renderTimeoutMs', 'a whole number of milliseconds above 0')
   }
@@ -91,7 +94,7 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   const tracing = tracingOf(fastify)
   const headTags = (request: FastifyRequest) => tracing.documentMeta(request)
   const renderPartial = createPartialResponder({
-    renderer: createPartialRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor }),
+    renderer: createPartialRenderer({ source, deploymentId, renderTimeoutMs, holeTurns, preloadsFor }),
     sender,
     headTags,
     tracing,

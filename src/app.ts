@@ -181,6 +181,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     dev: config.dev,
     pageIds: site.pages.map((page) => page.id),
     renderTimeoutMs: limits.renderTimeoutMs,
+    holeTurns: { budgetMs: limits.holeTurnBudgetMs, backlogMs: limits.holeBacklogMs },
     // A server that keeps no static page (the bound at 0) keeps no document at all: every document streams.
     keepDocuments: limits.staticPageCacheEntries > 0,
     sender,

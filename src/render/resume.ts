@@ -7,6 +7,7 @@ import { assignDigest } from '../digest.ts'
 import { documentName, headFor, stateFor, type RenderTarget } from './document-target.ts'
 import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
+import { createHoleTurns, type HoleTurnLimits } from './hole-turns.ts'
 import { prerenderShell, shellNonce, type PartialShell } from './partial-prerender.ts'
 import type { RenderWatch, StreamFraming } from './renderer.ts'
 import { serializeForScript } from '../../site/script-json.ts'
@@ -27,6 +28,8 @@ export interface PartialRendererOptions {
   source: DocumentSource
   deploymentId: string
   renderTimeoutMs: number
+  /** How resumes share the event loop with new requests' shells (src/render/hole-turns.ts). */
+  holeTurns: HoleTurnLimits
   preloadsFor?: ((pageId: string) => PagePreloads) | undefined
 }
 
@@ -68,6 +71,7 @@ const neverSettles: Promise<LiveData<unknown>> = new Promise(() => undefined)
  */
 export function createPartialRenderer(options: PartialRendererOptions): PartialRenderer {
   const { source, deploymentId, renderTimeoutMs, preloadsFor } = options
+  const turns = createHoleTurns(options.holeTurns)
   const shells = new WeakMap<object, Promise<ResumableShell | undefined>>()
   // `react-dom/server` whole (it holds `resumeToPipeableStream`), imported on the first partly prerendered request:
   // a site without such pages never loads it.
@@ -171,9 +175,15 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
       return digest
     }
     const onAllReady = () => watch.onAllReady?.()
-    // The holes' render starts on the next turn of the event loop, once the shell is on the socket (a render started
-    // now would run in this turn's microtasks, before the stream's first write).
-    setImmediate(function resumeWhenShellSent() {
+    // The holes' render starts on a later turn of the event loop, once the shell is on the socket (a render started
+    // now would run in this turn's microtasks, before the stream's first write), in turns with other requests' shells.
+    turns.enqueue(function resumeWhenShellSent() {
+      // Timed out or left while it waited: the document ends with the error screen's section, nothing rendered.
+      if (stopped) {
+        onError(stopped)
+        stream.end()
+        return
+      }
       resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
         (resumed) => {
           stop = (reason) => resumed.abort(reason)

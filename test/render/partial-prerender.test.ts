@@ -166,3 +166,20 @@ t.test('a revalidation changes kept data and shell together; page data carries b
   t.equal(again.json<{ pageProps: { kept: { keptToken: string } } }>().pageProps.kept.keptToken, after, 'nor on the next')
   t.same(json.pageProps.live, { value: { requestToken: 'data' } })
 })
+
+t.test('many documents at once: each shell goes out, each hole holds its own request’s data', async (t) => {
+  const { app } = await build(t, testRoutes)
+  const origin = await listen(app)
+  const tokens = Array.from({ length: 24 }, (_, index) => `many${index}`)
+  const bodies = await Promise.all(
+    tokens.map(async (token) => {
+      const response = await fetch(`${origin}${partialPath}?token=${token}`, { headers: { 'accept-encoding': 'identity' } })
+      return { status: response.status, body: await response.text() }
+    }),
+  )
+  for (const [index, { status, body }] of bodies.entries()) {
+    t.equal(status, 200)
+    t.match(body, `For this request: <!-- -->${tokens[index]}<`, `document ${index} holds its own token`)
+    t.ok(body.trimEnd().endsWith('</html>'), `document ${index} is whole`)
+  }
+})
