@@ -10,6 +10,7 @@ import { hardNavigate } from './hard-navigation.ts'
 import { HistoryEntries } from './history.ts'
 import { createNearViewport } from './near-viewport.ts'
 import { fetchPageData } from './page-data.ts'
+import { mayBeRedirected } from './redirect-sources.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
 
 export type { PageComponent }
@@ -59,7 +60,10 @@ export interface Router {
    * over), then `idle`; subscribers hear both, as preact-iso's onLoadStart and onLoadEnd. */
   navigation(): Navigation
   subscribe(listener: () => void): () => void
-  /** Whether a click on a link to `href` is the router's to handle (a page of this site, not a hash on this page). */
+  /**
+   * Whether a click on a link to `href` is the router's to handle: a page of this site, or a path of it that the site
+   * policy may redirect (its page data says where to), not a hash on this page.
+   */
   handles(href: string): boolean
   navigate(href: string, mode?: Mode): Promise<void>
   /** Queues the code of `href`'s page, and its data when the page is `static`. */
@@ -123,14 +127,18 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
   async function navigate(href: string, mode: Mode = 'push', redirects = 0): Promise<void> {
     const target = new URL(href, window.location.href)
     const shown = navigation.view.href
+    if (target.origin !== window.location.origin) return hardNavigate(target.href, shown)
     const match = matchPage(target.pathname)
-    if (!match || target.origin !== window.location.origin) return hardNavigate(target.href, shown)
+    // A path no page matches may still be one the site policy redirects: its page data says so (a 404 otherwise).
+    if (!match && !mayBeRedirected(target.pathname)) return hardNavigate(target.href, shown)
     const id = ++latest
     settle({ status: 'loading', view: navigation.view, target: target.href, id })
     try {
       const dataUrl = dataUrlOf(deploymentId, target)
-      const [module, data] = await withTimeout(
-        Promise.all([loadPageModule(match.page), loadData(dataUrl, match.page)]),
+      const [module, data] = await withTimeout<[PageModule | undefined, PageAnswer]>(
+        match
+          ? Promise.all([loadPageModule(match.page), loadData(dataUrl, match.page)])
+          : Promise.all([undefined, fetchPageData(dataUrl, deploymentId)]),
         timings.routeLoadTimeoutMs,
       )
       if (id !== latest) throw new RouteCancelled()
@@ -138,7 +146,8 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
         if (redirects >= maxRedirects) return hardNavigate(target.href, shown)
         return navigate(data.redirect.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
       }
-      if ('notFound' in data) return hardNavigate(target.href, shown)
+      // Not found, or (after a deploy changed the page table) data for a page this router does not know.
+      if ('notFound' in data || !match || !module) return hardNavigate(target.href, shown)
       const head = match.page.head(data.props, match.params)
       let scroll: Scroll = target.hash
       if (mode === 'pop') {
@@ -207,7 +216,8 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     },
     handles(href) {
       const target = new URL(href, window.location.href)
-      if (target.origin !== window.location.origin || !matchPage(target.pathname)) return false
+      if (target.origin !== window.location.origin) return false
+      if (!matchPage(target.pathname) && !mayBeRedirected(target.pathname)) return false
       const here = new URL(window.location.href)
       return !(target.hash && target.pathname === here.pathname && target.search === here.search)
     },

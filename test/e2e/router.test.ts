@@ -398,3 +398,52 @@ t.test('no prefetch under Save-Data', async (t) => {
   await waitForHeading(page, firstGuide.title)
   t.equal(dataRequests(session, firstItem.dataPath).length, 1, 'navigation still works')
 })
+
+t.test('a link to a path the site policy redirects: its page data, then the destination, without a full load', async (t) => {
+  const session = await suite.open(t)
+  const { page } = session
+  // A path no page matches, redirected as the request filter answers a redirect asked as page data.
+  const movedPath = '/__test/moved-away'
+  await page.route(`${dataBase}${movedPath}.json*`, (route) =>
+    route.fulfill({
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-deployment-id': suite.deploymentId },
+      body: JSON.stringify({ redirect: { destination: staticPage.path, permanent: true } }),
+    }),
+  )
+  await session.goto(`/__test/links?to=${movedPath}`)
+  t.ok(await session.waitForHydration(), 'hydrated')
+  await page.evaluate(() => {
+    ;(window as MarkedWindow).courierMarker = 'still here'
+  })
+  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
+  t.equal(dataRequests(session, `${movedPath}.json`).length, 0, 'a path that is no page is never prefetched')
+  await page.locator(`.test-links a[href="${movedPath}"]`).click()
+  await waitForHeading(page, staticPage.heading)
+  t.equal(new URL(page.url()).pathname, staticPage.path, 'the address is the destination')
+  t.equal(await marker(page), 'still here', 'a client navigation')
+  t.equal(documentRequests(session).length, 1, 'one document load in all')
+  t.equal(dataRequests(session, `${movedPath}.json`).length, 1, 'the moved path was asked once, as page data')
+  await page.goBack()
+  await waitForHeading(page, 'Links')
+  t.equal(new URL(page.url()).pathname, '/__test/links', 'back goes to the page the link was on, not the moved path')
+  t.same(session.recording.pageErrors, [], 'no page errors')
+})
+
+t.test('a link to a path that is no page and no redirect: its page data is a 404, then a full load shows it', async (t) => {
+  const session = await open(t, '/__test/links?to=/__test/no-such-page,/__test/report.pdf')
+  const { page } = session
+  await page.locator('.test-links a[href="/__test/no-such-page"]').click()
+  await page.waitForURL(`${suite.origin}/__test/no-such-page`, { timeout: timeouts.navigationMs })
+  await page.waitForLoadState('domcontentloaded')
+  t.equal(dataRequests(session, '/__test/no-such-page.json').length, 1, 'its page data was asked once')
+  t.equal(documentRequests(session).length, 2, 'then the browser loaded the document')
+  t.equal(await marker(page), undefined, 'a full load')
+  const notFound = session.recording.requests.filter((entry) => entry.url === `${suite.origin}/__test/no-such-page`)
+  t.equal(notFound.length, 1, 'the 404 document was loaded once')
+
+  const files = await open(t, '/__test/links?to=/__test/no-such-page,/__test/report.pdf')
+  await files.page.locator('.test-links a[href="/__test/report.pdf"]').click()
+  await files.page.waitForURL(`${suite.origin}/__test/report.pdf`, { timeout: timeouts.navigationMs })
+  t.equal(dataRequests(files, '/__test/report.pdf.json').length, 0, 'a file’s path is the browser’s: no page data asked')
+})
