@@ -52,7 +52,7 @@ function clusterOf(t: Test, size: number, lineOf?: (index: number, line: Primary
   })
 }
 
-const message = { paths: ['/guides/tide-tables'], tags: [] }
+const message = { paths: ['/__test/guides/tide-tables'], tags: [] }
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
 t.test('a worker\'s revalidation: regenerated there, applied by every other worker, counted by the primary', async (t) => {
@@ -116,9 +116,9 @@ t.test('messages of other shapes are left alone by the primary and the workers',
   await turn()
   await turn()
   t.same([first!.revalidated, second!.revalidated], [[], []], 'nothing applied')
-  second!.toItself({ courier: 'revalidate-apply', paths: ['/faq'], tags: [] })
+  second!.toItself({ courier: 'revalidate-apply', paths: ['/__test/guides'], tags: [] })
   await turn()
-  t.same(second!.revalidated, [{ paths: ['/faq'], tags: [] }], 'a revalidation from the primary is')
+  t.same(second!.revalidated, [{ paths: ['/__test/guides'], tags: [] }], 'a revalidation from the primary is')
 })
 
 t.test('a closed worker applies nothing more', async (t) => {

@@ -48,7 +48,7 @@ async function fleetOf(t: Test, size: number, options: { versionCheckMs?: number
   return { state, instances, elsewhere }
 }
 
-const message = { paths: ['/guides/tide-tables'], tags: [] }
+const message = { paths: ['/__test/guides/tide-tables'], tags: [] }
 const second = { paths: [], tags: ['guides'] }
 
 t.test('a revalidation reaches every instance: applied once on each, the call counts them', async (t) => {

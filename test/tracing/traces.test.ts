@@ -67,7 +67,7 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   const image = await fetch(`${server.origin}${imageUrl}`, { headers: { accept: 'image/webp' } })
   t.equal(image.headers.get('x-image-cache'), 'MISS', 'an image miss')
   await image.arrayBuffer()
-  const partlyPrerendered = await fetch(`${server.origin}/status`)
+  const partlyPrerendered = await fetch(`${server.origin}${partialPath}`)
   t.equal(partlyPrerendered.status, 200, 'a partly prerendered page')
   await partlyPrerendered.text()
   const failing = await fetch(`${server.origin}/__test/server-error`)
@@ -135,12 +135,12 @@ t.test('a page, its data, an image miss and a failing page, traced over OTLP/HTT
   t.match(transform?.attributes, { 'courier.image.format': 'webp', 'courier.image.source_format': 'jpeg' }, 'the transform')
 
   // The partly prerendered page: its holes resumed from the kept shell, in a render span, as a streamed render's.
-  const statusTrace = await requestSpan(receiver, server, '/status', 1)
+  const partialTrace = await requestSpan(receiver, server, partialPath, 1)
   const resumed = await until('the resumed render span', () =>
-    childrenOf(receiver.spans(), statusTrace.root).find((span) => span.name === 'courier.render'))
+    childrenOf(receiver.spans(), partialTrace.root).find((span) => span.name === 'courier.render'))
   t.match(resumed.attributes, {
     'courier.render.target': 'page',
-    'courier.page.id': 'status',
+    'courier.page.id': 'test-partial',
     'courier.render.kept': false,
     'courier.render.resumed': true,
     'courier.render.time_to_all_ready_ms': Number,
