@@ -1,14 +1,15 @@
 /**
  * `npm run test:adoption`: Courier made into someone else's site, then tested. On a copy of the repository it does
- * what an adopter does by docs/your-site.md: deletes the example's gallery page, every guide and FAQ entry of
- * content/, changes the home page's words and the site's name, follows the guide (a page in the navigation, content, a
- * page with a loader and an image of its own, a dynamic page, a redirect, a guide of its own), and deletes the tests
- * that are about the example and the guide (test/example/, test/guide/, as "Your tests" says). Then, on the copy:
- * `npm run typecheck`, `npm run test:house`, both builds, the unit suite and the browser suite in Chromium. Every one
- * must pass: Courier's own tests do not depend on the example's pages, titles or words.
+ * what an adopter does by docs/your-site.md: deletes the example's gallery and status pages, every guide and FAQ
+ * entry of content/, changes the home page's words and the site's name, follows the guide (a page in the navigation,
+ * content, a page with a loader and an image of its own, a dynamic page, a redirect, a guide of its own), and deletes
+ * the tests that are about the example and the guide (test/example/, test/guide/, as "Your tests" says). Then, on the
+ * copy: `npm run typecheck`, `npm run test:house`, both builds, the unit suite and the browser suite. Every one must
+ * pass: Courier's own tests do not depend on the example's pages, titles or words.
  *
- * The browser suite runs in Chromium only: what an adopter changes is pages and content, the same in every engine;
- * Firefox and WebKit run the same journeys on the repository's own build (`npm run test:e2e`). Each edit below names
+ * The browser suite runs in Chromium by default: what an adopter changes is pages and content, the same in every
+ * engine, and Firefox and WebKit run the same journeys on the repository's own build (`npm run test:e2e`).
+ * `--engine=chromium,firefox,webkit` runs the copy's browser suite in those engines instead. Each edit below names
  * the exact lines it removes or changes: when the example changes, the edit fails and says which line is missing.
  *
  * `--keep` leaves the copy in place (its path is printed) to look at after a failure.
@@ -19,6 +20,7 @@ import path from 'node:path'
 import { applyStep, copyRepository, guidePath, readGuideSteps, removeCopy } from '../helpers/guide-steps.ts'
 
 const keep = process.argv.includes('--keep')
+const engines = process.argv.find((arg) => arg.startsWith('--engine=')) ?? '--engine=chromium'
 const started = Date.now()
 
 function say(text: string): void {
@@ -58,10 +60,27 @@ async function adopt(root: string): Promise<void> {
   rmSync(path.join(root, 'client', 'pages', 'gallery.tsx'))
   edit(root, 'client/components/layout.tsx', "  { href: '/gallery', label: 'Gallery' },\n", '')
 
+  // The partly prerendered status page likewise: Courier's tests of partial prerendering use a page of their own.
+  edit(root, 'site/data-types.ts', '  status: StatusData\n', '')
+  edit(
+    root,
+    'site/pages.ts',
+    "  status: {\n    path: '/status',\n    kind: 'dynamic',\n    // A kept shell (headings, explanations, the deployment's facts) with the live figures as holes.\n    prerender: 'partial',\n    head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),\n  },\n",
+    '',
+  )
+  const statusLoader = /  status: \{\n    \/\/ Kept with the prerendered shell[\s\S]*?\n  \},\n/
+  const loaders = path.join(root, 'src', 'pages', 'loaders.ts')
+  if (!statusLoader.test(readFileSync(loaders, 'utf8'))) throw new Error('src/pages/loaders.ts: no status loader to delete')
+  writeFileSync(loaders, readFileSync(loaders, 'utf8').replace(statusLoader, ''))
+  edit(root, 'src/pages/loaders.ts', "import { readProcessMemory } from './process-memory.ts'\n", '')
+  edit(root, 'client/page-modules.ts', "  status: () => import('./pages/status.tsx'),\n", '')
+  rmSync(path.join(root, 'client', 'pages', 'status.tsx'))
+  edit(root, 'client/components/layout.tsx', "  { href: '/status', label: 'Status' },\n", '')
+
   // The example's content, all of it: the guides and the FAQ entries.
   const guides = emptyContentFolder(root, 'content/guides')
   const faq = emptyContentFolder(root, 'content/faq')
-  say(`deleted the gallery page, ${guides} guides and ${faq} FAQ entries`)
+  say(`deleted the gallery and status pages, ${guides} guides and ${faq} FAQ entries`)
 
   // The home page's words, its head and the site's name.
   edit(root, 'site/pages.ts', "export const siteName = 'Courier'", "export const siteName = 'Harbour Sailing Club'")
@@ -111,8 +130,8 @@ try {
   await npm(root, 'run', 'build')
   await npm(root, 'run', 'build:test')
   await npm(root, 'run', 'test:unit')
-  await npm(root, 'run', 'test:e2e', '--', '--engine=chromium')
-  say('PASSED: the adopted site type-checks, keeps the house shape, builds, and passes the unit suite and the Chromium browser suite')
+  await npm(root, 'run', 'test:e2e', '--', engines)
+  say(`PASSED: the adopted site type-checks, keeps the house shape, builds, and passes the unit suite and the browser suite (${engines})`)
 } catch (error) {
   failed = true
   say(`FAILED: ${error instanceof Error ? error.message : String(error)}`)
