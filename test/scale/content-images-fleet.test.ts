@@ -29,6 +29,8 @@ t.test('an image added on a running fleet is served everywhere; a guide revalida
   const url = `${contentImages.urlPrefix}fleet.png`
   for (const { app } of fleet) t.equal((await app.inject(url)).statusCode, 404, 'not there yet')
   for (const { app } of fleet) t.equal((await app.inject(guidePath)).statusCode, 404, 'nor the guide')
+  // A running fleet has rendered guides before: the timing below is the change's, not this process's first render.
+  for (const { app } of fleet) t.equal((await app.inject(testGuidePath('first'))).statusCode, 200, 'another guide')
 
   await writeFile(path.join(dir, contentImages.dir, 'fleet.png'), await sharp({ create: { width: 900, height: 300, channels: 3, background: '#123456' } }).png().toBuffer())
   await writeFile(path.join(dir, 'guides', 'fleet-image.md'), `---\ntitle: "Fleet image"\nsummary: "S."\norder: 2\n---\n\n## Fleet image\n\n![A wide banner](${url})\n`)
