@@ -7,6 +7,7 @@
  * filter's decision and the route's never disagree.
  */
 import { filterExclusions } from '../config/request-filter.ts'
+import { excludedByName } from '../site/filter-exclusions.ts'
 import { compilePattern } from '../site/match.ts'
 import { pageDataPrefix, readDataFile } from '../site/page-data.ts'
 
@@ -108,19 +109,12 @@ export type ExclusionMatcher = (pathname: string) => boolean
  * `/guides/:slug` matches `/guides/a.png` too, and a page never goes without the filter unless it is named.
  */
 export function compileExclusions(pagePatterns: readonly string[]): ExclusionMatcher {
-  const firstSegments = new Set(filterExclusions.firstSegments)
-  // The trailing slash is gone by now (ignoreTrailingSlash): `/faq/` is judged as `/faq`.
-  const exactPaths = new Set(
-    filterExclusions.exactPaths.map((path) => (path.length > 1 ? path.replace(/\/$/, '') : path)),
-  )
-  const { sitemapFile, imageExtensions } = filterExclusions
-  const pages = pagePatterns.filter((pattern) => !exactPaths.has(pattern)).map(compilePattern)
+  const { sitemapFile, imageExtensions, exactPaths } = filterExclusions
+  const pages = pagePatterns.filter((pattern) => !exactPaths.includes(pattern)).map(compilePattern)
   const isPage = (pathname: string) => pages.some((matches) => matches(pathname) !== undefined)
 
   return function isExcluded(pathname) {
-    if (exactPaths.has(pathname)) return true
-    const secondSlash = pathname.indexOf('/', 1)
-    if (firstSegments.has(secondSlash === -1 ? pathname.slice(1) : pathname.slice(1, secondSlash))) return true
+    if (excludedByName(pathname)) return true
     const lastSegment = pathname.slice(pathname.lastIndexOf('/') + 1)
     if (!lastSegment.includes('.')) return false
     const byShape = sitemapFile.test(pathname) || imageExtensions.some((extension) => lastSegment.endsWith(extension))

@@ -1,7 +1,5 @@
 import { filterExclusions } from '../../config/request-filter.ts'
-
-const firstSegments = new Set<string>(filterExclusions.firstSegments)
-const exactPaths = new Set<string>(filterExclusions.exactPaths)
+import { excludedByName } from '../../site/filter-exclusions.ts'
 
 /**
  * Whether a path of this site that no page matches may still be one the site policy redirects (a redirect of
@@ -10,8 +8,6 @@ const exactPaths = new Set<string>(filterExclusions.exactPaths)
  * judges (its exclusions) and paths of files (a dot in the last segment) are the browser's to load.
  */
 export function mayBeRedirected(pathname: string): boolean {
-  if (exactPaths.has(pathname) || filterExclusions.sitemapFile.test(pathname)) return false
-  const secondSlash = pathname.indexOf('/', 1)
-  if (firstSegments.has(secondSlash === -1 ? pathname.slice(1) : pathname.slice(1, secondSlash))) return false
+  if (excludedByName(pathname) || filterExclusions.sitemapFile.test(pathname)) return false
   return !pathname.slice(pathname.lastIndexOf('/') + 1).includes('.')
 }
