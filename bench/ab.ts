@@ -188,7 +188,9 @@ export async function runAb(other: string, progress: (message: string) => void):
     process.stdout.write(formatAbTable(results))
     const { before: coldBefore, after: coldAfter } = coldStartMs
     const ms = (value: number | null) => (value === null ? 'none' : value.toFixed(1))
-    process.stdout.write(`Cold start (median of every start): before ${ms(coldBefore)} ms, after ${ms(coldAfter)} ms.\n`)
+    process.stdout.write(
+      `Cold start (median of every start): before ${ms(coldBefore)} ms, after ${ms(coldAfter)} ms.\n`,
+    )
     if (failed) process.stdout.write(`Failed responses, first passes: ${failed} (per target: bench/results/ab.json).\n`)
     const failedByTarget = Object.fromEntries(pairs.map((pair) => [pair.after.name, first.get(pair)!.failed]))
     const date = new Date().toISOString()

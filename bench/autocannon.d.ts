@@ -11,7 +11,12 @@ declare module 'autocannon' {
       path?: string
       headers?: Record<string, string>
       /** Called with every complete response (status and whole body), before the next request of the connection. */
-      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void
+      onResponse?: (
+        status: number,
+        body: string,
+        context: Record<string, unknown>,
+        headers: Record<string, string>,
+      ) => void
     }
 
     interface Options {
@@ -59,7 +64,10 @@ declare module 'autocannon' {
 
     interface Instance extends EventEmitter, PromiseLike<Result> {
       stop(): void
-      on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void): this
+      on(
+        event: 'response',
+        listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+      ): this
       on(event: 'done', listener: (result: Result) => void): this
       on(event: string, listener: (...args: unknown[]) => void): this
     }

@@ -24,7 +24,11 @@ import { clientDir, documentFile, loadBuiltClient, readDeploymentId } from './bu
 /** The fields of Courier's status loaders (src/pages/loaders.ts), computed the same way, rendered whole per request. */
 function loadStatusData(deploymentId: string): StatusData {
   const memory = process.memoryUsage()
-  const figures = { serverTime: new Date().toISOString(), uptimeS: process.uptime(), memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal } }
+  const figures = {
+    serverTime: new Date().toISOString(),
+    uptimeS: process.uptime(),
+    memory: { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal },
+  }
   return { kept: { deploymentId, nodeVersion: process.version }, live: { value: figures } }
 }
 

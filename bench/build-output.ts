@@ -34,7 +34,9 @@ export async function findSsrEntry(): Promise<string | undefined> {
   const entry = viteConfig.fastify?.entryPaths?.ssr
   if (!entry) return undefined
   const name = path.parse(entry).name
-  return [`${name}.js`, `${name}.mjs`].map((file) => path.join(distDir, 'server', file)).find((file) => existsSync(file))
+  return [`${name}.js`, `${name}.mjs`]
+    .map((file) => path.join(distDir, 'server', file))
+    .find((file) => existsSync(file))
 }
 
 /**

@@ -134,7 +134,9 @@ function cpuOnce(work: () => Buffer): Cell {
 /** What plugins/compression.ts compresses per request, for a body of `url`. */
 async function perRequest(app: App, url: string, status: number): Promise<Record<string, Cell>> {
   const body = (await served(app, url, status)).rawPayload
-  return Object.fromEntries(codings.map((coding) => [coding, cpuMicroseconds(() => compressBody(body, coding, 'perRequest'))]))
+  return Object.fromEntries(
+    codings.map((coding) => [coding, cpuMicroseconds(() => compressBody(body, coding, 'perRequest'))]),
+  )
 }
 
 /** The entry chunk's files written at build time, and what compressing it once costs. */
@@ -146,7 +148,11 @@ async function entryChunk(app: App): Promise<{ name: string; plain: number; cell
   const file = path.join(distDir, 'client', 'chunks', name)
   const plain = await readFile(file)
   const cells: Record<string, Cell> = {}
-  for (const [coding, suffix] of [['gzip', '.gz'], ['br', '.br'], ['zstd', '.zst']] as const) {
+  for (const [coding, suffix] of [
+    ['gzip', '.gz'],
+    ['br', '.br'],
+    ['zstd', '.zst'],
+  ] as const) {
     const { size } = await stat(`${file}${suffix}`)
     cells[coding] = { us: cpuOnce(() => compressBody(plain, coding, 'once')).us, bytes: size }
   }
@@ -195,21 +201,35 @@ async function main(): Promise<void> {
   const rows: string[] = []
   const row = (label: string, cells: Record<string, Cell>, other = '') =>
     rows.push(`| ${label} | ${cell(cells.gzip)} | ${cell(cells.br)} | ${cell(cells.zstd)} | ${other} |`)
-  for (const [url, status] of [['/', 200], ['/no-such-page', 404]] as const) {
+  for (const [url, status] of [
+    ['/', 200],
+    ['/no-such-page', 404],
+  ] as const) {
     const cells = await keptDocument(app, url, status)
     row(`kept document \`${url}\`, per response`, cells, `zstd 3 per request: ${cell(cells['zstd 3 per request'])}`)
   }
   const streamed = await streamedDocument(app, '/status')
-  row('streamed document `/status`, whole request (render and coding)', streamed, `identity: ${cell(streamed.identity)}`)
+  row(
+    'streamed document `/status`, whole request (render and coding)',
+    streamed,
+    `identity: ${cell(streamed.identity)}`,
+  )
   row('kept page data `/` (compressed once)', await pageData(app))
   row('per request: `/sitemap-0.xml`', await perRequest(app, '/sitemap-0.xml', 200))
-  row('per request: the HTML of `/` (a kept document, for a client that takes brotli only)', await perRequest(app, '/', 200))
+  row(
+    'per request: the HTML of `/` (a kept document, for a client that takes brotli only)',
+    await perRequest(app, '/', 200),
+  )
   const entry = await entryChunk(app)
   row(`entry chunk \`${entry.name}\` (${entry.plain.toLocaleString('en')} B; at build time)`, entry.cells)
   const html = (await served(app, '/', 200)).body
   await app.close()
-  const memory = (['br', 'zstd'] as const).map((coding) => `${Math.round(median([0, 1, 2].map(() => streamMemoryKiB(coding, html))))} KiB`)
-  rows.push(`| memory per streamed response (RSS with ${concurrentStreams} compressors open, each having flushed 20 kB) | (none: pieces) | ${memory[0]} | ${memory[1]} |  |`)
+  const memory = (['br', 'zstd'] as const).map(
+    (coding) => `${Math.round(median([0, 1, 2].map(() => streamMemoryKiB(coding, html))))} KiB`,
+  )
+  rows.push(
+    `| memory per streamed response (RSS with ${concurrentStreams} compressors open, each having flushed 20 kB) | (none: pieces) | ${memory[0]} | ${memory[1]} |  |`,
+  )
   const load = loadavg()[0]!.toFixed(1)
   const stamp = `Latest run ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, production build, load average ${load} on ${availableParallelism()} cores when it ended; CPU per response (median of ${rounds} rounds), or per compression where it is done once.`
   const block = `${stamp}\n\n${header}\n${rows.join('\n')}\n`

@@ -27,7 +27,8 @@ const progress = (message: string) => process.stderr.write(`bench:cold-start: ${
 function startCount(): number {
   const raw = process.env.COLD_STARTS ?? '7'
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1 || value > 31) throw new Error(`COLD_STARTS must be a whole number from 1 to 31, got ${JSON.stringify(raw)}`)
+  if (!Number.isInteger(value) || value < 1 || value > 31)
+    throw new Error(`COLD_STARTS must be a whole number from 1 to 31, got ${JSON.stringify(raw)}`)
   return value
 }
 
@@ -59,7 +60,8 @@ async function main(): Promise<void> {
   const starts = startCount()
   const profileDir = process.env.COLD_START_PROFILE ? path.resolve(process.env.COLD_START_PROFILE) : undefined
   if (profileDir) await mkdir(profileDir, { recursive: true })
-  const profileArgs = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [])
+  const profileArgs = (name: string) =>
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []
 
   await Promise.all([ensureBuild(), installPeer()])
   const { pages } = await loadSite(false)
@@ -70,7 +72,12 @@ async function main(): Promise<void> {
   const env = { ...process.env, ...start.env, LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false' }
   const peer = peerServerSpec(process.env, '/')
   const specs: Record<string, ServerSpec> = {
-    courier: { name: 'courier', args: [...profileArgs('courier'), ...start.nodeArgs, serverEntryFile], env, healthPath: '/' },
+    courier: {
+      name: 'courier',
+      args: [...profileArgs('courier'), ...start.nodeArgs, serverEntryFile],
+      env,
+      healthPath: '/',
+    },
     'courier, no compile cache': {
       name: 'courier-no-cache',
       args: [...profileArgs('courier-no-cache'), ...start.nodeArgs, serverEntryFile],

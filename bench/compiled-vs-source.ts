@@ -44,16 +44,31 @@ async function main(): Promise<void> {
   const { pages } = await loadSite(false)
   const deploymentId = await readDeploymentId()
   const plain = await pageTargets(pages, courierIdentity(deploymentId))
-  const targets: Target[] = plain.flatMap((target) => [target, compressedTwin(target)].filter((t): t is Target => t !== undefined))
+  const targets: Target[] = plain.flatMap((target) =>
+    [target, compressedTwin(target)].filter((t): t is Target => t !== undefined),
+  )
   const start = await readStartCommand(projectRoot)
   const pinning = cpuPinning()
   if (pinning) pinThisProcess(pinning.load)
   else progress('one CPU or no taskset: the servers and the load share the CPUs as the scheduler places them')
   const cpus = pinning?.server
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-build-'))
-  const env = { ...process.env, ...start.env, LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false', IMAGE_CACHE_DIR: imageCacheDir }
+  const env = {
+    ...process.env,
+    ...start.env,
+    LOG_LEVEL: 'warn',
+    COURIER_DEV: 'false',
+    COURIER_TEST_ROUTES: 'false',
+    IMAGE_CACHE_DIR: imageCacheDir,
+  }
   const specs: Record<Variant, ServerSpec> = {
-    compiled: { name: 'compiled', args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)], env, healthPath: '/', cpus },
+    compiled: {
+      name: 'compiled',
+      args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)],
+      env,
+      healthPath: '/',
+      cpus,
+    },
     // The sources as `npm run dev` loads them, with the production settings and Node flags of `npm start`.
     source: { name: 'source', args: [...start.nodeArgs, 'src/server.ts'], env, healthPath: '/', cpus },
   }
@@ -67,7 +82,12 @@ async function main(): Promise<void> {
         try {
           const result = await runTarget(target, server.origin, [process.pid, server.pid])
           const key = `${target.name}\t${variant}`
-          const sample = { rps: result.requestsPerSecond, peakRssMiB: treePeakRssMiB(server.pid), coldMs: ms, failed: result.failed }
+          const sample = {
+            rps: result.requestsPerSecond,
+            peakRssMiB: treePeakRssMiB(server.pid),
+            coldMs: ms,
+            failed: result.failed,
+          }
           samples.set(key, [...(samples.get(key) ?? []), sample])
         } finally {
           await server.stop()
@@ -92,7 +112,8 @@ async function main(): Promise<void> {
       failed: [...compiled, ...source].reduce((sum, sample) => sum + sample.failed, 0),
     }
   })
-  const cold = (variant: Variant) => median(targets.flatMap((target) => of(target, variant).map((sample) => sample.coldMs)))
+  const cold = (variant: Variant) =>
+    median(targets.flatMap((target) => of(target, variant).map((sample) => sample.coldMs)))
   const report = {
     date: new Date().toISOString(),
     node: process.version,
@@ -104,7 +125,8 @@ async function main(): Promise<void> {
     lowestRatio: Math.min(...rows.map((row) => row.ratio ?? 0)),
   }
   await writeFile(resultsFile, `${JSON.stringify(report, null, 2)}\n`)
-  const fmt = (value: number | null, digits = 0) => (value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits }))
+  const fmt = (value: number | null, digits = 0) =>
+    value === null ? '–' : value.toLocaleString('en-US', { maximumFractionDigits: digits })
   const table = [
     `Measured ${report.date.slice(0, 10)}, Node ${report.node}, ${passes} passes of ${report.durationS} s per target and variant (median pass), autocannon -c 50.`,
     pinning

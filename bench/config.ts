@@ -64,7 +64,6 @@ export const processLimits = Object.freeze({
   /** `npm ci` of the peer (about 15 s with a warm npm cache, a minute or two without) and its `next build`. */
   peerInstallMs: 300_000,
   peerBuildMs: 300_000,
-
 })
 
 /**

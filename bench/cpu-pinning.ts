@@ -44,8 +44,11 @@ export class PinningError extends Error {
 
 /** Moves every thread of this process to `cpus`. */
 export function pinThisProcess(cpus: string): void {
-  const result = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(process.pid)], { encoding: 'utf8' })
-  if (result.status !== 0) throw new PinningError(`taskset could not pin the bench to CPU ${cpus}: ${result.stderr.trim()}`)
+  const result = spawnSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(process.pid)], {
+    encoding: 'utf8',
+  })
+  if (result.status !== 0)
+    throw new PinningError(`taskset could not pin the bench to CPU ${cpus}: ${result.stderr.trim()}`)
 }
 
 /** The command and arguments that run `command args` with every thread on `cpus`. */

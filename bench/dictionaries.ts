@@ -93,7 +93,11 @@ try {
       // The browser stores a dictionary once its answer is complete.
       await new Promise((resolve) => setTimeout(resolve, 1_000))
       proxy.retarget(serverB.origin)
-      if (acceptEncoding) proxy.route({ matches: (pathAndQuery) => pathAndQuery.startsWith('/_next/static/chunks/'), answer: () => ({ acceptEncoding }) })
+      if (acceptEncoding)
+        proxy.route({
+          matches: (pathAndQuery) => pathAndQuery.startsWith('/_next/static/chunks/'),
+          answer: () => ({ acceptEncoding }),
+        })
       return await visit(context, `${pagePath}${pagePath.includes('?') ? '&' : '?'}visit=2`)
     } finally {
       await context.close()
@@ -112,7 +116,8 @@ try {
     }
   }
 
-  const sum = (scripts: Script[], field: 'encodedBodySize' | 'decodedBodySize') => scripts.reduce((total, one) => total + one[field], 0)
+  const sum = (scripts: Script[], field: 'encodedBodySize' | 'decodedBodySize') =>
+    scripts.reduce((total, one) => total + one[field], 0)
   const rows: string[][] = []
   let goalMet = true
   for (const pagePath of pages) {
@@ -136,7 +141,10 @@ try {
         `${delta?.encodedBodySize ?? '-'} (${delta?.decodedBodySize ?? '-'})`,
       ]
     })
-    printTable(['script', 'first visit', 'returning, no delta', 'returning, dcz only', 'returning, dcb or dcz'], perScript)
+    printTable(
+      ['script', 'first visit', 'returning, no delta', 'returning, dcz only', 'returning, dcb or dcz'],
+      perScript,
+    )
     rows.push([
       pagePath,
       `${firstVisit.length}`,
@@ -148,9 +156,25 @@ try {
       `${sum(withDeltas, 'decodedBodySize')}`,
     ])
   }
-  process.stdout.write(`\nJavaScript on the wire after a deploy that changed ${changedPage.path} (${browser.version()})\n`)
-  printTable(['page', 'scripts', 'first visit B', 'returning, no delta', 'returning, dcz only', 'returning, dcb or dcz', 'delta / first', 'decoded'], rows)
-  process.stdout.write(`goal: a returning visitor downloads at most ${goalShare * 100} % of a first visit's JavaScript: ${goalMet ? 'met' : 'NOT met'}\n`)
+  process.stdout.write(
+    `\nJavaScript on the wire after a deploy that changed ${changedPage.path} (${browser.version()})\n`,
+  )
+  printTable(
+    [
+      'page',
+      'scripts',
+      'first visit B',
+      'returning, no delta',
+      'returning, dcz only',
+      'returning, dcb or dcz',
+      'delta / first',
+      'decoded',
+    ],
+    rows,
+  )
+  process.stdout.write(
+    `goal: a returning visitor downloads at most ${goalShare * 100} % of a first visit's JavaScript: ${goalMet ? 'met' : 'NOT met'}\n`,
+  )
   process.exitCode = goalMet ? 0 : 1
 } finally {
   for (const cleanup of cleanups) await cleanup().catch((error: unknown) => stderr(`cleanup failed: ${String(error)}`))
@@ -158,8 +182,11 @@ try {
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)))
-  const line = (cells: string[]) => `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |\n`
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |\n`
   process.stdout.write(line(header))
-  process.stdout.write(`|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|\n`)
+  process.stdout.write(
+    `|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|\n`,
+  )
   for (const row of rows) process.stdout.write(line(row))
 }

@@ -43,7 +43,10 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' })
   const app = await buildApp(config, { logger: pino({ level: 'silent' }) })
   await app.ready()
-  const rows = ['| document | plain bytes | gzip parts + nonce (Courier) | gzip 6 per request | brotli 4 per request | brotli 11 per request |', '|---|---:|---:|---:|---:|---:|']
+  const rows = [
+    '| document | plain bytes | gzip parts + nonce (Courier) | gzip 6 per request | brotli 4 per request | brotli 11 per request |',
+    '|---|---:|---:|---:|---:|---:|',
+  ]
   for (const path of ['/', '/guides', '/guides/streaming-ssr', '/gallery', '/no-such-page']) {
     const sample = await served(app, path, path === '/no-such-page' ? 404 : 200)
     const nonce = /nonce="([^"]+)"/.exec(sample)?.[1] ?? ''
@@ -53,7 +56,8 @@ async function main(): Promise<void> {
     // The sender's assembly of a kept document's bytes, its compressed parts kept as a server keeps them.
     const keptBytes = new KeptBytes()
     const fresh = () => randomBytes(16).toString('base64')
-    if (gunzipSync(keptBytes.gzip(kept, 'n')).toString() !== documentBytes(kept, 'n').toString()) throw new Error('gzip parts differ')
+    if (gunzipSync(keptBytes.gzip(kept, 'n')).toString() !== documentBytes(kept, 'n').toString())
+      throw new Error('gzip parts differ')
     const cell = ({ us, bytes }: { us: number; bytes: number }) => `${us.toFixed(1)} µs, ${bytes} B`
     const parts = cpuMicroseconds(() => keptBytes.gzip(kept, fresh()))
     const gzip = cpuMicroseconds(() => compressBody(documentBytes(kept, fresh()), 'gzip', 'perRequest'))
@@ -61,7 +65,9 @@ async function main(): Promise<void> {
     const best = cpuMicroseconds(() =>
       brotliCompressSync(documentBytes(kept, fresh()), { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
     )
-    rows.push(`| \`${path}\` | ${Buffer.byteLength(sample)} | ${cell(parts)} | ${cell(gzip)} | ${cell(brotli)} | ${cell(best)} |`)
+    rows.push(
+      `| \`${path}\` | ${Buffer.byteLength(sample)} | ${cell(parts)} | ${cell(gzip)} | ${cell(brotli)} | ${cell(best)} |`,
+    )
   }
   await app.close()
   process.stdout.write(rows.join('\n') + '\n')

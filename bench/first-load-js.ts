@@ -102,7 +102,13 @@ export async function measureFirstLoadJs(pagePath: string, html: string, pageId:
     const brotli = await readFile(path.join(clientDir, `${file}.br`)).catch(() => undefined)
     // Default level, as the brief fixes: what a typical server-side gzip sends.
     const gzipBytes = gzipSync(content).byteLength
-    scripts.push({ file, role, bytes: content.byteLength, gzipBytes, sentBytes: brotli?.byteLength ?? content.byteLength })
+    scripts.push({
+      file,
+      role,
+      bytes: content.byteLength,
+      gzipBytes,
+      sentBytes: brotli?.byteLength ?? content.byteLength,
+    })
   }
   return {
     page: pagePath,

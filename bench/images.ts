@@ -45,14 +45,20 @@ export async function primeImage(origin: string, cacheHeader: string): Promise<B
   const deadline = Date.now() + primeDeadlineMs
   let state: string | null = null
   while (Date.now() < deadline) {
-    const response = await fetch(origin + imagePath, { headers: { accept: imageAccept }, signal: AbortSignal.timeout(30_000) })
+    const response = await fetch(origin + imagePath, {
+      headers: { accept: imageAccept },
+      signal: AbortSignal.timeout(30_000),
+    })
     const bytes = Buffer.from(await response.arrayBuffer())
-    if (response.status !== 200) throw new Error(`${imagePath} answered ${response.status}: ${bytes.toString('utf8', 0, 300)}`)
+    if (response.status !== 200)
+      throw new Error(`${imagePath} answered ${response.status}: ${bytes.toString('utf8', 0, 300)}`)
     state = response.headers.get(cacheHeader)
     if (state?.toUpperCase() === 'HIT') return bytes
     await sleep(primeRetryMs)
   }
-  throw new Error(`${origin}${imagePath} never answered ${cacheHeader}: HIT within ${primeDeadlineMs} ms (last: ${state})`)
+  throw new Error(
+    `${origin}${imagePath} never answered ${cacheHeader}: HIT within ${primeDeadlineMs} ms (last: ${state})`,
+  )
 }
 
 /** The image target of one server: the cached hit, exactly `bytes` long. */
@@ -113,7 +119,10 @@ export async function measureColdTransform(runs = 7): Promise<ColdTransform> {
   const ms: number[] = []
   for (let run = 0; run < runs; run += 1) {
     const started = performance.now()
-    await transformImage({ bytes, source: 'jpeg', accepted: { avif: false, webp: true }, width, quality }, imageOptimizer)
+    await transformImage(
+      { bytes, source: 'jpeg', accepted: { avif: false, webp: true }, width, quality },
+      imageOptimizer,
+    )
     ms.push(Number((performance.now() - started).toFixed(1)))
   }
   const sorted = [...ms].sort((a, b) => a - b)

@@ -157,7 +157,13 @@ async function main(): Promise<void> {
   await writePeerSite(pages, deploymentId)
   await buildPeer()
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-lighthouse-cache-'))
-  const env = { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false' }
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    COURIER_DEV: 'false',
+    COURIER_TEST_ROUTES: 'false',
+  }
   const startCommand = await readStartCommand(projectRoot)
   const courierSpec: ServerSpec = {
     name: 'courier',
@@ -215,7 +221,14 @@ async function main(): Promise<void> {
     await stopAll()
     await rm(imageCacheDir, { recursive: true, force: true })
   }
-  const report = { date: new Date().toISOString(), runs, chromium: chromiumPath, wallTimeS: Math.round((performance.now() - started) / 1000), scores, missing }
+  const report = {
+    date: new Date().toISOString(),
+    runs,
+    chromium: chromiumPath,
+    wallTimeS: Math.round((performance.now() - started) / 1000),
+    scores,
+    missing,
+  }
   await writeFile(resultsFile, JSON.stringify(report, null, 2) + '\n')
   const block =
     `Last run: ${report.date.slice(0, 10)}, Lighthouse mobile preset (simulated throttling), Debian's Chromium, ` +

@@ -65,7 +65,12 @@ function lowerCaseNames(headers: Record<string, string>): Record<string, string>
 /** @param ourPids the bench's own processes (itself and the servers): their CPU time is not "other" load */
 export async function runTarget(target: Target, origin: string, ourPids: number[]): Promise<TargetResult> {
   const url = origin + target.path
-  const common = { url, connections: load.connections, timeout: load.timeoutS, ...(target.headers ? { headers: target.headers } : {}) }
+  const common = {
+    url,
+    connections: load.connections,
+    timeout: load.timeoutS,
+    ...(target.headers ? { headers: target.headers } : {}),
+  }
   await fire({ ...common, duration: load.warmUpS })
 
   let bodyMismatches = 0

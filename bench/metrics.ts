@@ -88,14 +88,23 @@ interface Measured {
   fixedRateCpuUsPerRequest: number | null
 }
 
-function cpuUsPerRequest(before: ReturnType<typeof sampleCpu>, after: ReturnType<typeof sampleCpu>, requests: number): number | null {
+function cpuUsPerRequest(
+  before: ReturnType<typeof sampleCpu>,
+  after: ReturnType<typeof sampleCpu>,
+  requests: number,
+): number | null {
   if (!before || !after || requests === 0) return null
   return Number((((after.oursS - before.oursS) * 1e6) / requests).toFixed(1))
 }
 
 /** One target on one server: a warm-up, then the measured run with every response judged and the server's CPU read. */
 async function measure(target: Target, origin: string, serverPid: number): Promise<Measured> {
-  const common = { url: origin + target.path, connections: load.connections, timeout: load.timeoutS, headers: target.headers ?? {} }
+  const common = {
+    url: origin + target.path,
+    connections: load.connections,
+    timeout: load.timeoutS,
+    headers: target.headers ?? {},
+  }
   await autocannon({ ...common, duration: load.warmUpS })
   let failed = 0
   const lowerCase = (headers: Record<string, string>) =>
@@ -175,14 +184,16 @@ async function main(): Promise<void> {
               // The metrics saw the load: the request count of the target's route, from the metrics port.
               const text = await (await fetch(`http://127.0.0.1:${serverSpec.metricsPort}/metrics`)).text()
               counted = parseExposition(text)
-                .filter((sample) => sample.name === 'courier_http_request_duration_seconds_count' && sample.labels.route === target.path)
+                .filter(
+                  (sample) =>
+                    sample.name === 'courier_http_request_duration_seconds_count' &&
+                    sample.labels.route === target.path,
+                )
                 .reduce((sum, sample) => sum + sample.value, 0)
             }
             const run = { pass, variant, target: target.name, result, ...(counted === undefined ? {} : { counted }) }
             runs.push(run)
-            process.stdout.write(
-              `${JSON.stringify({ pass, variant, target: target.name, ...result, counted })}\n`,
-            )
+            process.stdout.write(`${JSON.stringify({ pass, variant, target: target.name, ...result, counted })}\n`)
           }
         } finally {
           await server.stop()
@@ -195,7 +206,9 @@ async function main(): Promise<void> {
     const fuzzServer = await startServer(fuzzSpec)
     let fuzz
     try {
-      const before = parseExposition(await (await fetch(`http://127.0.0.1:${fuzzSpec.metricsPort}/metrics`)).text()).length
+      const before = parseExposition(
+        await (await fetch(`http://127.0.0.1:${fuzzSpec.metricsPort}/metrics`)).text(),
+      ).length
       const sent = await sendRandomRequests(fuzzServer.origin, randomRequests(fuzzSeed), fuzzRequests)
       const scrapeStarted = performance.now()
       const text = await (await fetch(`http://127.0.0.1:${fuzzSpec.metricsPort}/metrics`)).text()
@@ -208,7 +221,9 @@ async function main(): Promise<void> {
         failed: sent.failed,
         seriesBefore: before,
         seriesAfter: samples.length,
-        requestDurationSeries: samples.filter((sample) => sample.name.startsWith('courier_http_request_duration_seconds')).length,
+        requestDurationSeries: samples.filter((sample) =>
+          sample.name.startsWith('courier_http_request_duration_seconds'),
+        ).length,
         scrapeBytes: Buffer.byteLength(text),
         scrapeMs,
       }
@@ -228,8 +243,15 @@ async function main(): Promise<void> {
         perPass.push(ratio(on, off))
       }
       const medianRatio = median(perPass.filter((value): value is number => value !== null))
-      const cpu = (variant: Variant, field: 'serverCpuUsPerRequest' | 'fixedRateCpuUsPerRequest' = 'serverCpuUsPerRequest') =>
-        median(of(variant).map((run) => run.result[field]).filter((value): value is number => value !== null))
+      const cpu = (
+        variant: Variant,
+        field: 'serverCpuUsPerRequest' | 'fixedRateCpuUsPerRequest' = 'serverCpuUsPerRequest',
+      ) =>
+        median(
+          of(variant)
+            .map((run) => run.result[field])
+            .filter((value): value is number => value !== null),
+        )
       return {
         target: target.name,
         offRequestsPerSecond: median(of('off').map((run) => run.result.requestsPerSecond)),

@@ -138,13 +138,28 @@ function statusMemoryCase(): CaseResult {
 function metricRecordingCase(): CaseResult {
   const buckets = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10]
   const labelNames = ['route', 'method', 'status_class']
-  const labelled = new LabelledHistogram({ name: 'labelled', help: 'labelled', labelNames, buckets, registers: [new Registry()] })
-  const promClient = new Histogram({ name: 'prom_client', help: 'prom-client', labelNames, buckets, registers: [new Registry()] })
+  const labelled = new LabelledHistogram({
+    name: 'labelled',
+    help: 'labelled',
+    labelNames,
+    buckets,
+    registers: [new Registry()],
+  })
+  const promClient = new Histogram({
+    name: 'prom_client',
+    help: 'prom-client',
+    labelNames,
+    buckets,
+    registers: [new Registry()],
+  })
   return compare(
     'one response recorded in a histogram',
     callsPerRound.metricRecording,
     { name: 'labelled series (one map per label)', call: () => labelled.observe(0.002, '/guides/:slug', 'GET', '2xx') },
-    { name: "prom-client's Histogram.observe", call: () => promClient.observe({ route: '/guides/:slug', method: 'GET', status_class: '2xx' }, 0.002) },
+    {
+      name: "prom-client's Histogram.observe",
+      call: () => promClient.observe({ route: '/guides/:slug', method: 'GET', status_class: '2xx' }, 0.002),
+    },
   )
 }
 

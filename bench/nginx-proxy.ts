@@ -54,7 +54,9 @@ export async function startNginxProxy(options: {
 /** The SHA-256 of a certificate's public key, base64: what Chromium's `--ignore-certificate-errors-spki-list` takes. */
 export function spkiOf(certificateFile: string): string {
   const publicKey = new X509Certificate(readFileSync(certificateFile)).publicKey
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64')
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64')
 }
 
 /** A self-signed certificate for `localhost` and 127.0.0.1 in `folder`, by Debian's openssl. */
@@ -77,9 +79,16 @@ export function makeCertificate(folder: string): { certificate: string; key: str
  * Runs nginx in the foreground with `configFile` (tracked like the servers), ready once its `/nginx-health` answers
  * `healthStatus`; `stop` lets it finish what is in flight and removes the prefix folder.
  */
-export async function runNginx(prefix: string, configFile: string, port: number, healthStatus = 200): Promise<NginxProxy> {
+export async function runNginx(
+  prefix: string,
+  configFile: string,
+  port: number,
+  healthStatus = 200,
+): Promise<NginxProxy> {
   let output = ''
-  const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()))

@@ -11,6 +11,8 @@ import module from 'node:module'
 const entry = new URL(`../${process.env.DIST_DIR ?? 'dist'}/node/server.js`, import.meta.url)
 // The server flushes the compile cache once it listens; without one there is nothing to flush.
 module.flushCompileCache ??= () => {}
-const chunks = [...readFileSync(entry, 'utf8').matchAll(/import\(["'`](\.\/chunks\/[^"'`]+\.js)["'`]\)/g)].map((match) => match[1])
+const chunks = [...readFileSync(entry, 'utf8').matchAll(/import\(["'`](\.\/chunks\/[^"'`]+\.js)["'`]\)/g)].map(
+  (match) => match[1],
+)
 if (chunks.length === 0) throw new Error(`${entry.pathname} loads no chunk: is it a build of this version?`)
 for (const chunk of chunks) await import(new URL(chunk, entry).href)

@@ -44,7 +44,8 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 /** `npm ci` in the peer when node_modules is missing or was installed from another lock. */
 export async function installPeer(): Promise<'installed' | 'present'> {
   const lockHash = sha256(await readFile(path.join(peerDir, 'package-lock.json')))
-  if (existsSync(nextBin) && existsSync(installStamp) && (await readFile(installStamp, 'utf8')) === lockHash) return 'present'
+  if (existsSync(nextBin) && existsSync(installStamp) && (await readFile(installStamp, 'utf8')) === lockHash)
+    return 'present'
   process.stderr.write('bench: installing the Next.js peer (npm ci in bench/peers/next)\n')
   const options = { cwd: peerDir, timeoutMs: processLimits.peerInstallMs }
   try {
@@ -86,15 +87,25 @@ export async function writePeerSite(pages: readonly ServerPage[], deploymentId: 
   const status = page('/status')
   const galleryData = await propsOf(gallery, {}, deploymentId)
   const revalidateOf = (page: ServerPage) => {
-    if (page.revalidate === undefined) throw new Error(`the page ${page.id} declares no revalidate: the peer's copy would never change`)
+    if (page.revalidate === undefined)
+      throw new Error(`the page ${page.id} declares no revalidate: the peer's copy would never change`)
     return page.revalidate
   }
   // Next links its stylesheets: its policy has the nonce in script-src only.
   const [cspHead, cspTail] = cspTemplate(undefined, { styleNonce: false }).parts as [string, string]
   const otherDirectives = cspTail.slice(cspTail.indexOf(';') + 1).trim()
   const site = {
-    revalidate: { home: revalidateOf(home), guides: revalidateOf(guideIndex), guide: revalidateOf(guide), faq: revalidateOf(faq) },
-    revalidation: { maxItems: revalidation.maxItems, maxItemLength: revalidation.maxItemLength, minTokenLength: revalidation.minTokenLength },
+    revalidate: {
+      home: revalidateOf(home),
+      guides: revalidateOf(guideIndex),
+      guide: revalidateOf(guide),
+      faq: revalidateOf(faq),
+    },
+    revalidation: {
+      maxItems: revalidation.maxItems,
+      maxItemLength: revalidation.maxItemLength,
+      minTokenLength: revalidation.minTokenLength,
+    },
     runtime: { contentModule: pathToFileURL(path.join(benchRoot, 'peer-content.ts')).href },
     gallery: { data: galleryData, head: gallery.head(galleryData, {}) },
     status: { head: status.head({}, {}) },
@@ -155,11 +166,22 @@ async function filesUnder(dir: string): Promise<string[]> {
 async function buildInputsHash(): Promise<string> {
   const hash = createHash('sha256')
   const roots = ['pages', 'components', 'generated', 'public'].map((dir) => path.join(peerDir, dir))
-  const single = ['middleware.ts', 'site.ts', 'content.ts', 'next.config.mjs', 'tsconfig.json', 'package-lock.json'].map((file) => path.join(peerDir, file))
+  const single = [
+    'middleware.ts',
+    'site.ts',
+    'content.ts',
+    'next.config.mjs',
+    'tsconfig.json',
+    'package-lock.json',
+  ].map((file) => path.join(peerDir, file))
   // Imported at run time, but the build's prerendered pages were made with it.
   single.push(path.join(benchRoot, 'peer-content.ts'))
   for (const file of [...single, ...(await Promise.all(roots.map(filesUnder))).flat()]) {
-    hash.update(path.relative(peerDir, file)).update('\0').update(await readFile(file)).update('\0')
+    hash
+      .update(path.relative(peerDir, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0')
   }
   return hash.digest('hex')
 }
@@ -168,10 +190,15 @@ async function buildInputsHash(): Promise<string> {
 export async function buildPeer(): Promise<'built' | 'present'> {
   const inputs = await buildInputsHash()
   const buildIdFile = path.join(buildDir, 'BUILD_ID')
-  if (existsSync(buildIdFile) && existsSync(buildStamp) && (await readFile(buildStamp, 'utf8')) === inputs) return 'present'
+  if (existsSync(buildIdFile) && existsSync(buildStamp) && (await readFile(buildStamp, 'utf8')) === inputs)
+    return 'present'
   process.stderr.write('bench: building the Next.js peer (next build)\n')
   await rm(buildDir, { recursive: true, force: true })
-  await runToEnd(process.execPath, [nextBin, 'build'], { cwd: peerDir, env: peerEnv(process.env), timeoutMs: processLimits.peerBuildMs })
+  await runToEnd(process.execPath, [nextBin, 'build'], {
+    cwd: peerDir,
+    env: peerEnv(process.env),
+    timeoutMs: processLimits.peerBuildMs,
+  })
   await writeFile(buildStamp, inputs)
   return 'built'
 }
@@ -181,7 +208,8 @@ export async function peerBuildId(): Promise<string> {
 }
 
 export async function peerVersion(): Promise<string> {
-  return (JSON.parse(await readFile(path.join(nodeModules, 'next', 'package.json'), 'utf8')) as { version: string }).version
+  return (JSON.parse(await readFile(path.join(nodeModules, 'next', 'package.json'), 'utf8')) as { version: string })
+    .version
 }
 
 /** `next start` on the port startServer gives it (PORT), loopback only, production. */
@@ -205,7 +233,8 @@ export async function measurePeerFirstLoadJs(pagePath: string, html: string): Pr
     const src = /\bsrc="([^"]+)"/.exec(tag)?.[1]
     if (!src || /\bnomodule\b/i.test(tag)) continue
     const pathname = new URL(src, 'http://peer.invalid').pathname
-    if (!pathname.startsWith('/_next/static/')) throw new Error(`the peer's page loads a script from outside its build: ${src}`)
+    if (!pathname.startsWith('/_next/static/'))
+      throw new Error(`the peer's page loads a script from outside its build: ${src}`)
     const file = pathname.slice('/_next/'.length)
     const content = await readFile(path.join(buildDir, decodeURIComponent(file)))
     // Next compresses per request with gzip (its `compress` option, on by default): that is what it sends.

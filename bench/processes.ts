@@ -75,7 +75,12 @@ export async function runToEnd(
 ): Promise<void> {
   // quiet: the output is kept, and only its last lines are told, in the error, if the command fails.
   const stdio = options.quiet ? (['ignore', 'pipe', 'pipe'] as const) : (['ignore', 2, 2] as const)
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [...stdio], detached: true })
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: [...stdio],
+    detached: true,
+  })
   let captured = ''
   const keep = (chunk: Buffer) => {
     captured = (captured + chunk.toString('utf8')).slice(-4096)
@@ -103,7 +108,14 @@ export async function runToEnd(
   try {
     const code = await done
     if (code !== 0) {
-      const told = options.quiet ? `: ${captured.trim().split('\n').filter((line) => /error/i.test(line)).slice(0, 4).join(' / ')}` : ''
+      const told = options.quiet
+        ? `: ${captured
+            .trim()
+            .split('\n')
+            .filter((line) => /error/i.test(line))
+            .slice(0, 4)
+            .join(' / ')}`
+        : ''
       throw new ChildProcessError(`${command} ${args.join(' ')} failed (exit ${code ?? 'by signal'})${told}`)
     }
   } finally {
@@ -114,7 +126,9 @@ export async function runToEnd(
 /** Runs `npm run build` when dist/ lacks a build of the sources checked out (client and compiled server). */
 export async function ensureBuild(): Promise<'built' | 'present'> {
   if (await hasBuild()) return 'present'
-  process.stderr.write(`bench: no fresh build in ${path.relative(projectRoot, distDir) || '.'}, running npm run build\n`)
+  process.stderr.write(
+    `bench: no fresh build in ${path.relative(projectRoot, distDir) || '.'}, running npm run build\n`,
+  )
   await runToEnd('npm', ['run', 'build'], { cwd: projectRoot, timeoutMs: processLimits.buildMs })
   return 'built'
 }
@@ -170,7 +184,12 @@ export interface ServerSpec {
   onLine?: (line: string) => void
 }
 
-function collectLines(stream: NodeJS.ReadableStream | null, output: ServerOutput, label: string, onLine?: (line: string) => void): void {
+function collectLines(
+  stream: NodeJS.ReadableStream | null,
+  output: ServerOutput,
+  label: string,
+  onLine?: (line: string) => void,
+): void {
   if (!stream) return
   let pending = ''
   stream.setEncoding('utf8')

@@ -2,7 +2,8 @@
  * The benchmark results are marked blocks of docs/benchmarks.md that the benches rewrite from bench/results/, so the page
  * cannot drift from the last run. Everything outside the markers is left byte for byte.
  */
-export const blockStart = '<!-- bench:results:start (written by npm run bench from bench/results/latest.json; do not edit) -->'
+export const blockStart =
+  '<!-- bench:results:start (written by npm run bench from bench/results/latest.json; do not edit) -->'
 export const blockEnd = '<!-- bench:results:end -->'
 
 export class ReadmeBlockError extends Error {
@@ -17,24 +18,31 @@ export interface BlockMarkers {
 
 /** `npm run bench:build`'s block (bench/compiled-vs-source.ts). */
 export const buildBlockMarkers: BlockMarkers = {
-  start: '<!-- bench:build:start (written by npm run bench:build from bench/results/build-compare.json; do not edit) -->',
+  start:
+    '<!-- bench:build:start (written by npm run bench:build from bench/results/build-compare.json; do not edit) -->',
   end: '<!-- bench:build:end -->',
 }
 
 /** `npm run lighthouse`'s block (bench/lighthouse.ts). */
 export const lighthouseBlockMarkers: BlockMarkers = {
-  start: '<!-- lighthouse:results:start (written by npm run lighthouse from bench/results/lighthouse.json; do not edit) -->',
+  start:
+    '<!-- lighthouse:results:start (written by npm run lighthouse from bench/results/lighthouse.json; do not edit) -->',
   end: '<!-- lighthouse:results:end -->',
 }
 
 /** `npm run bench:revalidation`'s block (bench/revalidation.ts). */
 export const revalidationBlockMarkers: BlockMarkers = {
-  start: '<!-- bench:revalidation:start (written by npm run bench:revalidation from bench/results/revalidation.json; do not edit) -->',
+  start:
+    '<!-- bench:revalidation:start (written by npm run bench:revalidation from bench/results/revalidation.json; do not edit) -->',
   end: '<!-- bench:revalidation:end -->',
 }
 
 /** The document with the block between the markers replaced by `content` (markers kept; same input, same output). */
-export function rewriteBlock(readme: string, content: string, markers: BlockMarkers = { start: blockStart, end: blockEnd }): string {
+export function rewriteBlock(
+  readme: string,
+  content: string,
+  markers: BlockMarkers = { start: blockStart, end: blockEnd },
+): string {
   const { start: blockStart, end: blockEnd } = markers
   const start = readme.indexOf(blockStart)
   const end = readme.indexOf(blockEnd)

@@ -23,7 +23,13 @@ export interface TargetSummary {
   kind: TargetKind
   path: string
   passes: Array<TargetResult & { peakRssMiB: number | null }>
-  median: { requestsPerSecond: number | null; p50Ms: number | null; p99Ms: number | null; ttfbP50Ms: number | null; peakRssMiB: number | null }
+  median: {
+    requestsPerSecond: number | null
+    p50Ms: number | null
+    p99Ms: number | null
+    ttfbP50Ms: number | null
+    peakRssMiB: number | null
+  }
   /** Every failed request of every pass. */
   failed: number
 }
@@ -70,7 +76,11 @@ export interface BenchReport {
   }>
   /** With BENCH_BASELINE_NODE: the older Node the same build also ran on, and its cold start (median). */
   baseline?: { node: string; coldStartMs: number | null }
-  coldStart: { courier: { ms: number[]; medianMs: number | null }; next: { ms: number[]; medianMs: number | null }; ratio: number | null }
+  coldStart: {
+    courier: { ms: number[]; medianMs: number | null }
+    next: { ms: number[]; medianMs: number | null }
+    ratio: number | null
+  }
   firstLoadJs: { courier: FirstLoadJs; next: FirstLoadJs }
   /** A first visit to / in Chromium, by resource type (null where Chromium is missing). */
   firstVisit: { courier: WireBytes | null; next: WireBytes | null }
@@ -104,7 +114,9 @@ export function describeMachine(loadAtStart: number[]): BenchReport['machine'] {
 }
 
 function pad(cells: string[], widths: number[]): string {
-  return cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!))).join('  ')
+  return cells
+    .map((cell, index) => (index === 0 ? cell.padEnd(widths[index]!) : cell.padStart(widths[index]!)))
+    .join('  ')
 }
 
 /** kB as Vite prints them (1000 bytes), so the sizes read like the build output. */
@@ -156,7 +168,10 @@ export function formatReport(report: BenchReport): string {
       `node ${report.node}, Next.js ${report.next.version}, ${report.machine.cpus} × ${report.machine.cpuModel}`,
     '',
     pad(header, widths),
-    pad(widths.map((width) => '-'.repeat(width)), widths),
+    pad(
+      widths.map((width) => '-'.repeat(width)),
+      widths,
+    ),
     ...rows.map((row) => pad(row, widths)),
   ]
   for (const target of report.targets) {
@@ -180,9 +195,14 @@ export function formatReport(report: BenchReport): string {
     )
   }
   if (report.baseline) {
-    lines.push('', `Courier on ${report.node} ÷ the same build on ${report.baseline.node} (req/s; the median of each pass's ratio, the two run back to back):`)
+    lines.push(
+      '',
+      `Courier on ${report.node} ÷ the same build on ${report.baseline.node} (req/s; the median of each pass's ratio, the two run back to back):`,
+    )
     for (const comparison of report.comparisons) {
-      lines.push(`  ${comparison.kind}: ${fixed(comparison.courierRps, 1)} ÷ ${fixed(comparison.baselineRps ?? null, 1)} = ${fixed(comparison.versusBaseline ?? null, 3)}`)
+      lines.push(
+        `  ${comparison.kind}: ${fixed(comparison.courierRps, 1)} ÷ ${fixed(comparison.baselineRps ?? null, 1)} = ${fixed(comparison.versusBaseline ?? null, 3)}`,
+      )
     }
     lines.push(`  cold start on ${report.baseline.node}: ${fixed(report.baseline.coldStartMs, 0)} ms`)
   }
@@ -213,11 +233,15 @@ export function formatReport(report: BenchReport): string {
       ? `  warning: the servers filter different paths: ${mismatched.map((entry) => entry.path).join(', ')}`
       : `Request filter parity: both servers filter the same ${report.policyParity.length} paths`,
   )
-  if (!report.floorCheck.sameDocument) lines.push(`  warning: the bare server's /status differs from Courier's (floorCheck in the JSON)`)
+  if (!report.floorCheck.sameDocument)
+    lines.push(`  warning: the bare server's /status differs from Courier's (floorCheck in the JSON)`)
   lines.push('', 'Goals:')
   for (const row of goalRows(report)) lines.push(`  ${row[3]!.padEnd(12)} ${row[0]}: ${row[1]} (goal ${row[2]})`)
   for (const [name, output] of Object.entries(report.serverLogs)) {
-    if (output.total) lines.push(`${name} printed ${output.total} lines (Courier and bare log at warn and above; serverLogs in the JSON)`)
+    if (output.total)
+      lines.push(
+        `${name} printed ${output.total} lines (Courier and bare log at warn and above; serverLogs in the JSON)`,
+      )
   }
   lines.push(`Wall time: ${report.wallTimeS} s`)
   return lines.join('\n') + '\n'
@@ -274,7 +298,8 @@ export function formatReadmeBlock(report: BenchReport): string {
     lines.push(
       '',
       `Page sizes off by more than 10 % (Next's fixed script tags, see bench/README.md): ` +
-        offSize.map((size) => `${size.page} ${size.courierBytes} B vs ${size.nextBytes} B`).join(', ') + '.',
+        offSize.map((size) => `${size.page} ${size.courierBytes} B vs ${size.nextBytes} B`).join(', ') +
+        '.',
     )
   }
   return lines.join('\n')

@@ -36,7 +36,8 @@ function wholeNumber(name: string, fallback: number, max: number): number {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`)
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(raw)}`)
   return value
 }
 
@@ -165,7 +166,10 @@ async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }>
   trackChild(child, stop)
   let seen = ''
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start within ${processLimits.startUpMs} ms:\n${seen}`)), processLimits.startUpMs)
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server did not start within ${processLimits.startUpMs} ms:\n${seen}`)),
+      processLimits.startUpMs,
+    )
     const onData = (chunk: Buffer) => {
       seen += chunk.toString('utf8')
       if (/Ready to accept connections/.test(seen)) {
@@ -237,10 +241,26 @@ async function writeGuide(file: string, original: string, marker: string): Promi
  * (one request every 1000 / rate ms, a bounded number in flight), every answer judged against the request that asked
  * for it (one fetch each: no answer can be credited to another request). Ends at `durationS` or on `stop()`.
  */
-function startLoad(origin: string, guidePath: string, dataPath: string, dataHeaders: Record<string, string>, durationS: number) {
-  const tally: LoadTally = { requests: 0, serverErrors: 0, wrong: 0, failed: 0, skipped: 0, wrongSamples: [], guideLatencies: [] }
-  const isPage = (status: number, type: string, body: string) => status === 200 && type.startsWith('text/html') && body.trimEnd().endsWith('</html>')
-  const isData = (status: number, type: string, body: string) => status === 200 && type.startsWith('application/json') && body.startsWith('{') && body.includes('"pageProps"')
+function startLoad(
+  origin: string,
+  guidePath: string,
+  dataPath: string,
+  dataHeaders: Record<string, string>,
+  durationS: number,
+) {
+  const tally: LoadTally = {
+    requests: 0,
+    serverErrors: 0,
+    wrong: 0,
+    failed: 0,
+    skipped: 0,
+    wrongSamples: [],
+    guideLatencies: [],
+  }
+  const isPage = (status: number, type: string, body: string) =>
+    status === 200 && type.startsWith('text/html') && body.trimEnd().endsWith('</html>')
+  const isData = (status: number, type: string, body: string) =>
+    status === 200 && type.startsWith('application/json') && body.startsWith('{') && body.includes('"pageProps"')
   const targets = [
     { path: guidePath, headers: {}, good: isPage },
     { path: dataPath, headers: dataHeaders, good: isData },
@@ -268,11 +288,13 @@ function startLoad(origin: string, guidePath: string, dataPath: string, dataHead
       return
     }
     tally.requests += 1
-    if (target.path === guidePath || target.path === dataPath) tally.guideLatencies.push({ at: sentAt, ms: performance.now() - sentAt })
+    if (target.path === guidePath || target.path === dataPath)
+      tally.guideLatencies.push({ at: sentAt, ms: performance.now() - sentAt })
     if (status >= 500) tally.serverErrors += 1
     else if (!target.good(status, type, body)) tally.wrong += 1
     else return
-    if (tally.wrongSamples.length < 10) tally.wrongSamples.push(`${target.path}: ${status} ${type} ${body.slice(0, 100)}`)
+    if (tally.wrongSamples.length < 10)
+      tally.wrongSamples.push(`${target.path}: ${status} ${type} ${body.slice(0, 100)}`)
   }
   let stopped = false
   const running = (async () => {
@@ -302,7 +324,10 @@ function startLoad(origin: string, guidePath: string, dataPath: string, dataHead
 }
 
 /** One GET, its status and whole body; a failure is a status of 0. */
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: string }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; body: string }> {
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(settings.pollTimeoutMs) })
     return { status: response.status, type: response.headers.get('content-type') ?? '', body: await response.text() }
@@ -367,11 +392,17 @@ async function measureRounds(
       const newAfterMs: Array<number | null> = instances.map(() => null)
       const polls = Promise.all(
         instances.map((instance, index) =>
-          pollInstance(instance, marker, { guide: guide.path, data: guide.dataPath, dataHeaders: guide.dataHeaders }, startedAt, {
-            deadline,
-            newAfterMs,
-            index,
-          }),
+          pollInstance(
+            instance,
+            marker,
+            { guide: guide.path, data: guide.dataPath, dataHeaders: guide.dataHeaders },
+            startedAt,
+            {
+              deadline,
+              newAfterMs,
+              index,
+            },
+          ),
         ),
       )
       const call = await fetch(origin + revalidationRoute.path, {
@@ -382,7 +413,8 @@ async function measureRounds(
       })
       const callMs = performance.now() - startedAt
       const answer = (await call.json().catch(() => ({}))) as { instances?: number }
-      if (call.status !== 200) progress(`warning: ${label} round ${round}: the call answered ${call.status} ${JSON.stringify(answer)}`)
+      if (call.status !== 200)
+        progress(`warning: ${label} round ${round}: the call answered ${call.status} ${JSON.stringify(answer)}`)
       const polled = await polls
       await sleep(Math.max(settings.settleMs, startedAt + settings.minRoundIntervalMs - performance.now()))
       const windowEnd = performance.now()
@@ -443,7 +475,11 @@ function lineCounter(target: InstanceLog, guidePath: string, server: 'courier' |
   }
 }
 
-async function startInstances(specFor: (index: number) => ServerSpec, guidePath: string, server: 'courier' | 'next'): Promise<Instance[]> {
+async function startInstances(
+  specFor: (index: number) => ServerSpec,
+  guidePath: string,
+  server: 'courier' | 'next',
+): Promise<Instance[]> {
   const instances: Instance[] = []
   for (let index = 0; index < settings.instances; index += 1) {
     const log: InstanceLog = { loaderRunsAt: [], callsTakenAt: [], redisConnected: false }
@@ -454,7 +490,12 @@ async function startInstances(specFor: (index: number) => ServerSpec, guidePath:
 }
 
 /** Asks every instance directly for the guide and its data, so each keeps them before the first round. */
-async function warmInstances(instances: Instance[], guidePath: string, dataPath: string, dataHeaders: Record<string, string>) {
+async function warmInstances(
+  instances: Instance[],
+  guidePath: string,
+  dataPath: string,
+  dataHeaders: Record<string, string>,
+) {
   for (const instance of instances) {
     for (const [url, headers] of [
       [instance.server.origin + guidePath, {}],
@@ -487,13 +528,22 @@ async function runServer(options: {
     await warmInstances(instances, guidePath, dataPath, identity.dataHeaders)
     await options.beforeRounds?.(instances)
     const loadStart = loadAverage()
-    const durationS = settings.warmUpS + Math.ceil((options.rounds * (options.roundCapMs + settings.settleMs + settings.minRoundIntervalMs)) / 1000)
+    const durationS =
+      settings.warmUpS +
+      Math.ceil((options.rounds * (options.roundCapMs + settings.settleMs + settings.minRoundIntervalMs)) / 1000)
     const load = startLoad(nginx.origin, guidePath, dataPath, identity.dataHeaders, durationS)
     const loadStartedAt = performance.now()
     try {
       await sleep(settings.warmUpS * 1000)
       const file = path.join(contentDir, 'guides', `${guidePath.split('/').pop()}.md`)
-      const rounds = await measureRounds(identity, instances, nginx.origin, { path: guidePath, file, dataPath, dataHeaders: identity.dataHeaders }, options.rounds, options.roundCapMs)
+      const rounds = await measureRounds(
+        identity,
+        instances,
+        nginx.origin,
+        { path: guidePath, file, dataPath, dataHeaders: identity.dataHeaders },
+        options.rounds,
+        options.roundCapMs,
+      )
       await load.stop()
       return {
         server: identity.server,
@@ -523,14 +573,21 @@ function summarize(run: ServerRun) {
   return {
     rounds: run.rounds.length,
     timedOut: run.rounds.length - done.length,
-    consistentMs: { p50: percentile(consistent, 0.5), p99: percentile(consistent, 0.99), max: percentile(consistent, 1) },
+    consistentMs: {
+      p50: percentile(consistent, 0.5),
+      p99: percentile(consistent, 0.99),
+      max: percentile(consistent, 1),
+    },
     disagreedMs: { p50: percentile(disagreed, 0.5), max: percentile(disagreed, 1) },
     firstNewMs: percentile(
       done.map((round) => Math.min(...round.instances.map((one) => one.newAfterMs!))),
       0.5,
     ),
     roundsDisagreeing: disagreed.filter((ms) => ms > settings.pollIntervalMs * 2).length,
-    callMs: percentile(run.rounds.map((round) => round.callMs), 0.5),
+    callMs: percentile(
+      run.rounds.map((round) => round.callMs),
+      0.5,
+    ),
     loaderRuns: {
       min: runs.length ? Math.min(...runs) : null,
       mean: runs.length ? round1(runs.reduce((sum, one) => sum + one, 0) / runs.length) : null,
@@ -541,13 +598,25 @@ function summarize(run: ServerRun) {
       const during = (at: number) => run.rounds.some((round) => at >= round.window.from && at < round.window.to)
       const samples = run.load.guideLatencies
       return {
-        steady: percentile(samples.filter((one) => !during(one.at)).map((one) => one.ms), 0.99),
-        regenerating: percentile(samples.filter((one) => during(one.at)).map((one) => one.ms), 0.99),
+        steady: percentile(
+          samples.filter((one) => !during(one.at)).map((one) => one.ms),
+          0.99,
+        ),
+        regenerating: percentile(
+          samples.filter((one) => during(one.at)).map((one) => one.ms),
+          0.99,
+        ),
         regeneratingCount: samples.filter((one) => during(one.at)).length,
       }
     })(),
-    wentBack: run.rounds.reduce((sum, round) => sum + round.instances.reduce((inner, one) => inner + one.wentBack, 0), 0),
-    failedPolls: run.rounds.reduce((sum, round) => sum + round.instances.reduce((inner, one) => inner + one.failedPolls, 0), 0),
+    wentBack: run.rounds.reduce(
+      (sum, round) => sum + round.instances.reduce((inner, one) => inner + one.wentBack, 0),
+      0,
+    ),
+    failedPolls: run.rounds.reduce(
+      (sum, round) => sum + round.instances.reduce((inner, one) => inner + one.failedPolls, 0),
+      0,
+    ),
   }
 }
 
@@ -559,7 +628,8 @@ function formatBlock(report: { date: string; node: string; next: string; cpus: s
   const ms = (value: number | null) => (value === null ? '—' : String(Math.round(value)))
   const row = (name: string, pick: (one: { run: ServerRun; summary: ReturnType<typeof summarize> }) => string) =>
     `| ${name} | ${pick(courier)} | ${pick(next)} |`
-  const loadAvg = ({ run }: { run: ServerRun }) => `${run.loadAverage.start.join(', ')} → ${run.loadAverage.end.join(', ')}`
+  const loadAvg = ({ run }: { run: ServerRun }) =>
+    `${run.loadAverage.start.join(', ')} → ${run.loadAverage.end.join(', ')}`
   return [
     `Last run: ${report.date}, ${report.cpus}, node ${report.node}, Next.js ${report.next}; ${settings.instances} instances each behind one nginx (round robin), ` +
       `${settings.loadRatePerS} req/s of load through it the whole time, polls of each instance every ${settings.pollIntervalMs} ms.`,
@@ -573,21 +643,33 @@ function formatBlock(report: { date: string; node: string; next: string; cpus: s
     row('time to consistent max ms', (one) => ms(one.summary.consistentMs.max)),
     row('rounds not consistent within the cap', (one) => String(one.summary.timedOut)),
     row('instances disagreed: rounds (over 20 ms)', (one) => String(one.summary.roundsDisagreeing)),
-    row('instances disagreed: p50 / max ms', (one) => `${ms(one.summary.disagreedMs.p50)} / ${ms(one.summary.disagreedMs.max)}`),
+    row(
+      'instances disagreed: p50 / max ms',
+      (one) => `${ms(one.summary.disagreedMs.p50)} / ${ms(one.summary.disagreedMs.max)}`,
+    ),
     row('call answered p50 ms', (one) => ms(one.summary.callMs)),
     row('first instance new p50 ms', (one) => ms(one.summary.firstNewMs)),
     row('instances the 200 says were told', (one) => one.summary.instancesTold),
-    row('loader runs per revalidation min / mean / max', (one) => `${one.summary.loaderRuns.min} / ${one.summary.loaderRuns.mean} / ${one.summary.loaderRuns.max}`),
+    row(
+      'loader runs per revalidation min / mean / max',
+      (one) => `${one.summary.loaderRuns.min} / ${one.summary.loaderRuns.mean} / ${one.summary.loaderRuns.max}`,
+    ),
     row('an instance went back to the old version (polls)', (one) => String(one.summary.wentBack)),
     row('polls not answered 200 with HTML and JSON', (one) => String(one.summary.failedPolls)),
-    row('the guide through nginx: p99 ms steady / while it regenerates (requests)', (one) =>
-      `${ms(one.summary.guideP99Ms.steady)} / ${ms(one.summary.guideP99Ms.regenerating)} (${one.summary.guideP99Ms.regeneratingCount})`),
-    row('load: requests / 5xx / wrong answers', (one) => `${one.run.load.requests} / ${one.run.load.serverErrors} / ${one.run.load.wrong}`),
+    row(
+      'the guide through nginx: p99 ms steady / while it regenerates (requests)',
+      (one) =>
+        `${ms(one.summary.guideP99Ms.steady)} / ${ms(one.summary.guideP99Ms.regenerating)} (${one.summary.guideP99Ms.regeneratingCount})`,
+    ),
+    row(
+      'load: requests / 5xx / wrong answers',
+      (one) => `${one.run.load.requests} / ${one.run.load.serverErrors} / ${one.run.load.wrong}`,
+    ),
     row('load: no answer / ticks skipped', (one) => `${one.run.load.failed} / ${one.run.load.skipped}`),
     row('load average (1, 5, 15 min) at start → end', loadAvg),
     '',
     'Time to consistent: from the start of the call through nginx until the last instance, asked directly, served the guide ' +
-      'and its page data with the new sentence. Loader runs: the guide\'s loader runs the instances logged from the call ' +
+      "and its page data with the new sentence. Loader runs: the guide's loader runs the instances logged from the call " +
       `until the next round's edit (at least ${settings.settleMs / 1000} s after the last instance was new). Next's \`res.revalidate\` regenerates the instance that took the call; ` +
       'the other serves its copy until it is older than `revalidate` (60 s) and a request comes, hence fewer, longer rounds: ' +
       'its time to consistent is however long that copy still had to live when the call came, from almost nothing to 60 s ' +
@@ -607,10 +689,18 @@ async function main(): Promise<void> {
   const buildId = await peerBuildId()
   const { path: guidePath } = await firstGuidePath(pages)
   const start = await readStartCommand(projectRoot)
-  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', COURIER_DEV: 'false', COURIER_TEST_ROUTES: 'false', REVALIDATE_TOKEN: token }
+  const baseEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    COURIER_DEV: 'false',
+    COURIER_TEST_ROUTES: 'false',
+    REVALIDATE_TOKEN: token,
+  }
   const runs: ServerRun[] = []
 
-  progress(`Courier: ${settings.instances} instances, redis-server, nginx; ${settings.courierRounds} rounds on ${guidePath}`)
+  progress(
+    `Courier: ${settings.instances} instances, redis-server, nginx; ${settings.courierRounds} rounds on ${guidePath}`,
+  )
   const redis = await startRedis()
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-revalidation-images-'))
   try {
@@ -626,7 +716,14 @@ async function main(): Promise<void> {
           // As `npm start` runs it: its variables, Node's flags and the compiled server. Info level: the bench counts
           // `page regenerated` lines.
           args: [...start.nodeArgs, path.relative(projectRoot, serverEntryFile)],
-          env: { ...baseEnv, ...start.env, LOG_LEVEL: 'info', REDIS_URL: redis.url, CONTENT_DIR: contentDir, IMAGE_CACHE_DIR: imageCacheDir },
+          env: {
+            ...baseEnv,
+            ...start.env,
+            LOG_LEVEL: 'info',
+            REDIS_URL: redis.url,
+            CONTENT_DIR: contentDir,
+            IMAGE_CACHE_DIR: imageCacheDir,
+          },
           healthPath: '/api/health',
         }),
         beforeRounds: async (instances) => {
@@ -680,7 +777,9 @@ async function main(): Promise<void> {
   const block = formatBlock(report)
   await writeFile(benchmarksDoc, rewriteBlock(await readFile(benchmarksDoc, 'utf8'), block, revalidationBlockMarkers))
   process.stdout.write(`${block}\n`)
-  progress(`wrote ${path.relative(projectRoot, resultsFile)} and the block of ${path.relative(projectRoot, benchmarksDoc)}`)
+  progress(
+    `wrote ${path.relative(projectRoot, resultsFile)} and the block of ${path.relative(projectRoot, benchmarksDoc)}`,
+  )
 }
 
 await runBench(main, progress)

@@ -26,9 +26,25 @@ import { measureFirstVisit } from './wire-bytes.ts'
 import { imageTarget, measureColdTransform, prepareStaticImage, primeImage } from './images.ts'
 import { runBench } from './lifecycle.ts'
 import { runTarget } from './load.ts'
-import { buildPeer, installPeer, measurePeerFirstLoadJs, peerBuildId, peerServerSpec, peerVersion, writePeerSite } from './peer-next.ts'
+import {
+  buildPeer,
+  installPeer,
+  measurePeerFirstLoadJs,
+  peerBuildId,
+  peerServerSpec,
+  peerVersion,
+  writePeerSite,
+} from './peer-next.ts'
 import { treePeakRssMiB } from './process-tree.ts'
-import { ensureBuild, startServer, stopAll, timeStart, type ServerOutput, type ServerProcess, type ServerSpec } from './processes.ts'
+import {
+  ensureBuild,
+  startServer,
+  stopAll,
+  timeStart,
+  type ServerOutput,
+  type ServerProcess,
+  type ServerSpec,
+} from './processes.ts'
 import {
   describeMachine,
   formatReport,
@@ -109,7 +125,8 @@ async function preflight(target: Target, origin: string): Promise<void> {
   // fetch decompresses: the body is judged as a browser reads it, markers and all, whatever coding carried it.
   const body = await response.text()
   const { 'content-encoding': coding, ...rest } = Object.fromEntries(response.headers)
-  const verdict = coding !== undefined && !codingAsked(target, coding) ? 'body-mismatch' : judge(target, response.status, body, rest)
+  const verdict =
+    coding !== undefined && !codingAsked(target, coding) ? 'body-mismatch' : judge(target, response.status, body, rest)
   if (verdict !== 'ok') {
     progress(`warning: ${target.name} answers ${response.status} (${verdict}); every such response counts as an error`)
     progress(`  markers: ${JSON.stringify(target.markers)}; first bytes: ${JSON.stringify(body.slice(0, 300))}`)
@@ -205,8 +222,17 @@ async function main(): Promise<void> {
   targets.push(await bareStatusTarget(pages, deploymentId), images.staticTarget)
   if (kinds) targets.splice(0, targets.length, ...targets.filter((target) => kinds.has(target.kind)))
   // Kind by kind, Courier then Next then the floor: the numbers a ratio divides are taken minutes apart at most.
-  targets.sort((a, b) => kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) || serverOrder.indexOf(a.server) - serverOrder.indexOf(b.server))
-  const origins: Record<ServerName, string> = { courier: courier.origin, next: next.origin, bare: bare.origin, baseline: older?.origin ?? '' }
+  targets.sort(
+    (a, b) =>
+      kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) ||
+      serverOrder.indexOf(a.server) - serverOrder.indexOf(b.server),
+  )
+  const origins: Record<ServerName, string> = {
+    courier: courier.origin,
+    next: next.origin,
+    bare: bare.origin,
+    baseline: older?.origin ?? '',
+  }
   for (const target of targets) await preflight(target, origins[target.server])
   const floorCheck = await checkFloor(`${courier.origin}/status`, `${bare.origin}/status`)
   if (!floorCheck.sameDocument) progress(`warning: the floor differs from Courier: ${JSON.stringify(floorCheck)}`)
@@ -223,11 +249,17 @@ async function main(): Promise<void> {
     next.origin,
   )
   for (const size of pageSizes.filter((entry) => !entry.withinTenPercent)) {
-    progress(`warning: ${size.page} is ${size.courierBytes} B on Courier, ${size.nextBytes} B on Next (${size.differencePercent} %)`)
+    progress(
+      `warning: ${size.page} is ${size.courierBytes} B on Courier, ${size.nextBytes} B on Next (${size.differencePercent} %)`,
+    )
   }
   const policyParity = []
   for (const pathname of parityPaths) {
-    policyParity.push({ path: pathname, courier: await filtered(courier.origin, pathname), next: await filtered(next.origin, pathname) })
+    policyParity.push({
+      path: pathname,
+      courier: await filtered(courier.origin, pathname),
+      next: await filtered(next.origin, pathname),
+    })
   }
   for (const server of [courier, next, bare, ...(older ? [older] : [])]) collectOutput(logs, server)
   await stopAll()
@@ -239,16 +271,23 @@ async function main(): Promise<void> {
   const passes = new Map<Target, TargetSummary['passes']>(targets.map((target) => [target, []]))
   for (let pass = 1; pass <= load.passes; pass += 1) {
     for (const target of targets) {
-      progress(`pass ${pass} of ${load.passes}, ${target.name}: fresh server, ${load.warmUpS} s warm-up, ${load.durationS} s × ${load.connections} connections`)
+      progress(
+        `pass ${pass} of ${load.passes}, ${target.name}: fresh server, ${load.warmUpS} s warm-up, ${load.durationS} s × ${load.connections} connections`,
+      )
       let server: ServerProcess
       if (target.server === 'bare') server = await startServer(bareSpec)
       else {
-        const started = await timeStart({ ...serverSpecs[target.server]!, healthPath: '/', probeIntervalMs: load.coldProbeIntervalMs })
+        const started = await timeStart({
+          ...serverSpecs[target.server]!,
+          healthPath: '/',
+          probeIntervalMs: load.coldProbeIntervalMs,
+        })
         coldMs[target.server].push(started.ms)
         server = started.server
       }
       try {
-        if (target.kind === 'image-hit' && target.server !== 'bare') await primeImage(server.origin, imageCacheHeader[target.server])
+        if (target.kind === 'image-hit' && target.server !== 'bare')
+          await primeImage(server.origin, imageCacheHeader[target.server])
         const result = await runTarget(target, server.origin, [process.pid, server.pid])
         passes.get(target)!.push({ ...result, peakRssMiB: treePeakRssMiB(server.pid) })
       } finally {
@@ -280,15 +319,19 @@ async function main(): Promise<void> {
       failed: results.reduce((sum, result) => sum + result.failed, 0),
     }
   })
-  const summaryOf = (server: ServerName, kind: string) => summaries.find((summary) => summary.server === server && summary.kind === kind)
+  const summaryOf = (server: ServerName, kind: string) =>
+    summaries.find((summary) => summary.server === server && summary.kind === kind)
   const rps = (server: ServerName, kind: string) => summaryOf(server, kind)?.median.requestsPerSecond ?? null
   const rss = (server: ServerName, kind: string) => summaryOf(server, kind)?.median.peakRssMiB ?? null
   // Pass by pass: the baseline runs right after Courier on the same target (serverOrder).
-  const passRps = (server: ServerName, kind: string) => summaryOf(server, kind)?.passes.map((pass) => pass.requestsPerSecond) ?? []
+  const passRps = (server: ServerName, kind: string) =>
+    summaryOf(server, kind)?.passes.map((pass) => pass.requestsPerSecond) ?? []
   const versusOlderNode = (kind: string) => pairedRatio(passRps('courier', kind), passRps('baseline', kind))
   const loadedKinds = [...new Set(targets.map((target) => target.kind))] as TargetKind[]
   const largestRss = (server: ServerName) => {
-    const values = summaries.filter((summary) => summary.server === server).flatMap((summary) => summary.median.peakRssMiB ?? [])
+    const values = summaries
+      .filter((summary) => summary.server === server)
+      .flatMap((summary) => summary.median.peakRssMiB ?? [])
     return values.length ? Math.max(...values) : null
   }
   const peakRssMiB = { courier: largestRss('courier'), next: largestRss('next') }
@@ -302,7 +345,13 @@ async function main(): Promise<void> {
     machine: describeMachine(loadAtStart),
     node: process.version,
     next: { version: nextVersion, buildId },
-    load: { connections: load.connections, durationS: load.durationS, warmUpS: load.warmUpS, passes: load.passes, host },
+    load: {
+      connections: load.connections,
+      durationS: load.durationS,
+      warmUpS: load.warmUpS,
+      passes: load.passes,
+      host,
+    },
     setup: { courierBuild, peerInstall, peerBuild },
     wallTimeS: 0,
     targets: summaries,

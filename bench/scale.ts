@@ -17,11 +17,16 @@ import { listeningPortOf, onFreePort } from '../test/helpers/free-port.ts'
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 const children: ChildProcess[] = []
 
-
 async function waitFor(url: string, ms = 90_000): Promise<void> {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
-    if ((await fetch(url).then((response) => response.status, () => 0)) === 200) return
+    if (
+      (await fetch(url).then(
+        (response) => response.status,
+        () => 0,
+      )) === 200
+    )
+      return
     await sleep(100)
   }
   throw new Error(`${url} did not answer 200 within ${ms} ms`)
@@ -32,7 +37,15 @@ async function startCourier(env: Record<string, string> = {}): Promise<{ port: n
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-bench-scale-images-'))
   const child = spawn(process.execPath, [path.join(projectRoot, 'src', 'server.ts')], {
     cwd: projectRoot,
-    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', IMAGE_CACHE_DIR: imageCacheDir, ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      IMAGE_CACHE_DIR: imageCacheDir,
+      ...env,
+    },
     stdio: 'ignore',
   })
   children.push(child)
@@ -48,31 +61,55 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited
 }
 
-async function measure(url: string, name: string): Promise<{ name: string; requestsPerSecond: number; p99Ms: number; wrong: number; errors: number }> {
+async function measure(
+  url: string,
+  name: string,
+): Promise<{ name: string; requestsPerSecond: number; p99Ms: number; wrong: number; errors: number }> {
   const check = (status: number, body: string) => status === 200 && body.trimEnd().endsWith('</html>')
   let wrong = 0
-  const requests = [{ method: 'GET', path: new URL(url).pathname, onResponse: (status: number, body: string) => void (check(status, body) || (wrong += 1)) }]
+  const requests = [
+    {
+      method: 'GET',
+      path: new URL(url).pathname,
+      onResponse: (status: number, body: string) => void (check(status, body) || (wrong += 1)),
+    },
+  ]
   await autocannon({ url, connections: load.connections, duration: load.warmUpS, requests })
   wrong = 0
   const result = await autocannon({ url, connections: load.connections, duration: load.durationS, requests })
-  const line = { name, requestsPerSecond: Math.round(result.requests.average), p99Ms: result.latency.p99, wrong, errors: result.errors }
+  const line = {
+    name,
+    requestsPerSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    wrong,
+    errors: result.errors,
+  }
   process.stdout.write(`${JSON.stringify(line)}\n`)
   return line
 }
 
 /** BENCH_SCALE_RUNS: a comma-separated subset of the runs (alone, nginx1, nginx2, nginx3, wc1, wc2); default all. */
-const runs = new Set((process.env.BENCH_SCALE_RUNS ?? 'alone,nginx1,nginx2,nginx3,wc1,wc2').split(',').map((run) => run.trim()))
+const runs = new Set(
+  (process.env.BENCH_SCALE_RUNS ?? 'alone,nginx1,nginx2,nginx3,wc1,wc2').split(',').map((run) => run.trim()),
+)
 
 async function main() {
-  const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+  const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as {
+    deploymentId: string
+  }
   const results = []
   const instances = [await startCourier({ TRUST_PROXY: '127.0.0.1' })]
-  if (runs.has('alone')) results.push(await measure(`http://127.0.0.1:${instances[0]!.port}/faq`, 'instance alone, /faq'))
+  if (runs.has('alone'))
+    results.push(await measure(`http://127.0.0.1:${instances[0]!.port}/faq`, 'instance alone, /faq'))
 
   const prefix = await mkdtemp(path.join(tmpdir(), 'courier-bench-nginx-'))
-  const routing = () => ({ deployments: [{ id: deploymentId, servers: instances.map((one) => `127.0.0.1:${one.port}`) }] })
+  const routing = () => ({
+    deployments: [{ id: deploymentId, servers: instances.map((one) => `127.0.0.1:${one.port}`) }],
+  })
   const nginx = (...args: string[]) => {
-    const result = spawnSync('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args], { encoding: 'utf8' })
+    const result = spawnSync('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args], {
+      encoding: 'utf8',
+    })
     if (result.status !== 0) throw new Error(`nginx ${args.join(' ')}: ${result.stderr}`)
   }
   // Another port when nginx finds its own taken in between (it says `Address already in use`).

@@ -33,7 +33,12 @@ function kindOf(node: ProfileNode): string {
   if (functionName === '(garbage collector)') return 'garbage collector'
   if (functionName === '(idle)' || functionName === '(program)') return 'idle / program'
   if (url.includes('internal/source_map')) return 'source maps'
-  if (/compileSourceTextModule|compileFunction|wrapSafe|ModuleWrap|compileForInternalLoader|compileForPublicLoader/.test(functionName)) return 'compiling (modules and built-ins)'
+  if (
+    /compileSourceTextModule|compileFunction|wrapSafe|ModuleWrap|compileForInternalLoader|compileForPublicLoader/.test(
+      functionName,
+    )
+  )
+    return 'compiling (modules and built-ins)'
   if (url.startsWith('node:internal/modules') || url.startsWith('node:internal/bootstrap')) return 'module loader'
   if (url.startsWith('node:') || url === '') return "Node's built-in modules and natives"
   if (url.includes('/node_modules/')) return `package ${/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)![1]}`
@@ -57,7 +62,8 @@ for (const file of files) {
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
   const stackNames = (id: number) => {
     const names = new Set<string>()
-    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) names.add(byId.get(at)!.callFrame.functionName)
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at))
+      names.add(byId.get(at)!.callFrame.functionName)
     return names
   }
   let phase = 0
@@ -65,7 +71,8 @@ for (const file of files) {
     const delta = (profile.timeDeltas[index] ?? 0) / 1000
     const names = stackNames(id)
     // A phase too short to be sampled (the configuration often is) is skipped, not waited for.
-    for (let later = phase + 1; later < phaseMarks.length; later += 1) if (names.has(phaseMarks[later]![1])) phase = later
+    for (let later = phase + 1; later < phaseMarks.length; later += 1)
+      if (names.has(phaseMarks[later]![1])) phase = later
     const name = phaseMarks[phase]![0]
     phases.set(name, (phases.get(name) ?? 0) + delta)
     const kind = kindOf(byId.get(id)!)
@@ -75,8 +82,15 @@ for (const file of files) {
 }
 const ms = (value: number) => (value / files.length).toFixed(0)
 const share = (value: number) => `${((value / total) * 100).toFixed(0)} %`
-const lines = [`${files.length} profile(s), ${ms(total)} ms each on average`, '', '| phase | ms | share |', '|---|---|---|']
-for (const [name] of phaseMarks) lines.push(`| ${name} | ${ms(phases.get(name) ?? 0)} | ${share(phases.get(name) ?? 0)} |`)
+const lines = [
+  `${files.length} profile(s), ${ms(total)} ms each on average`,
+  '',
+  '| phase | ms | share |',
+  '|---|---|---|',
+]
+for (const [name] of phaseMarks)
+  lines.push(`| ${name} | ${ms(phases.get(name) ?? 0)} | ${share(phases.get(name) ?? 0)} |`)
 lines.push('', '| kind of work | ms | share |', '|---|---|---|')
-for (const [name, value] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 14)) lines.push(`| ${name} | ${ms(value)} | ${share(value)} |`)
+for (const [name, value] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 14))
+  lines.push(`| ${name} | ${ms(value)} | ${share(value)} |`)
 process.stdout.write(lines.join('\n') + '\n')

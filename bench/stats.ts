@@ -73,28 +73,57 @@ export function worstRatio(ratios: Array<number | null>, worst: 'max' | 'min'): 
 /** The goals' table of docs/benchmarks.md "Latest results", in its order. */
 export function evaluateGoals(inputs: GoalInputs): Goal[] {
   const versusNext = (kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('next', kind))
-  const rssVersusNext = worstRatio(inputs.kinds.map((kind) => ratio(inputs.peakRss('courier', kind), inputs.peakRss('next', kind))), 'max')
+  const rssVersusNext = worstRatio(
+    inputs.kinds.map((kind) => ratio(inputs.peakRss('courier', kind), inputs.peakRss('next', kind))),
+    'max',
+  )
   // Null (not measured) unless BENCH_BASELINE_NODE ran the same build on an older Node beside it.
-  const olderNodeRatio = inputs.versusOlderNode ?? ((kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('baseline', kind)))
+  const olderNodeRatio =
+    inputs.versusOlderNode ?? ((kind: string) => ratio(inputs.rps('courier', kind), inputs.rps('baseline', kind)))
   const versusOlderNode = worstRatio(inputs.kinds.map(olderNodeRatio), 'min')
   return [
     goal('dynamic page /status req/s, Courier ÷ Next', versusNext('dynamic-page'), '>=', 5),
-    goal('dynamic page /status req/s, Courier ÷ bare Fastify floor', ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('bare', 'dynamic-page')), '>=', 0.85),
+    goal(
+      'dynamic page /status req/s, Courier ÷ bare Fastify floor',
+      ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('bare', 'dynamic-page')),
+      '>=',
+      0.85,
+    ),
     goal('static page / req/s, Courier ÷ Next', versusNext('static-page'), '>=', 15),
     goal('static page (a guide) req/s, Courier ÷ Next', versusNext('guide-page'), '>=', 15),
     goal('dynamic page data req/s, Courier ÷ Next', versusNext('dynamic-data'), '>=', 5),
     goal('static page data req/s, Courier ÷ Next', versusNext('static-data'), '>=', 10),
     goal('404 req/s, Courier ÷ Next', versusNext('not-found'), '>=', 5),
     goal('image cache hit req/s, Courier ÷ Next', versusNext('image-hit'), '>=', 1.5),
-    goal('image cache hit req/s, Courier ÷ @fastify/static', ratio(inputs.rps('courier', 'image-hit'), inputs.rps('bare', 'image-hit')), '>=', 0.9),
+    goal(
+      'image cache hit req/s, Courier ÷ @fastify/static',
+      ratio(inputs.rps('courier', 'image-hit'), inputs.rps('bare', 'image-hit')),
+      '>=',
+      0.9,
+    ),
     goal('cold start, Courier ÷ Next', ratio(inputs.coldStartMs.courier, inputs.coldStartMs.next), '<=', 0.5),
     goal('first-load JS of / (gzip bytes), Courier', inputs.firstLoadJsGzipBytes, '<=', 70_000),
     goal('peak RSS under load, Courier ÷ Next (the largest of any target)', rssVersusNext, '<=', 0.5),
     goal('static page / req/s with Accept-Encoding, Courier ÷ Next', versusNext('static-page+compressed'), '>=', 15),
-    goal('static page (a guide) req/s with Accept-Encoding, Courier ÷ Next', versusNext('guide-page+compressed'), '>=', 15),
-    goal('dynamic page /status req/s with Accept-Encoding, Courier ÷ Next', versusNext('dynamic-page+compressed'), '>=', 5),
+    goal(
+      'static page (a guide) req/s with Accept-Encoding, Courier ÷ Next',
+      versusNext('guide-page+compressed'),
+      '>=',
+      15,
+    ),
+    goal(
+      'dynamic page /status req/s with Accept-Encoding, Courier ÷ Next',
+      versusNext('dynamic-page+compressed'),
+      '>=',
+      5,
+    ),
     goal('static page data req/s with Accept-Encoding, Courier ÷ Next', versusNext('static-data+compressed'), '>=', 10),
-    goal('dynamic page data req/s with Accept-Encoding, Courier ÷ Next', versusNext('dynamic-data+compressed'), '>=', 10),
+    goal(
+      'dynamic page data req/s with Accept-Encoding, Courier ÷ Next',
+      versusNext('dynamic-data+compressed'),
+      '>=',
+      10,
+    ),
     goal('404 req/s with Accept-Encoding, Courier ÷ Next', versusNext('not-found+compressed'), '>=', 5),
     goal(
       'static page / req/s, compressed ÷ identity, Courier',
@@ -103,10 +132,20 @@ export function evaluateGoals(inputs: GoalInputs): Goal[] {
       0.8,
     ),
     goal('first-load JS of / as sent (brotli bytes), Courier', inputs.firstLoadJsSentBytes, '<=', 62_000),
-    goal('bytes on the wire, first visit to /, Courier ÷ Next', ratio(inputs.firstVisitBytes.courier, inputs.firstVisitBytes.next), '<=', 0.6),
+    goal(
+      'bytes on the wire, first visit to /, Courier ÷ Next',
+      ratio(inputs.firstVisitBytes.courier, inputs.firstVisitBytes.next),
+      '<=',
+      0.6,
+    ),
     goal('req/s, Courier ÷ the same build on the older Node (the lowest of any target)', versusOlderNode, '>=', 0.95),
     // /status is partly prerendered (docs/rendering.md "Partial prerendering"): its shell kept, its holes per request.
-    goal('partly prerendered /status req/s ÷ static /, Courier', ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('courier', 'static-page')), '>=', 0.5),
+    goal(
+      'partly prerendered /status req/s ÷ static /, Courier',
+      ratio(inputs.rps('courier', 'dynamic-page'), inputs.rps('courier', 'static-page')),
+      '>=',
+      0.5,
+    ),
     goal('partly prerendered /status req/s, Courier ÷ Next', versusNext('dynamic-page'), '>=', 15),
     goal(
       '/status time to first byte under load ÷ /, Courier',

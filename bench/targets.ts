@@ -18,14 +18,7 @@ export type ServerName = 'courier' | 'next' | 'bare' | 'baseline'
 
 /** What a target measures: the same kind on two servers is one comparison. */
 export type BaseKind =
-  | 'static-page'
-  | 'guide-page'
-  | 'dynamic-page'
-  | 'static-data'
-  | 'dynamic-data'
-  | 'not-found'
-  | 'image-hit'
-  | 'robots'
+  'static-page' | 'guide-page' | 'dynamic-page' | 'static-data' | 'dynamic-data' | 'not-found' | 'image-hit' | 'robots'
 
 /** `<kind>+compressed`: the same target asked with `Accept-Encoding: br, gzip`, as every browser asks. */
 export type TargetKind = BaseKind | `${BaseKind}+compressed`
@@ -34,7 +27,14 @@ export type TargetKind = BaseKind | `${BaseKind}+compressed`
 export const browserAcceptEncoding = 'br, gzip'
 
 /** The kinds that also run compressed: documents and page data (robots.txt and images stay identity). */
-const compressedKinds = new Set<TargetKind>(['static-page', 'guide-page', 'dynamic-page', 'static-data', 'dynamic-data', 'not-found'])
+const compressedKinds = new Set<TargetKind>([
+  'static-page',
+  'guide-page',
+  'dynamic-page',
+  'static-data',
+  'dynamic-data',
+  'not-found',
+])
 
 /**
  * The compressed twin of a target: the same path asked with Accept-Encoding. A compressed body cannot be read as
@@ -164,7 +164,12 @@ export async function pageTargets(pages: readonly ServerPage[], who: ServerIdent
   const homeMarkers = [await titleMarker(home, {}, who.deploymentId)]
   const statusMarkers = [await titleMarker(status, {}, who.deploymentId), `>${who.deploymentId}</dd>`]
   const firstGuideTitle = (guide.staticParams && (await titleMarker(guide, params, who.deploymentId))) || ''
-  const homeData = (await home.load!({ params: {}, query: {}, deploymentId: who.deploymentId, content: benchContent })) as {
+  const homeData = (await home.load!({
+    params: {},
+    query: {},
+    deploymentId: who.deploymentId,
+    content: benchContent,
+  })) as {
     props: { guides: Array<{ title: string }> }
   }
   const dataPrefix = `/_next/data/${who.deploymentId}`

@@ -60,16 +60,38 @@ async function cpuMs(pid: number): Promise<number> {
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
-async function measure(origin: string, target: string, pid: number): Promise<{ requestsPerSecond: number; p99Ms: number; cpuUsPerRequest: number; wrong: number }> {
+async function measure(
+  origin: string,
+  target: string,
+  pid: number,
+): Promise<{ requestsPerSecond: number; p99Ms: number; cpuUsPerRequest: number; wrong: number }> {
   let wrong = 0
-  const requests = [{ method: 'GET', path: target, onResponse: (status: number, body: string) => void (status === 200 && body.trimEnd().endsWith('</html>') ? 0 : (wrong += 1)) }]
+  const requests = [
+    {
+      method: 'GET',
+      path: target,
+      onResponse: (status: number, body: string) =>
+        void (status === 200 && body.trimEnd().endsWith('</html>') ? 0 : (wrong += 1)),
+    },
+  ]
   await autocannon({ url: origin, connections: load.connections, duration: load.warmUpS, requests })
   wrong = 0
   const cpuBefore = await cpuMs(pid)
-  const result = await autocannon({ url: origin, connections: load.connections, duration: load.durationS, timeout: load.timeoutS, requests })
+  const result = await autocannon({
+    url: origin,
+    connections: load.connections,
+    duration: load.durationS,
+    timeout: load.timeoutS,
+    requests,
+  })
   // The server's CPU per response: steadier than req/s on a machine whose other load comes and goes.
-  const cpuUsPerRequest = Math.round(((await cpuMs(pid)) - cpuBefore) * 1000 / Math.max(1, result.requests.total))
-  return { requestsPerSecond: Math.round(result.requests.average), p99Ms: result.latency.p99, cpuUsPerRequest, wrong: wrong + result.errors + result.non2xx }
+  const cpuUsPerRequest = Math.round((((await cpuMs(pid)) - cpuBefore) * 1000) / Math.max(1, result.requests.total))
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p99Ms: result.latency.p99,
+    cpuUsPerRequest,
+    wrong: wrong + result.errors + result.non2xx,
+  }
 }
 
 async function main() {
@@ -77,7 +99,15 @@ async function main() {
   const command = await readStartCommand(projectRoot)
   const sink = await startSink()
   const names = Object.keys(modes) as Mode[]
-  const runs: Array<{ pass: number; mode: Mode; target: string; requestsPerSecond: number; p99Ms: number; cpuUsPerRequest: number; wrong: number }> = []
+  const runs: Array<{
+    pass: number
+    mode: Mode
+    target: string
+    requestsPerSecond: number
+    p99Ms: number
+    cpuUsPerRequest: number
+    wrong: number
+  }> = []
   try {
     for (let pass = 1; pass <= load.passes; pass++) {
       // Rotate the order: off first in one pass, last in another.
@@ -113,16 +143,32 @@ async function main() {
     const off = rps('off')
     const tenth = rps('on, 10 %')
     const all = rps('on, 100 %')
-    return { target, off, tenth, all, tenthRatio: ratio(tenth, off), allRatio: ratio(all, off), cpu: [cpu('off'), cpu('on, 10 %'), cpu('on, 100 %')] }
+    return {
+      target,
+      off,
+      tenth,
+      all,
+      tenthRatio: ratio(tenth, off),
+      allRatio: ratio(all, off),
+      cpu: [cpu('off'), cpu('on, 10 %'), cpu('on, 100 %')],
+    }
   })
-  process.stdout.write(`\n| page | off req/s | on, 10 % req/s (÷ off) | on, 100 % req/s (÷ off) | server CPU µs per response: off, 10 %, 100 % |\n|---|---:|---:|---:|---:|\n`)
+  process.stdout.write(
+    `\n| page | off req/s | on, 10 % req/s (÷ off) | on, 100 % req/s (÷ off) | server CPU µs per response: off, 10 %, 100 % |\n|---|---:|---:|---:|---:|\n`,
+  )
   for (const row of rows) {
-    process.stdout.write(`| \`${row.target}\` | ${row.off} | ${row.tenth} (${row.tenthRatio}) | ${row.all} (${row.allRatio}) | ${row.cpu.join(', ')} |\n`)
+    process.stdout.write(
+      `| \`${row.target}\` | ${row.off} | ${row.tenth} (${row.tenthRatio}) | ${row.all} (${row.allRatio}) | ${row.cpu.join(', ')} |\n`,
+    )
   }
   const wrong = runs.reduce((total, run) => total + run.wrong, 0)
   const goalMet = rows.every((row) => row.tenthRatio !== null && row.tenthRatio >= 0.9)
-  process.stdout.write(`\nwrong responses: ${wrong}; spans exported: ${exported.batches} batches, ${exported.bytes} bytes\n`)
-  process.stdout.write(`goal 10 % / off >= 0.9: ${goalMet ? 'met' : 'not met'} (${load.passes} passes of ${load.durationS} s, ${path.relative(projectRoot, command.entry)})\n`)
+  process.stdout.write(
+    `\nwrong responses: ${wrong}; spans exported: ${exported.batches} batches, ${exported.bytes} bytes\n`,
+  )
+  process.stdout.write(
+    `goal 10 % / off >= 0.9: ${goalMet ? 'met' : 'not met'} (${load.passes} passes of ${load.durationS} s, ${path.relative(projectRoot, command.entry)})\n`,
+  )
   if (wrong > 0) process.exitCode = 1
 }
 

@@ -25,7 +25,14 @@ export async function measureFirstVisit(origin: string, page = '/'): Promise<Wir
   if (!existsSync(chromiumPath)) return null
   const browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+    ],
   })
   try {
     const context = await browser.newContext()
@@ -36,8 +43,14 @@ export async function measureFirstVisit(origin: string, page = '/'): Promise<Wir
     const responses: WireBytes['responses'] = []
     cdp.on('Network.responseReceived', (event) => {
       if (!counted.has(event.type)) return
-      const headers = Object.fromEntries(Object.entries(event.response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]))
-      requests.set(event.requestId, { type: event.type.toLowerCase(), path: new URL(event.response.url).pathname, encoding: headers['content-encoding'] ?? null })
+      const headers = Object.fromEntries(
+        Object.entries(event.response.headers).map(([name, value]) => [name.toLowerCase(), String(value)]),
+      )
+      requests.set(event.requestId, {
+        type: event.type.toLowerCase(),
+        path: new URL(event.response.url).pathname,
+        encoding: headers['content-encoding'] ?? null,
+      })
     })
     cdp.on('Network.loadingFinished', (event) => {
       const request = requests.get(event.requestId)

@@ -31,9 +31,11 @@ const decimalInteger = /^-?\d{1,16}$/
 /** A whole number in decimal, from `minimum` to `maximum`. */
 export function integer(range: { minimum: number; maximum: number }): EnvVariable<number | undefined>
 export function integer(range: { minimum: number; maximum: number; default: number }): EnvVariable<number>
-export function integer(
-  range: { minimum: number; maximum: number; default?: number },
-): EnvVariable<number | undefined> {
+export function integer(range: {
+  minimum: number
+  maximum: number
+  default?: number
+}): EnvVariable<number | undefined> {
   return {
     read(name, text) {
       if (text === undefined) return range.default

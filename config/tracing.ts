@@ -104,10 +104,8 @@ export function loadTracingConfig(env: NodeJS.ProcessEnv): TracingConfig | undef
       ? readEnv(ratioArgument, env).OTEL_TRACES_SAMPLER_ARG
       : tracingDefaults.ratio
     const protocol =
-      readEnv(
-        signalProtocol,
-        env,
-      ).OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? readEnv(baseProtocol, env).OTEL_EXPORTER_OTLP_PROTOCOL
+      readEnv(signalProtocol, env).OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
+      readEnv(baseProtocol, env).OTEL_EXPORTER_OTLP_PROTOCOL
     return Object.freeze({ url, protocol, serviceName: set.OTEL_SERVICE_NAME, sampler, ratio })
   } catch (error) {
     if (error instanceof EnvValueError) throw new ConfigError(`invalid environment: ${error.message}`)

@@ -50,9 +50,9 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
         log(signal.aborted ? 'interrupted: undoing the deploy' : 'deploy failed: undoing it', { undo })
       }
       for (const undo of undos.reverse()) {
-        await undo.run().catch(
-          (undoError: Error) => log('undo failed', { undo: undo.what, err: { message: undoError.message } }),
-        )
+        await undo
+          .run()
+          .catch((undoError: Error) => log('undo failed', { undo: undo.what, err: { message: undoError.message } }))
       }
       await rm(paths.startingFile, { force: true })
       throw error
@@ -74,10 +74,9 @@ async function run(deployRun: DeployRun): Promise<void> {
     // The same build again: only the front door may have changed (another certificate, after certbot's first one).
     await writeJsonAtomically(path.join(paths.dir, 'front-door.json'), frontDoor)
     await applyRouting(paths, port, { state: before, frontDoor, drainOldWorkers: true })
-    return log(
-      'deployment is live already: nothing to do but nginx re-reading its configuration',
-      { deploymentId: release.id },
-    )
+    return log('deployment is live already: nothing to do but nginx re-reading its configuration', {
+      deploymentId: release.id,
+    })
   }
   if (isLive(release.id)) {
     throw new Error(`deployment ${release.id} is live already (an older one beside the newest): deploy another build`)

@@ -35,7 +35,10 @@ export async function certificateHost(certificateFile: string): Promise<string> 
   } catch (error) {
     throw new Error(`${certificateFile} is not a PEM certificate: ${(error as Error).message}`)
   }
-  const name = certificate.subjectAltName?.split(', ').find((entry) => entry.startsWith('DNS:'))?.slice(4)
+  const name = certificate.subjectAltName
+    ?.split(', ')
+    .find((entry) => entry.startsWith('DNS:'))
+    ?.slice(4)
   if (!name) throw new Error(`the certificate ${certificateFile} names no DNS host (subjectAltName)`)
   return name
 }

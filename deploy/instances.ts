@@ -40,7 +40,10 @@ export async function instanceCommand(release: Release, env: Record<string, stri
   const start = await readStartCommand(release.root)
   const pinned = path.join(release.root, 'node_modules', '.bin', 'node')
   return {
-    node: await access(pinned).then(() => pinned, () => process.execPath),
+    node: await access(pinned).then(
+      () => pinned,
+      () => process.execPath,
+    ),
     args: [...start.nodeArgs, path.join(release.distDir, 'node', 'server.js')],
     cwd: release.root,
     env: { ...start.env, ...env },
@@ -148,10 +151,9 @@ async function waitReady(instance: Instance, signal: AbortSignal): Promise<void>
           (await tailOf(instance.log)),
       )
     }
-    const status = await fetch(
-      `http://127.0.0.1:${instance.port}/api/ready`,
-      { signal: AbortSignal.timeout(2_000) },
-    ).then(
+    const status = await fetch(`http://127.0.0.1:${instance.port}/api/ready`, {
+      signal: AbortSignal.timeout(2_000),
+    }).then(
       (response) => response.status,
       () => 0,
     )

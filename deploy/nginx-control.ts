@@ -15,11 +15,9 @@ import { readOutOfRotation, readState, withLock, type State, type StatePaths } f
 const oldWorkersWaitMs = 10_000
 
 function nginx(prefix: string, ...args: string[]): void {
-  const result = spawnSync(
-    'nginx',
-    ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args],
-    { encoding: 'utf8' },
-  )
+  const result = spawnSync('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf'), ...args], {
+    encoding: 'utf8',
+  })
   if (result.error) {
     throw new Error(
       `nginx could not run (${result.error.message}): install Debian's nginx and libnginx-mod-http-brotli-static`,

@@ -66,4 +66,3 @@ export function renderRedirect(listen: string, tls: TlsOptions | undefined): str
     '}',
   ].join('\n')}\n`
 }
-

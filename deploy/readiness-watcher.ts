@@ -76,8 +76,8 @@ async function watch(stateDir: string, listen: string, signal: AbortSignal): Pro
     if (changed) await saveOutOfRotation(paths, out)
     // Under the routing lock, from the state as it is then (a deploy may have changed it); nginx is reloaded only
     // when the routing differs from what it has.
-    await applyRouting(paths, port).catch(
-      (error: Error) => log('routing not applied', { err: { message: error.message } }),
+    await applyRouting(paths, port).catch((error: Error) =>
+      log('routing not applied', { err: { message: error.message } }),
     )
     // Each second from the start of the last round: a round that waited for a silent instance does not slow the next.
     const rest = Math.max(100, watcherTimings.intervalMs - (Date.now() - roundStarted))

@@ -36,7 +36,11 @@ async function deploymentIdOf(distDir: string): Promise<string> {
   return (JSON.parse(text) as { deploymentId: string }).deploymentId
 }
 
-const exists = (file: string) => stat(file).then(() => true, () => false)
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  )
 
 /** A build made elsewhere (`--dist`): it must sit in a project, as `npm run build` leaves it. */
 export async function takeDist(dist: string): Promise<Release> {

@@ -37,10 +37,11 @@ async function stopAll(paths: StatePaths, signal: AbortSignal): Promise<void> {
     const strangers = await stopInstances(instances, { checkPort: true, log, paths })
     await saveState(paths, { deployments: [] })
     await rm(paths.instances, { recursive: true, force: true })
-    log(
-      'stopped',
-      { nginx: nginxStopped, instances: instances.length - strangers.length, notSignalled: strangers.length },
-    )
+    log('stopped', {
+      nginx: nginxStopped,
+      instances: instances.length - strangers.length,
+      notSignalled: strangers.length,
+    })
   })
   signal.throwIfAborted()
 }

@@ -98,11 +98,9 @@ async function clientErrors(fastify: FastifyInstance) {
       global: false,
       keyGenerator: clientKey,
       // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
-      ...(
-        fastify.hasDecorator('sharedRedis') && fastify.sharedRedis
-          ? { store: sharedRateLimitStore(redisRateLimits(fastify.sharedRedis)) }
-          : {}
-      ),
+      ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis
+        ? { store: sharedRateLimitStore(redisRateLimits(fastify.sharedRedis)) }
+        : {}),
       errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),
     })
     scope.post(clientErrorsPath, {

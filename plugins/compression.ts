@@ -21,21 +21,20 @@ function isStream(payload: unknown): payload is Readable {
  */
 async function responseCompression(fastify: FastifyInstance, options: CompressionOptions) {
   const { sender } = options
-  fastify.addHook('onSend', async function compressAnswer(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    payload: unknown,
-  ) {
-    if (payload === null || payload === undefined || reply.statusCode === 204 || reply.statusCode === 304) {
-      return payload
-    }
-    if (reply.hasHeader('content-encoding')) return payload
-    const type = reply.getHeader('content-type')
-    if (typeof type !== 'string' || !compression.compressibleType.test(type)) return payload
-    if (isStream(payload)) return payload
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
-    return sender.compressPerRequest(request, reply, payload) ?? payload
-  })
+  fastify.addHook(
+    'onSend',
+    async function compressAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+      if (payload === null || payload === undefined || reply.statusCode === 204 || reply.statusCode === 304) {
+        return payload
+      }
+      if (reply.hasHeader('content-encoding')) return payload
+      const type = reply.getHeader('content-type')
+      if (typeof type !== 'string' || !compression.compressibleType.test(type)) return payload
+      if (isStream(payload)) return payload
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload
+      return sender.compressPerRequest(request, reply, payload) ?? payload
+    },
+  )
 }
 
 export default fp(responseCompression, { name: 'courier-compression', fastify: '5.x' })

@@ -37,22 +37,22 @@ async function contentImagesRoute(fastify: FastifyInstance, options: ContentImag
     return contentImages.types[extension]
   }
 
-  fastify.get<{ Params: { file: string } }>(imagesRoute, async function serveContentImage(
-    request: FastifyRequest<{ Params: { file: string } }>,
-    reply: FastifyReply,
-  ) {
-    const type = typeOf(request.params.file)
-    const bytes = type === undefined ? undefined : await content.image(request.params.file)
-    if (!type || !bytes) return reply.callNotFound()
-    const etag = strongEtag(bytes)
-    reply
-      .header('etag', etag)
-      .header('cache-control', contentImages.cacheControl)
-      .header('content-security-policy', contentImages.contentSecurityPolicy)
-      .header('x-content-type-options', 'nosniff')
-    if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
-    return reply.type(type).send(bytes)
-  })
+  fastify.get<{ Params: { file: string } }>(
+    imagesRoute,
+    async function serveContentImage(request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) {
+      const type = typeOf(request.params.file)
+      const bytes = type === undefined ? undefined : await content.image(request.params.file)
+      if (!type || !bytes) return reply.callNotFound()
+      const etag = strongEtag(bytes)
+      reply
+        .header('etag', etag)
+        .header('cache-control', contentImages.cacheControl)
+        .header('content-security-policy', contentImages.contentSecurityPolicy)
+        .header('x-content-type-options', 'nosniff')
+      if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send()
+      return reply.type(type).send(bytes)
+    },
+  )
   fastify.methodTable?.allow(imagesRoute, imageMethods)
 }
 

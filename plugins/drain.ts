@@ -51,7 +51,8 @@ async function drain(fastify: FastifyInstance, options: DrainOptions) {
     if (!closing) return done()
     fastify.metrics?.requestShed('draining')
     const answer = fastify.plainErrorAnswers.answer(request.url, 503, closingError.code)
-    reply.code(503)
+    reply
+      .code(503)
       .header('connection', 'close')
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')

@@ -28,12 +28,16 @@ async function imageWidths(fastify: FastifyInstance) {
     qualities: images.qualities,
     minimumCacheTTL: images.minimumCacheTTL,
   }
-  fastify.get('/api/image-widths', {
-    schema: { response: imageWidthsResponse },
-  }, async function listImageWidths(_request, reply) {
-    reply.header('cache-control', 'public, max-age=60, must-revalidate')
-    return body
-  })
+  fastify.get(
+    '/api/image-widths',
+    {
+      schema: { response: imageWidthsResponse },
+    },
+    async function listImageWidths(_request, reply) {
+      reply.header('cache-control', 'public, max-age=60, must-revalidate')
+      return body
+    },
+  )
 }
 
 export default fp(imageWidths, { name: 'courier-image-widths', fastify: '5.x' })

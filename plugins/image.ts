@@ -166,7 +166,8 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       // Headers other plugins set before the handler (the site's nosniff and referrer policy) go too; the request id
       // and HSTS stay: they belong to every response, not to the representation.
       for (const name of Object.keys(reply.getHeaders())) if (!keptOnNotModified.has(name)) reply.removeHeader(name)
-      return reply.code(304)
+      return reply
+        .code(304)
         .headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary })
         .send()
     }
@@ -215,8 +216,12 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     const key = cacheKey(source, width, quality, accepted)
     const job: ImageJob = { url, source, width, quality, accepted, client: request.ip }
     const preferred = accepted.avif ? 'avif' : accepted.webp ? 'webp' : 'source'
-    span.setAttributes({ 'courier.image.source': source.kind, 'courier.image.width': width,
-      'courier.image.quality': quality, 'courier.image.format': preferred })
+    span.setAttributes({
+      'courier.image.source': source.kind,
+      'courier.image.width': width,
+      'courier.image.quality': quality,
+      'courier.image.format': preferred,
+    })
 
     const ifNoneMatch = request.headers['if-none-match']
 

@@ -23,18 +23,17 @@ async function methodNotAllowed(fastify: FastifyInstance, options: MethodNotAllo
   }
   const table = new MethodTable(routerOptions)
   fastify.decorate('methodTable', table)
-  fastify.addHook('onRequest', function refuseOtherMethods(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ) {
-    // GET and HEAD carry no body Fastify reads: the not-found handler answers their 405 (plugins/errors.ts), so a
-    // GET that is a 404, the usual request that reaches no route, looks the table up once.
-    if (!request.is404 || request.method === 'GET' || request.method === 'HEAD') return done()
-    const refusal = table.refusal(request, reply)
-    if (refusal) return done(refusal)
-    done()
-  })
+  fastify.addHook(
+    'onRequest',
+    function refuseOtherMethods(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+      // GET and HEAD carry no body Fastify reads: the not-found handler answers their 405 (plugins/errors.ts), so a
+      // GET that is a 404, the usual request that reaches no route, looks the table up once.
+      if (!request.is404 || request.method === 'GET' || request.method === 'HEAD') return done()
+      const refusal = table.refusal(request, reply)
+      if (refusal) return done(refusal)
+      done()
+    },
+  )
 }
 
 export default fp(methodNotAllowed, { name: 'courier-method-not-allowed', fastify: '5.x' })

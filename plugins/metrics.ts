@@ -45,14 +45,13 @@ async function metrics(fastify: FastifyInstance, options: MetricsOptions) {
   })
   fastify.decorate('metrics', recorder)
 
-  fastify.addHook('onResponse', function recordResponse(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ) {
-    recorder.responseFinished(request, reply)
-    done()
-  })
+  fastify.addHook(
+    'onResponse',
+    function recordResponse(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+      recorder.responseFinished(request, reply)
+      done()
+    },
+  )
 
   if (clusterWorker) {
     // prom-client's cluster protocol: constructing an AggregatorRegistry in a worker makes it answer the primary's

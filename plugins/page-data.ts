@@ -119,12 +119,11 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     const cacheControl = pageCacheControlOf(match.page, false)
     if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
     // Kept for the deployment, so compressed once per coding (the best each does), never per request: by the sender.
-    const sent = sender.sendKeptBody(
-      request,
-      reply,
-      data,
-      { statusCode: data.statusCode, cacheControl, type: jsonType },
-    )
+    const sent = sender.sendKeptBody(request, reply, data, {
+      statusCode: data.statusCode,
+      cacheControl,
+      type: jsonType,
+    })
     // The sender answered 304 where If-None-Match named any encoding of this data.
     metrics?.pageDataAnswered(
       'static',

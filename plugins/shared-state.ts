@@ -34,10 +34,10 @@ async function sharedStatePlugin(fastify: FastifyInstance, options: SharedStateO
     redisUrl === undefined
       ? null
       : new (await import('../src/shared-state/redis.ts')).SharedRedis({
-        url: redisUrl,
-        log: fastify.log,
-        ...(limits ? { limits } : {}),
-      })
+          url: redisUrl,
+          log: fastify.log,
+          ...(limits ? { limits } : {}),
+        })
   fastify.decorate('sharedRedis', redis)
   if (redis) {
     fastify.addHook('onClose', async function closeRedis() {

@@ -73,7 +73,13 @@ async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
     for (let start = 0; start < paths.length; start += urlsPerSitemap) {
       chunks.push(urlset(siteUrl, paths.slice(start, start + urlsPerSitemap)))
     }
-    return { index: sitemapIndex(siteUrl, chunks.map((_chunk, index) => `sitemap-${index}.xml`)), chunks }
+    return {
+      index: sitemapIndex(
+        siteUrl,
+        chunks.map((_chunk, index) => `sitemap-${index}.xml`),
+      ),
+      chunks,
+    }
   }
 
   function currentFiles(): Promise<SitemapFiles> {

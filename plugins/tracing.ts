@@ -99,24 +99,23 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   // that hook reads them: it could pin trace ids, force sampling or fill a collector; the request starts a new trace.
   // A new trace is sampled or not here, at the door (src/tracing/door-sampler.ts); one that continues a trusted
   // peer's is left to the SDK's sampler.
-  fastify.addHook('onRequest', function sampleAtTheDoor(
-    request: FastifyRequest,
-    _reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ) {
-    // The raw headers: `request.headers` is the same object, or a copy of them made at each read.
-    const headers = request.raw.headers
-    // Most requests carry neither: two reads, and the peer is judged only for those that do.
-    if (
-      (headers.traceparent !== undefined || headers.tracestate !== undefined) &&
-      !isTrustedPeer(request.socket.remoteAddress)
-    ) {
-      delete headers.traceparent
-      delete headers.tracestate
-    }
-    door.admit(request.url, headers.traceparent !== undefined || sampleRoot())
-    done()
-  })
+  fastify.addHook(
+    'onRequest',
+    function sampleAtTheDoor(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+      // The raw headers: `request.headers` is the same object, or a copy of them made at each read.
+      const headers = request.raw.headers
+      // Most requests carry neither: two reads, and the peer is judged only for those that do.
+      if (
+        (headers.traceparent !== undefined || headers.tracestate !== undefined) &&
+        !isTrustedPeer(request.socket.remoteAddress)
+      ) {
+        delete headers.traceparent
+        delete headers.tracestate
+      }
+      door.admit(request.url, headers.traceparent !== undefined || sampleRoot())
+      done()
+    },
+  )
   // Right after the door: @fastify/otel's request hook reads the door's decision (and forgets it) in the same turn.
   await fastify.register(sdk.fastifyOtel.plugin())
   // A path no route of its own takes, which the public folder's index does not know missing, reaches the public

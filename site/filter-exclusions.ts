@@ -1,7 +1,9 @@
 import { filterExclusions } from '../config/request-filter.ts'
 
 const firstSegments = new Set<string>(filterExclusions.firstSegments)
-const exactPaths = new Set(filterExclusions.exactPaths.map((path) => (path.length > 1 ? path.replace(/\/$/, '') : path)))
+const exactPaths = new Set(
+  filterExclusions.exactPaths.map((path) => (path.length > 1 ? path.replace(/\/$/, '') : path)),
+)
 
 /**
  * Whether the request filter leaves `pathname` out by name (config/request-filter.ts): one of its exact paths (a

@@ -105,8 +105,7 @@ export interface LoaderContext {
  * (docs/content.md). Tags stay on the server: the answer kept and sent is the page answer without them.
  */
 export type LoaderAnswer<Data> =
-  | ({ props: Data } & { tags?: readonly string[] })
-  | Exclude<PageAnswer<Data>, { props: Data }>
+  ({ props: Data } & { tags?: readonly string[] }) | Exclude<PageAnswer<Data>, { props: Data }>
 
 /** A page's server-only loader: its props, a redirect or no such page (site/page-data.ts). */
 export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>

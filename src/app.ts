@@ -121,7 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       {
         consequence:
           'the client address is whatever X-Forwarded-For says: a client that sets it itself gets past the ' +
-          'client-report rate limit and names any address in the access log; set TRUST_PROXY to the proxies\' ' +
+          "client-report rate limit and names any address in the access log; set TRUST_PROXY to the proxies' " +
           'addresses or a hop count instead',
       },
       'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client',

@@ -20,12 +20,7 @@ export function assignDigest(error: unknown, requestId: string): { digest: strin
   const existing = digestOf(error)
   if (existing) return { digest: existing, isNew: false }
   const text = error instanceof Error ? `${error.name}:${error.message}:${error.stack ?? ''}` : String(error)
-  const digest = createHash('sha256')
-    .update(requestId)
-    .update(text)
-    .update(randomBytes(8))
-    .digest('hex')
-    .slice(0, 10)
+  const digest = createHash('sha256').update(requestId).update(text).update(randomBytes(8)).digest('hex').slice(0, 10)
   if (typeof error === 'object' && error !== null && Object.isExtensible(error)) {
     Object.defineProperty(error, kDigest, { value: digest, enumerable: false })
   }

@@ -32,9 +32,9 @@ export class PlainErrorAnswers {
       const title = statusTitle(statusCode)
       return json
         ? {
-          contentType: 'application/json; charset=utf-8',
-          body: JSON.stringify({ statusCode, code, error: title, message: title }),
-        }
+            contentType: 'application/json; charset=utf-8',
+            body: JSON.stringify({ statusCode, code, error: title, message: title }),
+          }
         : { contentType: 'text/html; charset=utf-8', body: plainErrorDocument(statusCode) }
     })
   }

@@ -24,7 +24,7 @@ export function encodedEtag(etag: string, coding: 'identity' | 'br' | 'gzip' | '
 
 /** Whether If-None-Match names any encoding of the representation tagged `etag`: its content has not changed. */
 export function matchesAnyEncoding(header: string | undefined, etag: string): boolean {
-  return (['identity', 'br', 'gzip', 'zstd'] as const).some(
-    (coding) => matchesIfNoneMatch(header, encodedEtag(etag, coding)),
+  return (['identity', 'br', 'gzip', 'zstd'] as const).some((coding) =>
+    matchesIfNoneMatch(header, encodedEtag(etag, coding)),
   )
 }

@@ -23,17 +23,20 @@ const secretQueryKeys = new RegExp(
 export function loggableUrl(url: string): string {
   const queryAt = url.indexOf('?')
   if (queryAt === -1) return url
-  const query = url.slice(queryAt + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=')
-    const key = equals === -1 ? pair : pair.slice(0, equals)
-    let decodedKey = key
-    try {
-      decodedKey = decodeURIComponent(key)
-    } catch {
-      // A malformed key is logged as sent; it is not a secret name either way.
-    }
-    return equals !== -1 && secretQueryKeys.test(decodedKey) ? `${key}=[Redacted]` : pair
-  })
+  const query = url
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=')
+      const key = equals === -1 ? pair : pair.slice(0, equals)
+      let decodedKey = key
+      try {
+        decodedKey = decodeURIComponent(key)
+      } catch {
+        // A malformed key is logged as sent; it is not a secret name either way.
+      }
+      return equals !== -1 && secretQueryKeys.test(decodedKey) ? `${key}=[Redacted]` : pair
+    })
   return `${url.slice(0, queryAt)}?${query.join('&')}`
 }
 

@@ -39,11 +39,13 @@ async function main(): Promise<void> {
     const metrics =
       config.metricsPort === undefined
         ? undefined
-        : await (await import('./metrics/cluster-primary.ts')).serveClusterMetrics({
-          host: config.metricsHost,
-          port: config.metricsPort,
-          logger,
-        })
+        : await (
+            await import('./metrics/cluster-primary.ts')
+          ).serveClusterMetrics({
+            host: config.metricsHost,
+            port: config.metricsPort,
+            logger,
+          })
     process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
     await metrics?.close()
     return

@@ -41,11 +41,8 @@ function pathOfAbsoluteForm(target: string): string | null {
   if (target.includes('#', authorityStart)) return null
   const slash = target.indexOf('/', authorityStart)
   const question = target.indexOf('?', authorityStart)
-  const authorityEnd = slash === -1
-    ? (question === -1 ? target.length : question)
-    : question !== -1 && question < slash
-    ? question
-    : slash
+  const authorityEnd =
+    slash === -1 ? (question === -1 ? target.length : question) : question !== -1 && question < slash ? question : slash
   if (authorityEnd === authorityStart) return null
   if (authorityEnd === target.length) return '/'
   return authorityEnd === question ? '/' + target.slice(question) : target.slice(slash)

@@ -39,11 +39,21 @@ t.test('bytes first: entries go until the new one fits, whatever their number', 
 t.test('getOrSet makes a value once', async (t) => {
   const cache = new BoundedCache<string, number>({ maxEntries: 4, maxBytes: 100 }, () => 1)
   let made = 0
-  t.equal(cache.getOrSet('k', () => ++made), 1)
-  t.equal(cache.getOrSet('k', () => ++made), 1)
+  t.equal(
+    cache.getOrSet('k', () => ++made),
+    1,
+  )
+  t.equal(
+    cache.getOrSet('k', () => ++made),
+    1,
+  )
   t.equal(made, 1)
   const none = new BoundedCache<string, number>({ maxEntries: 0, maxBytes: 100 }, () => 1)
-  t.equal(none.getOrSet('k', () => 7), 7, 'a cache bounded at 0 still answers')
+  t.equal(
+    none.getOrSet('k', () => 7),
+    7,
+    'a cache bounded at 0 still answers',
+  )
   t.equal(none.size, 0, 'and keeps nothing')
 })
 

@@ -19,11 +19,13 @@ function sourceFiles(folder: string): string[] {
     .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
 }
 
-const files = productFolders.flatMap(sourceFiles).map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }))
+const files = productFolders
+  .flatMap(sourceFiles)
+  .map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }))
 
 t.ok(files.length > 50, `${files.length} product files read`)
 
-t.test('no import of another package\'s internal files', async (t) => {
+t.test("no import of another package's internal files", async (t) => {
   const specifier = /(?:from\s+|import\s*\(\s*)['"]([^'"./][^'"]*)['"]/g
   const internal = files.flatMap(({ file, text }) =>
     [...text.matchAll(specifier)]
@@ -45,9 +47,20 @@ t.test('at most 5 casts through unknown, each with its reason beside it', async 
   const casts = files.flatMap(({ file, text }) => {
     const lines = text.split('\n')
     return lines.flatMap((line, index) =>
-      line.includes('as unknown as') ? [{ at: `${file}:${index + 1}`, reasoned: /\/\/|\*/.test(lines.slice(Math.max(0, index - 3), index + 1).join('\n')) }] : [],
+      line.includes('as unknown as')
+        ? [
+            {
+              at: `${file}:${index + 1}`,
+              reasoned: /\/\/|\*/.test(lines.slice(Math.max(0, index - 3), index + 1).join('\n')),
+            },
+          ]
+        : [],
     )
   })
   t.ok(casts.length <= 5, `${casts.length} casts: ${casts.map((cast) => cast.at).join(', ')}`)
-  t.same(casts.filter((cast) => !cast.reasoned).map((cast) => cast.at), [], 'a comment within three lines above each')
+  t.same(
+    casts.filter((cast) => !cast.reasoned).map((cast) => cast.at),
+    [],
+    'a comment within three lines above each',
+  )
 })

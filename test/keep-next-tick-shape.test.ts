@@ -30,8 +30,12 @@ t.test('the compiled server keeps it too, before any other module body runs', as
   const mainName = chunkNames.find((name) => name.startsWith('main-'))
   t.ok(chunkName && mainName, 'the record and the server are chunks of their own')
   // The compiled code is minified: string literals may take any quote, and statements share a line.
-  const importedAt = (name: string) => entry.search(new RegExp(`import\\(["'\`]\\./chunks/${name.replace(/[.-]/g, '\\$&')}["'\`]\\)`))
-  t.ok(importedAt(chunkName!) >= 0 && importedAt(chunkName!) < importedAt(mainName!), 'the entry imports the record before the server')
+  const importedAt = (name: string) =>
+    entry.search(new RegExp(`import\\(["'\`]\\./chunks/${name.replace(/[.-]/g, '\\$&')}["'\`]\\)`))
+  t.ok(
+    importedAt(chunkName!) >= 0 && importedAt(chunkName!) < importedAt(mainName!),
+    'the entry imports the record before the server',
+  )
   const code = await readFile(path.join(nodeDir, 'chunks', chunkName!), 'utf8')
   const asked = code.indexOf('process.nextTick(function keepNextTickRecord(')
   t.ok(asked >= 0, 'the chunk asks for the record')

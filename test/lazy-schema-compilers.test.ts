@@ -66,7 +66,11 @@ t.test('nothing compiles before the first use; compileRemaining compiles the res
 t.test('a schema that does not compile fails its route (500) and is logged once the server listens', async (t) => {
   const compilers = lazySchemaCompilers()
   const app = Fastify({ schemaController: { compilersFactory: compilers.compilersFactory } })
-  app.post('/broken', { schema: { body: { type: 'object', properties: { x: { type: 'no-such-type' } } } } }, async () => 'ok')
+  app.post(
+    '/broken',
+    { schema: { body: { type: 'object', properties: { x: { type: 'no-such-type' } } } } },
+    async () => 'ok',
+  )
   t.teardown(() => app.close())
   await app.ready()
   const response = await app.inject({ method: 'POST', url: '/broken', payload: { x: 1 } })
@@ -77,10 +81,18 @@ t.test('a schema that does not compile fails its route (500) and is logged once 
 t.test('Courier warms its route schemas once it listens, and logs no error doing so', async (t) => {
   const { app, logs } = await build(t, {}, { limits: { schemaWarmUpDelayMs: 50 } })
   await app.listen({ host: '127.0.0.1', port: 0 })
-  const compiledLine = await until('the warm-up line', () => logs().find((line) => line.msg === 'route schemas compiled'), 5_000).catch(() => undefined)
+  const compiledLine = await until(
+    'the warm-up line',
+    () => logs().find((line) => line.msg === 'route schemas compiled'),
+    5_000,
+  ).catch(() => undefined)
   t.ok(compiledLine, 'the warm-up says when it is done')
   t.ok(Number(compiledLine?.schemas) >= 3, `it compiled the schemas no request had needed (${compiledLine?.schemas})`)
-  t.same(logs().filter((line) => line.level >= 50), [], 'no error line')
+  t.same(
+    logs().filter((line) => line.level >= 50),
+    [],
+    'no error line',
+  )
   const response = await app.inject({ method: 'POST', url: '/api/client-errors', payload: { source: 'nope' } })
   t.equal(response.statusCode, 400, 'validation still answers')
 })

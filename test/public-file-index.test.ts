@@ -16,18 +16,21 @@ function indexOf(t: Test, root: string): PublicFileIndex {
   return index
 }
 
-t.test('once walked, a path that names no file is known missing; files, dotfiles and odd spellings are not', async (t) => {
-  const root = t.testdir({ 'favicon.ico': 'i', images: { 'a b.jpg': 'a' }, '.env': 's' })
-  const index = indexOf(t, root)
-  await until('the first walk', () => index.knowsMissing('/nothing.png') || undefined, 5000)
-  t.notOk(index.knowsMissing('/favicon.ico'))
-  t.notOk(index.knowsMissing('/images/a%20b.jpg'), 'decoded before the look-up')
-  t.ok(index.knowsMissing('/images'), 'a folder is no file')
-  t.ok(index.knowsMissing('/images/a%2520b.jpg'), 'decoded once')
-  for (const left of ['/.env', '/images/', '//favicon.ico', '/images/../favicon.ico', '/%E0%A4%A', '/a%00b']) {
-    t.notOk(index.knowsMissing(left), `${left}: @fastify/static's to judge`)
-  }
-})
+t.test(
+  'once walked, a path that names no file is known missing; files, dotfiles and odd spellings are not',
+  async (t) => {
+    const root = t.testdir({ 'favicon.ico': 'i', images: { 'a b.jpg': 'a' }, '.env': 's' })
+    const index = indexOf(t, root)
+    await until('the first walk', () => index.knowsMissing('/nothing.png') || undefined, 5000)
+    t.notOk(index.knowsMissing('/favicon.ico'))
+    t.notOk(index.knowsMissing('/images/a%20b.jpg'), 'decoded before the look-up')
+    t.ok(index.knowsMissing('/images'), 'a folder is no file')
+    t.ok(index.knowsMissing('/images/a%2520b.jpg'), 'decoded once')
+    for (const left of ['/.env', '/images/', '//favicon.ico', '/images/../favicon.ico', '/%E0%A4%A', '/a%00b']) {
+      t.notOk(index.knowsMissing(left), `${left}: @fastify/static's to judge`)
+    }
+  },
+)
 
 t.test('a file added is known once the watcher says so, a file removed is never said missing before', async (t) => {
   const root = t.testdir({ 'a.txt': 'a' })

@@ -20,7 +20,11 @@ const startCommand = () => readStartCommand(root)
  * given), so `env -u NODE_OPTIONS` clears it in between: the server gets npm start's arguments and nothing else.
  */
 function spawnNode(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  return spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
 }
 
 /** The test build's compiled server (`npm run build:test`), started the same way. */
@@ -66,9 +70,18 @@ async function startServer(t: Test, options: { entry?: string; env?: Record<stri
 }
 
 /** Runs a server that must stop during start-up, and resolves with its exit code and output. */
-async function failedStart(entry: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+async function failedStart(
+  entry: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   const command = await startCommand()
-  const child = spawnNode([...command.nodeArgs, entry], { ...process.env, ...command.env, HOST: '127.0.0.1', PORT: '0', ...env })
+  const child = spawnNode([...command.nodeArgs, entry], {
+    ...process.env,
+    ...command.env,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...env,
+  })
   let output = ''
   child.stdout!.on('data', (data: Buffer) => (output += data.toString()))
   child.stderr!.on('data', (data: Buffer) => (output += data.toString()))
@@ -104,7 +117,10 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
   t.equal(rendered.status, dynamic ? 200 : 404, `serves ${dynamic?.path ?? 'the 404 page'} (a streamed render)`)
   const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean)
   t.same(commandLine.slice(1), [...command.nodeArgs, command.entry], "Node's arguments are npm start's, nothing more")
-  t.notOk(commandLine.some((arg) => /^--(import|require|loader|experimental-loader)$|^-r$/.test(arg)), 'no preload')
+  t.notOk(
+    commandLine.some((arg) => /^--(import|require|loader|experimental-loader)$|^-r$/.test(arg)),
+    'no preload',
+  )
   child.kill('SIGTERM')
   const [code] = (await once(child, 'exit')) as [number | null]
   t.equal(code, 0)
@@ -114,17 +130,33 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
   t.same(threads, ['0'], 'one thread ran JavaScript: no hooks thread (a loader registered through module.register)')
   const urls: string[] = []
   for (const name of reports) {
-    const report = JSON.parse(await readFile(path.join(coverageDir, name), 'utf8')) as { result: Array<{ url: string }> }
+    const report = JSON.parse(await readFile(path.join(coverageDir, name), 'utf8')) as {
+      result: Array<{ url: string }>
+    }
     urls.push(...report.result.map((script) => script.url))
   }
   const files = urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url))
   t.ok(files.includes(command.entry), 'the list holds the compiled entry (so it is the list of what ran)')
   // React stays a package of its own (the SSR entry imports it too); the other dependencies are in the bundle.
-  t.ok(files.some((file) => file.includes(`${path.sep}node_modules${path.sep}react-dom${path.sep}`)), 'and packages')
-  t.same(files.filter((file) => /\.[cm]?tsx?$/.test(file)), [], 'no TypeScript file was loaded')
+  t.ok(
+    files.some((file) => file.includes(`${path.sep}node_modules${path.sep}react-dom${path.sep}`)),
+    'and packages',
+  )
+  t.same(
+    files.filter((file) => /\.[cm]?tsx?$/.test(file)),
+    [],
+    'no TypeScript file was loaded',
+  )
   const compilers = /[\\/]node_modules[\\/](tsx|esbuild|ts-node|typescript\d*|@swc|rolldown|vite)[\\/]/
-  t.same(files.filter((file) => compilers.test(file)), [], 'no compiler or loader package was loaded')
-  t.notOk(urls.some((url) => url.includes('internal/modules/esm/hooks')), "Node's loader-hooks machinery never ran")
+  t.same(
+    files.filter((file) => compilers.test(file)),
+    [],
+    'no compiler or loader package was loaded',
+  )
+  t.notOk(
+    urls.some((url) => url.includes('internal/modules/esm/hooks')),
+    "Node's loader-hooks machinery never ran",
+  )
 })
 
 t.test('SIGTERM: the request in flight finishes, then the process exits 0', async (t) => {
@@ -163,13 +195,16 @@ t.test('a bad environment stops start-up with a message naming the variable', as
   t.match(output, 'courier: invalid environment: PORT must be an integer from 0 to 65535 (got "eighty")')
 })
 
-t.test("the production build's server holds no test page: COURIER_TEST_ROUTES stops it with a coded error", async (t) => {
-  const { entry } = await startCommand()
-  const { code, output } = await failedStart(entry, { COURIER_TEST_ROUTES: 'true' })
-  t.equal(code, 1)
-  t.match(output, '"code":"COURIER_ERR_TEST_ROUTES_UNAVAILABLE"')
-  t.match(output, '"msg":"start-up failed"')
-})
+t.test(
+  "the production build's server holds no test page: COURIER_TEST_ROUTES stops it with a coded error",
+  async (t) => {
+    const { entry } = await startCommand()
+    const { code, output } = await failedStart(entry, { COURIER_TEST_ROUTES: 'true' })
+    t.equal(code, 1)
+    t.match(output, '"code":"COURIER_ERR_TEST_ROUTES_UNAVAILABLE"')
+    t.match(output, '"msg":"start-up failed"')
+  },
+)
 
 t.test('a compiled server never serves another build: beside the test build it stops with a coded error', async (t) => {
   const { entry } = await startCommand()

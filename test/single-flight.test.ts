@@ -19,6 +19,9 @@ t.test('one making per key at a time; free again once it settles, a failure not 
   t.same(await Promise.all([first, second, other]), [1, 1, 2])
   t.equal(made, 1, 'made once')
   t.notOk(flights.has('a'), 'free once settled')
-  await t.rejects(flights.run('a', async () => Promise.reject(new Error('broken'))), /broken/)
+  await t.rejects(
+    flights.run('a', async () => Promise.reject(new Error('broken'))),
+    /broken/,
+  )
   t.equal(await flights.run('a', async () => 3), 3, 'a failure is not kept')
 })

@@ -4,9 +4,13 @@ import { Link } from './link.tsx'
 /**
  * Links to guides, each with its summary (and, on /guides, its sections): the home page lists them, so does /guides.
  */
-export function GuideList(
-  { guides, ordered = false }: { guides: Array<GuideSummary & { sections?: string[] }>; ordered?: boolean },
-) {
+export function GuideList({
+  guides,
+  ordered = false,
+}: {
+  guides: Array<GuideSummary & { sections?: string[] }>
+  ordered?: boolean
+}) {
   const items = guides.map((guide) => (
     <li key={guide.slug}>
       <Link href={`/guides/${guide.slug}`}>{guide.title}</Link>

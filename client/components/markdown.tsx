@@ -13,9 +13,25 @@ type Node = MarkdownContent | MarkdownContent['children'][number]
  * HTML, and this list keeps a tree from ever carrying an event handler or a style whatever it holds.
  */
 const allowed: Readonly<Record<string, readonly string[]>> = {
-  p: [], em: [], strong: [], code: ['className'], pre: [], blockquote: [], hr: [], br: [],
-  ul: [], ol: ['start'], li: [], a: ['href', 'title'], img: ['src', 'alt', 'title', 'width', 'height'],
-  h1: ['id'], h2: ['id'], h3: ['id'], h4: ['id'], h5: ['id'], h6: ['id'],
+  p: [],
+  em: [],
+  strong: [],
+  code: ['className'],
+  pre: [],
+  blockquote: [],
+  hr: [],
+  br: [],
+  ul: [],
+  ol: ['start'],
+  li: [],
+  a: ['href', 'title'],
+  img: ['src', 'alt', 'title', 'width', 'height'],
+  h1: ['id'],
+  h2: ['id'],
+  h3: ['id'],
+  h4: ['id'],
+  h5: ['id'],
+  h6: ['id'],
 }
 
 function propsOf(tagName: string, properties: Readonly<Record<string, unknown>>, key: number): Record<string, unknown> {

@@ -17,9 +17,7 @@ export default function FaqPage({ data }: PageComponentProps<FaqData>) {
   const [query, setQuery] = useState('')
   const inputId = useId()
   const needle = query.trim().toLowerCase()
-  const shown = needle
-    ? data.entries.filter((entry) => searchText(entry).includes(needle))
-    : data.entries
+  const shown = needle ? data.entries.filter((entry) => searchText(entry).includes(needle)) : data.entries
   return (
     <article className="faq">
       <h1>Frequently asked questions</h1>

@@ -20,9 +20,8 @@ export function Arrival({ view, announce }: ArrivalProps) {
       const description = document.querySelector('meta[name="description"]')
       if (description && arrival.description !== undefined) description.setAttribute('content', arrival.description)
       const { scroll } = arrival
-      const anchor = typeof scroll === 'string' && scroll
-        ? document.getElementById(decodeURIComponent(scroll.slice(1)))
-        : null
+      const anchor =
+        typeof scroll === 'string' && scroll ? document.getElementById(decodeURIComponent(scroll.slice(1))) : null
       if (anchor) anchor.scrollIntoView()
       else if (typeof scroll === 'string') window.scrollTo(0, 0)
       else window.scrollTo(scroll[0], scroll[1])

@@ -29,9 +29,7 @@ export interface View {
 export type Scroll = readonly [number, number] | string
 
 /** The router's state: a navigation is either settled on a view or loading the next one. */
-export type Navigation =
-  | { status: 'idle'; view: View }
-  | { status: 'loading'; view: View; target: string; id: number }
+export type Navigation = { status: 'idle'; view: View } | { status: 'loading'; view: View; target: string; id: number }
 
 /** The internal error of a navigation overtaken by a newer one: it ends quietly, never shown or logged. */
 export class RouteCancelled extends Error {
@@ -108,11 +106,9 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
     const firstPage = matchPage(new URL(first.href).pathname)?.page
-    cache.put(
-      dataUrlOf(deploymentId, new URL(first.href)),
-      firstPage ?? { kind: 'static' },
-      { props: first.state.data },
-    )
+    cache.put(dataUrlOf(deploymentId, new URL(first.href)), firstPage ?? { kind: 'static' }, {
+      props: first.state.data,
+    })
   }
 
   function settle(next: Navigation): void {

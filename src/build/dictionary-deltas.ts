@@ -64,7 +64,12 @@ export interface DeltaReport {
 /** The smallest of the chunk and its `.br`, `.zst` and `.gz` written at build time (src/build/precompress.ts). */
 async function ordinaryBytes(file: string): Promise<number> {
   const sizes = await Promise.all(
-    ['', '.br', '.zst', '.gz'].map((suffix) => stat(`${file}${suffix}`).then((found) => found.size, () => Infinity)),
+    ['', '.br', '.zst', '.gz'].map((suffix) =>
+      stat(`${file}${suffix}`).then(
+        (found) => found.size,
+        () => Infinity,
+      ),
+    ),
   )
   return Math.min(...sizes)
 }

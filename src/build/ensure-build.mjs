@@ -53,7 +53,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   refuseUnsupportedNode(projectRoot)
   const { state, reason } = buildState(projectRoot, productionDistDir())
   if (state !== 'fresh') {
-    process.stdout.write(`courier: ${state === 'missing' ? 'no build yet' : 'build out of date'} (${reason}), building\n`)
+    process.stdout.write(
+      `courier: ${state === 'missing' ? 'no build yet' : 'build out of date'} (${reason}), building\n`,
+    )
     // `npm run build`: Vite and the compilers are devDependencies, which `npm install` installs.
     const result = spawnSync('npm', ['run', 'build'], { cwd: projectRoot, stdio: 'inherit' })
     if (result.error) throw result.error

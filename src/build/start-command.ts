@@ -21,9 +21,9 @@ export class StartCommandError extends Error {
  * entry`.
  */
 export async function readStartCommand(root: string): Promise<StartCommand> {
-  const { scripts } = JSON.parse(
-    await readFile(path.join(root, 'package.json'), 'utf8'),
-  ) as { scripts: { start: string } }
+  const { scripts } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: { start: string }
+  }
   const words = scripts.start.trim().split(/\s+/)
   const env: Record<string, string> = {}
   while (words[0]?.includes('=')) {

@@ -106,11 +106,13 @@ export function deltaFileName(chunkFile: string, dictionaryHash: string, coding:
 }
 
 /** The chunk file, dictionary hash and coding of a delta's file name, or undefined for any other name. */
-export function parseDeltaFileName(name: string): {
-  chunkFile: string
-  dictionaryHash: string
-  coding: DictionaryCoding
-} | undefined {
+export function parseDeltaFileName(name: string):
+  | {
+      chunkFile: string
+      dictionaryHash: string
+      coding: DictionaryCoding
+    }
+  | undefined {
   const match = /^(.+)\.([0-9a-f]{64})\.(dcb|dcz)$/.exec(name)
   return match ? { chunkFile: match[1]!, dictionaryHash: match[2]!, coding: match[3] as DictionaryCoding } : undefined
 }

@@ -37,9 +37,8 @@ export function gzipPieces(start?: GzipStart, sent?: Buffer): PieceCoding {
       crc = crc32(piece, crc)
       length += piece.length
       const options = { level: compression.gzipLevelPerRequest, finishFlush: constants.Z_SYNC_FLUSH }
-      const encoded = behind.length === 0
-        ? deflateRawSync(piece, options)
-        : deflateRawSync(piece, { ...options, dictionary: behind })
+      const encoded =
+        behind.length === 0 ? deflateRawSync(piece, options) : deflateRawSync(piece, { ...options, dictionary: behind })
       behind = lastBytes(behind.length === 0 ? piece : Buffer.concat([behind, piece]))
       return encoded
     },

@@ -7,7 +7,10 @@ export function addVary(reply: FastifyReply, field: string): void {
     reply.header('vary', field)
     return
   }
-  const fields = String(current).toLowerCase().split(',').map((name) => name.trim())
+  const fields = String(current)
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim())
   if (fields.includes('*') || fields.includes(field)) return
   reply.header('vary', `${String(current)}, ${field}`)
 }

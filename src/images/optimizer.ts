@@ -120,31 +120,36 @@ export class ImageOptimizer {
     if (source.kind === 'content') return { bytes: source.bytes, maxAgeS: undefined }
     const { url } = source
     // A CLIENT span: the remote host's own spans, if it traces, go under it through the traceparent it is sent.
-    return tracing.inSpan(parent, 'courier.image.fetch', {
-      kind: 'client',
-      attributes: httpClientAttributes('GET', url),
-    }, (span) => {
-      const headers: Record<string, string> = {}
-      span.injectInto(headers)
-      let statusCode = 0
-      return remote
-        .read(url, {
-          headers,
-          onResponse(status) {
-            statusCode = status
-            span.setAttributes({ 'http.response.status_code': status })
-          },
-          onRedirect: (target) => span.addEvent('redirect', { 'url.full': spanUrlOf(target) }),
-        })
-        .catch((error: unknown) => {
-          // The semantic conventions' error.type: the status when the host answered with an error, else what failed.
-          const code = (error as { code?: unknown }).code
-          span.setAttributes({
-            'error.type': statusCode >= 400 ? String(statusCode) : typeof code === 'string' ? code : 'Error',
+    return tracing.inSpan(
+      parent,
+      'courier.image.fetch',
+      {
+        kind: 'client',
+        attributes: httpClientAttributes('GET', url),
+      },
+      (span) => {
+        const headers: Record<string, string> = {}
+        span.injectInto(headers)
+        let statusCode = 0
+        return remote
+          .read(url, {
+            headers,
+            onResponse(status) {
+              statusCode = status
+              span.setAttributes({ 'http.response.status_code': status })
+            },
+            onRedirect: (target) => span.addEvent('redirect', { 'url.full': spanUrlOf(target) }),
           })
-          throw error
-        })
-    })
+          .catch((error: unknown) => {
+            // The semantic conventions' error.type: the status when the host answered with an error, else what failed.
+            const code = (error as { code?: unknown }).code
+            span.setAttributes({
+              'error.type': statusCode >= 400 ? String(statusCode) : typeof code === 'string' ? code : 'Error',
+            })
+            throw error
+          })
+      },
+    )
   }
 
   /**
@@ -197,16 +202,17 @@ export class ImageOptimizer {
       // The span includes the wait in the transform queue: under load, that is where the time goes.
       const result = await tracing.inSpan(parent, 'courier.image.transform', { attributes }, async (span) => {
         const transformed = await queue.run(
-          () => transformImage(
-            {
-              bytes: source.bytes,
-              source: sourceFormat,
-              accepted: job.accepted,
-              width: job.width,
-              quality: job.quality,
-            },
-            limits,
-          ),
+          () =>
+            transformImage(
+              {
+                bytes: source.bytes,
+                source: sourceFormat,
+                accepted: job.accepted,
+                width: job.width,
+                quality: job.quality,
+              },
+              limits,
+            ),
           job.client,
         )
         if (transformed.format !== expected) span.setAttributes({ 'courier.image.format': transformed.format })

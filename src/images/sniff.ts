@@ -21,7 +21,11 @@ export function sniffImageFormat(bytes: Buffer): SourceFormat | undefined {
     return 'avif'
   }
   // SVG is text: an optional BOM, XML prolog, comments or doctype, then an <svg element within the first kilobytes.
-  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart()
+  const head = bytes
+    .subarray(0, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
   if (head.startsWith('<') && /<svg[\s>]/i.test(head)) return 'svg'
   return undefined
 }

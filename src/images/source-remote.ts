@@ -51,7 +51,10 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308])
 /** Seconds from `s-maxage` or `max-age`; 0 when the response must not be reused; undefined when it says nothing. */
 export function upstreamMaxAge(cacheControl: string | null): number | undefined {
   if (!cacheControl) return undefined
-  const directives = cacheControl.toLowerCase().split(',').map((directive) => directive.trim())
+  const directives = cacheControl
+    .toLowerCase()
+    .split(',')
+    .map((directive) => directive.trim())
   if (directives.some((directive) => directive === 'no-store' || directive === 'no-cache' || directive === 'private')) {
     return 0
   }

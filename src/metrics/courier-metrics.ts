@@ -131,7 +131,8 @@ export class CourierMetrics implements MetricsRecorder {
     const contentReads = () => this.#contentReads()
     new Gauge({
       name: 'courier_content_reads_stuck',
-      help: 'Reads of CONTENT_DIR past their time-out whose system call has not returned (a file system that stopped ' +
+      help:
+        'Reads of CONTENT_DIR past their time-out whose system call has not returned (a file system that stopped ' +
         'answering), read at scrape time.',
       registers,
       collect() {

@@ -68,10 +68,9 @@ export function listenMetrics(options: MetricsEndpointOptions): Promise<MetricsE
       text = await collectOnce()
     } catch (error) {
       logger.warn({ err: error }, 'metrics scrape failed')
-      return response.writeHead(
-        503,
-        { 'content-type': 'text/plain', 'cache-control': 'no-store' },
-      ).end('Metrics unavailable\n')
+      return response
+        .writeHead(503, { 'content-type': 'text/plain', 'cache-control': 'no-store' })
+        .end('Metrics unavailable\n')
     }
     response.writeHead(200, {
       'content-type': contentType,

@@ -201,7 +201,10 @@ export function compileTemplate(
 export function entryLoaderUrls(html: string): { entries: string[]; preloads: string[] } {
   const entries: string[] = []
   const preloads: string[] = []
-  const urls = (value: string | undefined) => unescapeHtml(value ?? '').split(' ').filter(Boolean)
+  const urls = (value: string | undefined) =>
+    unescapeHtml(value ?? '')
+      .split(' ')
+      .filter(Boolean)
   for (const tag of html.match(/<script\b[^>]*\bdata-entry="[^"]*"[^>]*>/g) ?? []) {
     entries.push(...urls(/\bdata-entry="([^"]*)"/.exec(tag)?.[1]))
     preloads.push(...urls(/\bdata-preload="([^"]*)"/.exec(tag)?.[1]))

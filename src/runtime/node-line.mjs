@@ -45,7 +45,8 @@ export function isSupportedNode(version) {
   if (!parts) return false
   const minimum = [minimumNode.major, minimumNode.minor, minimumNode.patch]
   for (let index = 0; index < 3; index += 1) {
-    if (parts[index] !== minimum[index]) return /** @type {number} */ (parts[index]) > /** @type {number} */ (minimum[index])
+    if (parts[index] !== minimum[index])
+      return /** @type {number} */ (parts[index]) > /** @type {number} */ (minimum[index])
   }
   return true
 }
@@ -74,7 +75,11 @@ export function unsupportedNodeLine({ version, projectRoot, underNpm }) {
  * @param {string} [projectRoot] where node_modules is: the working directory, as under npm
  */
 export function refuseUnsupportedNode(projectRoot = process.cwd()) {
-  const line = unsupportedNodeLine({ version: process.version, projectRoot, underNpm: Boolean(process.env.npm_lifecycle_event) })
+  const line = unsupportedNodeLine({
+    version: process.version,
+    projectRoot,
+    underNpm: Boolean(process.env.npm_lifecycle_event),
+  })
   if (line === undefined) return
   process.stderr.write(line + '\n')
   process.exit(unsupportedNodeExitCode)

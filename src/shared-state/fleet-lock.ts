@@ -3,8 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { SharedRedis } from './redis.ts'
 
 /** Deletes the lock only if it is still ours (it may have expired and been taken by another instance meanwhile). */
-const releaseScript =
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
+const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 

@@ -60,7 +60,13 @@ export function tracedStaticVersion<T extends { answer: PageAnswer }>(
     traceKeptAnswer(tracing, parent, match.page, kept.answer)
     return kept
   }
-  return traceLoader(tracing, parent, match.page, () => versions.staticVersion(match), (version) => version.answer)
+  return traceLoader(
+    tracing,
+    parent,
+    match.page,
+    () => versions.staticVersion(match),
+    (version) => version.answer,
+  )
 }
 
 /**

@@ -55,7 +55,12 @@ async function adopt(root: string): Promise<void> {
     "  gallery: {\n    path: '/gallery',\n    kind: 'static',\n    head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),\n  },\n",
     '',
   )
-  edit(root, 'src/pages/loaders.ts', '  gallery: {\n    load: () => ({ props: { images: galleryImages } }),\n  },\n', '')
+  edit(
+    root,
+    'src/pages/loaders.ts',
+    '  gallery: {\n    load: () => ({ props: { images: galleryImages } }),\n  },\n',
+    '',
+  )
   edit(root, 'client/page-modules.ts', "  gallery: () => import('./pages/gallery.tsx'),\n", '')
   rmSync(path.join(root, 'client', 'pages', 'gallery.tsx'))
   edit(root, 'client/components/layout.tsx', "  { href: '/gallery', label: 'Gallery' },\n", '')
@@ -70,7 +75,8 @@ async function adopt(root: string): Promise<void> {
   )
   const statusLoader = /  status: \{\n    \/\/ Kept with the prerendered shell[\s\S]*?\n  \},\n/
   const loaders = path.join(root, 'src', 'pages', 'loaders.ts')
-  if (!statusLoader.test(readFileSync(loaders, 'utf8'))) throw new Error('src/pages/loaders.ts: no status loader to delete')
+  if (!statusLoader.test(readFileSync(loaders, 'utf8')))
+    throw new Error('src/pages/loaders.ts: no status loader to delete')
   writeFileSync(loaders, readFileSync(loaders, 'utf8').replace(statusLoader, ''))
   edit(root, 'src/pages/loaders.ts', "import { readProcessMemory } from './process-memory.ts'\n", '')
   edit(root, 'client/page-modules.ts', "  status: () => import('./pages/status.tsx'),\n", '')
@@ -84,7 +90,12 @@ async function adopt(root: string): Promise<void> {
 
   // The home page's words, its head and the site's name.
   edit(root, 'site/pages.ts', "export const siteName = 'Courier'", "export const siteName = 'Harbour Sailing Club'")
-  edit(root, 'site/pages.ts', '      title: `${siteName}: React delivery on Fastify`,', '      title: `${siteName}: sailing lessons in the east harbour`,')
+  edit(
+    root,
+    'site/pages.ts',
+    '      title: `${siteName}: React delivery on Fastify`,',
+    '      title: `${siteName}: sailing lessons in the east harbour`,',
+  )
   edit(
     root,
     'site/pages.ts',
@@ -95,7 +106,13 @@ async function adopt(root: string): Promise<void> {
   const home = path.join(root, 'client', 'pages', 'home.tsx')
   const lead = /<p className="lead">[\s\S]*?<\/p>/
   if (!lead.test(readFileSync(home, 'utf8'))) throw new Error('client/pages/home.tsx: no lead paragraph to change')
-  writeFileSync(home, readFileSync(home, 'utf8').replace(lead, '<p className="lead">Learn to sail on a real boat, with a skipper beside you.</p>'))
+  writeFileSync(
+    home,
+    readFileSync(home, 'utf8').replace(
+      lead,
+      '<p className="lead">Learn to sail on a real boat, with a skipper beside you.</p>',
+    ),
+  )
 
   // Pages, content, a loader, an image and a guide of its own: docs/your-site.md, block by block.
   const steps = readGuideSteps(readFileSync(guidePath, 'utf8'))
@@ -115,7 +132,9 @@ function npm(root: string, ...args: string[]): Promise<void> {
     delete env.NODE_OPTIONS
     const child = spawn('npm', args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] })
     child.on('error', reject)
-    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`npm ${args.join(' ')} failed (${code ?? signal})`))))
+    child.on('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`npm ${args.join(' ')} failed (${code ?? signal})`)),
+    )
   })
 }
 
@@ -131,7 +150,9 @@ try {
   await npm(root, 'run', 'build:test')
   await npm(root, 'run', 'test:unit')
   await npm(root, 'run', 'test:e2e', '--', engines)
-  say(`PASSED: the adopted site type-checks, keeps the house shape, builds, and passes the unit suite and the browser suite (${engines})`)
+  say(
+    `PASSED: the adopted site type-checks, keeps the house shape, builds, and passes the unit suite and the browser suite (${engines})`,
+  )
 } catch (error) {
   failed = true
   say(`FAILED: ${error instanceof Error ? error.message : String(error)}`)

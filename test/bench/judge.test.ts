@@ -20,7 +20,10 @@ t.test('an error page is no page: wrong status, or the right status with the wro
   const errorPage = '<!doctype html><html><head><title>500: Internal Server Error</title></head><body></body></html>'
   t.equal(judge(page, 500, errorPage), 'unexpected-status')
   t.equal(judge(page, 200, errorPage), 'body-mismatch')
-  t.equal(judge({ ...page, expectedStatus: 404, markers: ['<title>404: Not Found</title>'] }, 200, good), 'unexpected-status')
+  t.equal(
+    judge({ ...page, expectedStatus: 404, markers: ['<title>404: Not Found</title>'] }, 200, good),
+    'unexpected-status',
+  )
 })
 
 t.test('a document cut short (an aborted stream) is a mismatch', async (t) => {
@@ -50,9 +53,17 @@ t.test('a compressed answer is judged by its coding: one the target asked for, w
   }
   t.equal(judge(page, 200, '\u0000binary', { 'content-encoding': 'br' }), 'ok')
   t.equal(judge(page, 200, '\u0000binary', { 'content-encoding': 'gzip' }), 'ok')
-  t.equal(judge(page, 200, '\u0000binary', { 'content-encoding': 'deflate' }), 'body-mismatch', 'a coding it did not ask for')
+  t.equal(
+    judge(page, 200, '\u0000binary', { 'content-encoding': 'deflate' }),
+    'body-mismatch',
+    'a coding it did not ask for',
+  )
   t.equal(judge(page, 200, '', { 'content-encoding': 'br' }), 'body-mismatch', 'an empty body')
-  t.equal(judge({ ...page, headers: {} }, 200, 'x', { 'content-encoding': 'br' }), 'body-mismatch', 'a coding nobody asked for')
+  t.equal(
+    judge({ ...page, headers: {} }, 200, 'x', { 'content-encoding': 'br' }),
+    'body-mismatch',
+    'a coding nobody asked for',
+  )
   t.equal(judge(page, 200, '<title>x</title></html>', {}), 'ok', 'identity (a small body): judged by its markers')
   t.equal(judge(page, 500, 'x', { 'content-encoding': 'br' }), 'unexpected-status')
 })

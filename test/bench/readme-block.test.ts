@@ -1,6 +1,13 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { blockEnd, blockStart, buildBlockMarkers, lighthouseBlockMarkers, ReadmeBlockError, rewriteBlock } from '../../bench/readme-block.ts'
+import {
+  blockEnd,
+  blockStart,
+  buildBlockMarkers,
+  lighthouseBlockMarkers,
+  ReadmeBlockError,
+  rewriteBlock,
+} from '../../bench/readme-block.ts'
 
 const readme = `# Title\n\n## Benchmarks\n\nBefore.\n\n${blockStart}\nold table\n${blockEnd}\n\nAfter.\n`
 

@@ -18,17 +18,20 @@ t.test('ratio: Courier over Next to 3 decimals, null without both sides', async 
   t.equal(ratio(5, undefined), null)
 })
 
-t.test('pairedRatio: the median of pass-by-pass ratios, so one pass where the host changed speed between the two does not decide', async (t) => {
-  // A bench run's data of / (Node 26 against Node 20): two passes at 1.135 and 1.175, one at 0.778, when the medians
-  // of all passes say 0.781.
-  const node26 = [10_525, 18_328, 12_175]
-  const node20 = [9_270, 15_594, 15_646]
-  t.equal(ratio(median(node26), median(node20)), 0.781)
-  t.equal(pairedRatio(node26, node20), 1.135)
-  t.equal(pairedRatio([100, null], [50, 80]), 2, 'a pair with a side missing is left out')
-  t.equal(pairedRatio([], []), null)
-  t.equal(pairedRatio([100], [0]), null)
-})
+t.test(
+  'pairedRatio: the median of pass-by-pass ratios, so one pass where the host changed speed between the two does not decide',
+  async (t) => {
+    // A bench run's data of / (Node 26 against Node 20): two passes at 1.135 and 1.175, one at 0.778, when the medians
+    // of all passes say 0.781.
+    const node26 = [10_525, 18_328, 12_175]
+    const node20 = [9_270, 15_594, 15_646]
+    t.equal(ratio(median(node26), median(node20)), 0.781)
+    t.equal(pairedRatio(node26, node20), 1.135)
+    t.equal(pairedRatio([100, null], [50, 80]), 2, 'a pair with a side missing is left out')
+    t.equal(pairedRatio([], []), null)
+    t.equal(pairedRatio([100], [0]), null)
+  },
+)
 
 t.test('a goal is met, not met, or not measured', async (t) => {
   t.same(goal('x', 5, '>=', 5), { name: 'x', value: 5, goal: '>= 5', met: true })
@@ -37,7 +40,7 @@ t.test('a goal is met, not met, or not measured', async (t) => {
   t.equal(goal('x', null, '<=', 0.5).met, null)
 })
 
-t.test("the goals from the medians", async (t) => {
+t.test('the goals from the medians', async (t) => {
   const rps: Record<string, number> = {
     'courier:dynamic-page': 1000,
     'next:dynamic-page': 100,
@@ -65,14 +68,25 @@ t.test("the goals from the medians", async (t) => {
     firstLoadJsSentBytes: 61_000,
     firstVisitBytes: { courier: 130_000, next: 200_000 },
     peakRssMiB: { courier: 60, next: 200 },
-    ttfb: (server, kind) => (server === 'courier' ? ({ 'dynamic-page': 4, 'static-page': 2 } as Record<string, number>)[kind] ?? null : null),
+    ttfb: (server, kind) =>
+      server === 'courier' ? (({ 'dynamic-page': 4, 'static-page': 2 } as Record<string, number>)[kind] ?? null) : null,
   })
   const byName = Object.fromEntries(goals.map((entry) => [entry.name, entry]))
   t.equal(goals.length, 25)
   t.equal(byName['partly prerendered /status req/s ÷ static /, Courier']!.value, 0.333)
   t.equal(byName['partly prerendered /status req/s ÷ static /, Courier']!.met, false, 'a third is short of a half')
-  t.same(byName['/status time to first byte under load ÷ /, Courier'], { name: '/status time to first byte under load ÷ /, Courier', value: 2, goal: '<= 1.5', met: false })
-  t.same(byName['dynamic page /status req/s, Courier ÷ Next'], { name: 'dynamic page /status req/s, Courier ÷ Next', value: 10, goal: '>= 5', met: true })
+  t.same(byName['/status time to first byte under load ÷ /, Courier'], {
+    name: '/status time to first byte under load ÷ /, Courier',
+    value: 2,
+    goal: '<= 1.5',
+    met: false,
+  })
+  t.same(byName['dynamic page /status req/s, Courier ÷ Next'], {
+    name: 'dynamic page /status req/s, Courier ÷ Next',
+    value: 10,
+    goal: '>= 5',
+    met: true,
+  })
   t.equal(byName['dynamic page /status req/s, Courier ÷ bare Fastify floor']!.value, 0.909)
   t.equal(byName['static page / req/s, Courier ÷ Next']!.met, false, '10x is short of 15x')
   t.equal(byName['static page data req/s, Courier ÷ Next']!.met, null, 'no data: not measured, never met')
@@ -81,16 +95,31 @@ t.test("the goals from the medians", async (t) => {
   t.equal(byName['first-load JS of / (gzip bytes), Courier']!.met, false)
   t.same(
     byName['peak RSS under load, Courier ÷ Next (the largest of any target)'],
-    { name: 'peak RSS under load, Courier ÷ Next (the largest of any target)', value: 0.55, goal: '<= 0.5', met: false },
+    {
+      name: 'peak RSS under load, Courier ÷ Next (the largest of any target)',
+      value: 0.55,
+      goal: '<= 0.5',
+      met: false,
+    },
     'the image target holds the worst ratio; a kind without Next (robots) counts for nothing',
   )
   t.same(
     byName['req/s, Courier ÷ the same build on the older Node (the lowest of any target)'],
-    { name: 'req/s, Courier ÷ the same build on the older Node (the lowest of any target)', value: 0.98, goal: '>= 0.95', met: true },
+    {
+      name: 'req/s, Courier ÷ the same build on the older Node (the lowest of any target)',
+      value: 0.98,
+      goal: '>= 0.95',
+      met: true,
+    },
     'the lowest of the kinds both ran',
   )
   t.equal(byName['first-load JS of / as sent (brotli bytes), Courier']!.met, true)
-  t.same(byName['bytes on the wire, first visit to /, Courier ÷ Next'], { name: 'bytes on the wire, first visit to /, Courier ÷ Next', value: 0.65, goal: '<= 0.6', met: false })
+  t.same(byName['bytes on the wire, first visit to /, Courier ÷ Next'], {
+    name: 'bytes on the wire, first visit to /, Courier ÷ Next',
+    value: 0.65,
+    goal: '<= 0.6',
+    met: false,
+  })
   t.equal(byName['static page / req/s, compressed ÷ identity, Courier']!.met, null, 'no compressed run: not measured')
 })
 

@@ -65,7 +65,12 @@ interface Finding {
 function lint(code: string, file: string): Finding[] {
   return linter.verify(code, lintConfig, file.replace(/\.tsx?$/, '.js')).map((message) => {
     if (message.ruleId !== 'compat/compat') throw new Error(`${file}:${message.line}: ${message.message}`)
-    return { file, line: message.line, api: message.message.replace(/ is not supported in .*$/, ''), message: message.message }
+    return {
+      file,
+      line: message.line,
+      api: message.message.replace(/ is not supported in .*$/, ''),
+      message: message.message,
+    }
   })
 }
 
@@ -87,7 +92,11 @@ function transpiled(file: string): string {
 
 t.test('the targets resolve to the five browsers of config/browsers.ts', async (t) => {
   t.same(browsers, ['chrome 64', 'edge 79', 'firefox 67', 'opera 51', 'safari 12'])
-  t.same(browserslist(browsers), ['chrome 64', 'edge 79', 'firefox 67', 'opera 51', 'safari 12'], 'browserslist knows each')
+  t.same(
+    browserslist(browsers),
+    ['chrome 64', 'edge 79', 'firefox 67', 'opera 51', 'safari 12'],
+    'browserslist knows each',
+  )
 })
 
 t.test('the check finds an unguarded API beyond the targets (it is not vacuous)', async (t) => {
@@ -97,25 +106,35 @@ t.test('the check finds an unguarded API beyond the targets (it is not vacuous)'
     ['ResizeObserver', 'Promise.allSettled()'],
     'ResizeObserver (Safari 13.1) and Promise.allSettled (Chrome 76) are flagged; document.fonts (Safari 10) is not',
   )
-  t.ok(findings.every((finding) => finding.message.includes('Safari 12')), 'both beyond Safari 12')
+  t.ok(
+    findings.every((finding) => finding.message.includes('Safari 12')),
+    'both beyond Safari 12',
+  )
 })
 
-const sourceFindings = filesUnder(path.join(projectRoot, 'client'), (file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts')).flatMap(
-  (file) => lint(transpiled(file), path.relative(projectRoot, file)),
-)
+const sourceFindings = filesUnder(
+  path.join(projectRoot, 'client'),
+  (file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'),
+).flatMap((file) => lint(transpiled(file), path.relative(projectRoot, file)))
 const chunkFindings = filesUnder(clientBuildDir, (file) => file.endsWith('.js')).flatMap((file) =>
   lint(readFileSync(file, 'utf8'), path.relative(projectRoot, file)),
 )
 
 t.test('client sources: nothing beyond the targets but the guarded APIs, where they are guarded', async (t) => {
   const unguarded = sourceFindings.filter((finding) => !guardedApis[finding.api]?.where.includes(finding.file))
-  t.same(unguarded.map((finding) => `${finding.file}:${finding.line}: ${finding.message}`), [])
+  t.same(
+    unguarded.map((finding) => `${finding.file}:${finding.line}: ${finding.message}`),
+    [],
+  )
 })
 
 t.test('built chunks (React included): nothing beyond the targets but the guarded APIs', async (t) => {
   t.ok(filesUnder(clientBuildDir, (file) => file.endsWith('.js')).length > 5, 'the client build is there')
   const unguarded = chunkFindings.filter((finding) => !guardedApis[finding.api])
-  t.same(unguarded.map((finding) => `${finding.file}:${finding.line}: ${finding.message}`), [])
+  t.same(
+    unguarded.map((finding) => `${finding.file}:${finding.line}: ${finding.message}`),
+    [],
+  )
 })
 
 t.test('every guarded API listed is still in use (the list stays true)', async (t) => {

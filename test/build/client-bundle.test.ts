@@ -11,8 +11,9 @@ import { faq, guides } from '../helpers/content.ts'
 /** The build under test: `npm test` builds first. */
 const distDir = loadConfig({}).distDir
 const clientDir = path.join(distDir, 'client')
-const deploymentId = (JSON.parse(readFileSync(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string })
-  .deploymentId
+const deploymentId = (
+  JSON.parse(readFileSync(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+).deploymentId
 
 function filesUnder(folder: string): string[] {
   return readdirSync(folder, { recursive: true, withFileTypes: true })
@@ -39,12 +40,18 @@ t.test('the production build holds no test page: no chunk, no route, no text of 
   const bundle = texts.map((file) => readFileSync(file, 'utf8')).join('\n')
   for (const page of testPages) {
     t.notMatch(bundle, page.path, `${page.path} is not in the client`)
-    t.notOk(texts.some((file) => path.basename(file).startsWith(`${page.id}-`)), `${page.id} has no chunk`)
+    t.notOk(
+      texts.some((file) => path.basename(file).startsWith(`${page.id}-`)),
+      `${page.id} has no chunk`,
+    )
   }
   const manifest = readFileSync(path.join(clientDir, '.vite', 'manifest.json'), 'utf8')
   t.notMatch(manifest, 'test/site', 'nothing of test/site/ went into the build')
   const server = readdirSync(path.join(distDir, 'server'), { recursive: true }).map(String)
-  t.notOk(server.some((file) => /(^|\/)test-/.test(file)), 'the SSR build has no test page either')
+  t.notOk(
+    server.some((file) => /(^|\/)test-/.test(file)),
+    'the SSR build has no test page either',
+  )
 })
 
 t.test("the production build's compiled server holds no test page; the test build's holds them all", async (t) => {
@@ -58,7 +65,10 @@ t.test("the production build's compiled server holds no test page; the test buil
   for (const page of testPages) {
     t.notMatch(production, page.path, `${page.path} is not in dist/node/`)
     // As a string literal of the minified code: any of the three quotes.
-    t.ok([`"${page.path}"`, `'${page.path}'`, `\`${page.path}\``].some((literal) => test.includes(literal)), `${page.path} is in dist-test/node/`)
+    t.ok(
+      [`"${page.path}"`, `'${page.path}'`, `\`${page.path}\``].some((literal) => test.includes(literal)),
+      `${page.path} is in dist-test/node/`,
+    )
   }
 })
 

@@ -15,7 +15,8 @@ async function buildInto(env: Record<string, string>): Promise<{ dir: string; id
     cwd: config.rootDir,
     env: { ...process.env, ...env, DIST_DIR: dir },
   })
-  const id = (JSON.parse(readFileSync(path.join(dir, 'deployment.json'), 'utf8')) as { deploymentId: string }).deploymentId
+  const id = (JSON.parse(readFileSync(path.join(dir, 'deployment.json'), 'utf8')) as { deploymentId: string })
+    .deploymentId
   return { dir, id, html: readFileSync(path.join(dir, 'client', 'index.html'), 'utf8') }
 }
 
@@ -30,7 +31,9 @@ t.test('without it the id is a hash of the client build: the same sources give t
   const { dir, id } = await buildInto({ DEPLOYMENT_ID: '' })
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   t.match(id, /^[0-9a-f]{16}$/)
-  const current = JSON.parse(readFileSync(path.join(config.distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+  const current = JSON.parse(readFileSync(path.join(config.distDir, 'deployment.json'), 'utf8')) as {
+    deploymentId: string
+  }
   if (process.env.DEPLOYMENT_ID) t.comment('the main build was pinned by DEPLOYMENT_ID: nothing to compare')
   else t.equal(id, current.deploymentId, 'reproducible')
 })

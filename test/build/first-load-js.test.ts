@@ -36,7 +36,9 @@ function withStaticImports(key: string, into = new Set<string>()): Set<string> {
 function firstLoadOfHome(): Map<string, number> {
   const html = readFileSync(path.join(clientDir, 'index.html'), 'utf8')
   const src = /<script type="module"[^>]*\bsrc="([^"?]+)/.exec(html)?.[1]
-  const entryKey = Object.keys(manifest).find((key) => manifest[key]!.isEntry && `${assetBase}${manifest[key]!.file}` === src)
+  const entryKey = Object.keys(manifest).find(
+    (key) => manifest[key]!.isEntry && `${assetBase}${manifest[key]!.file}` === src,
+  )
   if (!entryKey) throw new Error(`no manifest entry for the document's script ${src}`)
   const keys = withStaticImports('pages/home.tsx', withStaticImports(entryKey))
   return new Map(
@@ -68,9 +70,15 @@ t.test('the client router, the page table, the reporter and the error page are n
   // Markers of each, checked on the code itself (a match would print a whole chunk).
   t.notOk(code.includes('Route Cancelled'), 'the router is not in it')
   // The heads' words of the site's pages without parameters (their heads read no data).
-  const headWords = pages.filter((page) => !page.path.includes(':')).map((page) => page.head(undefined, {}).description).filter((words) => words !== undefined)
+  const headWords = pages
+    .filter((page) => !page.path.includes(':'))
+    .map((page) => page.head(undefined, {}).description)
+    .filter((words) => words !== undefined)
   t.ok(headWords.length > 0, 'the site has head descriptions to look for')
-  t.notOk(headWords.some((words) => code.includes(words)), 'the page table (heads) is not in it')
+  t.notOk(
+    headWords.some((words) => code.includes(words)),
+    'the page table (heads) is not in it',
+  )
   t.notOk(code.includes('sendBeacon'), 'the reporter is not in it')
   t.notOk(code.includes('error-title'), 'the generic error page is not in it')
 })

@@ -30,7 +30,8 @@ function faceRange(css: string, file: string): Range[] {
 
 const codePoints = (ranges: readonly Range[]) =>
   new Set(ranges.flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i)))
-const inRanges = (ranges: readonly Range[], point: number) => ranges.some(([first, last]) => point >= first && point <= last)
+const inRanges = (ranges: readonly Range[], point: number) =>
+  ranges.some(([first, last]) => point >= first && point <= last)
 
 const globalCss = readFileSync(path.join(import.meta.dirname, '../../client/styles/global.css'), 'utf8')
 const packageCss = readFileSync(require.resolve('@fontsource-variable/inter/wght.css'), 'utf8')
@@ -39,7 +40,10 @@ const coreFace = faceRange(globalCss, 'inter-core-wght-normal.woff2')
 const restFace = faceRange(globalCss, 'inter-latin-wght-normal.woff2')
 
 t.test('the stylesheet declares the core ranges of config/fonts.ts for the cut file', async (t) => {
-  t.same(coreFace, coreFontRanges.map(([first, last]) => [first, last]))
+  t.same(
+    coreFace,
+    coreFontRanges.map(([first, last]) => [first, last]),
+  )
 })
 
 t.test('the core and the rest of the Latin file are disjoint and together are exactly its range', async (t) => {
@@ -49,8 +53,16 @@ t.test('the core and the rest of the Latin file are disjoint and together are ex
   t.same(overlap, [], 'no code point in both faces (each character has one face)')
   const union = new Set([...core, ...rest])
   const latin = codePoints(latinRange)
-  t.same([...latin].filter((point) => !union.has(point)), [], 'every code point of the Latin file is still covered')
-  t.same([...union].filter((point) => !latin.has(point)), [], 'no code point outside the Latin file is claimed')
+  t.same(
+    [...latin].filter((point) => !union.has(point)),
+    [],
+    'every code point of the Latin file is still covered',
+  )
+  t.same(
+    [...union].filter((point) => !latin.has(point)),
+    [],
+    'no code point outside the Latin file is claimed',
+  )
 })
 
 t.test('every character of every public page that Inter Latin draws is in the core subset', async (t) => {
@@ -66,7 +78,8 @@ t.test('every character of every public page that Inter Latin draws is in the co
       const point = character.codePointAt(0)!
       // Line breaks and tabs are white space: never drawn from a font.
       if (point < 0x20) continue
-      if (inRanges(latinRange, point) && !inRanges(coreFontRanges, point)) outside.add(`U+${point.toString(16).toUpperCase()}`)
+      if (inRanges(latinRange, point) && !inRanges(coreFontRanges, point))
+        outside.add(`U+${point.toString(16).toUpperCase()}`)
     }
     t.same([...outside], [], `${pathname}: no character needs the rest of the Latin file`)
   }

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const folders = ['src', 'plugins', 'config', 'site', 'client', 'deploy']
-const importPattern = /^\s*(?:import|export)\s(?!type\s)[^'"]*?from\s+['"](\.[^'"]+)['"]|^\s*import\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm
+const importPattern =
+  /^\s*(?:import|export)\s(?!type\s)[^'"]*?from\s+['"](\.[^'"]+)['"]|^\s*import\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/gm
 
 function sources(folder: string): string[] {
   return readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
@@ -22,8 +23,13 @@ const files = folders.flatMap(sources)
 const graph = new Map<string, string[]>()
 for (const file of files) {
   const text = readFileSync(file, 'utf8')
-  const targets = [...text.matchAll(importPattern)].map((match) => path.resolve(path.dirname(file), match[1] ?? match[2] ?? match[3]!))
-  graph.set(file, targets.filter((target) => graph.has(target) || files.includes(target)))
+  const targets = [...text.matchAll(importPattern)].map((match) =>
+    path.resolve(path.dirname(file), match[1] ?? match[2] ?? match[3]!),
+  )
+  graph.set(
+    file,
+    targets.filter((target) => graph.has(target) || files.includes(target)),
+  )
 }
 
 t.test('no import cycle among the product modules', async (t) => {
@@ -34,7 +40,8 @@ t.test('no import cycle among the product modules', async (t) => {
     state.set(file, 'open')
     stack.push(file)
     for (const target of graph.get(file) ?? []) {
-      if (state.get(target) === 'open') cycles.push([...stack.slice(stack.indexOf(target)), target].map((one) => path.relative(root, one)).join(' -> '))
+      if (state.get(target) === 'open')
+        cycles.push([...stack.slice(stack.indexOf(target)), target].map((one) => path.relative(root, one)).join(' -> '))
       else if (!state.has(target)) visit(target)
     }
     stack.pop()
@@ -59,8 +66,11 @@ function foldersImportedBy(from: string): Set<string> {
   return folders
 }
 
-t.test('render and delivery: render makes the bytes, delivery sends them, and neither folder imports the other back', async (t) => {
-  t.ok(foldersImportedBy('delivery').has('render'), 'delivery takes what render makes')
-  t.notOk(foldersImportedBy('render').has('delivery'), 'render imports nothing of delivery, not even a type')
-  t.notOk(foldersImportedBy('compression').has('delivery'), 'nor does compression, which both use')
-})
+t.test(
+  'render and delivery: render makes the bytes, delivery sends them, and neither folder imports the other back',
+  async (t) => {
+    t.ok(foldersImportedBy('delivery').has('render'), 'delivery takes what render makes')
+    t.notOk(foldersImportedBy('render').has('delivery'), 'render imports nothing of delivery, not even a type')
+    t.notOk(foldersImportedBy('compression').has('delivery'), 'nor does compression, which both use')
+  },
+)

@@ -34,7 +34,9 @@ function tapFiles(): string[] {
 
 /** The test files a package.json script names, each `*` standing for any name within one folder. */
 function scriptPatterns(): RegExp[] {
-  const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>
+  }
   return Object.values(scripts)
     .flatMap((script) => script.split(/\s+/).filter((word) => word.endsWith('.test.ts')))
     .map((pattern) => new RegExp(`^${pattern.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`))

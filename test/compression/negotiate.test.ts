@@ -43,7 +43,8 @@ t.test('zstd among the codings: q-values first, then the order offered', async (
     ['ZSTD', three, 'zstd'],
     ['zstd', ['br', 'gzip'], 'identity'],
   ]
-  for (const [header, offered, expected] of cases) t.equal(negotiateCoding(header, offered), expected, `${header} (${offered.join(', ')})`)
+  for (const [header, offered, expected] of cases)
+    t.equal(negotiateCoding(header, offered), expected, `${header} (${offered.join(', ')})`)
 })
 
 t.test('identity is acceptable unless refused', async (t) => {
@@ -56,11 +57,18 @@ t.test('identity is acceptable unless refused', async (t) => {
 
 t.test('gzip segments: any insertion, any parts, decode to the joined text', async (t) => {
   const texts = ['<p a', '>x</p><p b', '>', '', 'y'.repeat(70_000) + 'z', '']
-  const segments = compressSegments(texts.map((text) => Buffer.from(text)), 9)
+  const segments = compressSegments(
+    texts.map((text) => Buffer.from(text)),
+    9,
+  )
   for (const between of ['', ' nonce="abc"', 'é'.repeat(40_000)]) {
     const gzipped = gzipWithInsertions(segments, Buffer.from(between))
     t.equal(gunzipSync(gzipped).toString(), texts.join(between), `insertion of ${Buffer.byteLength(between)} bytes`)
   }
   const single = compressSegments([Buffer.from('only')], 6)
-  t.equal(gunzipSync(gzipWithInsertions(single, Buffer.from('ignored'))).toString(), 'only', 'one part: nothing inserted')
+  t.equal(
+    gunzipSync(gzipWithInsertions(single, Buffer.from('ignored'))).toString(),
+    'only',
+    'one part: nothing inserted',
+  )
 })

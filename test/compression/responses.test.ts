@@ -2,7 +2,14 @@ import t from 'tap'
 import { readdir } from 'node:fs/promises'
 import http from 'node:http'
 import path from 'node:path'
-import { brotliDecompressSync, createBrotliDecompress, createGunzip, createZstdDecompress, gunzipSync, zstdDecompressSync } from 'node:zlib'
+import {
+  brotliDecompressSync,
+  createBrotliDecompress,
+  createGunzip,
+  createZstdDecompress,
+  gunzipSync,
+  zstdDecompressSync,
+} from 'node:zlib'
 import type { LightMyRequestResponse } from 'fastify'
 import { entryLoaderUrls } from '../../src/render/template.ts'
 import { compression } from '../../config/compression.ts'
@@ -47,7 +54,8 @@ t.test('documents: compressed as the client accepts, the same page, its own nonc
       t.equal(response.headers['content-encoding'], expected, `${url} ${acceptEncoding}: coding`)
       t.match(response.headers.vary, /accept-encoding/i, `${url} ${acceptEncoding}: Vary`)
       const body = decoded(response)
-      if (url !== streamed) t.equal(withoutNonce(body), withoutNonce(plain.body), `${url} ${acceptEncoding}: the same document`)
+      if (url !== streamed)
+        t.equal(withoutNonce(body), withoutNonce(plain.body), `${url} ${acceptEncoding}: the same document`)
       else t.match(body, '</html>', `${url} ${acceptEncoding}: a whole document`)
       const nonce = nonceOf(response)
       if (url === unfiltered) {
@@ -57,7 +65,11 @@ t.test('documents: compressed as the client accepts, the same page, its own nonc
       const nonces = new Set([...body.matchAll(/ nonce="([^"]+)"/g)].map((match) => match[1]))
       t.same([...nonces], [nonce], `${url} ${acceptEncoding}: every nonce is this response's CSP nonce`)
       if (response.headers['content-length'] !== undefined) {
-        t.equal(Number(response.headers['content-length']), response.rawPayload.length, `${url} ${acceptEncoding}: length of the bytes sent`)
+        t.equal(
+          Number(response.headers['content-length']),
+          response.rawPayload.length,
+          `${url} ${acceptEncoding}: length of the bytes sent`,
+        )
       }
     }
   }
@@ -91,7 +103,10 @@ t.test('static page data: compressed once per coding, an ETag per coding, 304 fo
   t.equal(new Set(tags).size, 3, `three codings, three tags: ${tags.join(' ')}`)
   t.match(br.headers.etag, /^"[A-Za-z0-9_-]{27}-br"$/)
   for (const tag of tags) {
-    const revalidated = await app.inject({ url, headers: { ...headers, 'accept-encoding': 'br', 'if-none-match': String(tag) } })
+    const revalidated = await app.inject({
+      url,
+      headers: { ...headers, 'accept-encoding': 'br', 'if-none-match': String(tag) },
+    })
     t.equal(revalidated.statusCode, 304, `If-None-Match ${tag}`)
     t.equal(revalidated.headers.etag, br.headers.etag, 'the 304 names the tag of what it would have sent')
   }
@@ -109,10 +124,16 @@ t.test('small answers go as they are, unless identity is refused; images and fon
   t.equal(refused.headers['content-encoding'], 'gzip', 'identity;q=0: compressed even when small')
   t.same(JSON.parse(decoded(refused)), JSON.parse(health.body))
   const sitemap = await app.inject({ url: '/sitemap-0.xml', headers: { 'accept-encoding': 'br' } })
-  t.ok(Buffer.byteLength((await app.inject('/sitemap-0.xml')).body) > compression.minBytes, 'the sitemap is over the threshold')
+  t.ok(
+    Buffer.byteLength((await app.inject('/sitemap-0.xml')).body) > compression.minBytes,
+    'the sitemap is over the threshold',
+  )
   t.equal(sitemap.headers['content-encoding'], 'br', 'a sitemap over 1 kB is compressed')
   t.equal(decoded(sitemap), (await app.inject('/sitemap-0.xml')).body)
-  const image = await app.inject({ url: `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`, headers: { accept: 'image/webp', 'accept-encoding': browser } })
+  const image = await app.inject({
+    url: `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`,
+    headers: { accept: 'image/webp', 'accept-encoding': browser },
+  })
   t.equal(image.statusCode, 200)
   t.equal(image.headers['content-encoding'], undefined, 'an image goes as it is')
   const favicon = await app.inject({ url: '/favicon.ico', headers: { 'accept-encoding': browser } })
@@ -125,7 +146,9 @@ t.test('built assets: served compressed at build time, never per request', async
   const assets = [...html.matchAll(/(?:src|href)="(\/_next\/static\/chunks\/[^"]+)"/g)].map((match) => match[1]!)
   const script = entryLoaderUrls(html).entries[0]!
   // The document carries the stylesheet inline; its file is still served, for a browser that asks for it.
-  const styleFile = (await readdir(path.join(config.distDir, 'client', 'chunks'))).find((name) => name.endsWith('.css'))!
+  const styleFile = (await readdir(path.join(config.distDir, 'client', 'chunks'))).find((name) =>
+    name.endsWith('.css'),
+  )!
   const style = `/_next/static/chunks/${styleFile}`
   const font = assets.find((asset) => /\.woff2\?/.test(asset))!
   for (const asset of [script, style]) {
@@ -145,14 +168,20 @@ t.test('built assets: served compressed at build time, never per request', async
 })
 
 /** GET over a real socket, decompressing as the bytes arrive: when each piece of the document could be read. */
-function streamDecoded(url: string, acceptEncoding: 'br' | 'gzip' | 'zstd'): Promise<{ coding: string | undefined; pieces: Array<{ text: string; at: number }> }> {
+function streamDecoded(
+  url: string,
+  acceptEncoding: 'br' | 'gzip' | 'zstd',
+): Promise<{ coding: string | undefined; pieces: Array<{ text: string; at: number }> }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const request = http.get(url, { headers: { 'accept-encoding': acceptEncoding } }, (response) => {
       const coding = response.headers['content-encoding']
-      const decoder = coding === 'br' ? createBrotliDecompress() : coding === 'zstd' ? createZstdDecompress() : createGunzip()
+      const decoder =
+        coding === 'br' ? createBrotliDecompress() : coding === 'zstd' ? createZstdDecompress() : createGunzip()
       const pieces: Array<{ text: string; at: number }> = []
-      decoder.on('data', (chunk: Buffer) => pieces.push({ text: chunk.toString('utf8'), at: performance.now() - started }))
+      decoder.on('data', (chunk: Buffer) =>
+        pieces.push({ text: chunk.toString('utf8'), at: performance.now() - started }),
+      )
       decoder.on('end', () => resolve({ coding, pieces }))
       decoder.on('error', reject)
       response.pipe(decoder)
@@ -171,8 +200,14 @@ t.test('a streamed page stays streamed through compression: the shell arrives be
     const text = pieces.map((piece) => piece.text).join('')
     const fallbackPiece = pieces.findIndex((piece) => piece.text.includes('id="slow-fallback"'))
     const resolvedPiece = pieces.findIndex((piece) => piece.text.includes('Resolved after'))
-    t.ok(fallbackPiece >= 0 && resolvedPiece > fallbackPiece, `${coding}: the shell is readable in a piece before the boundary's`)
-    t.ok(pieces[resolvedPiece]!.at - pieces[fallbackPiece]!.at > 500, `${coding}: the shell did not wait for the boundary`)
+    t.ok(
+      fallbackPiece >= 0 && resolvedPiece > fallbackPiece,
+      `${coding}: the shell is readable in a piece before the boundary's`,
+    )
+    t.ok(
+      pieces[resolvedPiece]!.at - pieces[fallbackPiece]!.at > 500,
+      `${coding}: the shell did not wait for the boundary`,
+    )
     t.match(text, /<\/html>\s*$/, `${coding}: the whole document`)
   }
 })

@@ -14,7 +14,8 @@ import { deltaHeaderBytes, sha256 } from '../../src/compression/dictionaries.ts'
 /** Script text long enough for a delta to beat brotli on its own; `variant` changes one import line. */
 function script(variant: string): Buffer {
   const lines = [`import { start } from "./index-AbCdEfGh.js?dpl=${variant}"`]
-  for (let index = 0; index < 300; index += 1) lines.push(`export function part${index}(value) { return start(value * ${index} + ${index % 7}) }`)
+  for (let index = 0; index < 300; index += 1)
+    lines.push(`export function part${index}(value) { return start(value * ${index} + ${index % 7}) }`)
   return Buffer.from(lines.join('\n'))
 }
 
@@ -30,7 +31,9 @@ t.test('same name, other bytes: deltas against the older file; same name, same b
 
   const report = await writeDeltas(newer, [path.join(older, 'page-AAAAAAAA.js'), path.join(older, 'kept-BBBBBBBB.js')])
   t.same(
-    report.written.map((delta) => `${delta.chunk} ${delta.coding} against ${path.relative(root, delta.dictionary)}`).sort(),
+    report.written
+      .map((delta) => `${delta.chunk} ${delta.coding} against ${path.relative(root, delta.dictionary)}`)
+      .sort(),
     ['page-AAAAAAAA.js dcb against a/page-AAAAAAAA.js', 'page-AAAAAAAA.js dcz against a/page-AAAAAAAA.js'],
     'deltas for the changed file against its older bytes only',
   )
@@ -43,6 +46,9 @@ t.test('same name, other bytes: deltas against the older file; same name, same b
     // The older bytes did the work: a tenth of the file at most (one import line differs).
     const size = script('deployment-b').length
     t.ok(delta.length - deltaHeaderBytes(coding) < size / 10, `${coding}: ${delta.length} B for ${size} B`)
-    t.ok((await decodeDelta(coding, delta, dictionary)).equals(await readFile(path.join(newer, 'page-AAAAAAAA.js'))), `${coding} decodes to the newer file`)
+    t.ok(
+      (await decodeDelta(coding, delta, dictionary)).equals(await readFile(path.join(newer, 'page-AAAAAAAA.js'))),
+      `${coding} decodes to the newer file`,
+    )
   }
 })

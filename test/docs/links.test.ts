@@ -10,7 +10,12 @@ import path from 'node:path'
 const root = path.resolve(import.meta.dirname, '..', '..')
 
 /** The documents: README.md and every page of docs/. */
-const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const documents = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
 
 /** Folders and files whose comments may name a section of the documentation. */
 const codeRoots = ['config', 'src', 'plugins', 'client', 'site', 'test', 'bench', 'deploy', 'vite.config.ts']
@@ -21,7 +26,8 @@ function codeFiles(relative: string): string[] {
   const absolute = path.join(root, relative)
   if (!statSync(absolute).isDirectory()) return codeFile.test(relative) ? [relative] : []
   return readdirSync(absolute, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return skippedFolders.has(entry.name) ? [] : codeFiles(path.posix.join(relative, entry.name))
+    if (entry.isDirectory())
+      return skippedFolders.has(entry.name) ? [] : codeFiles(path.posix.join(relative, entry.name))
     return codeFile.test(entry.name) ? [path.posix.join(relative, entry.name)] : []
   })
 }
@@ -33,7 +39,9 @@ function prose(markdown: string): string {
 
 /** Heading texts as written, inline code marks removed: `## Tracing cost (\`npm run x\`)` → `Tracing cost (npm run x)`. */
 function headings(markdown: string): string[] {
-  return [...prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)].map((match) => match[1]!.replace(/`/g, ''))
+  return [...prose(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)].map((match) =>
+    match[1]!.replace(/`/g, ''),
+  )
 }
 
 /** The anchors GitHub gives a document's headings: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
@@ -70,7 +78,8 @@ t.test('every relative link of README.md and docs/ leads to a file, and every #f
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue
       links++
       const [file = '', fragment] = target.split('#') as [string, string | undefined]
-      const resolved = file === '' ? document : path.posix.normalize(path.posix.join(path.posix.dirname(document), file))
+      const resolved =
+        file === '' ? document : path.posix.normalize(path.posix.join(path.posix.dirname(document), file))
       if (!existsSync(path.join(root, resolved))) {
         t.fail(`${document}: ${target} leads to no file (${resolved})`)
         continue
@@ -102,7 +111,10 @@ t.test('every section of the documentation a comment of the code names exists', 
         t.fail(`${file}: names ${named}, which is not a document of the repository`)
         continue
       }
-      t.ok(headings(markdown).includes(section.replace(/`/g, '')), `${file}: ${named} "${section}" is a heading of ${document}`)
+      t.ok(
+        headings(markdown).includes(section.replace(/`/g, '')),
+        `${file}: ${named} "${section}" is a heading of ${document}`,
+      )
     }
     // A file named bare (`docs/page.md` without a section) must exist too.
     for (const match of source.matchAll(/\bdocs\/[a-z0-9-]+\.md\b/g)) {

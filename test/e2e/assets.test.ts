@@ -42,7 +42,11 @@ t.test('asset requests, page by page', async (t) => {
         const url = new URL(request.url)
         return url.protocol !== 'data:' && url.protocol !== 'blob:' && url.origin !== suite.origin
       })
-      t.same(offOrigin.map((request) => request.url), [], 'no request left the test server')
+      t.same(
+        offOrigin.map((request) => request.url),
+        [],
+        'no request left the test server',
+      )
 
       const assets = requests.filter(isAsset)
       // The stylesheet comes inside the document (docs/rendering.md "Loading order"): scripts and fonts are fetched.
@@ -71,7 +75,11 @@ t.test('asset requests, page by page', async (t) => {
         'no asset was fetched twice, with or without the query',
       )
       const failed = assets.filter((request) => request.status !== 200)
-      t.same(failed.map((request) => `${request.url} ${request.status ?? request.failure}`), [], 'every asset loaded')
+      t.same(
+        failed.map((request) => `${request.url} ${request.status ?? request.failure}`),
+        [],
+        'every asset loaded',
+      )
     })
   }
 })

@@ -26,7 +26,10 @@ t.test('the first load of a static page arrives compressed, and the page works',
   t.comment(`chromium gets: ${entries.map(([key, coding]) => `${key} ${coding ?? 'identity'}`).join(', ')}`)
   const entry = entries.find(([key]) => /^script \/_next\/static\/chunks\/index-/.test(key))
   t.equal(entry?.[1], 'br', 'the entry script: brotli, compressed at build time')
-  t.notOk(entries.some(([key]) => key.startsWith('stylesheet ')), 'no stylesheet request: it came inside the document')
+  t.notOk(
+    entries.some(([key]) => key.startsWith('stylesheet ')),
+    'no stylesheet request: it came inside the document',
+  )
   t.match(
     await session.page.evaluate(() => getComputedStyle(globalThis.document.body).fontFamily),
     /^["']?Inter["']?,/,

@@ -32,7 +32,10 @@ t.test('pages log no error in the browser or on the server', async (t) => {
       t.equal(response.status(), 200)
       await session.settle()
       assertCleanConsole(t, session)
-      const serverErrors = suite.serverLogs().slice(logged).filter((line) => line.level >= errorLevel)
+      const serverErrors = suite
+        .serverLogs()
+        .slice(logged)
+        .filter((line) => line.level >= errorLevel)
       t.same(serverErrors, [], 'no error in the server log')
     })
   }
@@ -47,7 +50,10 @@ t.test('the 404 page logs nothing but its own 404', async (t) => {
   assertCleanConsole(t, session, { allowDocument404: documentUrl })
   // The allowance is for the document only: any other 404 on this page would still be reported above.
   const reported404s = session.recording.console.filter((entry) => entry.text === resource404Message)
-  t.ok(reported404s.every((entry) => entry.url === documentUrl), 'any 404 reported is the document itself')
+  t.ok(
+    reported404s.every((entry) => entry.url === documentUrl),
+    'any 404 reported is the document itself',
+  )
   const failedSubresources = session.recording.requests.filter(
     (request) => request.resourceType !== 'document' && (request.status ?? 0) >= 400,
   )

@@ -35,7 +35,11 @@ async function recordViolations(session: Session): Promise<void> {
   await session.context.addInitScript(() => {
     window.__cspViolations = []
     document.addEventListener('securitypolicyviolation', (event) => {
-      window.__cspViolations!.push({ directive: event.violatedDirective, blocked: event.blockedURI, sample: event.sample })
+      window.__cspViolations!.push({
+        directive: event.violatedDirective,
+        blocked: event.blockedURI,
+        sample: event.sample,
+      })
     })
   })
 }
@@ -46,7 +50,9 @@ async function violations(session: Session): Promise<Violation[]> {
 
 /** Console messages about the CSP (from the page's scripts; the browser's own refusals are the events above). */
 function cspConsoleMessages(session: Session): string[] {
-  return session.recording.console.filter((entry) => /Content Security Policy/i.test(entry.text)).map((entry) => entry.text)
+  return session.recording.console
+    .filter((entry) => /Content Security Policy/i.test(entry.text))
+    .map((entry) => entry.text)
 }
 
 function nonceOf(response: Response): string | undefined {
@@ -82,7 +88,11 @@ async function checkPage(t: Test, path: string, expectCsp: boolean) {
     t.same([...new Set(nonces)], [nonce], 'every script with a nonce carries the header nonce')
     // A partly prerendered page's shell holds React's script without a nonce: the policy names its hash.
     const policy = response.headers()['content-security-policy'] ?? ''
-    t.same(withoutNonce.filter((text) => !policy.includes(hashSource(text))), [], 'every other script is allowed by its hash')
+    t.same(
+      withoutNonce.filter((text) => !policy.includes(hashSource(text))),
+      [],
+      'every other script is allowed by its hash',
+    )
   } else {
     t.equal(response.headers()['content-security-policy'], undefined, 'no CSP (excluded)')
   }

@@ -39,13 +39,17 @@ t.test('a client-side exception shows the client-side screen, logs to the consol
   )
   t.equal(await session.page.locator('.application-error-digest').count(), 0, 'no digest on the client-side screen')
   t.ok(
-    session.recording.console.some((entry) => entry.type === 'error' && entry.text.includes('failed in the browser on purpose')),
+    session.recording.console.some(
+      (entry) => entry.type === 'error' && entry.text.includes('failed in the browser on purpose'),
+    ),
     'the error is on the console',
   )
   const line = await serverLogLine(
     (entry) =>
       entry.msg === 'client error reported' &&
-      String((entry.clientError as { message?: string } | undefined)?.message).includes('failed in the browser on purpose'),
+      String((entry.clientError as { message?: string } | undefined)?.message).includes(
+        'failed in the browser on purpose',
+      ),
   )
   t.match(line, {
     level: 40,

@@ -21,7 +21,9 @@ t.test('body text is in Inter, served by this server', async (t) => {
       loadedFaces: [...document.fonts]
         .filter((face) => face.family.replace(/["']/g, '') === 'Inter' && face.status === 'loaded')
         .map((face) => face.unicodeRange),
-      preloads: [...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="font"]')].map((link) => link.href),
+      preloads: [...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="font"]')].map(
+        (link) => link.href,
+      ),
     }
   })
   const font = await bounded(readFonts, timeouts.settleMs, 'reading the fonts of the page')
@@ -48,7 +50,9 @@ t.test('body text is in Inter, served by this server', async (t) => {
   t.ok(fontRequests.length > 0, 'a woff2 file was fetched')
   // The page's text is all in the core subset: the rest of the Latin file is never downloaded for it.
   t.same(
-    fontRequests.map((request) => new URL(request.url).pathname).filter((pathname) => !/inter-core-wght-normal-/.test(pathname)),
+    fontRequests
+      .map((request) => new URL(request.url).pathname)
+      .filter((pathname) => !/inter-core-wght-normal-/.test(pathname)),
     [],
     'only the core subset of Inter is fetched',
   )

@@ -131,16 +131,20 @@ export interface RunningServer {
  * The app over the production build, listening on 127.0.0.1 on a free port, logging into memory. NODE_ENV is set
  * before the app is imported: React picks its production or development build when it is first loaded.
  */
-export async function startServer(env: Record<string, string>, options: { rootDir?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string>,
+  options: { rootDir?: string } = {},
+): Promise<RunningServer> {
   process.env.NODE_ENV = 'production'
-  const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { fixtureContentDir }, { pino }] = await Promise.all([
-    import('../../config/env.ts'),
-    import('../../src/app.ts'),
-    import('../../src/logger.ts'),
-    import('../helpers/app.ts'),
-    import('../helpers/content.ts'),
-    import('pino'),
-  ])
+  const [{ loadConfig }, { buildApp }, { loggerOptions }, { captureLogs }, { fixtureContentDir }, { pino }] =
+    await Promise.all([
+      import('../../config/env.ts'),
+      import('../../src/app.ts'),
+      import('../../src/logger.ts'),
+      import('../helpers/app.ts'),
+      import('../helpers/content.ts'),
+      import('pino'),
+    ])
   // Each suite starts with an empty image cache of its own: no entry of an earlier run (or of the project's own
   // .image-cache) decides what a test sees, and nothing is left behind.
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-e2e-images-'))
@@ -265,7 +269,8 @@ async function openSession(t: Test, browser: Browser, origin: string): Promise<S
       }
     },
     async settle() {
-      if (!(await waitForHydration())) throw new Error(`${page.url()} did not hydrate within ${timeouts.hydrationMs} ms`)
+      if (!(await waitForHydration()))
+        throw new Error(`${page.url()} did not hydrate within ${timeouts.hydrationMs} ms`)
       await bounded(
         page.evaluate(() => document.fonts.ready.then(() => undefined), undefined),
         timeouts.settleMs,
@@ -336,7 +341,10 @@ export const resource404Message = 'Failed to load resource: the server responded
  * Console errors nobody should see. On a 404 page Chromium reports the document's own 404 as a console error: pass
  * `allowDocument404` (the document's URL) to drop that one message, and only it.
  */
-export function unexpectedConsoleErrors(recording: Recording, options: { allowDocument404?: string } = {}): ConsoleEntry[] {
+export function unexpectedConsoleErrors(
+  recording: Recording,
+  options: { allowDocument404?: string } = {},
+): ConsoleEntry[] {
   let allowance = options.allowDocument404 ? 1 : 0
   return recording.console.filter((entry) => {
     if (entry.type !== 'error') return false

@@ -47,7 +47,10 @@ t.test('typing in the filter box narrows the list and updates the count', async 
 
   const box = session.page.getByRole('searchbox', { name: 'Filter entries' })
   await box.pressSequentially(pick.word)
-  t.equal(await countLine(session, `${pick.matching.length} of ${total} entries`), `${pick.matching.length} of ${total} entries`)
+  t.equal(
+    await countLine(session, `${pick.matching.length} of ${total} entries`),
+    `${pick.matching.length} of ${total} entries`,
+  )
   t.same(
     (await shownEntries(session)).map((entry) => entry.question),
     pick.matching.map((entry) => entry.question),
@@ -56,7 +59,10 @@ t.test('typing in the filter box narrows the list and updates the count', async 
 
   // Case is ignored, like the user expects of a search box.
   await box.fill(pick.word.toUpperCase())
-  t.equal(await countLine(session, `${pick.matching.length} of ${total} entries`), `${pick.matching.length} of ${total} entries`)
+  t.equal(
+    await countLine(session, `${pick.matching.length} of ${total} entries`),
+    `${pick.matching.length} of ${total} entries`,
+  )
 
   await box.fill('zzqxv-no-question-says-this')
   t.equal(await countLine(session, `0 of ${total} entries`), `0 of ${total} entries`)

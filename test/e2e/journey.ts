@@ -25,7 +25,10 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` until it holds; false when it does not within `ms`. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms: number = timeouts.actionMs): Promise<boolean> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  ms: number = timeouts.actionMs,
+): Promise<boolean> {
   const end = Date.now() + ms
   while (Date.now() < end) {
     if (await check()) return true
@@ -80,7 +83,8 @@ interface OpenTab {
 
 function openSession(t: Test, engine: Engine, proxy: LoopbackProxy, open: OpenTab): Promise<JourneySession> {
   return (async () => {
-    const closeTab = (tab: Tab) => bounded(tab.close(), 4 * timeouts.closeMs, `closing the ${engine.name} tab`).catch(() => undefined)
+    const closeTab = (tab: Tab) =>
+      bounded(tab.close(), 4 * timeouts.closeMs, `closing the ${engine.name} tab`).catch(() => undefined)
     if (open.current) await closeTab(open.current)
     await proxy.reset()
     const tab = await engine.newTab()

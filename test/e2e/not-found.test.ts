@@ -12,7 +12,8 @@ const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 for (const path of ['/no-such-page', contentItemPath('no-such-guide')]) {
   t.test(`an unknown path (${path}) shows the 404 page`, async (t) => {
     const session = await suite.open(t)
-    const text = async (selector: string) => ((await session.page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim()
+    const text = async (selector: string) =>
+      ((await session.page.locator(selector).first().textContent()) ?? '').replace(/\s+/g, ' ').trim()
     const response = await session.goto(path)
     t.equal(response.status(), 404)
     t.ok(await session.waitForHydration(), 'hydrated')
@@ -24,6 +25,9 @@ for (const path of ['/no-such-page', contentItemPath('no-such-guide')]) {
       '/',
       'the error page leads home',
     )
-    t.ok((await session.page.getByRole('navigation').getByRole('link').count()) > 0, "in the site's layout: its navigation")
+    t.ok(
+      (await session.page.getByRole('navigation').getByRole('link').count()) > 0,
+      "in the site's layout: its navigation",
+    )
   })
 }

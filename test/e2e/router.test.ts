@@ -8,7 +8,15 @@ import type { Page, Route } from 'playwright-core'
 import { router as timings } from '../../config/router.ts'
 import { guides } from '../helpers/content.ts'
 import { startSuite, timeouts, unexpectedConsoleErrors, type Session } from './harness.ts'
-import { contentItemPage, contentPage, dynamicPage, filterPage, isChunkOfAnotherPage, staticPage, testNavLink } from './test-pages.ts'
+import {
+  contentItemPage,
+  contentPage,
+  dynamicPage,
+  filterPage,
+  isChunkOfAnotherPage,
+  staticPage,
+  testNavLink,
+} from './test-pages.ts'
 
 const suite = await startSuite(t, { COURIER_TEST_ROUTES: 'true' })
 const dataBase = `${suite.origin}/_next/data/${suite.deploymentId}`
@@ -76,7 +84,8 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
   const { page } = session
   const headers: Array<string | undefined> = []
   page.on('request', (request) => {
-    if (request.url().startsWith(`${dataBase}${dynamicPage.dataPath}`)) headers.push(request.headers()['x-deployment-id'])
+    if (request.url().startsWith(`${dataBase}${dynamicPage.dataPath}`))
+      headers.push(request.headers()['x-deployment-id'])
   })
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, dynamicPage.dataPath).length, 0, 'a dynamic page’s data is never prefetched')
@@ -94,7 +103,11 @@ t.test('a client navigation is one data GET with x-deployment-id, and no documen
   await page.goBack()
   await waitForHeading(page, staticPage.heading)
   t.equal(await marker(page), 'still here', 'back is a client navigation too')
-  t.equal(dataRequests(session, staticPage.dataPath).length, 0, 'the static page’s data is the document’s own, still fresh')
+  t.equal(
+    dataRequests(session, staticPage.dataPath).length,
+    0,
+    'the static page’s data is the document’s own, still fresh',
+  )
   t.same(unexpectedConsoleErrors(session.recording), [], 'no console errors')
   t.same(session.recording.pageErrors, [], 'no page errors')
 })
@@ -167,57 +180,68 @@ t.test('with 20 links in view and slow data, at most 5 prefetches are in flight'
   t.equal(links, 20)
   // 20 links to content pages, plus the static pages the site's and the test pages' navigations link.
   t.ok(await eventually(() => answered, 20, 15_000), `every link’s data prefetched (${answered})`)
-  t.equal(most, timings.prefetchConcurrency, `never more than ${timings.prefetchConcurrency} at once, and the queue filled`)
+  t.equal(
+    most,
+    timings.prefetchConcurrency,
+    `never more than ${timings.prefetchConcurrency} at once, and the queue filled`,
+  )
 })
 
-t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation', async (t) => {
-  const session = await suite.open(t)
-  const { page } = session
-  await page.clock.install()
-  await session.goto(contentPage.path)
-  t.ok(await session.waitForHydration())
-  // A static page without revalidate, linked from the test pages' navigation.
-  const linked = staticPage
-  const showsLinked = () => page.waitForFunction((title) => document.title === title, linked.title, { timeout: timeouts.navigationMs })
-  t.ok(await eventually(() => dataRequests(session, linked.dataPath).length, 1), `${linked.path}, linked from the navigation, is prefetched`)
-  const path = firstItem.dataPath
-  t.ok(await eventually(() => dataRequests(session, path).length, 1), 'the first guide, in view, is prefetched')
+t.test(
+  'static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation',
+  async (t) => {
+    const session = await suite.open(t)
+    const { page } = session
+    await page.clock.install()
+    await session.goto(contentPage.path)
+    t.ok(await session.waitForHydration())
+    // A static page without revalidate, linked from the test pages' navigation.
+    const linked = staticPage
+    const showsLinked = () =>
+      page.waitForFunction((title) => document.title === title, linked.title, { timeout: timeouts.navigationMs })
+    t.ok(
+      await eventually(() => dataRequests(session, linked.dataPath).length, 1),
+      `${linked.path}, linked from the navigation, is prefetched`,
+    )
+    const path = firstItem.dataPath
+    t.ok(await eventually(() => dataRequests(session, path).length, 1), 'the first guide, in view, is prefetched')
 
-  await page.clock.fastForward('04:50')
-  await navLink(page, linked.path).click()
-  await showsLinked()
-  t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
-  await page.goBack()
-  await waitForHeading(page, contentPage.heading)
-  await page.clock.fastForward('00:20')
-  await navLink(page, linked.path).click()
-  await showsLinked()
-  t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
-  await page.goBack()
-  await waitForHeading(page, contentPage.heading)
+    await page.clock.fastForward('04:50')
+    await navLink(page, linked.path).click()
+    await showsLinked()
+    t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
+    await page.goBack()
+    await waitForHeading(page, contentPage.heading)
+    await page.clock.fastForward('00:20')
+    await navLink(page, linked.path).click()
+    await showsLinked()
+    t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
+    await page.goBack()
+    await waitForHeading(page, contentPage.heading)
 
-  // The guide's page declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
-  const link = page.locator('main .content-list a').first()
-  await link.click()
-  await waitForHeading(page, firstGuide.title)
-  t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
-  const fetched = dataRequests(session, path).length
-  await page.goBack()
-  await waitForHeading(page, contentPage.heading)
-  await link.click()
-  await waitForHeading(page, firstGuide.title)
-  t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
+    // The guide's page declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
+    const link = page.locator('main .content-list a').first()
+    await link.click()
+    await waitForHeading(page, firstGuide.title)
+    t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
+    const fetched = dataRequests(session, path).length
+    await page.goBack()
+    await waitForHeading(page, contentPage.heading)
+    await link.click()
+    await waitForHeading(page, firstGuide.title)
+    t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
 
-  await navLink(page, dynamicPage.path).click()
-  await waitForHeading(page, dynamicPage.heading)
-  await navLink(page, filterPage.path).click()
-  await waitForHeading(page, filterPage.heading)
-  await navLink(page, dynamicPage.path).click()
-  await waitForHeading(page, dynamicPage.heading)
-  t.equal(dataRequests(session, dynamicPage.dataPath).length, 2, 'dynamic data: one GET per navigation')
-  t.equal(documentRequests(session).length, 1)
-  t.same(unexpectedConsoleErrors(session.recording), [])
-})
+    await navLink(page, dynamicPage.path).click()
+    await waitForHeading(page, dynamicPage.heading)
+    await navLink(page, filterPage.path).click()
+    await waitForHeading(page, filterPage.heading)
+    await navLink(page, dynamicPage.path).click()
+    await waitForHeading(page, dynamicPage.heading)
+    t.equal(dataRequests(session, dynamicPage.dataPath).length, 2, 'dynamic data: one GET per navigation')
+    t.equal(documentRequests(session).length, 1)
+    t.same(unexpectedConsoleErrors(session.recording), [])
+  },
+)
 
 /** Routes the dynamic page's data through `handler`. */
 async function routeDynamicData(page: Page, handler: (route: Route, attempt: number) => Promise<void>) {
@@ -370,14 +394,24 @@ t.test('a failed prefetch is not kept: the navigation fetches again', async (t) 
   })
   await session.goto(staticPage.path)
   t.ok(await session.waitForHydration())
-  t.ok(await eventually(() => attempts, timings.dataFetchAttempts), 'the filter page’s link, in view, was prefetched and failed')
+  t.ok(
+    await eventually(() => attempts, timings.dataFetchAttempts),
+    'the filter page’s link, in view, was prefetched and failed',
+  )
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts, 'no retry beyond the attempts')
   await navLink(page, filterPage.path).click()
   await waitForHeading(page, filterPage.heading)
-  t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
+  t.equal(
+    dataRequests(session, filterPage.dataPath).length,
+    timings.dataFetchAttempts + 1,
+    'fetched again at navigation',
+  )
   t.equal(documentRequests(session).length, 1, 'a client navigation')
-  t.notOk(session.recording.console.some((entry) => /Failed to load page data/.test(entry.text)), 'nothing reported')
+  t.notOk(
+    session.recording.console.some((entry) => /Failed to load page data/.test(entry.text)),
+    'nothing reported',
+  )
 })
 
 t.test('no prefetch under Save-Data', async (t) => {
@@ -399,51 +433,61 @@ t.test('no prefetch under Save-Data', async (t) => {
   t.equal(dataRequests(session, firstItem.dataPath).length, 1, 'navigation still works')
 })
 
-t.test('a link to a path the site policy redirects: its page data, then the destination, without a full load', async (t) => {
-  const session = await suite.open(t)
-  const { page } = session
-  // A path no page matches, redirected as the request filter answers a redirect asked as page data.
-  const movedPath = '/__test/moved-away'
-  await page.route(`${dataBase}${movedPath}.json*`, (route) =>
-    route.fulfill({
-      status: 200,
-      headers: { 'content-type': 'application/json', 'x-deployment-id': suite.deploymentId },
-      body: JSON.stringify({ redirect: { destination: staticPage.path, permanent: true } }),
-    }),
-  )
-  await session.goto(`/__test/links?to=${movedPath}`)
-  t.ok(await session.waitForHydration(), 'hydrated')
-  await page.evaluate(() => {
-    ;(window as MarkedWindow).courierMarker = 'still here'
-  })
-  t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
-  t.equal(dataRequests(session, `${movedPath}.json`).length, 0, 'a path that is no page is never prefetched')
-  await page.locator(`.test-links a[href="${movedPath}"]`).click()
-  await waitForHeading(page, staticPage.heading)
-  t.equal(new URL(page.url()).pathname, staticPage.path, 'the address is the destination')
-  t.equal(await marker(page), 'still here', 'a client navigation')
-  t.equal(documentRequests(session).length, 1, 'one document load in all')
-  t.equal(dataRequests(session, `${movedPath}.json`).length, 1, 'the moved path was asked once, as page data')
-  await page.goBack()
-  await waitForHeading(page, 'Links')
-  t.equal(new URL(page.url()).pathname, '/__test/links', 'back goes to the page the link was on, not the moved path')
-  t.same(session.recording.pageErrors, [], 'no page errors')
-})
+t.test(
+  'a link to a path the site policy redirects: its page data, then the destination, without a full load',
+  async (t) => {
+    const session = await suite.open(t)
+    const { page } = session
+    // A path no page matches, redirected as the request filter answers a redirect asked as page data.
+    const movedPath = '/__test/moved-away'
+    await page.route(`${dataBase}${movedPath}.json*`, (route) =>
+      route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-deployment-id': suite.deploymentId },
+        body: JSON.stringify({ redirect: { destination: staticPage.path, permanent: true } }),
+      }),
+    )
+    await session.goto(`/__test/links?to=${movedPath}`)
+    t.ok(await session.waitForHydration(), 'hydrated')
+    await page.evaluate(() => {
+      ;(window as MarkedWindow).courierMarker = 'still here'
+    })
+    t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
+    t.equal(dataRequests(session, `${movedPath}.json`).length, 0, 'a path that is no page is never prefetched')
+    await page.locator(`.test-links a[href="${movedPath}"]`).click()
+    await waitForHeading(page, staticPage.heading)
+    t.equal(new URL(page.url()).pathname, staticPage.path, 'the address is the destination')
+    t.equal(await marker(page), 'still here', 'a client navigation')
+    t.equal(documentRequests(session).length, 1, 'one document load in all')
+    t.equal(dataRequests(session, `${movedPath}.json`).length, 1, 'the moved path was asked once, as page data')
+    await page.goBack()
+    await waitForHeading(page, 'Links')
+    t.equal(new URL(page.url()).pathname, '/__test/links', 'back goes to the page the link was on, not the moved path')
+    t.same(session.recording.pageErrors, [], 'no page errors')
+  },
+)
 
-t.test('a link to a path that is no page and no redirect: its page data is a 404, then a full load shows it', async (t) => {
-  const session = await open(t, '/__test/links?to=/__test/no-such-page,/__test/report.pdf')
-  const { page } = session
-  await page.locator('.test-links a[href="/__test/no-such-page"]').click()
-  await page.waitForURL(`${suite.origin}/__test/no-such-page`, { timeout: timeouts.navigationMs })
-  await page.waitForLoadState('domcontentloaded')
-  t.equal(dataRequests(session, '/__test/no-such-page.json').length, 1, 'its page data was asked once')
-  t.equal(documentRequests(session).length, 2, 'then the browser loaded the document')
-  t.equal(await marker(page), undefined, 'a full load')
-  const notFound = session.recording.requests.filter((entry) => entry.url === `${suite.origin}/__test/no-such-page`)
-  t.equal(notFound.length, 1, 'the 404 document was loaded once')
+t.test(
+  'a link to a path that is no page and no redirect: its page data is a 404, then a full load shows it',
+  async (t) => {
+    const session = await open(t, '/__test/links?to=/__test/no-such-page,/__test/report.pdf')
+    const { page } = session
+    await page.locator('.test-links a[href="/__test/no-such-page"]').click()
+    await page.waitForURL(`${suite.origin}/__test/no-such-page`, { timeout: timeouts.navigationMs })
+    await page.waitForLoadState('domcontentloaded')
+    t.equal(dataRequests(session, '/__test/no-such-page.json').length, 1, 'its page data was asked once')
+    t.equal(documentRequests(session).length, 2, 'then the browser loaded the document')
+    t.equal(await marker(page), undefined, 'a full load')
+    const notFound = session.recording.requests.filter((entry) => entry.url === `${suite.origin}/__test/no-such-page`)
+    t.equal(notFound.length, 1, 'the 404 document was loaded once')
 
-  const files = await open(t, '/__test/links?to=/__test/no-such-page,/__test/report.pdf')
-  await files.page.locator('.test-links a[href="/__test/report.pdf"]').click()
-  await files.page.waitForURL(`${suite.origin}/__test/report.pdf`, { timeout: timeouts.navigationMs })
-  t.equal(dataRequests(files, '/__test/report.pdf.json').length, 0, 'a file’s path is the browser’s: no page data asked')
-})
+    const files = await open(t, '/__test/links?to=/__test/no-such-page,/__test/report.pdf')
+    await files.page.locator('.test-links a[href="/__test/report.pdf"]').click()
+    await files.page.waitForURL(`${suite.origin}/__test/report.pdf`, { timeout: timeouts.navigationMs })
+    t.equal(
+      dataRequests(files, '/__test/report.pdf.json').length,
+      0,
+      'a file’s path is the browser’s: no page data asked',
+    )
+  },
+)

@@ -47,7 +47,10 @@ if (unknown.length > 0) {
 }
 const matches = (file: string) => words.length === 0 || words.some((word) => file.includes(word))
 
-for (const [build, command] of [['dist', 'npm run build'], ['dist-test', 'npm run build:test']] as const) {
+for (const [build, command] of [
+  ['dist', 'npm run build'],
+  ['dist-test', 'npm run build:test'],
+] as const) {
   const distDir = path.resolve(projectRoot, process.env.DIST_DIR ?? build)
   if (!existsSync(path.join(distDir, 'deployment.json'))) {
     process.stderr.write(`e2e: FAILED: no build in ${distDir}: run \`${command}\` first.\n`)

@@ -113,7 +113,10 @@ t.test('status page shows this server and this deployment', async (t) => {
   t.equal(facts['Deployment'], suite.deploymentId, 'the deployment shown is the build served')
   t.equal(facts['Node.js'], process.version, 'the Node.js version is the server process')
   const serverTime = Date.parse(facts['Server time'] ?? '')
-  t.ok(serverTime >= before - 1000 && serverTime <= Date.now() + 1000, `the server time is now (${facts['Server time']})`)
+  t.ok(
+    serverTime >= before - 1000 && serverTime <= Date.now() + 1000,
+    `the server time is now (${facts['Server time']})`,
+  )
   t.match(facts['Uptime'], /^\d+ s$/)
   t.match(facts['Resident memory'], /^\d+\.\d MB$/)
   t.match(facts['Heap used'], /^\d+\.\d MB of \d+\.\d MB$/)
@@ -134,7 +137,10 @@ t.test('FAQ page lists its questions with a count', async (t) => {
     })),
   )
   t.ok(entries.length > 0, `questions are listed (${entries.length})`)
-  t.ok(entries.every((entry) => entry.question && entry.answer), 'every question has an answer')
+  t.ok(
+    entries.every((entry) => entry.question && entry.answer),
+    'every question has an answer',
+  )
   t.equal(await text(session, 'main .faq-count'), `${entries.length} of ${entries.length} questions`)
   t.ok(await session.page.getByRole('searchbox', { name: 'Filter questions' }).isVisible(), 'the filter box is shown')
   await assertLayout(t, session)

@@ -15,7 +15,13 @@ import { chromium } from 'playwright-core'
 import { readStartCommand } from '../../src/build/start-command.ts'
 import { pageCacheControl } from '../../src/pages/cache-control.ts'
 import { chromiumArgs, chromiumPath } from '../e2e/harness.ts'
-import { applyStep, copyRepository as copyTheRepository, guidePath, readGuideSteps, removeCopy } from '../helpers/guide-steps.ts'
+import {
+  applyStep,
+  copyRepository as copyTheRepository,
+  guidePath,
+  readGuideSteps,
+  removeCopy,
+} from '../helpers/guide-steps.ts'
 
 // Copying, type-checking, building and serving a whole site: minutes on a busy 2-core machine.
 t.setTimeout(900_000)
@@ -40,11 +46,22 @@ async function serve(t: Test, root: string): Promise<Served> {
   t.teardown(() => rmSync(imageCacheDir, { recursive: true, force: true }))
   const { nodeArgs } = await readStartCommand(root)
   // tap puts its loader into every child's NODE_OPTIONS: `env -u` clears it for the server.
-  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...nodeArgs, path.join(root, 'dist', 'node', 'server.js')], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', IMAGE_CACHE_DIR: imageCacheDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    'env',
+    ['-u', 'NODE_OPTIONS', process.execPath, ...nodeArgs, path.join(root, 'dist', 'node', 'server.js')],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        IMAGE_CACHE_DIR: imageCacheDir,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   t.teardown(() => {
     child.kill('SIGTERM')
   })
@@ -62,12 +79,17 @@ async function serve(t: Test, root: string): Promise<Served> {
       }
     })
   })
-  const { deploymentId } = JSON.parse(readFileSync(path.join(root, 'dist', 'deployment.json'), 'utf8')) as { deploymentId: string }
+  const { deploymentId } = JSON.parse(readFileSync(path.join(root, 'dist', 'deployment.json'), 'utf8')) as {
+    deploymentId: string
+  }
   return { origin: `http://127.0.0.1:${port}`, deploymentId }
 }
 
 function unescapeAttribute(value: string): string {
-  return value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x27;/g, "'")
+  return value
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;/g, "'")
 }
 
 t.test('the guide applies to the repository as written, type-checks and builds', async (t) => {
@@ -77,7 +99,8 @@ t.test('the guide applies to the repository as written, type-checks and builds',
   for (const step of steps) await applyStep(root, step)
 
   // Without tap's loader, which it puts into every child's NODE_OPTIONS: `env -u` clears it, as in a terminal.
-  const npm = (script: string) => run('env', ['-u', 'NODE_OPTIONS', 'npm', 'run', script], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
+  const npm = (script: string) =>
+    run('env', ['-u', 'NODE_OPTIONS', 'npm', 'run', script], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
   await npm('typecheck')
   t.pass("npm run typecheck passes on the guide's code")
   await npm('build')
@@ -106,7 +129,11 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.match(html, '<title>Ada Lovelace · Courier</title>')
     t.match(html, 'Wrote the first program')
     const imageUrl = /<img[^>]* src="([^"]+)"/.exec(html)?.[1]
-    t.match(imageUrl, /^\/_next\/image\?url=%2Fimages%2Fteam\.jpg&amp;w=\d+$/, 'the image of ones own goes through the optimizer')
+    t.match(
+      imageUrl,
+      /^\/_next\/image\?url=%2Fimages%2Fteam\.jpg&amp;w=\d+$/,
+      'the image of ones own goes through the optimizer',
+    )
     const image = await fetch(`${origin}${unescapeAttribute(imageUrl!)}`, { headers: { accept: 'image/webp,*/*' } })
     t.equal(image.status, 200)
     t.equal(image.headers.get('content-type'), 'image/webp')
@@ -114,7 +141,10 @@ t.test('the guide applies to the repository as written, type-checks and builds',
 
     const pageData = await fetch(data('/team/grace'))
     t.equal(pageData.status, 200)
-    t.match(await pageData.json(), { pageProps: { name: 'Grace Hopper', others: [{ slug: 'ada', name: 'Ada Lovelace' }] }, kind: 'static' })
+    t.match(await pageData.json(), {
+      pageProps: { name: 'Grace Hopper', others: [{ slug: 'ada', name: 'Ada Lovelace' }] },
+      kind: 'static',
+    })
 
     const missing = await fetch(`${origin}/team/nobody`)
     t.equal(missing.status, 404, 'an unknown member is the 404 page')
@@ -168,10 +198,13 @@ t.test('the guide applies to the repository as written, type-checks and builds',
 
   await t.test('the sitemap lists the new pages, each member once', async (t) => {
     const index = await (await fetch(`${origin}/sitemap.xml`)).text()
-    const files = [...index.matchAll(/<loc>http:\/\/localhost:3000(\/sitemap-\d+\.xml)<\/loc>/g)].map((match) => match[1]!)
+    const files = [...index.matchAll(/<loc>http:\/\/localhost:3000(\/sitemap-\d+\.xml)<\/loc>/g)].map(
+      (match) => match[1]!,
+    )
     t.ok(files.length > 0, 'the index names its sitemaps')
     const sitemap = (await Promise.all(files.map(async (file) => (await fetch(`${origin}${file}`)).text()))).join('\n')
-    for (const pagePath of ['/about', '/team/ada', '/team/grace', '/clock', '/guides/our-boat']) t.match(sitemap, `<loc>http://localhost:3000${pagePath}</loc>`, pagePath)
+    for (const pagePath of ['/about', '/team/ada', '/team/grace', '/clock', '/guides/our-boat'])
+      t.match(sitemap, `<loc>http://localhost:3000${pagePath}</loc>`, pagePath)
     t.notMatch(sitemap, '/team/nobody')
   })
 
@@ -191,6 +224,9 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.equal(new URL(page.url()).pathname, '/team/ada')
     t.equal(await page.evaluate(() => 'sameDocument' in window), true, 'the same document: a client navigation')
     await page.waitForFunction(() => document.title === 'Ada Lovelace · Courier')
-    t.ok(dataRequests.includes(`/_next/data/${deploymentId}/team/ada.json`), 'its page data was fetched (or prefetched)')
+    t.ok(
+      dataRequests.includes(`/_next/data/${deploymentId}/team/ada.json`),
+      'its page data was fetched (or prefetched)',
+    )
   })
 })

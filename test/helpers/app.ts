@@ -51,7 +51,10 @@ export async function buildUnready(
   const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-test-images-'))
   t.teardown(() => rm(imageCacheDir, { recursive: true, force: true }))
   // The tests' own content (test/helpers/content.ts) unless the test names a CONTENT_DIR: never the example's.
-  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, CONTENT_DIR: fixtureContentDir, ...env }, overrides)
+  const config = loadConfig(
+    { LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, CONTENT_DIR: fixtureContentDir, ...env },
+    overrides,
+  )
   const { stream, lines } = captureLogs()
   const app = await buildApp(config, { ...options, logger: pino(loggerOptions(config.logLevel), stream) })
   t.teardown(() => app.close())

@@ -23,7 +23,9 @@ export interface ChangedBuild {
 
 /** The page a second deployment changes. */
 export const changedPage: PageDefinition = (() => {
-  const page = pages.find((candidate) => candidate.kind === 'static' && candidate.path !== '/' && !candidate.path.includes(':'))
+  const page = pages.find(
+    (candidate) => candidate.kind === 'static' && candidate.path !== '/' && !candidate.path.includes(':'),
+  )
   if (!page) throw new Error('the page table has no static page without parameters besides /')
   return page
 })()
@@ -55,7 +57,17 @@ export async function buildWithChangedPage(marker: string): Promise<ChangedBuild
   const sourceDir = await mkdtemp(path.join(tmpdir(), 'courier-changed-build-'))
   const remove = () => rm(sourceDir, { recursive: true, force: true })
   try {
-    for (const entry of ['client', 'site', 'config', 'src', 'plugins', 'content', 'vite.config.ts', 'package.json', 'tsconfig.json']) {
+    for (const entry of [
+      'client',
+      'site',
+      'config',
+      'src',
+      'plugins',
+      'content',
+      'vite.config.ts',
+      'package.json',
+      'tsconfig.json',
+    ]) {
       await cp(path.join(projectRoot, entry), path.join(sourceDir, entry), { recursive: true })
     }
     await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceDir, 'node_modules'))

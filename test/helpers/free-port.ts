@@ -67,7 +67,8 @@ export function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 5)
 export async function listeningPortOf(child: ChildProcess, timeoutMs = 90_000): Promise<number> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`pid ${child.pid} exited before it listened`)
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`pid ${child.pid} exited before it listened`)
     const [port] = await listeningPorts(child.pid!)
     if (port !== undefined) return port
     if (Date.now() > deadline) throw new Error(`pid ${child.pid} did not listen within ${timeoutMs} ms`)

@@ -40,7 +40,11 @@ export function readGuideSteps(markdown: string): GuideStep[] {
     for (index++; index < lines.length && !lines[index]!.startsWith('```'); index++) body.push(lines[index]!)
     const text = `${body.join('\n')}\n`
     if (image) {
-      steps.push({ file: image[1]!, action: { kind: 'image', width: Number(image[2]), height: Number(image[3]) }, text })
+      steps.push({
+        file: image[1]!,
+        action: { kind: 'image', width: Number(image[2]), height: Number(image[3]) },
+        text,
+      })
       continue
     }
     const [, file, word, after, before] = header!
@@ -72,14 +76,17 @@ async function standInPhotograph(file: string, width: number, height: number): P
     }
   }
   mkdirSync(path.dirname(file), { recursive: true })
-  await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toFile(file)
+  await sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toFile(file)
 }
 
 /** Applies one step to the copy at `root`; an anchor line must occur exactly once in its file. */
 export async function applyStep(root: string, step: GuideStep): Promise<void> {
   const file = path.join(root, step.file)
   if (step.action.kind === 'image') {
-    if (existsSync(file)) throw new Error(`${step.file} exists already: the guide says to add an image of one's own there`)
+    if (existsSync(file))
+      throw new Error(`${step.file} exists already: the guide says to add an image of one's own there`)
     await standInPhotograph(file, step.action.width, step.action.height)
     return
   }
@@ -97,7 +104,8 @@ export async function applyStep(root: string, step: GuideStep): Promise<void> {
   const anchor = step.action.line
   const lines = content.split('\n')
   const found = lines.flatMap((line, index) => (line === anchor ? [index] : []))
-  if (found.length !== 1) throw new Error(`${step.file}: the line ${JSON.stringify(anchor)} occurs ${found.length} times`)
+  if (found.length !== 1)
+    throw new Error(`${step.file}: the line ${JSON.stringify(anchor)} occurs ${found.length} times`)
   const at = step.action.kind === 'after' ? found[0]! + 1 : found[0]!
   lines.splice(at, 0, ...step.text.replace(/\n$/, '').split('\n'))
   writeFileSync(file, lines.join('\n'))

@@ -15,7 +15,9 @@ export interface Chunk {
 }
 
 /** GET over a real socket, keeping each body chunk as it arrived. */
-export function getChunks(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; chunks: Chunk[] }> {
+export function getChunks(
+  url: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; chunks: Chunk[] }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const request = http.get(url, (response) => {

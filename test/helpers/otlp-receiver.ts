@@ -87,7 +87,8 @@ function fieldsOf(bytes: Buffer): Field[] {
   return fields
 }
 
-const all = (fields: Field[], field: number) => fields.filter((entry) => entry.field === field).map((entry) => entry.value)
+const all = (fields: Field[], field: number) =>
+  fields.filter((entry) => entry.field === field).map((entry) => entry.value)
 const bytesOf = (fields: Field[], field: number) => (all(fields, field)[0] as Buffer | undefined) ?? Buffer.alloc(0)
 const textOf = (fields: Field[], field: number) => bytesOf(fields, field).toString('utf8')
 const numberOf = (fields: Field[], field: number) => Number((all(fields, field)[0] as bigint | undefined) ?? 0n)
@@ -217,7 +218,10 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
           startNs: BigInt(span.startTimeUnixNano),
           endNs: BigInt(span.endTimeUnixNano),
           attributes: jsonAttributes(span.attributes),
-          events: (span.events ?? []).map((event) => ({ name: event.name, attributes: jsonAttributes(event.attributes) })),
+          events: (span.events ?? []).map((event) => ({
+            name: event.name,
+            attributes: jsonAttributes(event.attributes),
+          })),
           links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
           status: { code: span.status?.code ?? 0, message: span.status?.message ?? '' },
           resource,
@@ -247,7 +251,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const json = type.startsWith('application/json')
       spans.push(...(json ? decodeJson(body) : decodeProtobuf(body)))
       // An empty ExportTraceServiceResponse: everything accepted.
-      response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '')
+      response
+        .writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
+        .end(json ? '{}' : '')
     })
   })
   server.listen(0, '127.0.0.1')
@@ -274,4 +280,3 @@ export async function otlpReceiverFor(t: Test): Promise<OtlpReceiver> {
 
 /** The `<meta name="traceparent">` a sampled request's document carries: trace id and span id captured. */
 export const sampledTraceparentMeta = /<meta name="traceparent" content="00-([0-9a-f]{32})-([0-9a-f]{16})-01">/
-

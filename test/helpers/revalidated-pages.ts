@@ -1,7 +1,11 @@
 import type { Revalidation, RevalidatedPages, RevalidationMessage } from '../../src/shared-state/revalidation-log.ts'
 
 /** The kept pages of one instance as a revalidation reaches them: what it was told to revalidate and regenerate. */
-export function recordedPages(): { pages: RevalidatedPages; revalidated: Revalidation[]; regenerated: RevalidationMessage[] } {
+export function recordedPages(): {
+  pages: RevalidatedPages
+  revalidated: Revalidation[]
+  regenerated: RevalidationMessage[]
+} {
   const revalidated: Revalidation[] = []
   const regenerated: RevalidationMessage[] = []
   const pages: RevalidatedPages = {

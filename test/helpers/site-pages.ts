@@ -24,9 +24,10 @@ export interface PageInstance {
  * Every instance of every page of the site (`firstOnly`: one per page), in the table's order, from the tests' content
  * or the `content` given.
  */
-export async function pageInstances(
-  { firstOnly = false, content = siteContent }: { firstOnly?: boolean; content?: SiteContent } = {},
-): Promise<PageInstance[]> {
+export async function pageInstances({
+  firstOnly = false,
+  content = siteContent,
+}: { firstOnly?: boolean; content?: SiteContent } = {}): Promise<PageInstance[]> {
   const instances: PageInstance[] = []
   for (const page of (await loadSite(false)).publicPages) {
     const all = page.path.includes(':') ? ((await page.staticParams?.({ content })) ?? []) : [{}]
@@ -54,18 +55,25 @@ export function testGuidePath(slug: string): string {
  * byte-stable document on a page of the tests' own. For buildApp's `site` option, with `testRoutes`.
  */
 export async function siteWithUnfilteredPage(): Promise<{ site: Site; path: string }> {
-  const unfilteredPath = filterExclusions.exactPaths.find((entry) => entry.length > 1 && !entry.includes('.') && !entry.endsWith('/'))
+  const unfilteredPath = filterExclusions.exactPaths.find(
+    (entry) => entry.length > 1 && !entry.includes('.') && !entry.endsWith('/'),
+  )
   if (!unfilteredPath) throw new Error('config/request-filter.ts excludes no page path by name')
   const { pages, publicPages } = await loadSite(true)
   const moved = pages.find((page) => page.path === testGuidesPath)!
   const others = pages.filter((page) => page !== moved && page.path !== unfilteredPath)
-  return { site: { pages: [...others, Object.freeze({ ...moved, path: unfilteredPath })], publicPages }, path: unfilteredPath }
+  return {
+    site: { pages: [...others, Object.freeze({ ...moved, path: unfilteredPath })], publicPages },
+    path: unfilteredPath,
+  }
 }
 
 /** The images of the site's public folder (client/public/images/, served at /images/), whatever they are, by name. */
 export function publicImagePaths(): string[] {
   const folder = path.join(projectRoot, 'client', 'public', 'images')
-  const names = readdirSync(folder).filter((file) => /\.(jpe?g|png|webp|avif)$/.test(file)).sort()
+  const names = readdirSync(folder)
+    .filter((file) => /\.(jpe?g|png|webp|avif)$/.test(file))
+    .sort()
   if (names.length === 0) throw new Error(`no image in ${folder}`)
   return names.map((name) => `/images/${name}`)
 }

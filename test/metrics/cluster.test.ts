@@ -14,7 +14,11 @@ const dynamicPage = '/__test/partial'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const found = await check()
@@ -29,11 +33,20 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
   const metricsOrigin = await metricsOriginOf(server)
   const metricsUrl = `${metricsOrigin}/metrics`
   await waitFor('both workers listening', () => {
-    const listening = new Set(server.logs().filter((line) => /Server listening/.test(line.msg)).map((line) => line.pid))
+    const listening = new Set(
+      server
+        .logs()
+        .filter((line) => /Server listening/.test(line.msg))
+        .map((line) => line.pid),
+    )
     return listening.size >= 2 ? listening : undefined
   })
   const metricsLines = server.logs().filter((line) => line.msg === 'metrics endpoint listening')
-  t.same(metricsLines.map((line) => line.pid), [server.pid], 'only the primary listens on METRICS_PORT')
+  t.same(
+    metricsLines.map((line) => line.pid),
+    [server.pid],
+    'only the primary listens on METRICS_PORT',
+  )
 
   // A connection per request: node:cluster hands connections, not requests, to the workers.
   const total = 40
@@ -43,7 +56,12 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
     t.equal(response.statusCode, 200, `request ${index}`, { diagnostic: false })
   }
   await waitFor('40 access lines', () => (server.accessCounts().total >= total ? true : undefined), 10_000)
-  const servedBy = new Set(server.logs().filter((line) => line.msg === 'request completed' && line.url === dynamicPage).map((line) => line.pid))
+  const servedBy = new Set(
+    server
+      .logs()
+      .filter((line) => line.msg === 'request completed' && line.url === dynamicPage)
+      .map((line) => line.pid),
+  )
   t.equal(servedBy.size, 2, 'both workers answered some of them')
 
   // A worker still starting does not answer the primary yet: scrape until the sum holds (or fail after the wait).
@@ -51,7 +69,11 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
     const response = await fetch(metricsUrl)
     if (response.status !== 200) return undefined
     const parsed = parseExposition(await response.text())
-    return valueOf(parsed, 'courier_http_request_duration_seconds_count', { route: dynamicPage, method: 'GET', status_class: '2xx' }) === total
+    return valueOf(parsed, 'courier_http_request_duration_seconds_count', {
+      route: dynamicPage,
+      method: 'GET',
+      status_class: '2xx',
+    }) === total
       ? parsed
       : undefined
   })
@@ -59,7 +81,7 @@ t.test('one scrape of the primary sums every worker; workers bind no metrics por
   t.equal(valueOf(samples, 'courier_cluster_workers'), 2, 'the primary counts its workers')
   t.equal(valueOf(samples, 'courier_build_info'), 1, 'one build, whatever the number of workers')
   t.equal(samples.filter((sample) => sample.name === 'courier_build_info').length, 1)
-  t.type(valueOf(samples, 'nodejs_heap_size_used_bytes'), 'number', 'the workers\' process metrics, summed')
+  t.type(valueOf(samples, 'nodejs_heap_size_used_bytes'), 'number', "the workers' process metrics, summed")
 
   const prometheus = await startPrometheus(t, [new URL(metricsOrigin).host])
   const scraped = await prometheus.waitFor(

@@ -29,7 +29,8 @@ export function parseExposition(text: string): Sample[] {
 /** The value of the one sample named `name` whose labels include `labels`; undefined when there is none. */
 export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const found = samples.filter(
-    (sample) => sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
+    (sample) =>
+      sample.name === name && Object.entries(labels).every(([label, value]) => sample.labels[label] === value),
   )
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`)
   return found[0]?.value

@@ -55,18 +55,25 @@ t.test(`${count} random requests leave the series bounded and no request text in
     byFamily.set(family, (byFamily.get(family) ?? 0) + 1)
   }
   t.comment(`series before: ${before.length}, after: ${samples.length}`)
-  t.comment(`courier_* series by family: ${JSON.stringify(Object.fromEntries([...byFamily].filter(([name]) => name.startsWith('courier_'))))}`)
+  t.comment(
+    `courier_* series by family: ${JSON.stringify(Object.fromEntries([...byFamily].filter(([name]) => name.startsWith('courier_'))))}`,
+  )
   t.ok(samples.length <= seriesBound, `${samples.length} series in one scrape, at most ${seriesBound}`)
 
   const routes = new Set(samples.map((sample) => sample.labels.route).filter((route) => route !== undefined))
   t.comment(`route label values: ${[...routes].sort().join(' ')}`)
   for (const route of routes) {
-    t.ok(route === unmatchedRoute || route.startsWith('/'), `route ${route} is a template or ${unmatchedRoute}`, { diagnostic: false })
+    t.ok(route === unmatchedRoute || route.startsWith('/'), `route ${route} is a template or ${unmatchedRoute}`, {
+      diagnostic: false,
+    })
   }
   const courierSamples = samples.filter((sample) => sample.name.startsWith('courier_'))
   for (const [label, values] of Object.entries(allowedValues)) {
     const seen = new Set(courierSamples.map((sample) => sample.labels[label]).filter((value) => value !== undefined))
-    t.ok([...seen].every((value) => values.includes(value!)), `${label}: ${[...seen].join(', ')}`)
+    t.ok(
+      [...seen].every((value) => values.includes(value!)),
+      `${label}: ${[...seen].join(', ')}`,
+    )
   }
   const labelValues = new Set(samples.flatMap((sample) => Object.values(sample.labels)))
   const leaked = [...source.tokens].filter((word) => [...labelValues].some((value) => value.includes(word)))

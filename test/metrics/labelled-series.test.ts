@@ -35,8 +35,20 @@ function both() {
   const ours = new Registry()
   const help = 'h'
   const histograms = {
-    reference: new Histogram({ name: 'x_seconds', help, labelNames: ['route', 'method'], buckets, registers: [reference] }),
-    ours: new LabelledHistogram({ name: 'x_seconds', help, labelNames: ['route', 'method'], buckets, registers: [ours] }),
+    reference: new Histogram({
+      name: 'x_seconds',
+      help,
+      labelNames: ['route', 'method'],
+      buckets,
+      registers: [reference],
+    }),
+    ours: new LabelledHistogram({
+      name: 'x_seconds',
+      help,
+      labelNames: ['route', 'method'],
+      buckets,
+      registers: [ours],
+    }),
   }
   const counters = {
     reference: new Counter({ name: 'y_total', help, labelNames: ['kind', 'answer', 'tier'], registers: [reference] }),
@@ -51,7 +63,12 @@ t.test('histogram and counter give prom-client exposition, line for line', async
     histograms.reference.observe({ route, method }, value)
     histograms.ours.observe(value, route, method)
   }
-  for (const [kind, answer, tier] of [['a', 'b', 'c'], ['a', 'b', 'c'], ['a', 'c', 'b'], ['b', 'b', 'c']]) {
+  for (const [kind, answer, tier] of [
+    ['a', 'b', 'c'],
+    ['a', 'b', 'c'],
+    ['a', 'c', 'b'],
+    ['b', 'b', 'c'],
+  ]) {
     counters.reference.inc({ kind: kind!, answer: answer!, tier: tier! })
     counters.ours.inc(kind!, answer, tier)
   }
@@ -62,7 +79,7 @@ t.test('histogram and counter give prom-client exposition, line for line', async
   t.match(await ours.metrics(), /# TYPE y_total counter\n/)
 })
 
-t.test('a cluster primary sums our values as it sums prom-client\'s', async (t) => {
+t.test("a cluster primary sums our values as it sums prom-client's", async (t) => {
   const workers = [both(), both()]
   workers.forEach((worker, index) => {
     for (const [value, route, method] of observations.slice(index * 3)) {
@@ -80,14 +97,23 @@ t.test('one series per distinct label values; reset empties them', async (t) => 
   const counter = new LabelledCounter({ name: 'z_total', help: 'h', labelNames: ['route'], registers: [registry] })
   for (let i = 0; i < 1000; i++) counter.inc(i % 2 === 0 ? '/' : '/a-page')
   const samples = parseExposition(await registry.metrics())
-  t.same(samples.map(({ labels, value }) => [labels.route, value]).sort(), [['/', 500], ['/a-page', 500]])
+  t.same(samples.map(({ labels, value }) => [labels.route, value]).sort(), [
+    ['/', 500],
+    ['/a-page', 500],
+  ])
   registry.resetMetrics()
   t.same(parseExposition(await registry.metrics()), [])
 })
 
 t.test('bad use is refused where it happens', async (t) => {
   const registry = new Registry()
-  const histogram = new LabelledHistogram({ name: 'w_seconds', help: 'h', labelNames: ['a'], buckets, registers: [registry] })
+  const histogram = new LabelledHistogram({
+    name: 'w_seconds',
+    help: 'h',
+    labelNames: ['a'],
+    buckets,
+    registers: [registry],
+  })
   t.throws(() => histogram.observe(Number.NaN, 'x'), /w_seconds: not a finite number/)
   t.throws(() => histogram.observe(Number.POSITIVE_INFINITY, 'x'), /not a finite number/)
   t.throws(

@@ -51,28 +51,64 @@ t.test('requests are timed by route template, method and status class; no label 
   const samples = await scrape(app)
   const count = (labels: Record<string, string>) => valueOf(samples, requestCount, labels)
   t.equal(count({ route: testGuideRoute, method: 'GET', status_class: '2xx' }), 2, 'by route template, query or not')
-  t.equal(count({ route: testGuideRoute, method: 'GET', status_class: '4xx' }), undefined, "a loader's not-found is the 404 page's")
+  t.equal(
+    count({ route: testGuideRoute, method: 'GET', status_class: '4xx' }),
+    undefined,
+    "a loader's not-found is the 404 page's",
+  )
   t.equal(
     count({ route: 'unmatched', method: 'GET', status_class: '4xx' }),
     4,
     'every 404 page and the bad escape: one fixed label',
   )
-  t.equal(count({ route: testGuidesPath, method: 'OTHER', status_class: '4xx' }), 1, 'a method outside the list is OTHER (its 405 is the page path)')
-  t.equal(count({ route: testGuidesPath, method: 'DELETE', status_class: '4xx' }), 1, 'a 405 is labelled with the page path')
+  t.equal(
+    count({ route: testGuidesPath, method: 'OTHER', status_class: '4xx' }),
+    1,
+    'a method outside the list is OTHER (its 405 is the page path)',
+  )
+  t.equal(
+    count({ route: testGuidesPath, method: 'DELETE', status_class: '4xx' }),
+    1,
+    'a 405 is labelled with the page path',
+  )
   t.equal(count({ route: testGuidesPath, method: 'HEAD', status_class: '2xx' }), 1)
   t.equal(count({ route: '/api/health', method: 'GET', status_class: '2xx' }), 1)
   const durations = samples.filter((sample) => sample.name === 'courier_http_request_duration_seconds_sum')
-  t.ok(durations.every((sample) => sample.value > 0 && sample.value < 10), 'durations in seconds')
+  t.ok(
+    durations.every((sample) => sample.value > 0 && sample.value < 10),
+    'durations in seconds',
+  )
 
   const labelValues = samples.flatMap((sample) => Object.values(sample.labels))
   for (const asked of [guideSlug, 'utm_source', 'secret-query', 'no-such', '%zz', 'PROPFIND', '/metrics']) {
-    t.notOk(labelValues.some((value) => value.includes(asked)), `no label value holds ${asked}`)
+    t.notOk(
+      labelValues.some((value) => value.includes(asked)),
+      `no label value holds ${asked}`,
+    )
   }
 })
 
 t.test('method and status-class labels take fixed values whatever they are given', async (t) => {
-  t.same(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'get', 'M-SEARCH', ''].map(methodLabel), ['GET', 'HEAD', 'OPTIONS', 'OTHER', 'OTHER', 'OTHER', 'OTHER'])
-  t.same([100, 204, 308, 404, 503, 599, 99, 600, 0].map(statusClassLabel), ['1xx', '2xx', '3xx', '4xx', '5xx', '5xx', 'other', 'other', 'other'])
+  t.same(['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'get', 'M-SEARCH', ''].map(methodLabel), [
+    'GET',
+    'HEAD',
+    'OPTIONS',
+    'OTHER',
+    'OTHER',
+    'OTHER',
+    'OTHER',
+  ])
+  t.same([100, 204, 308, 404, 503, 599, 99, 600, 0].map(statusClassLabel), [
+    '1xx',
+    '2xx',
+    '3xx',
+    '4xx',
+    '5xx',
+    '5xx',
+    'other',
+    'other',
+    'other',
+  ])
 })
 
 t.test('renders: time to shell and to all ready for streamed documents, kept documents counted', async (t) => {
@@ -84,19 +120,38 @@ t.test('renders: time to shell and to all ready for streamed documents, kept doc
   t.equal((await app.inject('/__test/slow?delay=300')).statusCode, 200)
 
   const samples = await scrape(app)
-  t.equal(valueOf(samples, 'courier_kept_documents_sent_total', { route: '/', document: 'page' }), 2, 'a static page: its kept bytes, twice')
-  t.equal(valueOf(samples, 'courier_kept_documents_sent_total', { route: 'unmatched', document: 'error' }), 1, 'the 404 page too')
-  t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: '/', document: 'page' }), undefined, 'a kept page streams nothing')
+  t.equal(
+    valueOf(samples, 'courier_kept_documents_sent_total', { route: '/', document: 'page' }),
+    2,
+    'a static page: its kept bytes, twice',
+  )
+  t.equal(
+    valueOf(samples, 'courier_kept_documents_sent_total', { route: 'unmatched', document: 'error' }),
+    1,
+    'the 404 page too',
+  )
+  t.equal(
+    valueOf(samples, 'courier_render_shell_seconds_count', { route: '/', document: 'page' }),
+    undefined,
+    'a kept page streams nothing',
+  )
   t.equal(valueOf(samples, 'courier_render_shell_seconds_count', { route: '/__test/partial', document: 'page' }), 1)
   t.equal(valueOf(samples, 'courier_render_all_ready_seconds_count', { route: '/__test/partial', document: 'page' }), 1)
   const slowShell = valueOf(samples, 'courier_render_shell_seconds_sum', { route: '/__test/slow', document: 'page' })!
-  const slowAllReady = valueOf(samples, 'courier_render_all_ready_seconds_sum', { route: '/__test/slow', document: 'page' })!
+  const slowAllReady = valueOf(samples, 'courier_render_all_ready_seconds_sum', {
+    route: '/__test/slow',
+    document: 'page',
+  })!
   t.ok(slowShell < 0.3, `the shell comes before the slow boundary (${slowShell} s)`)
   t.ok(slowAllReady >= 0.3, `all ready after the 300 ms boundary (${slowAllReady} s)`)
 })
 
 t.test('a render aborted by its time-out counts its shell, not an all-ready', async (t) => {
-  const { app } = await build(t, { METRICS_PORT: '0', COURIER_TEST_ROUTES: 'true' }, { limits: { renderTimeoutMs: 200 } })
+  const { app } = await build(
+    t,
+    { METRICS_PORT: '0', COURIER_TEST_ROUTES: 'true' },
+    { limits: { renderTimeoutMs: 200 } },
+  )
   const response = await app.inject('/__test/slow?delay=2000')
   t.equal(response.statusCode, 200, 'the shell went out before the time-out')
   const samples = await scrape(app)
@@ -117,7 +172,8 @@ t.test('page data: answers by page kind and what they say', async (t) => {
   t.equal((await app.inject('/_next/data/another-deployment/index.json')).statusCode, 409)
 
   const samples = await scrape(app)
-  const answers = (kind: string, answer: string) => valueOf(samples, 'courier_page_data_answers_total', { kind, answer })
+  const answers = (kind: string, answer: string) =>
+    valueOf(samples, 'courier_page_data_answers_total', { kind, answer })
   t.equal(answers('static', 'props'), 1)
   t.equal(answers('static', 'not_modified'), 1)
   t.equal(answers('static', 'not_found'), 1)
@@ -170,12 +226,19 @@ t.test('images: cache states and tier, transform durations by format, the queue 
 t.test('build info and the default process metrics', async (t) => {
   const { app, config } = await build(t, { METRICS_PORT: '0' })
   const samples = await scrape(app)
-  const { version } = JSON.parse(await readFile(path.join(config.rootDir, 'package.json'), 'utf8')) as { version: string }
+  const { version } = JSON.parse(await readFile(path.join(config.rootDir, 'package.json'), 'utf8')) as {
+    version: string
+  }
   t.equal(
     valueOf(samples, 'courier_build_info', { deployment_id: app.deploymentId, version, node_version: process.version }),
     1,
   )
-  for (const name of ['nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes', 'process_cpu_seconds_total', 'process_resident_memory_bytes']) {
+  for (const name of [
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_heap_size_used_bytes',
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+  ]) {
     t.type(valueOf(samples, name), 'number', name)
   }
   const text = await (app.metrics as CourierMetrics).registry.metrics()
@@ -207,7 +270,11 @@ t.test('requests refused while draining are counted', async (t) => {
 })
 
 t.test('requests shed under overload are counted', async (t) => {
-  const { app } = await build(t, { METRICS_PORT: '0' }, { limits: { loadSampleIntervalMs: 20, maxEventLoopDelayMs: 40 } })
+  const { app } = await build(
+    t,
+    { METRICS_PORT: '0' },
+    { limits: { loadSampleIntervalMs: 20, maxEventLoopDelayMs: 40 } },
+  )
   await app.inject('/api/health')
   const pending = []
   for (let slice = 0; slice < 8; slice++) {
@@ -222,8 +289,16 @@ t.test('requests shed under overload are counted', async (t) => {
   const shed = statuses.filter((status) => status === 503).length
   t.ok(shed > 0, `some requests were shed (${shed} of ${statuses.length})`)
   const samples = await scrape(app)
-  t.equal(valueOf(samples, 'courier_requests_shed_total', { reason: 'overload' }), shed, 'every shed request counted once')
-  t.equal(valueOf(samples, requestCount, { route: '/', method: 'GET', status_class: '5xx' }), shed, 'and timed as a 5xx of its route')
+  t.equal(
+    valueOf(samples, 'courier_requests_shed_total', { reason: 'overload' }),
+    shed,
+    'every shed request counted once',
+  )
+  t.equal(
+    valueOf(samples, requestCount, { route: '/', method: 'GET', status_class: '5xx' }),
+    shed,
+    'and timed as a 5xx of its route',
+  )
 })
 
 t.test('image requests refused by a full transform queue are counted as shed (image_busy), never as 5xx', async (t) => {
@@ -241,13 +316,23 @@ t.test('image requests refused by a full transform queue are counted as shed (im
     widths.map((width) => `/_next/image?url=${encodeURIComponent(`/content/images/${name}`)}&w=${width}`),
   )
   const answers = await Promise.all(
-    ['image/avif', 'image/webp', 'image/jpeg'].flatMap((accept) => paths.map((url) => app.inject({ url, headers: { accept } }))),
+    ['image/avif', 'image/webp', 'image/jpeg'].flatMap((accept) =>
+      paths.map((url) => app.inject({ url, headers: { accept } })),
+    ),
   )
   const statuses = answers.map((response) => response.statusCode)
   const busy = statuses.filter((status) => status !== 200).length
   t.ok(busy > 0, `some were refused busy (${busy} of ${statuses.length})`)
   t.same([...new Set(statuses)].sort(), busy === statuses.length ? [429] : [200, 429], 'each is a 200 or a 429')
   const samples = await scrape(app)
-  t.equal(valueOf(samples, 'courier_requests_shed_total', { reason: 'image_busy' }), busy, 'every busy answer counted once')
-  t.equal(valueOf(samples, requestCount, { route: '/_next/image', method: 'GET', status_class: '5xx' }), undefined, 'no 5xx')
+  t.equal(
+    valueOf(samples, 'courier_requests_shed_total', { reason: 'image_busy' }),
+    busy,
+    'every busy answer counted once',
+  )
+  t.equal(
+    valueOf(samples, requestCount, { route: '/_next/image', method: 'GET', status_class: '5xx' }),
+    undefined,
+    'no 5xx',
+  )
 })

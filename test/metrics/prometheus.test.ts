@@ -12,7 +12,13 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 async function waitForMetricsPort(origin: string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
-    if ((await fetch(`${origin}/metrics`).then((response) => response.status, () => 0)) === 200) return
+    if (
+      (await fetch(`${origin}/metrics`).then(
+        (response) => response.status,
+        () => 0,
+      )) === 200
+    )
+      return
     await sleep(100)
   }
   throw new Error(`${origin}/metrics never answered 200`)
@@ -43,7 +49,8 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   // Traffic: every kind of series docs/operations.md "Metrics" lists.
   const get = async (pathname: string, init?: RequestInit) => (await fetch(`${server.origin}${pathname}`, init)).status
   for (let index = 0; index < 5; index++) t.equal(await get('/'), 200, 'a static page', { diagnostic: false })
-  for (let index = 0; index < 3; index++) t.equal(await get(`${dynamicPage}?from=test`), 200, 'a dynamic page', { diagnostic: false })
+  for (let index = 0; index < 3; index++)
+    t.equal(await get(`${dynamicPage}?from=test`), 200, 'a dynamic page', { diagnostic: false })
   t.equal(await get('/__test/slow?delay=300'), 200)
   t.equal(await get('/no-such-page'), 404)
   t.equal(await get('/no-such-page-either'), 404)
@@ -53,8 +60,14 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   t.equal(await get(imageUrl, { headers: { accept: 'image/avif,image/webp' } }), 200)
   t.equal(await get(imageUrl, { headers: { accept: 'image/avif,image/webp' } }), 200)
   const report = JSON.stringify({ source: 'boundary', message: 'boom', url: 'https://courier.example/' })
-  t.equal(await get('/api/client-errors', { method: 'POST', body: report, headers: { 'content-type': 'application/json' } }), 204)
-  t.equal(await get('/api/client-errors', { method: 'POST', body: report, headers: { 'content-type': 'text/plain' } }), 415)
+  t.equal(
+    await get('/api/client-errors', { method: 'POST', body: report, headers: { 'content-type': 'application/json' } }),
+    204,
+  )
+  t.equal(
+    await get('/api/client-errors', { method: 'POST', body: report, headers: { 'content-type': 'text/plain' } }),
+    415,
+  )
 
   const requests = await prometheus.waitFor(
     `courier_http_request_duration_seconds_count{route="${dynamicPage}"}`,
@@ -70,11 +83,17 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   })
   t.equal(Object.keys(requests[0]!.metric).length, 6, 'those labels and no other')
   // The two pages that do not exist, and /metrics asked on the site's port.
-  await prometheus.waitFor('courier_http_request_duration_seconds_count{route="unmatched",method="GET",status_class="4xx"}', equalsOne(3))
+  await prometheus.waitFor(
+    'courier_http_request_duration_seconds_count{route="unmatched",method="GET",status_class="4xx"}',
+    equalsOne(3),
+  )
   await prometheus.waitFor('courier_kept_documents_sent_total{route="/",document="page"}', equalsOne(5))
   await prometheus.waitFor(`courier_render_shell_seconds_count{route="${dynamicPage}",document="page"}`, equalsOne(3))
   await prometheus.waitFor('courier_render_all_ready_seconds_count{route="/__test/slow"}', equalsOne(1))
-  const slow = await prometheus.waitFor('courier_render_all_ready_seconds_sum{route="/__test/slow"}', (samples) => samples.length === 1)
+  const slow = await prometheus.waitFor(
+    'courier_render_all_ready_seconds_sum{route="/__test/slow"}',
+    (samples) => samples.length === 1,
+  )
   t.ok(Number(slow[0]!.value[1]) >= 0.3, 'all ready after the 300 ms boundary')
   await prometheus.waitFor('courier_page_data_answers_total{kind="static",answer="props"}', equalsOne(1))
   await prometheus.waitFor('courier_page_data_answers_total{kind="dynamic",answer="props"}', equalsOne(1))
@@ -92,7 +111,9 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   // The two queries of docs/operations.md "Metrics", over rates: more of the same traffic now that the series exist.
   for (let index = 0; index < 3; index++) t.equal(await get(dynamicPage), 200, 'a dynamic page', { diagnostic: false })
   for (let index = 0; index < 3; index++) {
-    t.equal(await get(imageUrl, { headers: { accept: 'image/avif,image/webp' } }), 200, 'an image hit', { diagnostic: false })
+    t.equal(await get(imageUrl, { headers: { accept: 'image/avif,image/webp' } }), 200, 'an image hit', {
+      diagnostic: false,
+    })
   }
   const finite = (sample: VectorSample) => Number.isFinite(Number(sample.value[1]))
   const p99 = await prometheus.waitFor(
@@ -112,6 +133,10 @@ t.test('Prometheus scrapes the series with their labels and counts', async (t) =
   t.equal(await get(dynamicPage), 200)
   t.equal(await get('/'), 200)
   t.equal((await fetch(`${metricsOrigin}/metrics`)).status, 200, 'and a later scraper is served')
-  t.same(server.logs().filter((line) => line.level >= 50), [], 'no error line')
+  t.same(
+    server.logs().filter((line) => line.level >= 50),
+    [],
+    'no error line',
+  )
   t.same(await server.stop(), { code: 0, signal: null }, 'the process closes both ports and exits 0')
 })

@@ -65,7 +65,10 @@ function spawnPrometheus(configFile: string, folder: string, port: number) {
         await closed
         throw new Error(`prometheus exited (${child.exitCode}):\n${output}`)
       }
-      const answered = await fetch(`${origin}/-/ready`).then((response) => response.status === 200, () => false)
+      const answered = await fetch(`${origin}/-/ready`).then(
+        (response) => response.status === 200,
+        () => false,
+      )
       if (answered) return
       if (Date.now() > deadline) throw new Error(`prometheus was not ready within 60 s:\n${output}`)
       await sleep(100)
@@ -108,8 +111,13 @@ export async function startPrometheus(t: Test, targets: string[]): Promise<Prome
 
   async function query(promql: string): Promise<VectorSample[]> {
     const response = await fetch(`${origin}/api/v1/query?query=${encodeURIComponent(promql)}`)
-    const answer = (await response.json()) as { status: string; data?: { resultType: string; result: VectorSample[] }; error?: string }
-    if (answer.status !== 'success' || !answer.data) throw new Error(`query ${promql} failed: ${answer.error ?? response.status}`)
+    const answer = (await response.json()) as {
+      status: string
+      data?: { resultType: string; result: VectorSample[] }
+      error?: string
+    }
+    if (answer.status !== 'success' || !answer.data)
+      throw new Error(`query ${promql} failed: ${answer.error ?? response.status}`)
     return answer.data.result
   }
 
@@ -119,7 +127,8 @@ export async function startPrometheus(t: Test, targets: string[]): Promise<Prome
     for (;;) {
       last = await query(promql)
       if (accept(last)) return last
-      if (Date.now() > until) throw new Error(`${promql}: no accepted answer within ${timeoutMs} ms, last ${JSON.stringify(last)}`)
+      if (Date.now() > until)
+        throw new Error(`${promql}: no accepted answer within ${timeoutMs} ms, last ${JSON.stringify(last)}`)
       await sleep(500)
     }
   }

@@ -17,12 +17,52 @@ function prng(state: number): () => number {
 }
 
 /** Methods Node's parser takes (it refuses unknown ones before any route), WebDAV's and lower-case-free. */
-const methods = ['GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND', 'PURGE', 'SEARCH', 'MKCOL', 'LOCK', 'REPORT']
+const methods = [
+  'GET',
+  'GET',
+  'GET',
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+  'PROPFIND',
+  'PURGE',
+  'SEARCH',
+  'MKCOL',
+  'LOCK',
+  'REPORT',
+]
 /** Below every page of the site's table (a parametrised one up to its first parameter), whatever pages it has. */
 const pagePrefixes = pages.map((page) => page.path.replace(/:.*$/, '').replace(/\/?$/, '/'))
-const serverPrefixes = ['/_next/data/', '/_next/image', '/_next/static/chunks/', '/api/', '/api/client-errors', '/images/', '/sitemap-', '/__test/', '//', '/..%2f', '/%zz']
+const serverPrefixes = [
+  '/_next/data/',
+  '/_next/image',
+  '/_next/static/chunks/',
+  '/api/',
+  '/api/client-errors',
+  '/images/',
+  '/sitemap-',
+  '/__test/',
+  '//',
+  '/..%2f',
+  '/%zz',
+]
 const prefixes = [...new Set([...pagePrefixes, ...serverPrefixes])]
-const headerNames = ['accept', 'accept-encoding', 'x-deployment-id', 'content-type', 'if-none-match', 'x-request-id', 'cookie', 'user-agent', 'x-forwarded-for', 'x-custom-label']
+const headerNames = [
+  'accept',
+  'accept-encoding',
+  'x-deployment-id',
+  'content-type',
+  'if-none-match',
+  'x-request-id',
+  'cookie',
+  'user-agent',
+  'x-forwarded-for',
+  'x-custom-label',
+]
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
 export interface RandomRequest {
@@ -75,7 +115,9 @@ export function randomRequests(seed: number): RequestSource {
     const method = pick(methods)
     const request: RandomRequest = { method, path, headers }
     if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
-      request.body = chance(0.5) ? JSON.stringify({ source: token(), message: token(), url: `https://${token()}.example/` }) : token()
+      request.body = chance(0.5)
+        ? JSON.stringify({ source: token(), message: token(), url: `https://${token()}.example/` })
+        : token()
       headers['content-type'] = pick(['application/json', 'text/plain', token()])
     }
     return request
@@ -92,7 +134,12 @@ export interface SendResult {
 }
 
 /** Sends `count` requests from `source` to `origin`, `concurrency` at a time over kept-alive connections. */
-export async function sendRandomRequests(origin: string, source: RequestSource, count: number, concurrency = 16): Promise<SendResult> {
+export async function sendRandomRequests(
+  origin: string,
+  source: RequestSource,
+  count: number,
+  concurrency = 16,
+): Promise<SendResult> {
   const pool = new Pool(origin, { connections: concurrency, pipelining: 1 })
   const statuses = new Map<number, number>()
   let failed = 0

@@ -18,12 +18,17 @@ t.test('image responses by tier: disk, redis, none', async (t) => {
   t.equal((await other.app.inject(url)).headers['x-image-cache'], 'HIT', 'from the shared tier')
   t.equal((await other.app.inject(url)).headers['x-image-cache'], 'HIT', 'then from its own cache')
 
-  const scrape = async (app: typeof maker.app) => parseExposition(await (app.metrics as CourierMetrics).registry.metrics())
+  const scrape = async (app: typeof maker.app) =>
+    parseExposition(await (app.metrics as CourierMetrics).registry.metrics())
   const makerSamples = await scrape(maker.app)
   const otherSamples = await scrape(other.app)
   t.equal(valueOf(makerSamples, 'courier_image_responses_total', { cache_state: 'miss', tier: 'none' }), 1)
   t.equal(valueOf(makerSamples, 'courier_image_transform_seconds_count', { format: 'jpeg' }), 1)
   t.equal(valueOf(otherSamples, 'courier_image_responses_total', { cache_state: 'hit', tier: 'redis' }), 1)
   t.equal(valueOf(otherSamples, 'courier_image_responses_total', { cache_state: 'hit', tier: 'disk' }), 1)
-  t.equal(valueOf(otherSamples, 'courier_image_transform_seconds_count'), undefined, 'no transform on the other instance')
+  t.equal(
+    valueOf(otherSamples, 'courier_image_transform_seconds_count'),
+    undefined,
+    'no transform on the other instance',
+  )
 })

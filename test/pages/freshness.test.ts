@@ -44,49 +44,71 @@ function setUp(revalidate: number | undefined, options: { loaderTimeoutMs?: numb
   const match = matchPage('/versioned/a')!
   const versionOf = async () => {
     const version = versions.keptVersion(match) ?? (await versions.staticVersion(match))
-    return { version: (JSON.parse(version.data.body) as { pageProps: { version: number } }).pageProps.version, entry: version }
+    return {
+      version: (JSON.parse(version.data.body) as { pageProps: { version: number } }).pageProps.version,
+      entry: version,
+    }
   }
   return { versions, state, clock, reports, match, matchPage, versionOf }
 }
 
-t.test('revalidate N: fresh for N s, then the kept version at once (stale) and one regeneration; later the new one', async (t) => {
-  const { versions, state, clock, reports, versionOf } = setUp(60)
-  const first = await versionOf()
-  t.equal(first.version, 1)
-  t.notOk(versions.isStale(first.entry))
-  state.version = 2
-  clock.now += 59_000
-  t.equal((await versionOf()).version, 1, 'still fresh at 59 s: no loader run')
-  t.equal(state.runs, 1)
-  clock.now += 2_000
-  const stale = await Promise.all([versionOf(), versionOf(), versionOf()])
-  t.ok(stale.every((answer) => answer.version === 1 && versions.isStale(answer.entry)), 'stale requests get the kept version at once')
-  await sleep(5)
-  t.equal(state.runs, 2, 'one regeneration for all of them')
-  const fresh = await versionOf()
-  t.equal(fresh.version, 2, 'the next request gets the new version')
-  t.notOk(versions.isStale(fresh.entry))
-  t.not(fresh.entry.data.etag, first.entry.data.etag, 'with a new ETag')
-  t.match(reports, [{ path: '/versioned/a', reason: 'time', outcome: 'regenerated' }])
-})
+t.test(
+  'revalidate N: fresh for N s, then the kept version at once (stale) and one regeneration; later the new one',
+  async (t) => {
+    const { versions, state, clock, reports, versionOf } = setUp(60)
+    const first = await versionOf()
+    t.equal(first.version, 1)
+    t.notOk(versions.isStale(first.entry))
+    state.version = 2
+    clock.now += 59_000
+    t.equal((await versionOf()).version, 1, 'still fresh at 59 s: no loader run')
+    t.equal(state.runs, 1)
+    clock.now += 2_000
+    const stale = await Promise.all([versionOf(), versionOf(), versionOf()])
+    t.ok(
+      stale.every((answer) => answer.version === 1 && versions.isStale(answer.entry)),
+      'stale requests get the kept version at once',
+    )
+    await sleep(5)
+    t.equal(state.runs, 2, 'one regeneration for all of them')
+    const fresh = await versionOf()
+    t.equal(fresh.version, 2, 'the next request gets the new version')
+    t.notOk(versions.isStale(fresh.entry))
+    t.not(fresh.entry.data.etag, first.entry.data.etag, 'with a new ETag')
+    t.match(reports, [{ path: '/versioned/a', reason: 'time', outcome: 'regenerated' }])
+  },
+)
 
-t.test('on demand by path or tag: requests wait for the one regeneration, then every one gets the new version', async (t) => {
-  const { versions, state, reports, versionOf } = setUp(undefined)
-  t.equal((await versionOf()).version, 1)
-  state.version = 2
-  t.same(versions.revalidate({ paths: ['/versioned/a'], tags: [] }), ['/versioned/a'])
-  const after = await Promise.all([versionOf(), versionOf()])
-  t.same(after.map((answer) => answer.version), [2, 2])
-  t.equal(state.runs, 2, 'one loader run')
-  state.version = 3
-  t.same(versions.revalidate({ paths: [], tags: ['one:a'] }), ['/versioned/a'])
-  t.equal((await versionOf()).version, 3)
-  t.same(versions.revalidate({ paths: ['/versioned/never-asked'], tags: ['nobody'] }), [], 'nothing kept: nothing named')
-  t.match(reports, [{ reason: 'path' }, { reason: 'tag' }])
-})
+t.test(
+  'on demand by path or tag: requests wait for the one regeneration, then every one gets the new version',
+  async (t) => {
+    const { versions, state, reports, versionOf } = setUp(undefined)
+    t.equal((await versionOf()).version, 1)
+    state.version = 2
+    t.same(versions.revalidate({ paths: ['/versioned/a'], tags: [] }), ['/versioned/a'])
+    const after = await Promise.all([versionOf(), versionOf()])
+    t.same(
+      after.map((answer) => answer.version),
+      [2, 2],
+    )
+    t.equal(state.runs, 2, 'one loader run')
+    state.version = 3
+    t.same(versions.revalidate({ paths: [], tags: ['one:a'] }), ['/versioned/a'])
+    t.equal((await versionOf()).version, 3)
+    t.same(
+      versions.revalidate({ paths: ['/versioned/never-asked'], tags: ['nobody'] }),
+      [],
+      'nothing kept: nothing named',
+    )
+    t.match(reports, [{ reason: 'path' }, { reason: 'tag' }])
+  },
+)
 
 t.test('a failed or timed-out regeneration keeps the last good version, retried after the back-off', async (t) => {
-  const { versions, state, clock, reports, versionOf } = setUp(undefined, { loaderTimeoutMs: 50, retryBackoffMs: 5_000 })
+  const { versions, state, clock, reports, versionOf } = setUp(undefined, {
+    loaderTimeoutMs: 50,
+    retryBackoffMs: 5_000,
+  })
   t.equal((await versionOf()).version, 1)
   state.fail = true
   versions.revalidate({ paths: ['/versioned/a'], tags: [] })
@@ -115,53 +137,66 @@ t.test('a page whose loader now says not found is removed: its path versions not
   t.match(reports, [{ outcome: 'removed' }])
 })
 
-t.test('named again while its regeneration runs: once more after it, so a change read too late is not lost', async (t) => {
-  const { versions, state, reports, matchPage, versionOf } = setUp(undefined)
-  t.equal((await versionOf()).version, 1)
-  state.version = 2
-  let release: () => void = () => undefined
-  const gate = new Promise<void>((resolve) => (release = resolve))
-  const load = state
-  // The first regeneration's loader reads version 2 and then waits; the content changes to 3 and is named again.
-  const page = matchPage('/versioned/a')!.page
-  const original = page.load!
-  let calls = 0
-  page.load = async (context) => {
-    calls++
-    const answer = await original(context)
-    if (calls === 1) await gate
-    return answer
-  }
-  versions.revalidate({ paths: ['/versioned/a'], tags: [] })
-  await sleep(1)
-  load.version = 3
-  versions.revalidate({ paths: ['/versioned/a'], tags: [] })
-  release()
-  await sleep(5)
-  t.equal((await versionOf()).version, 3, 'the second naming is served, not the version read before it')
-  t.equal(calls, 2, 'two loader runs: one per naming')
-  t.match(reports, [{ reason: 'path', outcome: 'regenerated' }, { reason: 'path', outcome: 'regenerated' }])
-})
+t.test(
+  'named again while its regeneration runs: once more after it, so a change read too late is not lost',
+  async (t) => {
+    const { versions, state, reports, matchPage, versionOf } = setUp(undefined)
+    t.equal((await versionOf()).version, 1)
+    state.version = 2
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const load = state
+    // The first regeneration's loader reads version 2 and then waits; the content changes to 3 and is named again.
+    const page = matchPage('/versioned/a')!.page
+    const original = page.load!
+    let calls = 0
+    page.load = async (context) => {
+      calls++
+      const answer = await original(context)
+      if (calls === 1) await gate
+      return answer
+    }
+    versions.revalidate({ paths: ['/versioned/a'], tags: [] })
+    await sleep(1)
+    load.version = 3
+    versions.revalidate({ paths: ['/versioned/a'], tags: [] })
+    release()
+    await sleep(5)
+    t.equal((await versionOf()).version, 3, 'the second naming is served, not the version read before it')
+    t.equal(calls, 2, 'two loader runs: one per naming')
+    t.match(reports, [
+      { reason: 'path', outcome: 'regenerated' },
+      { reason: 'path', outcome: 'regenerated' },
+    ])
+  },
+)
 
-t.test('regenerated now, for the instance that takes the call: requests keep the kept version until the new one is in', async (t) => {
-  const { versions, state, match, versionOf } = setUp(undefined)
-  t.equal((await versionOf()).version, 1)
-  state.version = 2
-  const page = match.page
-  const original = page.load!
-  let release: () => void = () => undefined
-  const gate = new Promise<void>((resolve) => (release = resolve))
-  page.load = async (context) => {
-    const answer = await original(context)
-    await gate
-    return answer
-  }
-  const regenerating = versions.regenerateNow({ paths: ['/versioned/a'], tags: [] })
-  await sleep(1)
-  t.ok(versions.keptVersion(match), 'the kept version is still served at once while the loader runs')
-  t.equal((await versionOf()).version, 1, 'with the version before')
-  release()
-  t.same(await regenerating, ['/versioned/a'], 'resolves with the paths named once regenerated')
-  t.equal((await versionOf()).version, 2, 'then the new version')
-  t.same(await versions.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }), [], 'nothing kept: nothing named')
-})
+t.test(
+  'regenerated now, for the instance that takes the call: requests keep the kept version until the new one is in',
+  async (t) => {
+    const { versions, state, match, versionOf } = setUp(undefined)
+    t.equal((await versionOf()).version, 1)
+    state.version = 2
+    const page = match.page
+    const original = page.load!
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    page.load = async (context) => {
+      const answer = await original(context)
+      await gate
+      return answer
+    }
+    const regenerating = versions.regenerateNow({ paths: ['/versioned/a'], tags: [] })
+    await sleep(1)
+    t.ok(versions.keptVersion(match), 'the kept version is still served at once while the loader runs')
+    t.equal((await versionOf()).version, 1, 'with the version before')
+    release()
+    t.same(await regenerating, ['/versioned/a'], 'resolves with the paths named once regenerated')
+    t.equal((await versionOf()).version, 2, 'then the new version')
+    t.same(
+      await versions.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }),
+      [],
+      'nothing kept: nothing named',
+    )
+  },
+)

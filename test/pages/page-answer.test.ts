@@ -2,7 +2,10 @@ import t from 'tap'
 import { decodePageAnswer, encodePageAnswer, pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
 
 t.test("a page answer's JSON is Next's page-data shape, byte for byte", async (t) => {
-  t.same(encodePageAnswer({ props: { a: 1 } }, 'static'), { statusCode: 200, body: '{"pageProps":{"a":1},"kind":"static"}' })
+  t.same(encodePageAnswer({ props: { a: 1 } }, 'static'), {
+    statusCode: 200,
+    body: '{"pageProps":{"a":1},"kind":"static"}',
+  })
   t.same(encodePageAnswer({ props: {} }, 'dynamic'), { statusCode: 200, body: '{"pageProps":{},"kind":"dynamic"}' })
   t.same(encodePageAnswer({ redirect: { destination: '/b', permanent: true } }), {
     statusCode: 200,
@@ -43,5 +46,6 @@ t.test('anything else is no answer: the router then loads the page in full', asy
     [404, { notFound: 'yes' }],
     [500, { pageProps: {}, kind: 'static' }],
   ]
-  for (const [status, json] of cases) t.equal(decodePageAnswer(status, json), undefined, `${status} ${JSON.stringify(json)}`)
+  for (const [status, json] of cases)
+    t.equal(decodePageAnswer(status, json), undefined, `${status} ${JSON.stringify(json)}`)
 })

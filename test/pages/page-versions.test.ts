@@ -22,23 +22,39 @@ function countingPage(kind: 'static' | 'dynamic', answer: () => ReturnType<NonNu
 const match = (page: ServerPage, slug: string): PageMatch<ServerPage> => ({ page, params: { slug } })
 const noMatch = () => undefined
 
-t.test('a static page instance is loaded once for its document and its data, by concurrent first requests too', async (t) => {
-  const page = countingPage('static', () => ({ props: { value: 1 } }))
-  const versions = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 10 })
-  const entries = await Promise.all([1, 2, 3].map(() => versions.staticVersion(match(page, 'a'))))
-  t.equal(page.runs, 1)
-  t.ok(entries.every((entry) => entry === entries[0]), 'one entry for HTML and data alike')
-  t.same(entries[0]!.answer, { props: { value: 1 } })
-  t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static' })
-  t.ok(versions.isKept(entries[0]!), 'a kept instance: its document is kept too')
-  t.ok(Object.isFrozen(entries[0]) && Object.isFrozen(entries[0]!.data), 'a version is frozen')
-  await versions.staticVersion(match(page, 'a'))
-  t.equal(page.runs, 1, 'later requests reuse it')
-})
+t.test(
+  'a static page instance is loaded once for its document and its data, by concurrent first requests too',
+  async (t) => {
+    const page = countingPage('static', () => ({ props: { value: 1 } }))
+    const versions = new PageVersions({
+      deploymentId: 'd1',
+      content: siteContent,
+      matchPage: noMatch,
+      maxStaticEntries: 10,
+    })
+    const entries = await Promise.all([1, 2, 3].map(() => versions.staticVersion(match(page, 'a'))))
+    t.equal(page.runs, 1)
+    t.ok(
+      entries.every((entry) => entry === entries[0]),
+      'one entry for HTML and data alike',
+    )
+    t.same(entries[0]!.answer, { props: { value: 1 } })
+    t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static' })
+    t.ok(versions.isKept(entries[0]!), 'a kept instance: its document is kept too')
+    t.ok(Object.isFrozen(entries[0]) && Object.isFrozen(entries[0]!.data), 'a version is frozen')
+    await versions.staticVersion(match(page, 'a'))
+    t.equal(page.runs, 1, 'later requests reuse it')
+  },
+)
 
 t.test('the static cache is bounded: past it, instances are loaded per request and not kept', async (t) => {
   const page = countingPage('static', () => ({ props: {} }))
-  const versions = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 1 })
+  const versions = new PageVersions({
+    deploymentId: 'd1',
+    content: siteContent,
+    matchPage: noMatch,
+    maxStaticEntries: 1,
+  })
   await versions.staticVersion(match(page, 'a'))
   const beyond = await versions.staticVersion(match(page, 'b'))
   await versions.staticVersion(match(page, 'b'))
@@ -56,7 +72,12 @@ t.test('not-found versions and failed loads are not kept', async (t) => {
     if (fail) throw new Error('loader failed')
     return { notFound: true }
   })
-  const versions = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 10 })
+  const versions = new PageVersions({
+    deploymentId: 'd1',
+    content: siteContent,
+    matchPage: noMatch,
+    maxStaticEntries: 10,
+  })
   await t.rejects(versions.staticVersion(match(page, 'a')), /loader failed/)
   fail = false
   const version = await versions.staticVersion(match(page, 'a'))
@@ -69,8 +90,16 @@ t.test('not-found versions and failed loads are not kept', async (t) => {
 
 t.test('a dynamic page is loaded per request, with its query; a static one never sees the query', async (t) => {
   const queries: unknown[] = []
-  const page = { ...countingPage('dynamic', () => ({ props: {} })), load: (context: { query: unknown }) => (queries.push(context.query), { props: {} }) }
-  const versions = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 10 })
+  const page = {
+    ...countingPage('dynamic', () => ({ props: {} })),
+    load: (context: { query: unknown }) => (queries.push(context.query), { props: {} }),
+  }
+  const versions = new PageVersions({
+    deploymentId: 'd1',
+    content: siteContent,
+    matchPage: noMatch,
+    maxStaticEntries: 10,
+  })
   await versions.load(page, {}, { q: '1' })
   await versions.load(page, {}, { q: '2' })
   t.same(queries, [{ q: '1' }, { q: '2' }])
@@ -81,31 +110,49 @@ t.test('a dynamic page is loaded per request, with its query; a static one never
 
 t.test('a redirect is kept and sent as data', async (t) => {
   const page = countingPage('static', () => ({ redirect: { destination: '/elsewhere', permanent: true } }))
-  const versions = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 10 })
+  const versions = new PageVersions({
+    deploymentId: 'd1',
+    content: siteContent,
+    matchPage: noMatch,
+    maxStaticEntries: 10,
+  })
   const version = await versions.staticVersion(match(page, 'a'))
   t.same(JSON.parse(version.data.body), { redirect: { destination: '/elsewhere', permanent: true } })
   t.equal(versions.keptVersion(match(page, 'a')), version, 'kept')
 })
 
-t.test('keptVersion: the version once its loader run has ended, with a page kept; never a pending, failed or not-found one', async (t) => {
-  let answer: () => ReturnType<NonNullable<ServerPage['load']>> = () => ({ props: { value: 1 } })
-  const page = countingPage('static', () => answer())
-  const versions = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 1 })
-  t.equal(versions.keptVersion(match(page, 'a')), undefined, 'nothing before the first request')
-  const pending = versions.staticVersion(match(page, 'a'))
-  t.equal(versions.keptVersion(match(page, 'a')), undefined, 'nor while its loader runs')
-  const version = await pending
-  t.equal(versions.keptVersion(match(page, 'a')), version, 'the same version once it has run')
-  t.equal(page.runs, 1)
-  await versions.staticVersion(match(page, 'b'))
-  t.equal(versions.keptVersion(match(page, 'b')), undefined, 'an instance past the bound is not kept')
-  answer = () => ({ notFound: true })
-  const other = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 10 })
-  await other.staticVersion(match(page, 'c'))
-  t.equal(other.keptVersion(match(page, 'c')), undefined, 'a not-found answer is not kept')
-  answer = () => {
-    throw new Error('loader failed')
-  }
-  await t.rejects(other.staticVersion(match(page, 'd')), /loader failed/)
-  t.equal(other.keptVersion(match(page, 'd')), undefined, 'a failed run is not kept')
-})
+t.test(
+  'keptVersion: the version once its loader run has ended, with a page kept; never a pending, failed or not-found one',
+  async (t) => {
+    let answer: () => ReturnType<NonNullable<ServerPage['load']>> = () => ({ props: { value: 1 } })
+    const page = countingPage('static', () => answer())
+    const versions = new PageVersions({
+      deploymentId: 'd1',
+      content: siteContent,
+      matchPage: noMatch,
+      maxStaticEntries: 1,
+    })
+    t.equal(versions.keptVersion(match(page, 'a')), undefined, 'nothing before the first request')
+    const pending = versions.staticVersion(match(page, 'a'))
+    t.equal(versions.keptVersion(match(page, 'a')), undefined, 'nor while its loader runs')
+    const version = await pending
+    t.equal(versions.keptVersion(match(page, 'a')), version, 'the same version once it has run')
+    t.equal(page.runs, 1)
+    await versions.staticVersion(match(page, 'b'))
+    t.equal(versions.keptVersion(match(page, 'b')), undefined, 'an instance past the bound is not kept')
+    answer = () => ({ notFound: true })
+    const other = new PageVersions({
+      deploymentId: 'd1',
+      content: siteContent,
+      matchPage: noMatch,
+      maxStaticEntries: 10,
+    })
+    await other.staticVersion(match(page, 'c'))
+    t.equal(other.keptVersion(match(page, 'c')), undefined, 'a not-found answer is not kept')
+    answer = () => {
+      throw new Error('loader failed')
+    }
+    await t.rejects(other.staticVersion(match(page, 'd')), /loader failed/)
+    t.equal(other.keptVersion(match(page, 'd')), undefined, 'a failed run is not kept')
+  },
+)

@@ -31,6 +31,9 @@ t.test('heap figures are per call', async (t) => {
   // figure grows whatever the collector does meanwhile.
   const kept = Array.from({ length: 1_000_000 }, (_, index) => ({ index }))
   const after = readProcessMemory(now).heapUsed
-  t.ok(after > before + 8 * mebibyte, `heap used grows with what is allocated, at the same instant (${before} then ${after})`)
+  t.ok(
+    after > before + 8 * mebibyte,
+    `heap used grows with what is allocated, at the same instant (${before} then ${after})`,
+  )
   t.equal(kept.length, 1_000_000)
 })

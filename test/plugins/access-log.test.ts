@@ -14,7 +14,10 @@ t.test('one access line per request, with method, url, route, status, ms and req
   t.equal(line.statusCode, 200)
   t.type(line.ms, 'number')
   t.equal(line.reqId, response.headers['x-request-id'])
-  t.notOk(logs().some((entry) => entry.msg === 'incoming request'), "Fastify's own two lines are off")
+  t.notOk(
+    logs().some((entry) => entry.msg === 'incoming request'),
+    "Fastify's own two lines are off",
+  )
 })
 
 t.test('a well-formed x-request-id becomes the reqId and is echoed back', async (t) => {
@@ -36,7 +39,16 @@ t.test('a malformed x-request-id is replaced by a generated one', async (t) => {
 
 t.test('cookie, authorization and secret query values never reach the log', async (t) => {
   const { app, logs } = await build(t, testRoutes)
-  app.log.info({ req: { method: 'GET', url: '/x?token=planted-token-1', headers: { cookie: 'sid=planted-cookie', authorization: 'Bearer planted-bearer' } } }, 'request seen')
+  app.log.info(
+    {
+      req: {
+        method: 'GET',
+        url: '/x?token=planted-token-1',
+        headers: { cookie: 'sid=planted-cookie', authorization: 'Bearer planted-bearer' },
+      },
+    },
+    'request seen',
+  )
   await app.inject({
     url: `${testGuidesPath}?token=planted-token-2&page=2`,
     headers: { cookie: 'sid=planted-cookie', authorization: 'Bearer planted-bearer' },
@@ -61,7 +73,10 @@ t.test('every line of a request carries its reqId', async (t) => {
 t.test('router-level failures get the request id and their access line too', async (t) => {
   const { app, logs } = await build(t, testRoutes)
   // An over-long parameter of a page's route is the router's 404.
-  for (const [url, status] of [['/%', 400], [testGuidePath('a'.repeat(500)), 404]] as const) {
+  for (const [url, status] of [
+    ['/%', 400],
+    [testGuidePath('a'.repeat(500)), 404],
+  ] as const) {
     const response = await app.inject({ url, headers: { 'x-request-id': `bad-${status}` } })
     t.equal(response.statusCode, status, url)
     t.equal(response.headers['x-request-id'], `bad-${status}`)

@@ -56,7 +56,9 @@ t.test('a report cannot forge log fields or lines', async (t) => {
     },
   })
   t.equal(response.statusCode, 204, 'unknown fields are dropped, not logged')
-  const forgedLines = logs().filter((line) => line.msg !== 'client error reported' && JSON.stringify(line).includes('forged'))
+  const forgedLines = logs().filter(
+    (line) => line.msg !== 'client error reported' && JSON.stringify(line).includes('forged'),
+  )
   t.same(forgedLines, [], 'no line of its own')
   const line = logs().find((entry) => entry.msg === 'client error reported')!
   t.equal(line.level, 40)
@@ -66,7 +68,10 @@ t.test('a report cannot forge log fields or lines', async (t) => {
   t.notMatch(logged.message, /[\n\r\u2028]/, 'one line')
   t.notMatch(logged.url, /[\n\r]/)
   t.notMatch(line.userAgent, /\n/)
-  t.notOk(logs().some((entry) => entry.level === 60), 'no fatal line')
+  t.notOk(
+    logs().some((entry) => entry.level === 60),
+    'no fatal line',
+  )
 })
 
 t.test('bad bodies are 400, in JSON by the table', async (t) => {
@@ -94,7 +99,10 @@ t.test('bad bodies are 400, in JSON by the table', async (t) => {
     payload: '{"source":',
   })
   t.equal(broken.statusCode, 400, 'malformed JSON')
-  t.notOk(logs().some((line) => line.msg === 'client error reported'), 'nothing bad was logged as a report')
+  t.notOk(
+    logs().some((line) => line.msg === 'client error reported'),
+    'nothing bad was logged as a report',
+  )
 })
 
 t.test('anything but JSON is 415; a big body is 413', async (t) => {
@@ -116,7 +124,11 @@ t.test('anything but JSON is 415; a big body is 413', async (t) => {
     payload: JSON.stringify({ ...report, stack: 'x'.repeat(clientErrorLimits.bodyLimitBytes) }),
   })
   t.equal(big.statusCode, 413)
-  t.match(big.json(), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', error: 'An unexpected error has occurred' })
+  t.match(big.json(), {
+    statusCode: 413,
+    code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+    error: 'An unexpected error has occurred',
+  })
 })
 
 t.test('a flood from one client gets 429; another client is still heard', async (t) => {
@@ -142,40 +154,60 @@ t.test('a flood from one client gets 429; another client is still heard', async 
   t.equal(page.statusCode, 200, 'the limit is scoped to the reports')
 })
 
-t.test('a report whose connection is gone before the rate limiter runs is dropped quietly, never a server failure', async (t) => {
-  const { app, logs } = await build(t)
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = app.server.address() as AddressInfo
-  // A chunked body that breaks right after the head: Node answers 400 and destroys the socket while the route's hooks
-  // still run, and the sender's address is then unknown (`request.ip` undefined) when the rate limiter asks for it.
-  const request = `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`
-  for (let index = 0; index < 20; index += 1) {
-    await new Promise<void>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write(request))
-      socket.resume()
-      socket.on('close', () => resolve())
-      socket.on('error', () => resolve())
-    })
-  }
-  const served = await app.inject({ method: 'POST', url: path, payload: report, remoteAddress: '203.0.113.20' })
-  t.equal(served.statusCode, 204, 'reports still go through')
-  await new Promise((resolve) => setTimeout(resolve, 100))
-  t.same(logs().filter((line) => line.level >= 50), [], 'nothing logged at error level')
-})
+t.test(
+  'a report whose connection is gone before the rate limiter runs is dropped quietly, never a server failure',
+  async (t) => {
+    const { app, logs } = await build(t)
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    // A chunked body that breaks right after the head: Node answers 400 and destroys the socket while the route's hooks
+    // still run, and the sender's address is then unknown (`request.ip` undefined) when the rate limiter asks for it.
+    const request = `POST ${path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`
+    for (let index = 0; index < 20; index += 1) {
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(request))
+        socket.resume()
+        socket.on('close', () => resolve())
+        socket.on('error', () => resolve())
+      })
+    }
+    const served = await app.inject({ method: 'POST', url: path, payload: report, remoteAddress: '203.0.113.20' })
+    t.equal(served.statusCode, 204, 'reports still go through')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    t.same(
+      logs().filter((line) => line.level >= 50),
+      [],
+      'nothing logged at error level',
+    )
+  },
+)
 
-t.test('TRUST_PROXY=true: one warn line at start saying any client can then pick its address; none for a list of proxies', async (t) => {
-  const trustingAll = await build(t, { TRUST_PROXY: 'true' })
-  const warnings = trustingAll.logs().filter((line) => line.msg === 'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client')
-  t.equal(warnings.length, 1, 'one line')
-  t.equal(warnings[0]?.level, 40, 'warn')
-  t.match(String(warnings[0]?.consequence), /client-report rate limit/, 'it names what a client can get past')
-  // The consequence, for real: one client rotating X-Forwarded-For is 21 clients to the limit.
-  for (let index = 0; index <= clientErrorLimits.maxPerWindow; index++) {
-    const response = await trustingAll.app.inject({ method: 'POST', url: path, payload: report, headers: { 'x-forwarded-for': `198.51.100.${index + 1}` } })
-    t.equal(response.statusCode, 204, `report ${index + 1} from a "new" address`)
-  }
-  for (const env of [{}, { TRUST_PROXY: '127.0.0.1' }, { TRUST_PROXY: '1' }] as Array<Record<string, string>>) {
-    const built = await build(t, env)
-    t.notOk(built.logs().some((line) => line.msg.startsWith('TRUST_PROXY=true')), `no such line with ${JSON.stringify(env)}`)
-  }
-})
+t.test(
+  'TRUST_PROXY=true: one warn line at start saying any client can then pick its address; none for a list of proxies',
+  async (t) => {
+    const trustingAll = await build(t, { TRUST_PROXY: 'true' })
+    const warnings = trustingAll
+      .logs()
+      .filter((line) => line.msg === 'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client')
+    t.equal(warnings.length, 1, 'one line')
+    t.equal(warnings[0]?.level, 40, 'warn')
+    t.match(String(warnings[0]?.consequence), /client-report rate limit/, 'it names what a client can get past')
+    // The consequence, for real: one client rotating X-Forwarded-For is 21 clients to the limit.
+    for (let index = 0; index <= clientErrorLimits.maxPerWindow; index++) {
+      const response = await trustingAll.app.inject({
+        method: 'POST',
+        url: path,
+        payload: report,
+        headers: { 'x-forwarded-for': `198.51.100.${index + 1}` },
+      })
+      t.equal(response.statusCode, 204, `report ${index + 1} from a "new" address`)
+    }
+    for (const env of [{}, { TRUST_PROXY: '127.0.0.1' }, { TRUST_PROXY: '1' }] as Array<Record<string, string>>) {
+      const built = await build(t, env)
+      t.notOk(
+        built.logs().some((line) => line.msg.startsWith('TRUST_PROXY=true')),
+        `no such line with ${JSON.stringify(env)}`,
+      )
+    }
+  },
+)

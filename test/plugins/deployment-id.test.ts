@@ -6,7 +6,9 @@ import { build } from '../helpers/app.ts'
 
 t.test('the server takes the id of the build', async (t) => {
   const { app, config } = await build(t)
-  const built = JSON.parse(readFileSync(path.join(config.distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+  const built = JSON.parse(readFileSync(path.join(config.distDir, 'deployment.json'), 'utf8')) as {
+    deploymentId: string
+  }
   t.match(built.deploymentId, /^[A-Za-z0-9._-]{1,64}$/)
   t.equal(app.deploymentId, built.deploymentId, "the build's own id, not one of the server's making")
 })

@@ -10,7 +10,11 @@ t.test('dev mode serves the same pages through Vite, with HMR', async (t) => {
   const first = (await pageInstances({ firstOnly: true })).find(({ page }) => !page.path.includes(':'))!
   const page = await app.inject(first.url)
   t.equal(page.statusCode, 200)
-  t.match(page.body, `<title>${escapeHtml(first.page.head(undefined, {}).title)}</title>`, 'rendered on the server from the sources')
+  t.match(
+    page.body,
+    `<title>${escapeHtml(first.page.head(undefined, {}).title)}</title>`,
+    'rendered on the server from the sources',
+  )
   t.match(page.body, /<main[^>]*>[\s\S]*?<h1[^>]*>[^<]/, 'with its content')
   t.match(page.body, '/_next/static/@vite/client', 'the HMR client is in the page')
   t.match(page.body, 'data-dpl-id="development"')

@@ -17,7 +17,9 @@ function get(
       let body = ''
       response.setEncoding('utf8')
       response.on('data', (chunk: string) => (body += chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body, reused: request.reusedSocket }))
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body, reused: request.reusedSocket }),
+      )
     })
     request.on('error', reject)
   })

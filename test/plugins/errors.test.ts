@@ -2,7 +2,13 @@ import http from 'node:http'
 import t, { type Test } from 'tap'
 import net from 'node:net'
 import { build, buildUnready } from '../helpers/app.ts'
-import { siteWithUnfilteredPage, testGuidePath, testGuideRoute, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
+import {
+  siteWithUnfilteredPage,
+  testGuidePath,
+  testGuideRoute,
+  testGuidesPath,
+  testRoutes,
+} from '../helpers/site-pages.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 import { rawRequest } from '../helpers/raw.ts'
 import { siteName } from '../../site/pages.ts'
@@ -14,7 +20,11 @@ t.test('an unknown path is the 404 page, in the layout, uncached', async (t) => 
   t.match(response.headers['content-type'], /^text\/html/)
   t.equal(response.headers['cache-control'], 'no-store')
   t.match(response.body, '<title>404: This page could not be found</title>')
-  t.match(response.body, `<meta name="description" content="${siteName} answered 404: This page could not be found." />`, 'a description that says it in a sentence')
+  t.match(
+    response.body,
+    `<meta name="description" content="${siteName} answered 404: This page could not be found." />`,
+    'a description that says it in a sentence',
+  )
   t.match(response.body, '<span class="error-status">404</span>')
   t.match(response.body, 'class="site-header"', 'inside the site layout')
 })
@@ -30,17 +40,20 @@ t.test('under /api and /_next a miss is JSON', async (t) => {
   }
 })
 
-t.test('malformed percent-encoding is a 400 page in the site layout, though the router refuses it before any route', async (t) => {
-  const { app } = await build(t, testRoutes)
-  for (const url of ['/%', testGuidePath('%E0%A4%A'), '/%zz']) {
-    const response = await app.inject(url)
-    t.equal(response.statusCode, 400, url)
-    t.equal(response.headers['cache-control'], 'no-store', url)
-    t.match(response.body, '<title>400: Bad Request</title>', url)
-    t.match(response.body, /<header class="site-header">/, `${url}: the site layout`)
-    t.match(response.body, `data-dpl-id="${app.deploymentId}"`, `${url}: the app's document`)
-  }
-})
+t.test(
+  'malformed percent-encoding is a 400 page in the site layout, though the router refuses it before any route',
+  async (t) => {
+    const { app } = await build(t, testRoutes)
+    for (const url of ['/%', testGuidePath('%E0%A4%A'), '/%zz']) {
+      const response = await app.inject(url)
+      t.equal(response.statusCode, 400, url)
+      t.equal(response.headers['cache-control'], 'no-store', url)
+      t.match(response.body, '<title>400: Bad Request</title>', url)
+      t.match(response.body, /<header class="site-header">/, `${url}: the site layout`)
+      t.match(response.body, `data-dpl-id="${app.deploymentId}"`, `${url}: the app's document`)
+    }
+  },
+)
 
 t.test('an over-long route parameter is not found, on the site 404 page', async (t) => {
   const { app } = await build(t, testRoutes)
@@ -60,7 +73,9 @@ t.test('an oversized header gets 431 and the server keeps serving', async (t) =>
     let text = ''
     socket.on('data', (data) => (text += data.toString()))
     socket.on('close', () => resolve(text))
-    socket.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve(text) : reject(error)))
+    socket.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve(text) : reject(error),
+    )
   })
   t.match(reply, /^HTTP\/1\.1 431 /)
   const after = await fetch(`${base.origin}/api/health`)
@@ -97,7 +112,10 @@ const fallback = [409, 413, 429, 503] as const
 
 t.test('every status of the table and the fallback title, as an HTML page in the layout', async (t) => {
   const { app } = await buildWithFailingRoutes(t)
-  for (const [status, title] of [...table, ...fallback.map((status) => [status, 'An unexpected error has occurred'] as const)]) {
+  for (const [status, title] of [
+    ...table,
+    ...fallback.map((status) => [status, 'An unexpected error has occurred'] as const),
+  ]) {
     const response = await app.inject(`/failing/${status}`)
     t.equal(response.statusCode, status, `${status}`)
     t.match(response.headers['content-type'], /^text\/html/)
@@ -110,7 +128,10 @@ t.test('every status of the table and the fallback title, as an HTML page in the
 
 t.test('every status of the table and the fallback title, as JSON under /api', async (t) => {
   const { app } = await buildWithFailingRoutes(t)
-  for (const [status, title] of [...table, ...fallback.map((status) => [status, 'An unexpected error has occurred'] as const)]) {
+  for (const [status, title] of [
+    ...table,
+    ...fallback.map((status) => [status, 'An unexpected error has occurred'] as const),
+  ]) {
     const response = await app.inject(`/api/failing/${status}`)
     t.equal(response.statusCode, status, `${status}`)
     t.match(response.headers['content-type'], /^application\/json/)
@@ -148,7 +169,9 @@ t.test('a plugin bug: 500 with a digest, equal in the body and in the error line
   const digest = /Digest: ([0-9a-f]{10})/.exec(html.body)?.[1]
   t.ok(digest, 'the digest is on the screen')
   t.match(html.body, 'Application error: a server-side exception has occurred while loading localhost:80')
-  const htmlLine = logs().find((entry) => entry.msg === 'request failed' && entry.reqId === html.headers['x-request-id'])
+  const htmlLine = logs().find(
+    (entry) => entry.msg === 'request failed' && entry.reqId === html.headers['x-request-id'],
+  )
   t.equal(htmlLine?.digest, digest)
   t.not(digest, body.digest, 'one digest per occurrence')
 })
@@ -170,7 +193,13 @@ t.test('405 with Allow on a page path, whatever the method, body or content type
   // Pages of every kind: the home page, a kept page on a path the filter leaves alone, a parametrised one, dynamic ones.
   const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
   const { app } = await build(t, testRoutes, { site })
-  const pages = [['POST', '/'], ['PUT', unfilteredPath], ['DELETE', testGuidePath('anything')], ['PATCH', '/__test/slow'], ['OPTIONS', '/__test/partial']] as const
+  const pages = [
+    ['POST', '/'],
+    ['PUT', unfilteredPath],
+    ['DELETE', testGuidePath('anything')],
+    ['PATCH', '/__test/slow'],
+    ['OPTIONS', '/__test/partial'],
+  ] as const
   for (const [method, url] of pages) {
     const response = await app.inject({ method, url })
     t.equal(response.statusCode, 405, `${method} ${url}`)
@@ -195,55 +224,94 @@ t.test('405 with Allow on a page path, whatever the method, body or content type
   t.match(api.json(), { statusCode: 405, code: 'COURIER_ERR_METHOD_NOT_ALLOWED', error: 'Method Not Allowed' })
 })
 
-t.test('a 405 names the route it was refused on, in its message and access line, however it reaches no route', async (t) => {
-  const { app, logs } = await build(t, testRoutes)
-  const guide = await app.inject({ method: 'DELETE', url: testGuidePath('anything'), headers: { accept: 'application/json' } })
-  t.equal(guide.statusCode, 405)
-  const line = logs().find((entry) => entry.msg === 'request completed' && entry.method === 'DELETE')
-  t.equal(line?.statusCode, 405)
-  t.equal(line?.route, testGuideRoute, 'the access line has the page\'s route template')
-  const rejected = logs().find((entry) => entry.msg === 'request rejected' && entry.statusCode === 405)
-  t.equal(rejected?.code, 'COURIER_ERR_METHOD_NOT_ALLOWED')
-  t.equal(rejected?.reason, `DELETE is not allowed on ${testGuideRoute}`)
-  // A trailing slash: the public files' wildcard route takes the GET (its index leaves a folder-like path to
-  // @fastify/static), which names no file and passes it to the not-found handler: still a 405, not a 404.
-  for (const url of ['/api/client-errors/', '/api/client-errors']) {
-    const api = await app.inject(url)
-    t.equal(api.statusCode, 405, `GET ${url}`)
-    t.equal(api.headers.allow, 'POST', `GET ${url}: Allow`)
-    t.match(api.json(), { code: 'COURIER_ERR_METHOD_NOT_ALLOWED', message: 'GET is not allowed on /api/client-errors' })
-  }
-  const nowhere = logs().filter((entry) => entry.msg === 'request completed' && entry.url === '/api/client-errors/')
-  t.same(nowhere.map((entry) => [entry.statusCode, entry.route]), [[405, '/api/client-errors']])
-  t.equal((await app.inject('/api/no-such-route/')).statusCode, 404, 'a path of no route stays 404, slash or not')
-})
-
-t.test('methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get 405 with Allow too, over a socket', async (t) => {
-  const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
-  const { app } = await build(t, testRoutes, { site })
-  const base = await listen(app)
-  const dataPath = `/_next/data/${app.deploymentId}${unfilteredPath}.json`
-  const methods = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'PURGE', 'REPORT', 'LINK', 'UNLINK']
-  const request = (method: string, url: string) =>
-    new Promise<{ status: number; allow: string | undefined; contentType: string | undefined }>((resolve, reject) => {
-      const outgoing = http.request(`${base}${url}`, { method, agent: false }, (response) => {
-        response.resume()
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, allow: response.headers.allow, contentType: response.headers['content-type'] }),
-        )
-      })
-      outgoing.on('error', reject)
-      outgoing.end()
+t.test(
+  'a 405 names the route it was refused on, in its message and access line, however it reaches no route',
+  async (t) => {
+    const { app, logs } = await build(t, testRoutes)
+    const guide = await app.inject({
+      method: 'DELETE',
+      url: testGuidePath('anything'),
+      headers: { accept: 'application/json' },
     })
-  for (const method of methods) {
-    for (const [url, allow] of [['/', 'GET, HEAD'], [unfilteredPath, 'GET, HEAD'], [testGuidePath('anything'), 'GET, HEAD'], [dataPath, 'GET, HEAD'], ['/api/client-errors', 'POST']] as const) {
-      const answer = await request(method, url)
-      t.equal(answer.status, 405, `${method} ${url}`)
-      t.equal(answer.allow, allow, `${method} ${url}: Allow`)
+    t.equal(guide.statusCode, 405)
+    const line = logs().find((entry) => entry.msg === 'request completed' && entry.method === 'DELETE')
+    t.equal(line?.statusCode, 405)
+    t.equal(line?.route, testGuideRoute, "the access line has the page's route template")
+    const rejected = logs().find((entry) => entry.msg === 'request rejected' && entry.statusCode === 405)
+    t.equal(rejected?.code, 'COURIER_ERR_METHOD_NOT_ALLOWED')
+    t.equal(rejected?.reason, `DELETE is not allowed on ${testGuideRoute}`)
+    // A trailing slash: the public files' wildcard route takes the GET (its index leaves a folder-like path to
+    // @fastify/static), which names no file and passes it to the not-found handler: still a 405, not a 404.
+    for (const url of ['/api/client-errors/', '/api/client-errors']) {
+      const api = await app.inject(url)
+      t.equal(api.statusCode, 405, `GET ${url}`)
+      t.equal(api.headers.allow, 'POST', `GET ${url}: Allow`)
+      t.match(api.json(), {
+        code: 'COURIER_ERR_METHOD_NOT_ALLOWED',
+        message: 'GET is not allowed on /api/client-errors',
+      })
     }
-    t.equal((await request(method, '/no/such/page')).status, 404, `${method} on a path that is no page stays 404`)
-  }
-})
+    const nowhere = logs().filter((entry) => entry.msg === 'request completed' && entry.url === '/api/client-errors/')
+    t.same(
+      nowhere.map((entry) => [entry.statusCode, entry.route]),
+      [[405, '/api/client-errors']],
+    )
+    t.equal((await app.inject('/api/no-such-route/')).statusCode, 404, 'a path of no route stays 404, slash or not')
+  },
+)
+
+t.test(
+  'methods Fastify does not route by default (WebDAV, SEARCH, PURGE...) get 405 with Allow too, over a socket',
+  async (t) => {
+    const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
+    const { app } = await build(t, testRoutes, { site })
+    const base = await listen(app)
+    const dataPath = `/_next/data/${app.deploymentId}${unfilteredPath}.json`
+    const methods = [
+      'PROPFIND',
+      'PROPPATCH',
+      'MKCOL',
+      'COPY',
+      'MOVE',
+      'LOCK',
+      'UNLOCK',
+      'SEARCH',
+      'PURGE',
+      'REPORT',
+      'LINK',
+      'UNLINK',
+    ]
+    const request = (method: string, url: string) =>
+      new Promise<{ status: number; allow: string | undefined; contentType: string | undefined }>((resolve, reject) => {
+        const outgoing = http.request(`${base}${url}`, { method, agent: false }, (response) => {
+          response.resume()
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              allow: response.headers.allow,
+              contentType: response.headers['content-type'],
+            }),
+          )
+        })
+        outgoing.on('error', reject)
+        outgoing.end()
+      })
+    for (const method of methods) {
+      for (const [url, allow] of [
+        ['/', 'GET, HEAD'],
+        [unfilteredPath, 'GET, HEAD'],
+        [testGuidePath('anything'), 'GET, HEAD'],
+        [dataPath, 'GET, HEAD'],
+        ['/api/client-errors', 'POST'],
+      ] as const) {
+        const answer = await request(method, url)
+        t.equal(answer.status, 405, `${method} ${url}`)
+        t.equal(answer.allow, allow, `${method} ${url}: Allow`)
+      }
+      t.equal((await request(method, '/no/such/page')).status, 404, `${method} on a path that is no page stays 404`)
+    }
+  },
+)
 
 /** Every byte the server sent for `request`, once it has closed the connection. */
 const rawExchange = async (base: URL, request: string) => (await rawRequest(base.origin, request)).raw
@@ -266,7 +334,10 @@ t.test('431 follows the table: the fallback title, HTML for pages, JSON for the 
     error: 'An unexpected error has occurred',
     message: 'An unexpected error has occurred',
   })
-  t.ok(logs().some((line) => line.msg === 'connection rejected' && line.statusCode === 431), 'logged')
+  t.ok(
+    logs().some((line) => line.msg === 'connection rejected' && line.statusCode === 431),
+    'logged',
+  )
   const garbage = await rawExchange(base, 'NOT HTTP AT ALL\r\n\r\n')
   t.match(garbage, /^HTTP\/1\.1 400 Bad Request\r\n/)
   t.match(garbage, '<title>400: Bad Request</title>')
@@ -321,7 +392,11 @@ t.test('an error after the shell was flushed: the status stays, the document end
   // The element, not the stylesheet's rule for it in the head.
   const screenAt = whole.indexOf('<section id="__COURIER_LATE_ERROR__"')
   t.ok(screenAt > whole.lastIndexOf('$RX('), 'after the last of React output')
-  t.match(whole.slice(screenAt), /^[^]*<\/section>\s*<script id="__COURIER_DATA__"[^]*<\/html>\s*$/, 'then only the tail')
+  t.match(
+    whole.slice(screenAt),
+    /^[^]*<\/section>\s*<script id="__COURIER_DATA__"[^]*<\/html>\s*$/,
+    'then only the tail',
+  )
   t.notMatch(whole, 'failed after the shell', 'the message stays on the server')
   const errorLines = logs().filter((line) => line.err && line.reqId === headers['x-request-id'])
   t.equal(errorLines.length, 1, 'logged once')

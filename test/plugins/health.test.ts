@@ -5,7 +5,11 @@ t.test('GET /api/health answers liveness, uncached', async (t) => {
   const { app } = await build(t)
   const response = await app.inject('/api/health')
   t.equal(response.statusCode, 200)
-  t.same(response.json(), { status: 'ok', content: { readsInFlight: 0, readsStuck: 0, readTimeouts: 0 } }, 'with how the reads of CONTENT_DIR fare')
+  t.same(
+    response.json(),
+    { status: 'ok', content: { readsInFlight: 0, readsStuck: 0, readTimeouts: 0 } },
+    'with how the reads of CONTENT_DIR fare',
+  )
   t.equal(response.headers['cache-control'], 'no-store')
 })
 

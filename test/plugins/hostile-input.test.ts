@@ -52,18 +52,27 @@ t.test('slow headers and slow bodies get 408 with the table title once the time-
   t.equal(body.status, 408, 'slow body: 408')
   t.ok(body.closedByServer)
   assertTitle(t, body, 'slow body')
-  t.ok(logs().some((line) => line.msg === 'connection rejected' && line.statusCode === 408), 'logged as rejected')
-  t.notOk(logs().some((line) => line.level >= 50), 'no error line')
+  t.ok(
+    logs().some((line) => line.msg === 'connection rejected' && line.statusCode === 408),
+    'logged as rejected',
+  )
+  t.notOk(
+    logs().some((line) => line.level >= 50),
+    'no error line',
+  )
 })
 
-t.test('the time-outs hold within a second: Node checks them every timeoutCheckIntervalMs, not every 30 s', async (t) => {
-  t.ok(serverLimits.timeoutCheckIntervalMs <= 1_000, `${serverLimits.timeoutCheckIntervalMs} ms`)
-  const { app } = await build(t)
-  const server = app.server as unknown as { connectionsCheckingInterval?: number }
-  t.equal(server.connectionsCheckingInterval, serverLimits.timeoutCheckIntervalMs)
-  t.equal(app.server.headersTimeout, serverLimits.headersTimeoutMs)
-  t.equal(app.server.requestTimeout, serverLimits.requestTimeoutMs)
-})
+t.test(
+  'the time-outs hold within a second: Node checks them every timeoutCheckIntervalMs, not every 30 s',
+  async (t) => {
+    t.ok(serverLimits.timeoutCheckIntervalMs <= 1_000, `${serverLimits.timeoutCheckIntervalMs} ms`)
+    const { app } = await build(t)
+    const server = app.server as unknown as { connectionsCheckingInterval?: number }
+    t.equal(server.connectionsCheckingInterval, serverLimits.timeoutCheckIntervalMs)
+    t.equal(app.server.headersTimeout, serverLimits.headersTimeoutMs)
+    t.equal(app.server.requestTimeout, serverLimits.requestTimeoutMs)
+  },
+)
 
 t.test('oversized headers: 431 with the table title, many small headers as well as one big one', async (t) => {
   const { app } = await build(t, testRoutes)
@@ -85,7 +94,13 @@ t.test('oversized URLs: 414 or 431 past the header limit, 400, 403 or 404 below 
   const { app } = await build(t, testRoutes)
   const origin = await listen(app)
   const huge = 'a'.repeat(serverLimits.maxHeaderSizeBytes + 1024)
-  for (const target of [`/${huge}`, testGuidePath(huge), `/_next/image?url=/images/${huge}&w=640&q=75`, `/api/${huge}`, `/?q=${huge}`]) {
+  for (const target of [
+    `/${huge}`,
+    testGuidePath(huge),
+    `/_next/image?url=/images/${huge}&w=640&q=75`,
+    `/api/${huge}`,
+    `/?q=${huge}`,
+  ]) {
     const reply = await rawGet(origin, target)
     t.ok([414, 431].includes(reply.status), `${target.slice(0, 24)}...: ${reply.status}`)
     assertTitle(t, reply, target.slice(0, 24))
@@ -116,7 +131,13 @@ t.test('bodies over the limit: 413 with the table title, however the length is a
   const over = clientErrorLimits.bodyLimitBytes + 1
   const report = JSON.stringify({ source: 'onerror', message: 'x'.repeat(over), url: 'https://courier.test/' })
   const post = (headers: string[], body: string, target = '/api/client-errors') => {
-    const head = [`POST ${target} HTTP/1.1`, 'Host: courier.test', 'Content-Type: application/json', 'Connection: close', ...headers]
+    const head = [
+      `POST ${target} HTTP/1.1`,
+      'Host: courier.test',
+      'Content-Type: application/json',
+      'Connection: close',
+      ...headers,
+    ]
     return rawRequest(origin, `${head.join('\r\n')}\r\n\r\n${body}`)
   }
   const declared = await post([`Content-Length: ${Buffer.byteLength(report)}`], report)
@@ -140,19 +161,32 @@ t.test('bodies over the limit: 413 with the table title, however the length is a
   // The app-wide limit everywhere else: the not-found handler reads a body like a route does (413 past the limit);
   // page paths refuse other methods before reading anything (405).
   const big = 'y'.repeat(serverLimits.bodyLimitBytes + 1)
-  for (const [target, status] of [['/api/health', 413], ['/', 405], ['/api/no-such-route', 413], ['/no-such-page', 413]] as const) {
+  for (const [target, status] of [
+    ['/api/health', 413],
+    ['/', 405],
+    ['/api/no-such-route', 413],
+    ['/no-such-page', 413],
+  ] as const) {
     const reply = await post([`Content-Length: ${big.length}`], big, target)
     t.equal(reply.status, status, `POST ${target} with ${big.length} bytes: ${status}`)
     assertTitle(t, reply, target)
   }
-  t.notOk(logs().some((line) => line.level >= 50), 'no error line')
+  t.notOk(
+    logs().some((line) => line.level >= 50),
+    'no error line',
+  )
 })
 
 t.test('route parameters over maxParamLength: 404 with the table title, HTML for pages, JSON for data', async (t) => {
   const { app } = await build(t, testRoutes)
   const origin = await listen(app)
   const long = 'p'.repeat(serverLimits.maxParamLength + 1)
-  const targets = [testGuidePath(long), `/_next/data/${long}/index.json`, `/_next/data/${long}${testGuidePath(long)}.json`, `${testGuidePath(long)}?x=1`]
+  const targets = [
+    testGuidePath(long),
+    `/_next/data/${long}/index.json`,
+    `/_next/data/${long}${testGuidePath(long)}.json`,
+    `${testGuidePath(long)}?x=1`,
+  ]
   for (const target of targets) {
     const reply = await rawGet(origin, target)
     t.equal(reply.status, 404, `${target.slice(0, 30)}...: 404`)
@@ -175,7 +209,10 @@ t.test('CONNECT (Courier is no proxy): 405 by the table and the connection close
     assertTitle(t, reply, `CONNECT ${target}`)
     t.match(reply.headers['content-type'], target.startsWith('/api/') ? /^application\/json/ : /^text\/html/)
   }
-  t.ok(logs().some((line) => line.msg === 'connection rejected' && line.method === 'CONNECT'), 'logged as rejected')
+  t.ok(
+    logs().some((line) => line.msg === 'connection rejected' && line.method === 'CONNECT'),
+    'logged as rejected',
+  )
   t.equal((await rawGet(origin, '/api/health')).status, 200, 'the server keeps serving')
 })
 
@@ -224,105 +261,120 @@ const dotDots = ['..', '%2e%2e', '%2E%2E', '.%2e', '%2E.', '%252e%252e', '%c0%ae
 /** `/` likewise. */
 const separators = ['/', '%2f', '%2F', '%5c', '%5C', '\\', '%252f', '%c0%af']
 
-t.test('static files with raw paths: 400, 403 or 404; never a file outside the folders, a listing or a redirect', async (t) => {
-  const rootDir = await projectCopy(t)
-  const suffix = randomBytes(4).toString('hex')
-  // Dotfiles inside the served folders exist before start-up, so a file list made at start-up would hold them.
-  const inside = await plant(t, rootDir, [
-    `client/public/.planted-${suffix}`,
-    `client/public/images/.planted-${suffix}`,
-    `dist/client/chunks/.planted-${suffix}`,
-  ])
-  const { app } = await build(t, { DIST_DIR: path.join(rootDir, 'dist') }, {}, { rootDir })
-  const origin = await listen(app)
-  // Beside the served folders, and in the server build's chunks folder (a second root @fastify/vite adds).
-  const outside = await plant(t, rootDir, [
-    `client/planted-${suffix}.txt`,
-    `dist/planted-${suffix}.txt`,
-    `dist/server/chunks/planted-${suffix}.js`,
-  ])
-  const tokens = [...inside, ...outside].map((entry) => entry.token)
+t.test(
+  'static files with raw paths: 400, 403 or 404; never a file outside the folders, a listing or a redirect',
+  async (t) => {
+    const rootDir = await projectCopy(t)
+    const suffix = randomBytes(4).toString('hex')
+    // Dotfiles inside the served folders exist before start-up, so a file list made at start-up would hold them.
+    const inside = await plant(t, rootDir, [
+      `client/public/.planted-${suffix}`,
+      `client/public/images/.planted-${suffix}`,
+      `dist/client/chunks/.planted-${suffix}`,
+    ])
+    const { app } = await build(t, { DIST_DIR: path.join(rootDir, 'dist') }, {}, { rootDir })
+    const origin = await listen(app)
+    // Beside the served folders, and in the server build's chunks folder (a second root @fastify/vite adds).
+    const outside = await plant(t, rootDir, [
+      `client/planted-${suffix}.txt`,
+      `dist/planted-${suffix}.txt`,
+      `dist/server/chunks/planted-${suffix}.js`,
+    ])
+    const tokens = [...inside, ...outside].map((entry) => entry.token)
 
-  // Each mount, and how many levels up the planted file beside it is.
-  const mounts = [
-    { prefix: '/', up: 1, file: `planted-${suffix}.txt` },
-    { prefix: '/images/', up: 2, file: `planted-${suffix}.txt` },
-    { prefix: '/_next/static/', up: 2, file: `planted-${suffix}.txt` },
-    { prefix: '/_next/static/chunks/', up: 3, file: `planted-${suffix}.txt` },
-    { prefix: '/_next/static/chunks/', up: 2, file: `server/chunks/planted-${suffix}.js` },
-    { prefix: '/_next/static/chunks/', up: 3, file: 'package.json' },
-    { prefix: '/images/', up: 2, file: 'package.json' },
-  ]
-  const climbs: string[] = []
-  for (const { prefix, up, file } of mounts) {
-    for (const dotDot of dotDots) {
-      for (const separator of separators) climbs.push(`${prefix}${`${dotDot}${separator}`.repeat(up)}${file}`)
+    // Each mount, and how many levels up the planted file beside it is.
+    const mounts = [
+      { prefix: '/', up: 1, file: `planted-${suffix}.txt` },
+      { prefix: '/images/', up: 2, file: `planted-${suffix}.txt` },
+      { prefix: '/_next/static/', up: 2, file: `planted-${suffix}.txt` },
+      { prefix: '/_next/static/chunks/', up: 3, file: `planted-${suffix}.txt` },
+      { prefix: '/_next/static/chunks/', up: 2, file: `server/chunks/planted-${suffix}.js` },
+      { prefix: '/_next/static/chunks/', up: 3, file: 'package.json' },
+      { prefix: '/images/', up: 2, file: 'package.json' },
+    ]
+    const climbs: string[] = []
+    for (const { prefix, up, file } of mounts) {
+      for (const dotDot of dotDots) {
+        for (const separator of separators) climbs.push(`${prefix}${`${dotDot}${separator}`.repeat(up)}${file}`)
+      }
+      climbs.push(`${prefix}x/${'../'.repeat(up + 1)}${file}`, `${prefix}./${'../'.repeat(up)}${file}`)
     }
-    climbs.push(`${prefix}x/${'../'.repeat(up + 1)}${file}`, `${prefix}./${'../'.repeat(up)}${file}`)
-  }
-  const named = [
-    `/_next/static/chunks/planted-${suffix}.js`,
-    `/.planted-${suffix}`,
-    `/%2eplanted-${suffix}`,
-    `/images/.planted-${suffix}`,
-    `/images/%2Eplanted-${suffix}`,
-    `/_next/static/chunks/.planted-${suffix}`,
-    `/_next/static/.vite/manifest.json`,
-    `/_next/static/%2evite/manifest.json`,
-    '/_next/static/index.html',
-    '/robots.txt/../package.json',
-    '/favicon.ico/..%2f..%2fpackage.json',
-    `${image}/..%2f..%2f..%2fpackage.json`,
-  ]
-  // Every chunk of the server build by its own name (not one the client build has too): server code is never public.
-  const clientChunkNames = await readdir(path.join(rootDir, 'dist/client/chunks'))
-  const serverChunkNames = (await readdir(path.join(rootDir, 'dist/server/chunks'))).filter(
-    (name) => !clientChunkNames.includes(name) && !name.includes('planted'),
-  )
-  const serverChunks = serverChunkNames.map((name) => `/_next/static/chunks/${name}`)
-  const directories = [
-    '/images', '/images/', '/images//', '/images/.', '/images/%2e', '/_next', '/_next/', '/_next/static', '/_next/static/',
-    '/_next/static/chunks', '/_next/static/chunks/', '/_next/static/chunks/.', '/_next/static/.vite', '/_next/static/.vite/',
-  ]
-  const redirects = ['', '/images', '/_next/static', '/_next/static/chunks'].flatMap((prefix) => [
-    `${prefix}//evil.example/%2e%2e`,
-    `${prefix}//evil.example/`,
-    `${prefix}/\\evil.example`,
-    `${prefix}/\\\\evil.example/`,
-    `${prefix}/%2fevil.example`,
-    `${prefix}/%2f%2fevil.example/`,
-    `${prefix}/%5cevil.example`,
-    `${prefix}/%5c%5cevil.example/%2e%2e`,
-    `${prefix}/..//evil.example`,
-    `${prefix}/%09/evil.example`,
-  ])
-  // A listing would name what no page links to: the public images, the test pages' chunks, the server build's.
-  const unlinked = [
-    ...(await readdir(path.join(rootDir, 'client/public/images'))),
-    ...clientChunkNames.filter((name) => name.startsWith('test-')),
-    ...serverChunkNames,
-  ].filter((name) => !name.includes('planted'))
-  const statuses = new Map<number, number>()
-  for (const target of [...climbs, ...named, ...serverChunks, ...directories, ...redirects]) {
-    const reply = await rawGet(origin, target)
-    statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
-    if (![400, 403, 404].includes(reply.status)) t.fail(`${target}: ${reply.status}`)
-    for (const token of tokens) if (reply.raw.includes(token)) t.fail(`${target}: a planted file came back`)
-    if (reply.raw.includes('"name": "courier"')) t.fail(`${target}: package.json came back`)
-    const listed = unlinked.find((name) => reply.body.includes(name) && !target.includes(name))
-    if (listed) t.fail(`${target}: names ${listed}, as a folder listing would`)
-    if (reply.headers.location !== undefined) t.fail(`${target}: redirected to ${reply.headers.location}`)
-    if (reply.status < 500) assertTitle(t, reply, target)
-  }
-  const asked = climbs.length + named.length + serverChunks.length + directories.length + redirects.length
-  t.comment(`${asked} paths: ${JSON.stringify(Object.fromEntries(statuses))}`)
-  t.ok(climbs.length >= 400, `${climbs.length} climbs out of a folder`)
-  t.ok(serverChunks.length > 0, `${serverChunks.length} server chunks asked for by name`)
-  // The served files are still served.
-  for (const target of ['/favicon.ico', image]) t.equal((await rawGet(origin, target)).status, 200, target)
-  const client = clientChunkNames.find((name) => name.endsWith('.js'))
-  t.equal((await rawGet(origin, `/_next/static/chunks/${client}`)).status, 200, 'a client chunk')
-})
+    const named = [
+      `/_next/static/chunks/planted-${suffix}.js`,
+      `/.planted-${suffix}`,
+      `/%2eplanted-${suffix}`,
+      `/images/.planted-${suffix}`,
+      `/images/%2Eplanted-${suffix}`,
+      `/_next/static/chunks/.planted-${suffix}`,
+      `/_next/static/.vite/manifest.json`,
+      `/_next/static/%2evite/manifest.json`,
+      '/_next/static/index.html',
+      '/robots.txt/../package.json',
+      '/favicon.ico/..%2f..%2fpackage.json',
+      `${image}/..%2f..%2f..%2fpackage.json`,
+    ]
+    // Every chunk of the server build by its own name (not one the client build has too): server code is never public.
+    const clientChunkNames = await readdir(path.join(rootDir, 'dist/client/chunks'))
+    const serverChunkNames = (await readdir(path.join(rootDir, 'dist/server/chunks'))).filter(
+      (name) => !clientChunkNames.includes(name) && !name.includes('planted'),
+    )
+    const serverChunks = serverChunkNames.map((name) => `/_next/static/chunks/${name}`)
+    const directories = [
+      '/images',
+      '/images/',
+      '/images//',
+      '/images/.',
+      '/images/%2e',
+      '/_next',
+      '/_next/',
+      '/_next/static',
+      '/_next/static/',
+      '/_next/static/chunks',
+      '/_next/static/chunks/',
+      '/_next/static/chunks/.',
+      '/_next/static/.vite',
+      '/_next/static/.vite/',
+    ]
+    const redirects = ['', '/images', '/_next/static', '/_next/static/chunks'].flatMap((prefix) => [
+      `${prefix}//evil.example/%2e%2e`,
+      `${prefix}//evil.example/`,
+      `${prefix}/\\evil.example`,
+      `${prefix}/\\\\evil.example/`,
+      `${prefix}/%2fevil.example`,
+      `${prefix}/%2f%2fevil.example/`,
+      `${prefix}/%5cevil.example`,
+      `${prefix}/%5c%5cevil.example/%2e%2e`,
+      `${prefix}/..//evil.example`,
+      `${prefix}/%09/evil.example`,
+    ])
+    // A listing would name what no page links to: the public images, the test pages' chunks, the server build's.
+    const unlinked = [
+      ...(await readdir(path.join(rootDir, 'client/public/images'))),
+      ...clientChunkNames.filter((name) => name.startsWith('test-')),
+      ...serverChunkNames,
+    ].filter((name) => !name.includes('planted'))
+    const statuses = new Map<number, number>()
+    for (const target of [...climbs, ...named, ...serverChunks, ...directories, ...redirects]) {
+      const reply = await rawGet(origin, target)
+      statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
+      if (![400, 403, 404].includes(reply.status)) t.fail(`${target}: ${reply.status}`)
+      for (const token of tokens) if (reply.raw.includes(token)) t.fail(`${target}: a planted file came back`)
+      if (reply.raw.includes('"name": "courier"')) t.fail(`${target}: package.json came back`)
+      const listed = unlinked.find((name) => reply.body.includes(name) && !target.includes(name))
+      if (listed) t.fail(`${target}: names ${listed}, as a folder listing would`)
+      if (reply.headers.location !== undefined) t.fail(`${target}: redirected to ${reply.headers.location}`)
+      if (reply.status < 500) assertTitle(t, reply, target)
+    }
+    const asked = climbs.length + named.length + serverChunks.length + directories.length + redirects.length
+    t.comment(`${asked} paths: ${JSON.stringify(Object.fromEntries(statuses))}`)
+    t.ok(climbs.length >= 400, `${climbs.length} climbs out of a folder`)
+    t.ok(serverChunks.length > 0, `${serverChunks.length} server chunks asked for by name`)
+    // The served files are still served.
+    for (const target of ['/favicon.ico', image]) t.equal((await rawGet(origin, target)).status, 200, target)
+    const client = clientChunkNames.find((name) => name.endsWith('.js'))
+    t.equal((await rawGet(origin, `/_next/static/chunks/${client}`)).status, 200, 'a client chunk')
+  },
+)
 
 /** Headers a client can send to pose as a proxy: with TRUST_PROXY off, none may change anything. */
 const spoofedHeaders = [
@@ -341,7 +393,8 @@ const spoofedHeaders = [
 /** A response with what differs on every request anyway (date, request id, nonce, cache state) taken out. */
 function comparable(reply: RawReply) {
   const { date, 'x-request-id': _id, 'x-image-cache': _cache, ...headers } = reply.headers
-  const withoutNonces = (text: string) => text.replace(/nonce-[A-Za-z0-9+/=]+/g, 'nonce-N').replace(/nonce="[^"]*"/g, 'nonce="N"')
+  const withoutNonces = (text: string) =>
+    text.replace(/nonce-[A-Za-z0-9+/=]+/g, 'nonce-N').replace(/nonce="[^"]*"/g, 'nonce="N"')
   for (const name of Object.keys(headers)) headers[name] = withoutNonces(headers[name]!)
   return { status: reply.status, headers, body: withoutNonces(reply.body) }
 }
@@ -354,61 +407,90 @@ function stableFields(line: LogLine) {
 
 const ofARequest = (line: Record<string, unknown>) => line.reqId !== undefined
 
-t.test('Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute URL, redirect or log field', async (t) => {
-  const built = await buildUnready(t, testRoutes)
-  built.app.get('/api/test-echo-origin', async (request) => ({
-    ip: request.ip,
-    ips: request.ips ?? null,
-    host: request.host,
-    hostname: request.hostname,
-    protocol: request.protocol,
-  }))
-  await built.app.ready()
-  const { app, logs, config } = built
-  t.equal(config.trustProxy, false, 'TRUST_PROXY is off by default')
-  const origin = await listen(app)
-  const id = app.deploymentId
-  const targets = [
-    '/', testGuidesPath, testGuidePath(guides[0]!.slug), '/no-such-page', '/sitemap.xml', '/sitemap-0.xml', '/robots.txt',
-    configRedirect(guides[0]!.slug).from, `/_next/data/${id}${configRedirect(guides[0]!.slug).from}.json`, `/_next/data/${id}/index.json`,
-    `/_next/image?url=${image}&w=640&q=75`, '/api/health', '/api/test-echo-origin',
-  ]
-  for (const target of targets) {
-    // Once first, so the baseline is not the one that fills a cache (the image's) and logs it.
-    await rawGet(origin, target)
-    const before = logs().length
-    const baseline = await rawGet(origin, target)
-    // A request's own lines: a line of the server's own (the route schemas compiled a moment after listening) may
-    // land between any two requests.
-    const baselineLines = logs().slice(before).filter(ofARequest).map(stableFields)
-    for (const [what, headerLines, hostLine] of [
-      ['X-Forwarded-* and Forwarded', spoofedHeaders, 'Host: courier.test'],
-      ['a foreign Host as well', spoofedHeaders, 'Host: evil.example'],
-    ] as const) {
-      const start = logs().length
-      const head = [`GET ${target} HTTP/1.1`, hostLine, ...headerLines, 'Connection: close']
-      const spoofed = await rawRequest(origin, `${head.join('\r\n')}\r\n\r\n`)
-      const spoofedComparable = comparable(spoofed)
-      if (target === '/api/test-echo-origin') {
-        const seen = JSON.parse(spoofed.body) as Record<string, unknown>
-        t.match(seen, { ip: '127.0.0.1', protocol: 'http' }, `${what}: the socket's address and protocol`)
-        t.equal(seen.hostname, hostLine === 'Host: courier.test' ? 'courier.test' : 'evil.example', `${what}: Host, never X-Forwarded-Host`)
-        continue
+t.test(
+  'Host and X-Forwarded-* spoofing (TRUST_PROXY off) changes no absolute URL, redirect or log field',
+  async (t) => {
+    const built = await buildUnready(t, testRoutes)
+    built.app.get('/api/test-echo-origin', async (request) => ({
+      ip: request.ip,
+      ips: request.ips ?? null,
+      host: request.host,
+      hostname: request.hostname,
+      protocol: request.protocol,
+    }))
+    await built.app.ready()
+    const { app, logs, config } = built
+    t.equal(config.trustProxy, false, 'TRUST_PROXY is off by default')
+    const origin = await listen(app)
+    const id = app.deploymentId
+    const targets = [
+      '/',
+      testGuidesPath,
+      testGuidePath(guides[0]!.slug),
+      '/no-such-page',
+      '/sitemap.xml',
+      '/sitemap-0.xml',
+      '/robots.txt',
+      configRedirect(guides[0]!.slug).from,
+      `/_next/data/${id}${configRedirect(guides[0]!.slug).from}.json`,
+      `/_next/data/${id}/index.json`,
+      `/_next/image?url=${image}&w=640&q=75`,
+      '/api/health',
+      '/api/test-echo-origin',
+    ]
+    for (const target of targets) {
+      // Once first, so the baseline is not the one that fills a cache (the image's) and logs it.
+      await rawGet(origin, target)
+      const before = logs().length
+      const baseline = await rawGet(origin, target)
+      // A request's own lines: a line of the server's own (the route schemas compiled a moment after listening) may
+      // land between any two requests.
+      const baselineLines = logs().slice(before).filter(ofARequest).map(stableFields)
+      for (const [what, headerLines, hostLine] of [
+        ['X-Forwarded-* and Forwarded', spoofedHeaders, 'Host: courier.test'],
+        ['a foreign Host as well', spoofedHeaders, 'Host: evil.example'],
+      ] as const) {
+        const start = logs().length
+        const head = [`GET ${target} HTTP/1.1`, hostLine, ...headerLines, 'Connection: close']
+        const spoofed = await rawRequest(origin, `${head.join('\r\n')}\r\n\r\n`)
+        const spoofedComparable = comparable(spoofed)
+        if (target === '/api/test-echo-origin') {
+          const seen = JSON.parse(spoofed.body) as Record<string, unknown>
+          t.match(seen, { ip: '127.0.0.1', protocol: 'http' }, `${what}: the socket's address and protocol`)
+          t.equal(
+            seen.hostname,
+            hostLine === 'Host: courier.test' ? 'courier.test' : 'evil.example',
+            `${what}: Host, never X-Forwarded-Host`,
+          )
+          continue
+        }
+        t.same(spoofedComparable, comparable(baseline), `${target} with ${what}: the same response`)
+        t.notMatch(
+          spoofed.raw,
+          /(?:https?:)?\/\/evil\.example/,
+          `${target} with ${what}: no URL names the spoofed host`,
+        )
+        if (spoofed.headers.location) {
+          t.equal(
+            new URL(spoofed.headers.location, 'http://courier.test').host,
+            'courier.test',
+            `${target}: a same-site redirect`,
+          )
+        }
+        const lines = logs().slice(start)
+        // The port as a value of its own (`:8443`, `"8443"`), not digits inside a timestamp or a duration.
+        t.notMatch(
+          JSON.stringify(lines),
+          /203\.0\.113\.66|evil\.example|[:"]8443\b|\/evil/,
+          `${target} with ${what}: no spoofed value in the log`,
+        )
+        t.same(lines.filter(ofARequest).map(stableFields), baselineLines, `${target} with ${what}: the same log lines`)
       }
-      t.same(spoofedComparable, comparable(baseline), `${target} with ${what}: the same response`)
-      t.notMatch(spoofed.raw, /(?:https?:)?\/\/evil\.example/, `${target} with ${what}: no URL names the spoofed host`)
-      if (spoofed.headers.location) {
-        t.equal(new URL(spoofed.headers.location, 'http://courier.test').host, 'courier.test', `${target}: a same-site redirect`)
-      }
-      const lines = logs().slice(start)
-      // The port as a value of its own (`:8443`, `"8443"`), not digits inside a timestamp or a duration.
-      t.notMatch(JSON.stringify(lines), /203\.0\.113\.66|evil\.example|[:"]8443\b|\/evil/, `${target} with ${what}: no spoofed value in the log`)
-      t.same(lines.filter(ofARequest).map(stableFields), baselineLines, `${target} with ${what}: the same log lines`)
     }
-  }
-  const sitemap = await rawGet(origin, '/sitemap-0.xml', ['X-Forwarded-Host: evil.example'])
-  t.match(sitemap.body, `<loc>${config.siteUrl}/</loc>`, 'the sitemap names SITE_URL')
-})
+    const sitemap = await rawGet(origin, '/sitemap-0.xml', ['X-Forwarded-Host: evil.example'])
+    t.match(sitemap.body, `<loc>${config.siteUrl}/</loc>`, 'the sitemap names SITE_URL')
+  },
+)
 
 t.test('logs: planted secrets never appear; every line of a request carries its reqId', async (t) => {
   const { app, logs } = await build(t, testRoutes)
@@ -462,17 +544,38 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
   for (const [index, [what, head, body]] of requests.entries()) {
     const requestId = `hostile-${index}`
     const start = logs().length
-    const bodyLines = body === undefined ? [] : ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`]
-    const raw = [head, 'Host: courier.test', `X-Request-Id: ${requestId}`, ...credentials(), ...bodyLines, 'Connection: close']
+    const bodyLines =
+      body === undefined ? [] : ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`]
+    const raw = [
+      head,
+      'Host: courier.test',
+      `X-Request-Id: ${requestId}`,
+      ...credentials(),
+      ...bodyLines,
+      'Connection: close',
+    ]
     const reply = await rawRequest(origin, `${raw.join('\r\n')}\r\n\r\n${body ?? ''}`)
     t.not(reply.status, 0, `${what}: answered (${reply.status})`)
     // The access line is written when the response is done: wait for it, then take every line since the request.
-    for (let wait = 0; wait < 100 && !logs().slice(start).some((line) => line.msg === 'request completed'); wait++) {
+    for (
+      let wait = 0;
+      wait < 100 &&
+      !logs()
+        .slice(start)
+        .some((line) => line.msg === 'request completed');
+      wait++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
     const lines = logs().slice(start)
-    t.ok(lines.some((line) => line.msg === 'request completed'), `${what}: an access line`)
-    t.ok(lines.length >= (index === 10 ? 2 : 1), `${what}: ${lines.length} lines (${lines.map((line) => line.msg).join(', ')})`)
+    t.ok(
+      lines.some((line) => line.msg === 'request completed'),
+      `${what}: an access line`,
+    )
+    t.ok(
+      lines.length >= (index === 10 ? 2 : 1),
+      `${what}: ${lines.length} lines (${lines.map((line) => line.msg).join(', ')})`,
+    )
     for (const line of lines) t.equal(line.reqId, requestId, `${what}: "${line.msg}" carries the reqId`)
   }
   // One request that fails before the parser makes it a request: logged without a reqId (there is none), no secret.
@@ -482,8 +585,15 @@ t.test('logs: planted secrets never appear; every line of a request carries its 
     const leaks = logs().filter((line) => JSON.stringify(line).includes(value))
     t.same(leaks, [], `${value.split('-').slice(0, -1).join('-')} is not logged`)
   }
-  t.ok(logs().some((line) => line.msg === 'client error reported'), 'the report was logged')
-  t.ok(logs().some((line) => line.msg === 'request failed' && line.reqId === 'hostile-9'), 'the 500 was logged with its reqId')
-  const redacted = '/no-such-page?token=[Redacted]&access_token=[Redacted]&password=[Redacted]&TOKEN=[Redacted]&%74oken=[Redacted]&page=2'
+  t.ok(
+    logs().some((line) => line.msg === 'client error reported'),
+    'the report was logged',
+  )
+  t.ok(
+    logs().some((line) => line.msg === 'request failed' && line.reqId === 'hostile-9'),
+    'the 500 was logged with its reqId',
+  )
+  const redacted =
+    '/no-such-page?token=[Redacted]&access_token=[Redacted]&password=[Redacted]&TOKEN=[Redacted]&%74oken=[Redacted]&page=2'
   t.match(text, redacted, 'the rest of the URL stays readable')
 })

@@ -23,10 +23,13 @@ async function startUpstream(t: Test, handler: http.RequestListener): Promise<Up
     handler(request, response)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  }))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
   const { port } = server.address() as AddressInfo
   return { origin: `http://127.0.0.1:${port}`, port, received }
 }
@@ -44,7 +47,10 @@ function serveImages(request: http.IncomingMessage, response: http.ServerRespons
     return
   }
   if (url.pathname === '/photo.jpg') {
-    response.writeHead(200, { 'content-type': 'image/jpeg', 'cache-control': url.searchParams.get('cc') ?? 'public, max-age=3600' })
+    response.writeHead(200, {
+      'content-type': 'image/jpeg',
+      'cache-control': url.searchParams.get('cc') ?? 'public, max-age=3600',
+    })
     response.end(photo)
     return
   }
@@ -61,7 +67,24 @@ const loopbackLookup: LookupFunction = (_hostname, options, callback) => {
 const image = (url: string) => `/_next/image?url=${encodeURIComponent(url)}&w=256`
 
 t.test('addresses in loopback, private, link-local and reserved ranges are refused', async (t) => {
-  for (const address of ['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+  for (const address of [
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    'not-an-ip',
+  ]) {
     t.ok(isPrivateAddress(address), `${address} refused`)
   }
   for (const address of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
@@ -98,33 +121,54 @@ t.test('a host name that resolves to the loopback address is refused at connect 
   t.equal(upstream.received.length, 0, 'no connection was made')
 })
 
-t.test('with the address rule explicitly lifted, an allowed origin is fetched without the visitor\'s credentials', async (t) => {
-  const upstream = await startUpstream(t, serveImages)
-  const origin = `http://images.test:${upstream.port}`
-  const { app } = await buildImageApp(t, {}, { limits: { remoteOrigins: [origin] }, lookup: loopbackLookup, isAddressRefused: () => false })
-  const response = await app.inject({
-    url: image(`${origin}/photo.jpg`),
-    headers: { accept: 'image/webp', cookie: 'session=secret', authorization: 'Bearer secret' },
-  })
-  t.equal(response.statusCode, 200)
-  t.equal(response.headers['content-type'], 'image/webp')
-  t.equal(response.headers['cache-control'], 'public, max-age=3600, must-revalidate', 'the upstream max-age, above the minimum')
-  t.equal(response.headers['content-disposition'], 'inline; filename="photo.webp"')
-  t.equal(upstream.received.length, 1)
-  t.notOk(upstream.received[0]!.cookie, 'no cookie forwarded')
-  t.notOk(upstream.received[0]!.authorization, 'no authorization forwarded')
+t.test(
+  "with the address rule explicitly lifted, an allowed origin is fetched without the visitor's credentials",
+  async (t) => {
+    const upstream = await startUpstream(t, serveImages)
+    const origin = `http://images.test:${upstream.port}`
+    const { app } = await buildImageApp(
+      t,
+      {},
+      { limits: { remoteOrigins: [origin] }, lookup: loopbackLookup, isAddressRefused: () => false },
+    )
+    const response = await app.inject({
+      url: image(`${origin}/photo.jpg`),
+      headers: { accept: 'image/webp', cookie: 'session=secret', authorization: 'Bearer secret' },
+    })
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['content-type'], 'image/webp')
+    t.equal(
+      response.headers['cache-control'],
+      'public, max-age=3600, must-revalidate',
+      'the upstream max-age, above the minimum',
+    )
+    t.equal(response.headers['content-disposition'], 'inline; filename="photo.webp"')
+    t.equal(upstream.received.length, 1)
+    t.notOk(upstream.received[0]!.cookie, 'no cookie forwarded')
+    t.notOk(upstream.received[0]!.authorization, 'no authorization forwarded')
 
-  const short = await app.inject({ url: image(`${origin}/photo.jpg?cc=max-age%3D5`), headers: { accept: 'image/webp' } })
-  t.equal(short.headers['cache-control'], 'public, max-age=60, must-revalidate', 'never below the minimum lifetime')
+    const short = await app.inject({
+      url: image(`${origin}/photo.jpg?cc=max-age%3D5`),
+      headers: { accept: 'image/webp' },
+    })
+    t.equal(short.headers['cache-control'], 'public, max-age=60, must-revalidate', 'never below the minimum lifetime')
 
-  const other = await app.inject(image(`http://other.test:${upstream.port}/photo.jpg`))
-  t.equal(other.statusCode, 400, 'another origin stays refused')
-  t.equal(other.json().message, `url host other.test:${upstream.port} is not in the allow-list of remote image origins`)
-})
+    const other = await app.inject(image(`http://other.test:${upstream.port}/photo.jpg`))
+    t.equal(other.statusCode, 400, 'another origin stays refused')
+    t.equal(
+      other.json().message,
+      `url host other.test:${upstream.port} is not in the allow-list of remote image origins`,
+    )
+  },
+)
 
 t.test('redirects: up to 3 followed, a 4th refused, a redirect off the allow-list refused', async (t) => {
   const upstream = await startUpstream(t, serveImages)
-  const { app } = await buildImageApp(t, {}, { limits: { remoteOrigins: [upstream.origin] }, isAddressRefused: () => false })
+  const { app } = await buildImageApp(
+    t,
+    {},
+    { limits: { remoteOrigins: [upstream.origin] }, isAddressRefused: () => false },
+  )
   const three = await app.inject(image(`${upstream.origin}/redirect?hops=3`))
   t.equal(three.statusCode, 200, '3 redirects')
   const four = await app.inject(image(`${upstream.origin}/redirect?hops=4`))
@@ -139,10 +183,14 @@ t.test('redirects: up to 3 followed, a 4th refused, a redirect off the allow-lis
 
 t.test('a body over the cap is refused; a missing remote image is a bad gateway', async (t) => {
   const upstream = await startUpstream(t, serveImages)
-  const { app } = await buildImageApp(t, {}, {
-    limits: { remoteOrigins: [upstream.origin], maxSourceBytes: 1000 },
-    isAddressRefused: () => false,
-  })
+  const { app } = await buildImageApp(
+    t,
+    {},
+    {
+      limits: { remoteOrigins: [upstream.origin], maxSourceBytes: 1000 },
+      isAddressRefused: () => false,
+    },
+  )
   const big = await app.inject(image(`${upstream.origin}/photo.jpg`))
   t.equal(big.statusCode, 502)
   t.equal(big.json().code, 'COURIER_ERR_IMAGE_UPSTREAM_FAILED')
@@ -152,10 +200,14 @@ t.test('a body over the cap is refused; a missing remote image is a bad gateway'
 
 t.test('an upstream that does not answer in time is a 504', async (t) => {
   const upstream = await startUpstream(t, serveImages)
-  const { app } = await buildImageApp(t, {}, {
-    limits: { remoteOrigins: [upstream.origin], fetchTimeoutMs: 300 },
-    isAddressRefused: () => false,
-  })
+  const { app } = await buildImageApp(
+    t,
+    {},
+    {
+      limits: { remoteOrigins: [upstream.origin], fetchTimeoutMs: 300 },
+      isAddressRefused: () => false,
+    },
+  )
   const response = await app.inject(image(`${upstream.origin}/hang`))
   t.equal(response.statusCode, 504)
   t.equal(response.json().code, 'COURIER_ERR_IMAGE_UPSTREAM_TIMEOUT')

@@ -3,17 +3,44 @@ import t from 'tap'
 import { isAnimatedImage, sniffImageFormat } from '../../src/images/sniff.ts'
 import { animatedPng } from '../helpers/images.ts'
 
-const frame = (colour: string) => sharp({ create: { width: 20, height: 10, channels: 3, background: colour } }).png().toBuffer()
+const frame = (colour: string) =>
+  sharp({ create: { width: 20, height: 10, channels: 3, background: colour } })
+    .png()
+    .toBuffer()
 const frames = [await frame('#f00'), await frame('#0f0'), await frame('#00f')]
 
 t.test('animation is told from the bytes of each format', async (t) => {
   const cases: Array<[string, Buffer, boolean]> = [
     ['a still GIF', await sharp(frames[0]).gif().toBuffer(), false],
-    ['an animated GIF', await sharp(frames, { join: { animated: true } }).gif().toBuffer(), true],
-    ['an animated GIF with a local colour table per frame', await sharp(frames, { join: { animated: true } }).gif({ reuse: false }).toBuffer(), true],
+    [
+      'an animated GIF',
+      await sharp(frames, { join: { animated: true } })
+        .gif()
+        .toBuffer(),
+      true,
+    ],
+    [
+      'an animated GIF with a local colour table per frame',
+      await sharp(frames, { join: { animated: true } })
+        .gif({ reuse: false })
+        .toBuffer(),
+      true,
+    ],
     ['a still WebP', await sharp(frames[0]).webp().toBuffer(), false],
-    ['a still WebP with alpha (VP8X without the animation flag)', await sharp({ create: { width: 8, height: 8, channels: 4, background: '#f008' } }).webp().toBuffer(), false],
-    ['an animated WebP', await sharp(frames, { join: { animated: true } }).webp().toBuffer(), true],
+    [
+      'a still WebP with alpha (VP8X without the animation flag)',
+      await sharp({ create: { width: 8, height: 8, channels: 4, background: '#f008' } })
+        .webp()
+        .toBuffer(),
+      false,
+    ],
+    [
+      'an animated WebP',
+      await sharp(frames, { join: { animated: true } })
+        .webp()
+        .toBuffer(),
+      true,
+    ],
     ['a still PNG', frames[0]!, false],
     ['an APNG (acTL before IDAT)', animatedPng(12, 8), true],
     ['a JPEG', await sharp(frames[0]).jpeg().toBuffer(), false],

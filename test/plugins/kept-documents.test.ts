@@ -2,7 +2,13 @@ import t from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
 import { guides } from '../helpers/content.ts'
 import { filterExclusions } from '../../config/request-filter.ts'
-import { pageInstances, siteWithUnfilteredPage, testGuidePath, testGuidesPath, testRoutes } from '../helpers/site-pages.ts'
+import {
+  pageInstances,
+  siteWithUnfilteredPage,
+  testGuidePath,
+  testGuidesPath,
+  testRoutes,
+} from '../helpers/site-pages.ts'
 import { build } from '../helpers/app.ts'
 
 /** `nonce-...` of the response's CSP header. */
@@ -40,14 +46,31 @@ t.test('a kept document is the streamed render, byte for byte, with the same non
     t.equal(kept.statusCode, streamed.statusCode, url)
     t.equal(withoutNonce(kept), withoutNonce(streamed), `${url}: same bytes as a fresh render`)
     t.equal(withoutNonce(first), withoutNonce(kept), `${url}: the first answer too`)
-    for (const name of ['content-type', 'cache-control', 'x-deployment-id', 'x-content-type-options', 'x-frame-options']) {
+    for (const name of [
+      'content-type',
+      'cache-control',
+      'x-deployment-id',
+      'x-content-type-options',
+      'x-frame-options',
+    ]) {
       t.equal(kept.headers[name], streamed.headers[name], `${url}: ${name}`)
     }
-    t.equal(kept.headers['content-length'], String(Buffer.byteLength(kept.body)), `${url}: a kept document has a length`)
-    if (filterExclusions.exactPaths.includes(url)) t.notMatch(kept.body, ' nonce="', 'an unfiltered path gets the document without nonces')
+    t.equal(
+      kept.headers['content-length'],
+      String(Buffer.byteLength(kept.body)),
+      `${url}: a kept document has a length`,
+    )
+    if (filterExclusions.exactPaths.includes(url))
+      t.notMatch(kept.body, ' nonce="', 'an unfiltered path gets the document without nonces')
   }
-  const kinds = logs().filter(renderedOnce).map((line) => line.document)
-  t.same(kinds.sort(), ['error:404', ...keptPages.map((page) => page.document)].sort(), 'one render per page and one for the 404 page')
+  const kinds = logs()
+    .filter(renderedOnce)
+    .map((line) => line.document)
+  t.same(
+    kinds.sort(),
+    ['error:404', ...keptPages.map((page) => page.document)].sort(),
+    'one render per page and one for the 404 page',
+  )
 })
 
 t.test('every request gets its own nonce, on every script and style of the document', async (t) => {
@@ -57,10 +80,12 @@ t.test('every request gets its own nonce, on every script and style of the docum
   t.equal(new Set(nonces).size, 3, 'three requests, three nonces')
   for (const [index, response] of responses.entries()) {
     const nonce = nonces[index]!
-    const tags = [...response.body.matchAll(/<(script|style|link rel="(?:stylesheet|modulepreload)")[^>]*>/g)].map((match) => match[0])
+    const tags = [...response.body.matchAll(/<(script|style|link rel="(?:stylesheet|modulepreload)")[^>]*>/g)].map(
+      (match) => match[0],
+    )
     t.ok(tags.length >= 3)
     for (const tag of tags) t.match(tag, ` nonce="${nonce}"`, tag)
-    for (const other of nonces) if (other !== nonce) t.notMatch(response.body, other, 'no other request\'s nonce')
+    for (const other of nonces) if (other !== nonce) t.notMatch(response.body, other, "no other request's nonce")
     t.notMatch(response.body, 'courier-nonce-', 'the placeholder never reaches a response')
   }
 })
@@ -91,7 +116,12 @@ t.test('unknown slugs are never kept: their not-found answer is the one 404 docu
     const response = await app.inject(testGuidePath(`missing-${index}`))
     t.equal(response.statusCode, 404)
   }
-  t.same(logs().filter(renderedOnce).map((line) => line.document), ['error:404'])
+  t.same(
+    logs()
+      .filter(renderedOnce)
+      .map((line) => line.document),
+    ['error:404'],
+  )
 })
 
 t.test('a query cannot change a kept document; dynamic pages still render per request', async (t) => {
@@ -124,7 +154,9 @@ t.test('kept answers still get their access line, with the request id', async (t
   const { app, logs } = await build(t)
   await app.inject('/')
   const response = await app.inject('/')
-  const line = logs().find((entry) => entry.msg === 'request completed' && entry.reqId === response.headers['x-request-id'])
+  const line = logs().find(
+    (entry) => entry.msg === 'request completed' && entry.reqId === response.headers['x-request-id'],
+  )
   t.ok(line)
   t.equal(line?.statusCode, 200)
 })

@@ -50,42 +50,55 @@ async function untilServed(
   throw new Error('the server never served the request again')
 }
 
-t.test('a saturated event loop sheds new page requests with 503, Retry-After and the error page; then recovers', async (t) => {
-  const { app, logs } = await build(t, {}, { limits: testLimits })
-  await app.inject('/api/health') // warm: the first request of an app does one-off work
-  const responses = await underSaturation(() => app.inject('/'))
-  const shed = responses.filter((response) => response.statusCode === 503)
-  t.ok(shed.length > 0, `some requests were shed (${shed.length} of ${responses.length})`)
-  t.ok(responses.every((response) => response.statusCode === 503 || response.statusCode === 200), 'only 503 or 200')
-  const first = shed[0]!
-  t.equal(first.headers['retry-after'], String(serverLimits.overloadRetryAfterSeconds))
-  t.equal(first.headers['cache-control'], 'no-store')
-  t.match(first.headers['content-type'], /^text\/html/)
-  t.match(first.body, '<title>503: An unexpected error has occurred</title>', 'the status-title table')
-  t.notMatch(first.body, 'Digest', 'nothing failed: no digest')
-  t.ok(first.headers['x-request-id'], 'the request id is echoed')
+t.test(
+  'a saturated event loop sheds new page requests with 503, Retry-After and the error page; then recovers',
+  async (t) => {
+    const { app, logs } = await build(t, {}, { limits: testLimits })
+    await app.inject('/api/health') // warm: the first request of an app does one-off work
+    const responses = await underSaturation(() => app.inject('/'))
+    const shed = responses.filter((response) => response.statusCode === 503)
+    t.ok(shed.length > 0, `some requests were shed (${shed.length} of ${responses.length})`)
+    t.ok(
+      responses.every((response) => response.statusCode === 503 || response.statusCode === 200),
+      'only 503 or 200',
+    )
+    const first = shed[0]!
+    t.equal(first.headers['retry-after'], String(serverLimits.overloadRetryAfterSeconds))
+    t.equal(first.headers['cache-control'], 'no-store')
+    t.match(first.headers['content-type'], /^text\/html/)
+    t.match(first.body, '<title>503: An unexpected error has occurred</title>', 'the status-title table')
+    t.notMatch(first.body, 'Digest', 'nothing failed: no digest')
+    t.ok(first.headers['x-request-id'], 'the request id is echoed')
 
-  const again = await untilServed(() => app.inject('/'), responses)
-  t.equal(again.statusCode, 200, 'served again without any outside help')
-  const shedInAll = responses.filter((response) => response.statusCode === 503).length
+    const again = await untilServed(() => app.inject('/'), responses)
+    t.equal(again.statusCode, 200, 'served again without any outside help')
+    const shedInAll = responses.filter((response) => response.statusCode === 503).length
 
-  const lines = logs()
-  t.same(lines.filter((line) => line.level >= 50), [], 'no error line: shedding is not a failure')
-  const shedLines = lines.filter((line) => line.msg === 'request completed' && line.statusCode === 503)
-  t.equal(shedLines.length, shedInAll, 'one access line per shed request')
-  t.ok(shedLines.every((line) => line.level === 40 && line.reqId), 'at warn, with the reqId')
-  const started = lines.filter((line) => line.msg === 'shedding load')
-  t.ok(started.length >= 1, 'the episode start is logged')
-  t.equal(started[0]?.code, 'COURIER_ERR_SERVER_OVERLOADED')
-  t.equal(started[0]?.level, 40)
-  const ended = lines.filter((line) => line.msg === 'load shedding ended')
-  t.equal(ended.length, started.length, 'every episode that started is logged as ended')
-  t.equal(
-    ended.reduce((sum, line) => sum + Number(line.shed), 0),
-    shedInAll,
-    'the episodes count every shed request',
-  )
-})
+    const lines = logs()
+    t.same(
+      lines.filter((line) => line.level >= 50),
+      [],
+      'no error line: shedding is not a failure',
+    )
+    const shedLines = lines.filter((line) => line.msg === 'request completed' && line.statusCode === 503)
+    t.equal(shedLines.length, shedInAll, 'one access line per shed request')
+    t.ok(
+      shedLines.every((line) => line.level === 40 && line.reqId),
+      'at warn, with the reqId',
+    )
+    const started = lines.filter((line) => line.msg === 'shedding load')
+    t.ok(started.length >= 1, 'the episode start is logged')
+    t.equal(started[0]?.code, 'COURIER_ERR_SERVER_OVERLOADED')
+    t.equal(started[0]?.level, 40)
+    const ended = lines.filter((line) => line.msg === 'load shedding ended')
+    t.equal(ended.length, started.length, 'every episode that started is logged as ended')
+    t.equal(
+      ended.reduce((sum, line) => sum + Number(line.shed), 0),
+      shedInAll,
+      'the episodes count every shed request',
+    )
+  },
+)
 
 t.test('API and /_next requests are shed in JSON with the error code; /api/health stays up', async (t) => {
   const { app } = await build(t, {}, { limits: testLimits })

@@ -18,9 +18,20 @@ t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', 
   const { app } = await build(t, testRoutes)
   const id = app.deploymentId
   const cases: Array<[string, (props: Record<string, unknown>) => void]> = [
-    [json(testGuidesPath), (props) => t.same((props.guides as Array<{ slug: string }>).map((guide) => guide.slug), guides.map((guide) => guide.slug))],
-    ...guides.slice(0, 2).map((guide): [string, (props: Record<string, unknown>) => void] =>
-      [json(testGuidePath(guide.slug)), (props) => t.match(props, { guide: { slug: guide.slug, title: guide.title } })]),
+    [
+      json(testGuidesPath),
+      (props) =>
+        t.same(
+          (props.guides as Array<{ slug: string }>).map((guide) => guide.slug),
+          guides.map((guide) => guide.slug),
+        ),
+    ],
+    ...guides
+      .slice(0, 2)
+      .map((guide): [string, (props: Record<string, unknown>) => void] => [
+        json(testGuidePath(guide.slug)),
+        (props) => t.match(props, { guide: { slug: guide.slug, title: guide.title } }),
+      ]),
   ]
   for (const [path, check] of cases) {
     const response = await app.inject({ url: dataUrl(id, path), headers: { 'x-deployment-id': id } })
@@ -50,7 +61,11 @@ t.test('static data: one ETag for the deployment, 304 on If-None-Match, 200 on a
   t.equal(revalidated.statusCode, 304)
   t.equal(revalidated.body, '')
   t.equal(revalidated.headers.etag, etag)
-  t.equal((await app.inject({ url, headers: { 'if-none-match': `"x", W/${etag}` } })).statusCode, 304, 'weak form, in a list')
+  t.equal(
+    (await app.inject({ url, headers: { 'if-none-match': `"x", W/${etag}` } })).statusCode,
+    304,
+    'weak form, in a list',
+  )
   t.equal((await app.inject({ url, headers: { 'if-none-match': '"other"' } })).statusCode, 200)
 })
 
@@ -62,7 +77,10 @@ t.test('dynamic page data is computed per request and never stored', async (t) =
   t.equal(first.headers['cache-control'], 'private, no-cache, no-store, max-age=0, must-revalidate')
   t.notOk(first.headers.etag, 'no validator for per-request data')
   // A partly prerendered page: its data carries both kinds, the kept and the request's own.
-  t.match(first.json(), { kind: 'dynamic', pageProps: { kept: { keptToken: /^[\w-]{36}$/ }, live: { value: { requestToken: 'first' } } } })
+  t.match(first.json(), {
+    kind: 'dynamic',
+    pageProps: { kept: { keptToken: /^[\w-]{36}$/ }, live: { value: { requestToken: 'first' } } },
+  })
   const second = await app.inject(`${url}?token=second`)
   const live = (response: typeof first) => response.json().pageProps.live.value.requestToken
   t.equal(live(second), 'second', 'fresh for each request')
@@ -74,7 +92,9 @@ t.test('unknown pages and loader not-found answers are 404 { notFound: true }, a
   // Test pages without test routes have no data either.
   const { app: withoutTestRoutes } = await build(t)
   const asked: Array<[typeof app, string]> = [
-    ...[json(testGuidePath('no-such-guide')), '/nothing.json', testGuidesPath, `${testGuidesPath}.html`].map((path): [typeof app, string] => [app, path]),
+    ...[json(testGuidePath('no-such-guide')), '/nothing.json', testGuidesPath, `${testGuidesPath}.html`].map(
+      (path): [typeof app, string] => [app, path],
+    ),
     [withoutTestRoutes, '/__test/slow.json'],
   ]
   for (const [server, path] of asked) {
@@ -117,7 +137,10 @@ t.test('a failing loader is a 500 in JSON with a digest, never the message', asy
   t.notMatch(response.body, 'secret')
   const body = response.json() as { digest: string }
   t.match(body.digest, /^\w+$/)
-  t.ok(logs().some((line) => line.digest === body.digest && line.msg === 'request failed'), 'the digest is logged')
+  t.ok(
+    logs().some((line) => line.digest === body.digest && line.msg === 'request failed'),
+    'the digest is logged',
+  )
 })
 
 t.test('a wrong deployment id, in the path or the header, is a 409 skew', async (t) => {

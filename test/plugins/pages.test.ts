@@ -24,7 +24,13 @@ t.test('every page answers with its content, title and deployment id', async (t)
   // title its head gives (a page without parameters reads no data in its head).
   const cases: Array<[string, string, RegExp]> = (await pageInstances({ firstOnly: true })).map(({ page, url }) => {
     const title = page.path.includes(':') ? null : page.head(undefined, {}).title
-    return [url, page.id, title === null ? /<title>[^<]+<\/title>/ : new RegExp(`<title>${escapeHtml(title).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</title>`)]
+    return [
+      url,
+      page.id,
+      title === null
+        ? /<title>[^<]+<\/title>/
+        : new RegExp(`<title>${escapeHtml(title).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</title>`),
+    ]
   })
   t.ok(cases.length > 1, `the site's pages (${cases.length})`)
   for (const [url, pageId, content] of cases) {
@@ -46,7 +52,11 @@ t.test('title and meta come from the page table', async (t) => {
   const guide = guides[1]!
   const response = await app.inject(testGuidePath(guide.slug))
   t.match(response.body, `<title>${escapeHtml(titled(guide.title))}</title>`)
-  t.match(response.body, `<meta name="description" content="${escapeHtml(guide.summary)}" />`, 'its description, from its data')
+  t.match(
+    response.body,
+    `<meta name="description" content="${escapeHtml(guide.summary)}" />`,
+    'its description, from its data',
+  )
 })
 
 t.test('static and dynamic pages are cached differently', async (t) => {
@@ -66,7 +76,10 @@ t.test('every asset in the page carries ?dpl=<id>', async (t) => {
   const assets = [...named, ...entries, ...preloads]
   t.ok(assets.length >= 3, 'font, entry script and page chunk')
   for (const asset of assets) t.match(asset, new RegExp(`\\?dpl=${app.deploymentId}$`), asset)
-  t.match(response.body, /<link rel="preload" href="\/_next\/static\/chunks\/inter-core-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/)
+  t.match(
+    response.body,
+    /<link rel="preload" href="\/_next\/static\/chunks\/inter-core-wght-normal-[^"]+\.woff2\?dpl=[^"]+" as="font" type="font\/woff2" crossorigin>/,
+  )
 })
 
 t.test("the page's own chunk is preloaded with the entry, under the same URL the client imports", async (t) => {
@@ -76,7 +89,11 @@ t.test("the page's own chunk is preloaded with the entry, under the same URL the
   t.equal(entries.length, 1, 'the loader starts one entry')
   const preload = preloads.find((url) => /^\/_next\/static\/chunks\/test-guides-[\w-]+\.js\?dpl=/.test(url))
   t.ok(preload, "a modulepreload for the page's chunk")
-  t.notMatch(response.body, /<script type="module"|<link rel="modulepreload"/, 'neither is named in the head: the loader starts them')
+  t.notMatch(
+    response.body,
+    /<script type="module"|<link rel="modulepreload"/,
+    'neither is named in the head: the loader starts them',
+  )
   const entry = entries[0]!
   const entryCode = (await app.inject(entry)).body
   const chunkName = preload!.split('/').pop()!
@@ -125,7 +142,10 @@ t.test('streaming: the shell is flushed before a slow Suspense boundary resolves
   const resolvedAt = chunks.findIndex((chunk) => chunk.text.includes('Resolved after'))
   t.ok(shellAt >= 0, 'the shell with the fallback arrived')
   t.ok(resolvedAt > shellAt, `the boundary came in a later chunk (${shellAt} then ${resolvedAt})`)
-  const shell = chunks.slice(0, shellAt + 1).map((chunk) => chunk.text).join('')
+  const shell = chunks
+    .slice(0, shellAt + 1)
+    .map((chunk) => chunk.text)
+    .join('')
   t.match(shell, /^<!doctype html>/)
   t.notMatch(shell, 'Resolved after', 'the boundary content is not in the shell')
   const whole = chunks.map((chunk) => chunk.text).join('')
@@ -154,8 +174,14 @@ t.test('a client that disconnects aborts the render; nothing is logged as an err
   for (let waited = 0; waited < 2000 && !logs().some((line) => line.msg.startsWith('render aborted')); waited += 20) {
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  t.ok(logs().some((line) => line.msg === 'render aborted: the client closed the connection'), 'the render was aborted')
-  t.notOk(logs().some((line) => line.level >= 50), 'no error line')
+  t.ok(
+    logs().some((line) => line.msg === 'render aborted: the client closed the connection'),
+    'the render was aborted',
+  )
+  t.notOk(
+    logs().some((line) => line.level >= 50),
+    'no error line',
+  )
 })
 
 t.test('a render that outlives the render time-out is aborted and the document still ends', async (t) => {

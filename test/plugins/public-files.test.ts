@@ -45,7 +45,15 @@ t.test('each file answers GET and HEAD with its validators; nothing else is serv
   t.equal(again.statusCode, 304)
   t.equal((await app.inject('/images/b%20c.jpg')).body, 'b c', 'a name with a space')
   t.equal((await app.inject('/linked/note.txt')).body, 'note')
-  for (const url of ['/.env', '/images/.hidden.jpg', '/.git/config', '/images', '/images/../.env', '/dangling', '/nothing.txt']) {
+  for (const url of [
+    '/.env',
+    '/images/.hidden.jpg',
+    '/.git/config',
+    '/images',
+    '/images/../.env',
+    '/dangling',
+    '/nothing.txt',
+  ]) {
     t.equal((await app.inject(url)).statusCode, 404, url)
   }
   const folder = await app.inject('/images/')

@@ -44,7 +44,11 @@ t.test('the trusted proxy list decides whose X-Forwarded-For counts', async (t) 
     const { app } = await buildUnready(t, { TRUST_PROXY: trustProxy })
     app.get('/__ip', async (request) => request.ip)
     await app.ready()
-    const response = await app.inject({ url: '/__ip', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.9' } })
+    const response = await app.inject({
+      url: '/__ip',
+      remoteAddress: '127.0.0.1',
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    })
     seen.push(response.body)
   }
   t.same(seen, ['203.0.113.9', '127.0.0.1', '203.0.113.9', '127.0.0.1'])

@@ -35,7 +35,23 @@ t.test('targets are read as the router reads them', async (t) => {
 })
 
 t.test('targets that could be read two ways are refused, with a reason', async (t) => {
-  for (const target of ['//a', '/a//', '/a/./b', '/a/%2E', '/a%2fb', '/a%5cb', '/a\\b', '/a%7F', '/a%1f', '*', '*/about', 'ftp://h/about', 'http://#/about', 'http:///about', '/%']) {
+  for (const target of [
+    '//a',
+    '/a//',
+    '/a/./b',
+    '/a/%2E',
+    '/a%2fb',
+    '/a%5cb',
+    '/a\\b',
+    '/a%7F',
+    '/a%1f',
+    '*',
+    '*/about',
+    'ftp://h/about',
+    'http://#/about',
+    'http:///about',
+    '/%',
+  ]) {
     const judged = judgePath(target)
     t.equal(judged.kind, 'invalid', target)
     if (judged.kind === 'invalid') t.type(judged.reason, 'string')
@@ -76,7 +92,8 @@ t.test('the CSP header is built once around the nonce', async (t) => {
     const outcome = step(request, { pathname: '/', pageData: false })
     t.equal(outcome.action, 'continue')
     seen.add(request.cspNonce!)
-    if (outcome.action === 'continue') t.equal(outcome.headers?.['content-security-policy'], parts.join(request.cspNonce!))
+    if (outcome.action === 'continue')
+      t.equal(outcome.headers?.['content-security-policy'], parts.join(request.cspNonce!))
   }
   t.equal(seen.size, 600, 'no nonce twice, across pool refills')
 })
@@ -89,6 +106,10 @@ t.test('redirect parameters cannot inject a second path or a replacement pattern
     location: '/new/$&$1?y=1',
     permanent: false,
   })
-  t.same(step(request, { pathname: '/old/a b', pageData: false }), { action: 'redirect', location: '/new/a%20b?y=1', permanent: false })
+  t.same(step(request, { pathname: '/old/a b', pageData: false }), {
+    action: 'redirect',
+    location: '/new/a%20b?y=1',
+    permanent: false,
+  })
   t.same(step(request, { pathname: '/other', pageData: false }), { action: 'continue' })
 })

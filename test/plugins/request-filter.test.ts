@@ -32,7 +32,8 @@ const image = publicImagePath()
 const dynamicPage = '/__test/partial'
 
 /** `text` with the character at `index` percent-encoded: the same path to the router. */
-const encodedAt = (text: string, index: number) => `${text.slice(0, index)}%${text.charCodeAt(index).toString(16)}${text.slice(index + 1)}`
+const encodedAt = (text: string, index: number) =>
+  `${text.slice(0, index)}%${text.charCodeAt(index).toString(16)}${text.slice(index + 1)}`
 const encodedFirst = (path: string) => encodedAt(path, path.search(/[a-z]/i))
 const encodedLast = (path: string) => encodedAt(path, path.length - 1)
 
@@ -278,7 +279,12 @@ t.test('the path table: at least 60 raw paths, each with its decision', async (t
 
 t.test('inject (which resolves dot segments itself) agrees on plain paths', async (t) => {
   const { app, logs } = await buildSite(t)
-  for (const [url, expected] of [[guidePath, 'applied'], [`${excluded}/`, 'excluded'], ['/api/health', 'excluded'], [excluded.toUpperCase(), 'applied']] as const) {
+  for (const [url, expected] of [
+    [guidePath, 'applied'],
+    [`${excluded}/`, 'excluded'],
+    ['/api/health', 'excluded'],
+    [excluded.toUpperCase(), 'applied'],
+  ] as const) {
     const response = await app.inject(url)
     t.equal(accessLineOf(logs, response.headers['x-request-id'])?.filter, expected, url)
     t.equal(Boolean(response.headers['content-security-policy']), expected === 'applied', `${url}: CSP`)
@@ -334,46 +340,64 @@ t.test('HSTS=true adds Strict-Transport-Security to every response', async (t) =
   }
 })
 
-t.test('redirects from config keep the query and encode the parameter; data URLs get the redirect as data', async (t) => {
-  const { app, logs } = await buildSite(t)
-  const origin = await listen(app)
-  t.ok(withParameter && withoutParameter, 'config/request-filter.ts redirects a path with a parameter and one without')
-  const [from1, to1, from0, to0] = [withParameter!.from, withParameter!.to, withoutParameter!.from, withoutParameter!.to]
-  const status = (redirect: { permanent: boolean }) => (redirect.permanent ? 308 : 307)
-  const cases = [
-    [filled(from1, 'knot-tying'), filled(to1, 'knot-tying'), status(withParameter!)],
-    [`${filled(from1, 'knot-tying')}/?ref=a&b=%20`, `${filled(to1, 'knot-tying')}?ref=a&b=%20`, status(withParameter!)],
-    [from0, to0, status(withoutParameter!)],
-    [filled(from1, '$&'), filled(to1, '$&'), status(withParameter!)],
-    [filled(from1, '%C3%A9t%C3%A9'), filled(to1, '%C3%A9t%C3%A9'), status(withParameter!)],
-    [filled(from1, 'a%3Bb'), filled(to1, 'a%3Bb'), status(withParameter!)],
-  ] as const
-  for (const [from, to, code] of cases) {
-    const response = await rawGet(origin, from)
-    t.equal(response.status, code, `${from}: permanent (308) or not (307), as configured`)
-    t.equal(response.headers.location, to, `${from} -> ${to}`)
-    t.ok(nonceOf(response.headers['content-security-policy']), 'the redirect is a filtered response')
-    t.equal(accessLineOf(logs, response.headers['x-request-id'])?.filter, 'applied')
-  }
-  // The client router fetches data: a 3xx would be followed by fetch and show the new page's data under the old URL.
-  const dataCases = [
-    [`/_next/data/${id}${filled(from1, 'knot-tying')}.json`, filled(to1, 'knot-tying'), withParameter!.permanent],
-    [`/_next/data/${id}${from0}.json?x=1`, `${to0}?x=1`, withoutParameter!.permanent],
-  ] as const
-  for (const [from, to, permanent] of dataCases) {
-    const response = await rawGet(origin, from)
-    t.equal(response.status, 200, `${from}: answered as data`)
-    t.equal(response.headers.location, undefined, `${from}: no Location`)
-    t.match(response.headers['content-type'], /^application\/json/)
-    t.equal(response.headers['cache-control'], 'no-store')
-    t.equal(response.headers['x-deployment-id'], app.deploymentId, 'from this deployment, as page data is')
-    t.same(JSON.parse(response.body), { redirect: { destination: to, permanent } }, `${from} -> ${to}`)
-    t.equal(accessLineOf(logs, response.headers['x-request-id'])?.filter, 'applied')
-  }
-  const notRedirected = await rawGet(origin, filled(to1, 'knot-tying'))
-  t.notOk(notRedirected.headers.location, 'the target is not redirected again')
-  t.notOk([301, 302, 303, 307, 308].includes(notRedirected.status), `the target answers itself (${notRedirected.status})`)
-})
+t.test(
+  'redirects from config keep the query and encode the parameter; data URLs get the redirect as data',
+  async (t) => {
+    const { app, logs } = await buildSite(t)
+    const origin = await listen(app)
+    t.ok(
+      withParameter && withoutParameter,
+      'config/request-filter.ts redirects a path with a parameter and one without',
+    )
+    const [from1, to1, from0, to0] = [
+      withParameter!.from,
+      withParameter!.to,
+      withoutParameter!.from,
+      withoutParameter!.to,
+    ]
+    const status = (redirect: { permanent: boolean }) => (redirect.permanent ? 308 : 307)
+    const cases = [
+      [filled(from1, 'knot-tying'), filled(to1, 'knot-tying'), status(withParameter!)],
+      [
+        `${filled(from1, 'knot-tying')}/?ref=a&b=%20`,
+        `${filled(to1, 'knot-tying')}?ref=a&b=%20`,
+        status(withParameter!),
+      ],
+      [from0, to0, status(withoutParameter!)],
+      [filled(from1, '$&'), filled(to1, '$&'), status(withParameter!)],
+      [filled(from1, '%C3%A9t%C3%A9'), filled(to1, '%C3%A9t%C3%A9'), status(withParameter!)],
+      [filled(from1, 'a%3Bb'), filled(to1, 'a%3Bb'), status(withParameter!)],
+    ] as const
+    for (const [from, to, code] of cases) {
+      const response = await rawGet(origin, from)
+      t.equal(response.status, code, `${from}: permanent (308) or not (307), as configured`)
+      t.equal(response.headers.location, to, `${from} -> ${to}`)
+      t.ok(nonceOf(response.headers['content-security-policy']), 'the redirect is a filtered response')
+      t.equal(accessLineOf(logs, response.headers['x-request-id'])?.filter, 'applied')
+    }
+    // The client router fetches data: a 3xx would be followed by fetch and show the new page's data under the old URL.
+    const dataCases = [
+      [`/_next/data/${id}${filled(from1, 'knot-tying')}.json`, filled(to1, 'knot-tying'), withParameter!.permanent],
+      [`/_next/data/${id}${from0}.json?x=1`, `${to0}?x=1`, withoutParameter!.permanent],
+    ] as const
+    for (const [from, to, permanent] of dataCases) {
+      const response = await rawGet(origin, from)
+      t.equal(response.status, 200, `${from}: answered as data`)
+      t.equal(response.headers.location, undefined, `${from}: no Location`)
+      t.match(response.headers['content-type'], /^application\/json/)
+      t.equal(response.headers['cache-control'], 'no-store')
+      t.equal(response.headers['x-deployment-id'], app.deploymentId, 'from this deployment, as page data is')
+      t.same(JSON.parse(response.body), { redirect: { destination: to, permanent } }, `${from} -> ${to}`)
+      t.equal(accessLineOf(logs, response.headers['x-request-id'])?.filter, 'applied')
+    }
+    const notRedirected = await rawGet(origin, filled(to1, 'knot-tying'))
+    t.notOk(notRedirected.headers.location, 'the target is not redirected again')
+    t.notOk(
+      [301, 302, 303, 307, 308].includes(notRedirected.status),
+      `the target answers itself (${notRedirected.status})`,
+    )
+  },
+)
 
 /** An auth gate as a site would write one: pages and their data need the session cookie. */
 const authGate: PolicyStep = function requireSession(request: FastifyRequest) {
@@ -383,7 +407,14 @@ const authGate: PolicyStep = function requireSession(request: FastifyRequest) {
 
 t.test('a site step (an auth gate) guards pages and their data alike, and not the excluded paths', async (t) => {
   const { app, logs } = await buildSite(t, {}, { requestFilter: { steps: [authGate] } })
-  const guarded = ['/', guidePath, dynamicPage, '/no-such-page', `/_next/data/${id}${guidePath}.json`, `/_next/data/${id}/index.json`]
+  const guarded = [
+    '/',
+    guidePath,
+    dynamicPage,
+    '/no-such-page',
+    `/_next/data/${id}${guidePath}.json`,
+    `/_next/data/${id}/index.json`,
+  ]
   // Words of the pages guarded: the home page's title (from the page table) and the guide's.
   const homeTitle = (await loadSite(false)).pages.find((page) => page.path === '/')!.head(undefined, {}).title
   for (const url of guarded) {
@@ -403,7 +434,15 @@ t.test('a site step (an auth gate) guards pages and their data alike, and not th
   }
   const allowed = await app.inject({ url: guidePath, headers: { cookie: 'session=valid' } })
   t.equal(allowed.statusCode, 200, 'with the session, the page')
-  for (const url of [excluded, `${excluded}/`, '/api/health', '/favicon.ico', '/robots.txt', '/sitemap.xml', `/_next/data/${id}${excluded}.json`]) {
+  for (const url of [
+    excluded,
+    `${excluded}/`,
+    '/api/health',
+    '/favicon.ico',
+    '/robots.txt',
+    '/sitemap.xml',
+    `/_next/data/${id}${excluded}.json`,
+  ]) {
     const response = await app.inject(url)
     t.not(response.statusCode, 401, `${url}: excluded, not gated`)
   }
@@ -418,7 +457,9 @@ t.test('a step may answer with a body, redirect, or be async; redirects come bef
       return { action: 'continue', headers: { 'x-site-step': 'ran' } }
     },
     function legacy(_request, target) {
-      return target.pathname === guidePath ? { action: 'redirect', location: '/', permanent: false } : { action: 'continue' }
+      return target.pathname === guidePath
+        ? { action: 'redirect', location: '/', permanent: false }
+        : { action: 'continue' }
     },
   ]
   const { app } = await buildSite(t, {}, { requestFilter: { steps } })
@@ -468,7 +509,14 @@ const internalHeaders: ReadonlyArray<Record<string, string>> = [
 t.test('internal-looking headers change nothing (TRUST_PROXY off)', async (t) => {
   const { app, logs } = await buildSite(t, {}, { requestFilter: { steps: [authGate] } })
   const origin = await listen(app)
-  const paths = ['/', guidePath, filled(withParameter!.from, 'knot-tying'), excluded, '/api/health', `/_next/data/${id}${dynamicPage}.json`]
+  const paths = [
+    '/',
+    guidePath,
+    filled(withParameter!.from, 'knot-tying'),
+    excluded,
+    '/api/health',
+    `/_next/data/${id}${dynamicPage}.json`,
+  ]
   const summary = async (path: string, headers: Record<string, string>) => {
     const response = await rawGet(origin, path, headers)
     return {
@@ -497,7 +545,12 @@ function spellings(path: string): string[] {
     }
   }
   const segments = path.split('/')
-  variants.add(`/${segments.slice(1).map((segment) => [...segment].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('')).join('/')}`)
+  variants.add(
+    `/${segments
+      .slice(1)
+      .map((segment) => [...segment].map((c) => `%${c.charCodeAt(0).toString(16)}`).join(''))
+      .join('/')}`,
+  )
   return [...variants]
 }
 

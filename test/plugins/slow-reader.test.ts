@@ -56,7 +56,10 @@ t.test('a reader at a trickle: backpressure bounds what is buffered, the connect
   const { read, lastedMs } = await slowReader(app.server, '/endless', 200)
   t.ok(read > 0, 'the reader got some bytes')
   // Without backpressure the body would run to gigabytes within the second: here it stops at the socket buffers.
-  t.ok(produced < 64 * 1024 * 1024, `the body stopped once the socket was full (${(produced / 1024 / 1024).toFixed(1)} MiB made)`)
+  t.ok(
+    produced < 64 * 1024 * 1024,
+    `the body stopped once the socket was full (${(produced / 1024 / 1024).toFixed(1)} MiB made)`,
+  )
   t.ok(lastedMs >= connectionTimeoutMs, 'the connection lasted until the time-out')
   const access = logs().find((line) => line.msg === 'request completed' && line.url === '/endless')
   t.match(access, { aborted: true, statusCode: 200 }, 'the abandoned response has its access line')
@@ -65,10 +68,12 @@ t.test('a reader at a trickle: backpressure bounds what is buffered, the connect
     [],
     'nothing logged at error level',
   )
-  t.comment(`slow reader: ${(produced / 1024 / 1024).toFixed(1)} MiB made, closed by the server after ${Math.round(lastedMs)} ms`)
+  t.comment(
+    `slow reader: ${(produced / 1024 / 1024).toFixed(1)} MiB made, closed by the server after ${Math.round(lastedMs)} ms`,
+  )
 })
 
-t.test('the connection time-out is Node\'s socket time-out and outlasts every legitimate silence', async (t) => {
+t.test("the connection time-out is Node's socket time-out and outlasts every legitimate silence", async (t) => {
   const { app } = await build(t)
   t.equal(app.server.timeout, serverLimits.connectionTimeoutMs, 'Node enforces the configured socket time-out')
   // A render may wait for its data this long without writing a byte; an image fetch or transform too.

@@ -20,7 +20,11 @@ t.test('built assets are immutable for a year; unknown ones are 404 no-store, ne
 
 t.test('the build manifest and the document template are not served', async (t) => {
   const { app } = await build(t)
-  for (const url of ['/_next/static/.vite/manifest.json', '/_next/static/index.html', '/_next/static/../deployment.json']) {
+  for (const url of [
+    '/_next/static/.vite/manifest.json',
+    '/_next/static/index.html',
+    '/_next/static/../deployment.json',
+  ]) {
     const response = await app.inject(url)
     t.equal(response.statusCode, 404, url)
   }

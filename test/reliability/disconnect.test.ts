@@ -49,14 +49,18 @@ async function settledHeapUsed(): Promise<number> {
 }
 
 function openConnections(server: net.Server): Promise<number> {
-  return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))))
+  return new Promise((resolve, reject) =>
+    server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  )
 }
 
 async function storm(port: number, count: number): Promise<string[]> {
   const statusLines: string[] = []
   for (let done = 0; done < count; done += batch) {
     const size = Math.min(batch, count - done)
-    statusLines.push(...(await Promise.all(Array.from({ length: size }, () => disconnectMidStream(port, '/__test/slow?delay=1500')))))
+    statusLines.push(
+      ...(await Promise.all(Array.from({ length: size }, () => disconnectMidStream(port, '/__test/slow?delay=1500')))),
+    )
   }
   return statusLines
 }
@@ -69,57 +73,71 @@ async function quiet(server: net.Server): Promise<void> {
   }
 }
 
-t.test(`${clients} clients that disconnect mid-stream: renders stop, no error logged, listeners and heap flat`, async (t) => {
-  // Log lines are counted by message, not kept (keeping 1,000 requests' lines would itself grow the heap); lines at
-  // error level and above are kept whole.
-  const counts = new Map<string, number>()
-  const errorLines: LogLine[] = []
-  const count = (msg: string) => counts.get(msg) ?? 0
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      for (const text of chunk.toString('utf8').split('\n')) {
-        if (!text.trim()) continue
-        const line = JSON.parse(text) as LogLine
-        const key = line.aborted === true ? `${line.msg} (aborted)` : line.msg
-        counts.set(key, count(key) + 1)
-        if (line.level >= 50) errorLines.push(line)
-      }
-      callback()
-    },
-  })
-  const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-test-images-'))
-  t.teardown(() => rm(imageCacheDir, { recursive: true, force: true }))
-  const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, COURIER_TEST_ROUTES: 'true' })
-  const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
-  t.teardown(() => app.close())
-  await listen(app)
-  const { port } = app.server.address() as AddressInfo
+t.test(
+  `${clients} clients that disconnect mid-stream: renders stop, no error logged, listeners and heap flat`,
+  async (t) => {
+    // Log lines are counted by message, not kept (keeping 1,000 requests' lines would itself grow the heap); lines at
+    // error level and above are kept whole.
+    const counts = new Map<string, number>()
+    const errorLines: LogLine[] = []
+    const count = (msg: string) => counts.get(msg) ?? 0
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        for (const text of chunk.toString('utf8').split('\n')) {
+          if (!text.trim()) continue
+          const line = JSON.parse(text) as LogLine
+          const key = line.aborted === true ? `${line.msg} (aborted)` : line.msg
+          counts.set(key, count(key) + 1)
+          if (line.level >= 50) errorLines.push(line)
+        }
+        callback()
+      },
+    })
+    const imageCacheDir = await mkdtemp(path.join(tmpdir(), 'courier-test-images-'))
+    t.teardown(() => rm(imageCacheDir, { recursive: true, force: true }))
+    const config = loadConfig({ LOG_LEVEL: 'debug', IMAGE_CACHE_DIR: imageCacheDir, COURIER_TEST_ROUTES: 'true' })
+    const app = await buildApp(config, { logger: pino(loggerOptions(config.logLevel), stream) })
+    t.teardown(() => app.close())
+    await listen(app)
+    const { port } = app.server.address() as AddressInfo
 
-  // Warm-up: the first renders load modules, compile hot code and fill caches.
-  await storm(port, 300)
-  await quiet(app.server)
-  const processListeners = listenerCount(process)
-  const serverListeners = listenerCount(app.server)
-  const heapBefore = await settledHeapUsed()
-  const abortedBefore = count('render aborted: the client closed the connection')
-  const abandonedBefore = count('request completed (aborted)')
+    // Warm-up: the first renders load modules, compile hot code and fill caches.
+    await storm(port, 300)
+    await quiet(app.server)
+    const processListeners = listenerCount(process)
+    const serverListeners = listenerCount(app.server)
+    const heapBefore = await settledHeapUsed()
+    const abortedBefore = count('render aborted: the client closed the connection')
+    const abandonedBefore = count('request completed (aborted)')
 
-  const statusLines = await storm(port, clients)
-  t.equal(statusLines.filter((line) => line === 'HTTP/1.1 200').length, clients, 'every client saw the page start')
-  await quiet(app.server)
+    const statusLines = await storm(port, clients)
+    t.equal(statusLines.filter((line) => line === 'HTTP/1.1 200').length, clients, 'every client saw the page start')
+    await quiet(app.server)
 
-  const heapAfter = await settledHeapUsed()
-  t.equal(count('render aborted: the client closed the connection') - abortedBefore, clients, 'every render was aborted when its client left')
-  t.equal(count('request completed (aborted)') - abandonedBefore, clients, 'each abandoned request has its access line')
-  t.same(errorLines, [], 'nothing logged at error level')
-  t.equal(await openConnections(app.server), 0, 'no connection left open')
-  t.equal(listenerCount(process), processListeners, 'process listeners flat')
-  t.equal(listenerCount(app.server), serverListeners, 'server listeners flat')
-  const growth = (heapAfter - heapBefore) / heapBefore
-  t.ok(growth < 0.1, `heap used flat within 10% (${(heapBefore / 1e6).toFixed(1)} MB -> ${(heapAfter / 1e6).toFixed(1)} MB)`)
-  t.comment(
-    `disconnect storm: ${clients} clients; heap used after GC ${(heapBefore / 1e6).toFixed(1)} MB before, ` +
-      `${(heapAfter / 1e6).toFixed(1)} MB after (${(growth * 100).toFixed(1)}%); process listeners ${processListeners}, ` +
-      `server listeners ${serverListeners}, open connections ${await openConnections(app.server)}`,
-  )
-})
+    const heapAfter = await settledHeapUsed()
+    t.equal(
+      count('render aborted: the client closed the connection') - abortedBefore,
+      clients,
+      'every render was aborted when its client left',
+    )
+    t.equal(
+      count('request completed (aborted)') - abandonedBefore,
+      clients,
+      'each abandoned request has its access line',
+    )
+    t.same(errorLines, [], 'nothing logged at error level')
+    t.equal(await openConnections(app.server), 0, 'no connection left open')
+    t.equal(listenerCount(process), processListeners, 'process listeners flat')
+    t.equal(listenerCount(app.server), serverListeners, 'server listeners flat')
+    const growth = (heapAfter - heapBefore) / heapBefore
+    t.ok(
+      growth < 0.1,
+      `heap used flat within 10% (${(heapBefore / 1e6).toFixed(1)} MB -> ${(heapAfter / 1e6).toFixed(1)} MB)`,
+    )
+    t.comment(
+      `disconnect storm: ${clients} clients; heap used after GC ${(heapBefore / 1e6).toFixed(1)} MB before, ` +
+        `${(heapAfter / 1e6).toFixed(1)} MB after (${(growth * 100).toFixed(1)}%); process listeners ${processListeners}, ` +
+        `server listeners ${serverListeners}, open connections ${await openConnections(app.server)}`,
+    )
+  },
+)

@@ -77,7 +77,12 @@ function routeShape(random: Random, id: string): string {
   const width = pick(random, [images.deviceSizes[0], images.imageSizes[2], 641, 0, -1, 99999, 'abc'])
   const quality = pick(random, [75, 75, 75, 0, 101, 'q'])
   const image = pick(random, [
-    ...publicImages, '/images/none.jpg', 'https://evil.example/x.jpg', '//evil.example/x.jpg', '/favicon.ico', '../package.json',
+    ...publicImages,
+    '/images/none.jpg',
+    'https://evil.example/x.jpg',
+    '//evil.example/x.jpg',
+    '/favicon.ico',
+    '../package.json',
   ])
   const page = pagePath(random, pick(random, pages).path)
   return pick(random, [
@@ -120,29 +125,63 @@ const mutations: ReadonlyArray<(target: string, random: Random) => string> = [
   (target) => target.replace('%', '%25'),
   (target, random) => insertSegment(target, random, pick(random, ['%252e%252e', '%252f', '%25c0%25ae'])),
   // Overlong UTF-8 for `/` and `.`.
-  (target, random) => insertSegment(target, random, pick(random, ['%c0%af', '%c0%ae%c0%ae', '%e0%80%af', '%C0%AE', '%f0%80%80%af'])),
+  (target, random) =>
+    insertSegment(target, random, pick(random, ['%c0%af', '%c0%ae%c0%ae', '%e0%80%af', '%C0%AE', '%f0%80%80%af'])),
   // Invalid escapes.
-  (target, random) => insertSegment(target, random, pick(random, ['%', '%zz', '%g1', '%e0%a4%a', '%%', '%u002e', '%0', '%ff%fe'])),
+  (target, random) =>
+    insertSegment(target, random, pick(random, ['%', '%zz', '%g1', '%e0%a4%a', '%%', '%u002e', '%0', '%ff%fe'])),
   // Dot segments, plain and encoded.
-  (target, random) => insertSegment(target, random, pick(random, ['.', '..', '%2e', '%2e%2e', '%2E%2E', '.%2e', '...', '..;'])),
+  (target, random) =>
+    insertSegment(target, random, pick(random, ['.', '..', '%2e', '%2e%2e', '%2E%2E', '.%2e', '...', '..;'])),
   // Unicode: raw UTF-8 bytes and their escapes, line separators, right-to-left marks, full-width forms.
   (target, random) =>
-    insertSegment(target, random, pick(random, ['é', '%C3%A9', '😀', '%F0%9F%98%80', '\u2028', '%E2%80%A8', '\u202e', '／', '%EF%BC%8F', 'ｆａｑ', 'ﬁ'])),
+    insertSegment(
+      target,
+      random,
+      pick(random, [
+        'é',
+        '%C3%A9',
+        '😀',
+        '%F0%9F%98%80',
+        '\u2028',
+        '%E2%80%A8',
+        '\u202e',
+        '／',
+        '%EF%BC%8F',
+        'ｆａｑ',
+        'ﬁ',
+      ]),
+    ),
   // Long segments.
   (target, random) => insertSegment(target, random, 'L'.repeat(100 + Math.floor(random() * 9000))),
   // Empty segments and backslashes.
   (target) => target.replace('/', '//'),
   (target) => target.replace('/', '/\\'),
-  (target, random) => insertSegment(target, random, pick(random, ['%2f', '%2F', '%5c', '%5C', '%00', '%0a', '%0d%0a', '%09', '%20', '+'])),
+  (target, random) =>
+    insertSegment(
+      target,
+      random,
+      pick(random, ['%2f', '%2F', '%5c', '%5C', '%00', '%0a', '%0d%0a', '%09', '%20', '+']),
+    ),
   // Query string games.
   (target, random) =>
     `${target}${target.includes('?') ? '&' : '?'}${pick(random, [
-      'w=1&w=2', 'url=', 'q=%', '__proto__[x]=1', 'constructor[prototype][x]=1', 'a'.repeat(2000), '&&&', '=', 'x=%ZZ', 'token=s3cret',
+      'w=1&w=2',
+      'url=',
+      'q=%',
+      '__proto__[x]=1',
+      'constructor[prototype][x]=1',
+      'a'.repeat(2000),
+      '&&&',
+      '=',
+      'x=%ZZ',
+      'token=s3cret',
     ])}`,
   // Trailing slash or fragment.
   (target, random) => target + pick(random, ['/', '//', '#x', '#/../page', '?', '?#']),
   // Absolute and asterisk forms.
-  (target, random) => pick(random, ['http://evil.example', 'HTTPS://evil.example:443', 'http://[::1]', 'ftp://x']) + target,
+  (target, random) =>
+    pick(random, ['http://evil.example', 'HTTPS://evil.example:443', 'http://[::1]', 'ftp://x']) + target,
   (_target, random) => pick(random, ['*', '*page', '', ' ', 'page', '..', '\\page']),
 ]
 
@@ -159,22 +198,70 @@ function insertSegment(target: string, random: Random, segment: string): string 
 
 /** Methods of the 20% of requests that are not a plain GET. */
 const methods = [
-  'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'PROPFIND', 'TRACE', 'CONNECT', 'get', 'GeT', 'FOO', 'G ET',
-  'MKCOL', 'QUERY', 'X'.repeat(40), '',
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'OPTIONS',
+  'PATCH',
+  'PROPFIND',
+  'TRACE',
+  'CONNECT',
+  'get',
+  'GeT',
+  'FOO',
+  'G ET',
+  'MKCOL',
+  'QUERY',
+  'X'.repeat(40),
+  '',
 ]
 /** Versions of the 10% of requests that do not say HTTP/1.1. */
 const versions = ['HTTP/1.0', 'HTTP/2.0', 'HTTP/1.2', 'HTTP/0.9', 'http/1.1', 'HTTP/1.1 extra', 'HTTP/9.9', '']
 const oddHosts = ['Host: evil.example', 'Host:', 'Host: a b', 'Host: courier.test\r\nHost: evil.example']
 const extraHeaders = [
-  'Accept: text/html', 'Accept: application/json', 'Accept: image/avif,image/webp,*/*', 'Accept: */*', 'Accept: \u00ff',
-  'Accept-Encoding: gzip, br', 'Accept-Encoding: x'.padEnd(300, ','), 'Cookie: a=1', 'Cookie: =;=;', 'X-Forwarded-For: 203.0.113.9',
-  'X-Forwarded-Host: evil.example', 'If-None-Match: "x"', 'If-None-Match: *', 'If-Modified-Since: yesterday',
-  'Range: bytes=0-1', 'Range: bytes=garbage', 'Range: bytes=5-1,0-0,1-', 'X-Request-Id: ../x', 'X-Request-Id: fuzz.ok-1',
-  'Content-Type: application/json', 'Content-Type: text/plain', 'Content-Type: application/json; charset=utf-16',
-  'Upgrade: websocket', 'Expect: 100-continue', 'Save-Data: on', 'X-Middleware-Subrequest: middleware',
-  'User-Agent: \u0000', 'Referer: javascript:alert(1)', 'Origin: null', 'Content-Length: 0', 'Transfer-Encoding: gzip',
+  'Accept: text/html',
+  'Accept: application/json',
+  'Accept: image/avif,image/webp,*/*',
+  'Accept: */*',
+  'Accept: \u00ff',
+  'Accept-Encoding: gzip, br',
+  'Accept-Encoding: x'.padEnd(300, ','),
+  'Cookie: a=1',
+  'Cookie: =;=;',
+  'X-Forwarded-For: 203.0.113.9',
+  'X-Forwarded-Host: evil.example',
+  'If-None-Match: "x"',
+  'If-None-Match: *',
+  'If-Modified-Since: yesterday',
+  'Range: bytes=0-1',
+  'Range: bytes=garbage',
+  'Range: bytes=5-1,0-0,1-',
+  'X-Request-Id: ../x',
+  'X-Request-Id: fuzz.ok-1',
+  'Content-Type: application/json',
+  'Content-Type: text/plain',
+  'Content-Type: application/json; charset=utf-16',
+  'Upgrade: websocket',
+  'Expect: 100-continue',
+  'Save-Data: on',
+  'X-Middleware-Subrequest: middleware',
+  'User-Agent: \u0000',
+  'Referer: javascript:alert(1)',
+  'Origin: null',
+  'Content-Length: 0',
+  'Transfer-Encoding: gzip',
 ]
-const bodies = ['', '{}', '{"source":"onerror","message":"x","url":"https://courier.test/"}', '{"source":', 'null', '[]', 'x'.repeat(100)]
+const bodies = [
+  '',
+  '{}',
+  '{"source":"onerror","message":"x","url":"https://courier.test/"}',
+  '{"source":',
+  'null',
+  '[]',
+  'x'.repeat(100),
+]
 
 interface Case {
   index: number
@@ -234,44 +321,49 @@ function judge(reply: RawReply, head: boolean): string | undefined {
   return undefined
 }
 
-t.test(`fuzz: ${count} generated request lines, no 5xx, no hang, no crash, every error status by the table`, async (t) => {
-  t.comment(`FUZZ_SEED=${seed} FUZZ_COUNT=${count}`)
-  // Short time-outs: a request the parser keeps waiting on (a body never sent) ends in seconds, with 408.
-  const limits = { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, timeoutCheckIntervalMs: 250 }
-  const { app, logs } = await build(t, { LOG_LEVEL: 'info' }, { limits })
-  const origin = await listen(app)
-  const random = prng(seed)
-  const generated = Array.from({ length: count }, (_, index) => generate(random, index, app.deploymentId))
-  const cases = onlyCase === undefined ? generated : generated.filter((fuzzCase) => fuzzCase.index === onlyCase)
+t.test(
+  `fuzz: ${count} generated request lines, no 5xx, no hang, no crash, every error status by the table`,
+  async (t) => {
+    t.comment(`FUZZ_SEED=${seed} FUZZ_COUNT=${count}`)
+    // Short time-outs: a request the parser keeps waiting on (a body never sent) ends in seconds, with 408.
+    const limits = { headersTimeoutMs: 2_000, requestTimeoutMs: 3_000, timeoutCheckIntervalMs: 250 }
+    const { app, logs } = await build(t, { LOG_LEVEL: 'info' }, { limits })
+    const origin = await listen(app)
+    const random = prng(seed)
+    const generated = Array.from({ length: count }, (_, index) => generate(random, index, app.deploymentId))
+    const cases = onlyCase === undefined ? generated : generated.filter((fuzzCase) => fuzzCase.index === onlyCase)
 
-  const statuses = new Map<number, number>()
-  const failures: Array<{ index: number; request: string; problem: string }> = []
-  let next = 0
-  const started = performance.now()
-  async function worker() {
-    while (next < cases.length) {
-      const fuzzCase = cases[next++]!
-      const reply = await rawRequest(origin, Buffer.from(fuzzCase.request, 'utf8'), { timeoutMs: hangAfterMs })
-      statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
-      const problem = judge(reply, /^HEAD /i.test(fuzzCase.request))
-      if (problem) failures.push({ index: fuzzCase.index, request: fuzzCase.request, problem })
+    const statuses = new Map<number, number>()
+    const failures: Array<{ index: number; request: string; problem: string }> = []
+    let next = 0
+    const started = performance.now()
+    async function worker() {
+      while (next < cases.length) {
+        const fuzzCase = cases[next++]!
+        const reply = await rawRequest(origin, Buffer.from(fuzzCase.request, 'utf8'), { timeoutMs: hangAfterMs })
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
+        const problem = judge(reply, /^HEAD /i.test(fuzzCase.request))
+        if (problem) failures.push({ index: fuzzCase.index, request: fuzzCase.request, problem })
+      }
     }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  const seconds = (performance.now() - started) / 1000
+    await Promise.all(Array.from({ length: concurrency }, worker))
+    const seconds = (performance.now() - started) / 1000
 
-  const histogram = Object.fromEntries([...statuses].sort(([a], [b]) => a - b))
-  t.comment(`${cases.length} requests in ${seconds.toFixed(1)} s (seed ${seed}): ${JSON.stringify(histogram)}`)
-  for (const failure of failures.slice(0, 20)) {
-    t.comment(`case ${failure.index}: ${failure.problem}`)
-    t.comment(`  replay: FUZZ_SEED=${seed} FUZZ_CASE=${failure.index}; the raw request: ${JSON.stringify(failure.request)}`)
-  }
-  t.equal(failures.length, 0, `${failures.length} of ${cases.length} answers wrong`)
-  const answered = [...statuses].reduce((sum, [, n]) => sum + n, 0)
-  t.equal(answered, cases.length, 'every request came back')
+    const histogram = Object.fromEntries([...statuses].sort(([a], [b]) => a - b))
+    t.comment(`${cases.length} requests in ${seconds.toFixed(1)} s (seed ${seed}): ${JSON.stringify(histogram)}`)
+    for (const failure of failures.slice(0, 20)) {
+      t.comment(`case ${failure.index}: ${failure.problem}`)
+      t.comment(
+        `  replay: FUZZ_SEED=${seed} FUZZ_CASE=${failure.index}; the raw request: ${JSON.stringify(failure.request)}`,
+      )
+    }
+    t.equal(failures.length, 0, `${failures.length} of ${cases.length} answers wrong`)
+    const answered = [...statuses].reduce((sum, [, n]) => sum + n, 0)
+    t.equal(answered, cases.length, 'every request came back')
 
-  const errorLines = logs().filter((line) => line.level >= 50)
-  t.same(errorLines.slice(0, 5), [], `${errorLines.length} error lines in the log`)
-  const health = await rawGet(origin, '/api/health')
-  t.equal(health.status, 200, 'the server still serves')
-})
+    const errorLines = logs().filter((line) => line.level >= 50)
+    t.same(errorLines.slice(0, 5), [], `${errorLines.length} error lines in the log`)
+    const health = await rawGet(origin, '/api/health')
+    t.equal(health.status, 200, 'the server still serves')
+  },
+)

@@ -26,7 +26,9 @@ t.test('docs/images.md states the figure this test holds', async (t) => {
 t.test(`peak RSS stays under ${peakRssMiB} MiB with 7000x7000 PNGs at full concurrency`, async (t) => {
   const publicRoot = temporaryFolder(t, 'public')
   mkdirSync(path.join(publicRoot, 'images'))
-  const bomb = await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#808080' } }).png({ compressionLevel: 9 }).toBuffer()
+  const bomb = await sharp({ create: { width: 7000, height: 7000, channels: 3, background: '#808080' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer()
   t.ok(bomb.length < 400_000, `a small file (${bomb.length} bytes) for 49 Mpx`)
   t.ok(7000 * 7000 <= imageOptimizer.maxInputPixels, 'within the pixel limit: it is decoded, not refused')
   // Two files of the same bytes: two AVIF encodes at the output cap run at once (one file would share one transform).
@@ -41,7 +43,15 @@ t.test(`peak RSS stays under ${peakRssMiB} MiB with 7000x7000 PNGs at full concu
   const start = await readStartCommand(projectRoot)
   const server = spawn(
     process.execPath,
-    [...start.nodeArgs, '--import', 'tsx', 'test/helpers/image-server.ts', publicRoot, path.join(publicRoot, 'cache'), limits],
+    [
+      ...start.nodeArgs,
+      '--import',
+      'tsx',
+      'test/helpers/image-server.ts',
+      publicRoot,
+      path.join(publicRoot, 'cache'),
+      limits,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...start.env } },
   )
   t.teardown(() => {
@@ -60,13 +70,19 @@ t.test(`peak RSS stays under ${peakRssMiB} MiB with 7000x7000 PNGs at full concu
   // Distinct variants (no two share a transform): more than the queue runs at once, at the widths that cost most.
   // The first two to run are the costliest pair: two AVIF encodes of the largest output.
   const variants = [
-    ['bomb', '3840', 'image/avif'], ['bomb-2', '3840', 'image/avif'], ['bomb', '3840', 'image/webp'],
-    ['bomb-2', '3840', '*/*'], ['bomb', '2048', 'image/avif'], ['bomb-2', '1920', 'image/webp'],
+    ['bomb', '3840', 'image/avif'],
+    ['bomb-2', '3840', 'image/avif'],
+    ['bomb', '3840', 'image/webp'],
+    ['bomb-2', '3840', '*/*'],
+    ['bomb', '2048', 'image/avif'],
+    ['bomb-2', '1920', 'image/webp'],
   ] as const
   t.ok(variants.length > imageOptimizer.maxConcurrentTransforms, 'the queue runs at its full concurrency')
   const responses = await Promise.all(
     variants.map(async ([file, width, accept]) => {
-      const response = await fetch(`http://127.0.0.1:${port}/_next/image?url=%2Fimages%2F${file}.png&w=${width}`, { headers: { accept } })
+      const response = await fetch(`http://127.0.0.1:${port}/_next/image?url=%2Fimages%2F${file}.png&w=${width}`, {
+        headers: { accept },
+      })
       const bytes = Buffer.from(await response.arrayBuffer())
       return { width: `${file} ${width}`, accept, status: response.status, bytes }
     }),
@@ -77,7 +93,10 @@ t.test(`peak RSS stays under ${peakRssMiB} MiB with 7000x7000 PNGs at full concu
       continue
     }
     const metadata = await sharp(bytes).metadata()
-    t.ok((metadata.width ?? 0) * (metadata.height ?? 0) <= imageOptimizer.maxOutputPixels, `w=${width} ${accept}: at most ${imageOptimizer.maxOutputPixels} pixels out`)
+    t.ok(
+      (metadata.width ?? 0) * (metadata.height ?? 0) <= imageOptimizer.maxOutputPixels,
+      `w=${width} ${accept}: at most ${imageOptimizer.maxOutputPixels} pixels out`,
+    )
   }
   const peakMiB = peakKiB() / 1024
   t.comment(`idle ${Math.round(idleKiB / 1024)} MiB, peak ${Math.round(peakMiB)} MiB`)

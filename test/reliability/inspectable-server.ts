@@ -12,8 +12,7 @@ import { buildApp } from '../../src/app.ts'
 import { loggerOptions } from '../../src/logger.ts'
 
 export type InspectCommand =
-  | { id: number; command: 'heap' }
-  | { id: number; command: 'saturate'; durationMs: number; sliceMs: number }
+  { id: number; command: 'heap' } | { id: number; command: 'saturate'; durationMs: number; sliceMs: number }
 
 export interface HeapReport {
   heapUsed: number

@@ -37,7 +37,7 @@ t.test(`${seconds} s of autocannon -c 100 -p 10 over the mix: every body right, 
   // on a quiet machine): wait until they have all arrived, or until none has arrived for 3 s (bounded to 60 s).
   let lastTotal = server.accessCounts().total
   let lastProgress = Date.now()
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     const total = server.accessCounts().total
     if (total - linesBefore >= report.responses) break
     if (total !== lastTotal) [lastTotal, lastProgress] = [total, Date.now()]

@@ -73,7 +73,8 @@ export async function runLoad(origin: string, targets: readonly Target[], option
         if (!fault) return
         if (fault === 'status') tally.wrongStatus += 1
         else tally.mismatches += 1
-        if (tally.samples.length < 3 || (fault === 'body' && tally.mismatches === 1)) tally.samples.push(`${fault}: ${status} ${body.slice(0, 200)}`)
+        if (tally.samples.length < 3 || (fault === 'body' && tally.mismatches === 1))
+          tally.samples.push(`${fault}: ${status} ${body.slice(0, 200)}`)
       },
     }
   })

@@ -59,7 +59,12 @@ async function settledFds(server: ServerProcess): Promise<number> {
 }
 
 t.test('heap, descriptors and the image cache stay flat under repeated load', async (t) => {
-  const server = await startServer(t, { entry: inspectableEntry, exposeGc: true, keepAccessLines: false, env: { COURIER_TEST_ROUTES: 'true' } })
+  const server = await startServer(t, {
+    entry: inspectableEntry,
+    exposeGc: true,
+    keepAccessLines: false,
+    env: { COURIER_TEST_ROUTES: 'true' },
+  })
   const mix = await buildMix(await readMixSources(server.origin))
 
   const warmUp = await load(server, mix, warmUpSeconds)
@@ -73,7 +78,13 @@ t.test('heap, descriptors and the image cache stay flat under repeated load', as
     const fds = await settledFds(server)
     const heap = await server.command<HeapReport>({ command: 'heap' })
     const cache = await server.imageCacheSize()
-    checkpoints.push({ heapUsed: heap.heapUsed, fds, cacheFiles: cache.files, cacheBytes: cache.bytes, requests: report.responses })
+    checkpoints.push({
+      heapUsed: heap.heapUsed,
+      fds,
+      cacheFiles: cache.files,
+      cacheBytes: cache.bytes,
+      requests: report.responses,
+    })
     t.comment(
       `memory checkpoint ${round}: after ${report.responses} requests, heap used ${mib(heap.heapUsed)} ` +
         `(rss ${mib(heap.rss)}), fds ${fds}, image cache ${cache.files} files / ${cache.bytes} bytes`,
@@ -83,9 +94,15 @@ t.test('heap, descriptors and the image cache stay flat under repeated load', as
   // A leak is growth: each checkpoint against the lowest before it. A heap that shrinks (V8 flushing the bytecode of
   // functions the warm-up ran once, after several GCs) is no leak.
   const heaps = checkpoints.map((checkpoint) => checkpoint.heapUsed)
-  const growth = Math.max(0, ...heaps.map((heap, index) => (index === 0 ? 0 : heap / Math.min(...heaps.slice(0, index)) - 1)))
+  const growth = Math.max(
+    0,
+    ...heaps.map((heap, index) => (index === 0 ? 0 : heap / Math.min(...heaps.slice(0, index)) - 1)),
+  )
   t.comment(`heap used after GC: ${heaps.map(mib).join(', ')}; largest growth ${(growth * 100).toFixed(1)} %`)
-  t.ok(growth <= maxHeapDrift, `heap used after GC grows by at most ${maxHeapDrift * 100} % (${(growth * 100).toFixed(1)} %)`)
+  t.ok(
+    growth <= maxHeapDrift,
+    `heap used after GC grows by at most ${maxHeapDrift * 100} % (${(growth * 100).toFixed(1)} %)`,
+  )
   const fds = checkpoints.map((checkpoint) => checkpoint.fds)
   t.ok(Math.max(...fds) - Math.min(...fds) <= fdSlack, `open descriptors flat (${fds.join(', ')})`)
   t.same(

@@ -105,7 +105,10 @@ t.test('a saturated event loop sheds new requests with 503 and Retry-After, then
   t.ok(recoveryMs !== undefined, 'the server serves pages again without outside help')
   t.comment(`recovered ${recoveryMs} ms after the saturation ended`)
 
-  t.ok(await server.logLine((line) => line.msg === 'shedding load' && line.level === 40), 'the episode start is a warn line')
+  t.ok(
+    await server.logLine((line) => line.msg === 'shedding load' && line.level === 40),
+    'the episode start is a warn line',
+  )
   t.ok(await server.logLine((line) => line.msg === 'load shedding ended' && line.level === 30), 'its end an info line')
   const lines = server.logs()
   t.same(
@@ -116,5 +119,8 @@ t.test('a saturated event loop sheds new requests with 503 and Retry-After, then
   const shedAccessLines = lines.filter((line) => line.msg === 'request completed' && line.statusCode === 503)
   const shed = seen.filter((entry) => entry.status === 503).length + shedWhileRecovering
   t.equal(shedAccessLines.length, shed, 'one access line per shed request')
-  t.ok(shedAccessLines.every((line) => line.level === 40), 'each at warn')
+  t.ok(
+    shedAccessLines.every((line) => line.level === 40),
+    'each at warn',
+  )
 })

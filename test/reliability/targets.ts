@@ -78,7 +78,10 @@ export interface MixSources {
  * Reads what the mix needs from a freshly started server (and fills the image cache, so the mix gets hits).
  * `distDir`: the build that server serves.
  */
-export async function readMixSources(origin: string, distDir = path.join(projectRoot, defaultDistDir(true))): Promise<MixSources> {
+export async function readMixSources(
+  origin: string,
+  distDir = path.join(projectRoot, defaultDistDir(true)),
+): Promise<MixSources> {
   const home = await (await fetch(`${origin}/`)).text()
   const deploymentId = /data-dpl-id="([^"]+)"/.exec(home)?.[1]
   if (!deploymentId) throw new Error('`/` names no deployment id')
@@ -123,7 +126,8 @@ export async function buildMix(sources: MixSources): Promise<Target[]> {
       name: `page ${partialPath} (dynamic)`,
       path: `${partialPath}?token=${liveToken}`,
       status: 200,
-      check: (body) => documentWith('id="partial-kept"')(body) && body.includes('id="partial-live"') && body.includes(liveToken),
+      check: (body) =>
+        documentWith('id="partial-kept"')(body) && body.includes('id="partial-live"') && body.includes(liveToken),
     },
     {
       name: `data ${testGuidesPath}.json (static)`,
@@ -141,7 +145,8 @@ export async function buildMix(sources: MixSources): Promise<Target[]> {
       headers: dataHeaders,
       status: 200,
       check: jsonWith((value) => {
-        const props = value.pageProps as { kept?: { keptToken?: string }; live?: { value?: { requestToken?: string } } } | undefined
+        const props = value.pageProps as
+          { kept?: { keptToken?: string }; live?: { value?: { requestToken?: string } } } | undefined
         return typeof props?.kept?.keptToken === 'string' && props.live?.value?.requestToken === liveToken
       }),
     },
@@ -152,7 +157,8 @@ export async function buildMix(sources: MixSources): Promise<Target[]> {
       headers: { accept: sources.imageAccept },
       status: 200,
       check: (_body, headers) =>
-        /^(HIT|STALE)$/.test(headers['x-image-cache'] ?? '') && Number(headers['content-length']) === sources.imageBytes,
+        /^(HIT|STALE)$/.test(headers['x-image-cache'] ?? '') &&
+        Number(headers['content-length']) === sources.imageBytes,
     },
     {
       name: 'api /api/image-widths',
@@ -173,7 +179,9 @@ export async function buildMix(sources: MixSources): Promise<Target[]> {
       path: sources.assetPath,
       status: 200,
       check: (body, headers) =>
-        Number(headers['content-length']) === assetBytes && /immutable/.test(headers['cache-control'] ?? '') && body.length > 0,
+        Number(headers['content-length']) === assetBytes &&
+        /immutable/.test(headers['cache-control'] ?? '') &&
+        body.length > 0,
     },
     { name: '/robots.txt', path: '/robots.txt', status: 200, check: (body) => body.includes('User-agent: *') },
   ]

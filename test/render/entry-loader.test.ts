@@ -33,7 +33,10 @@ function runLoader(
       observed = init
     }
   }
-  const currentScript = { nonce: 'n1', dataset: { entry: '/e.js?dpl=1', ...(options.preload === undefined ? {} : { preload: options.preload }) } }
+  const currentScript = {
+    nonce: 'n1',
+    dataset: { entry: '/e.js?dpl=1', ...(options.preload === undefined ? {} : { preload: options.preload }) },
+  }
   const document = {
     visibilityState: options.visibility ?? 'visible',
     readyState: options.readyState ?? 'complete',
@@ -49,12 +52,27 @@ function runLoader(
   if (!options.noObserver) context.PerformanceObserver = FakeObserver
   context.window = context
   vm.runInNewContext(entryLoaderSource(2_500), context)
-  const paint = (...names: string[]) => report?.({ getEntriesByName: (name) => names.filter((entry) => entry === name) })
+  const paint = (...names: string[]) =>
+    report?.({ getEntriesByName: (name) => names.filter((entry) => entry === name) })
   return { inserted, listeners, timers, paint, observed: () => observed }
 }
 
-const preloadOf = (href: string) => ({ tag: 'link', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', rel: 'modulepreload', href })
-const entryScript = { tag: 'script', crossOrigin: '', nonce: 'n1', fetchPriority: 'low', type: 'module', src: '/e.js?dpl=1' }
+const preloadOf = (href: string) => ({
+  tag: 'link',
+  crossOrigin: '',
+  nonce: 'n1',
+  fetchPriority: 'low',
+  rel: 'modulepreload',
+  href,
+})
+const entryScript = {
+  tag: 'script',
+  crossOrigin: '',
+  nonce: 'n1',
+  fetchPriority: 'low',
+  type: 'module',
+  src: '/e.js?dpl=1',
+}
 
 t.test('waits for the first contentful paint, then starts the entry and the page chunks once', async (t) => {
   const loader = runLoader({ paintTypes: ['paint', 'largest-contentful-paint'], preload: '/p.js /q.js' })
@@ -73,7 +91,11 @@ t.test('waits for the first contentful paint, then starts the entry and the page
 t.test('a document still streaming gets its code fetched at the paint, and run once it is parsed', async (t) => {
   const loader = runLoader({ paintTypes: ['paint'], preload: '/p.js', readyState: 'loading' })
   loader.paint('first-contentful-paint')
-  t.same(loader.inserted, [preloadOf('/e.js?dpl=1'), preloadOf('/p.js')], 'fetched, not run: the state and late boundaries are still to come')
+  t.same(
+    loader.inserted,
+    [preloadOf('/e.js?dpl=1'), preloadOf('/p.js')],
+    'fetched, not run: the state and late boundaries are still to come',
+  )
   loader.listeners.get('DOMContentLoaded')!()
   t.same(loader.inserted.at(-1), entryScript, 'the entry runs when the document is parsed, as a deferred script would')
   t.equal(loader.inserted.length, 3)

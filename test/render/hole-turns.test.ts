@@ -66,7 +66,10 @@ t.test('more resumes than a turn is given callbacks for: every one runs, in orde
   await new Promise<void>((resolve) => {
     for (let index = 0; index < 40; index += 1) turns.enqueue(() => (ran.push(index), index === 39 && resolve()))
   })
-  t.same(ran, Array.from({ length: 40 }, (_, index) => index))
+  t.same(
+    ran,
+    Array.from({ length: 40 }, (_, index) => index),
+  )
 })
 
 t.test('a resume queued while a turn runs waits for the next turn, after those queued before it', async (t) => {

@@ -10,7 +10,9 @@ import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const sourcesOf = (folder: string) =>
-  readdirSync(path.join(root, folder)).filter((name) => name.endsWith('.ts')).map((name) => `${folder}/${name}`)
+  readdirSync(path.join(root, folder))
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `${folder}/${name}`)
 
 /** A top-level `let`/`var`, or a top-level collection: state every request of every instance would share. */
 const moduleState = /^(?:export )?(?:let|var) |^(?:export )?const \w+(?:: [^=]+)? = new (?:Map|WeakMap|Set|WeakSet)\b/m
@@ -42,7 +44,10 @@ t.test('Accept-Encoding is read and negotiated in the sender alone', async (t) =
   t.ok(files.length > 100, `${files.length} files read`)
   const textOf = (file: string) => readFileSync(path.join(root, file), 'utf8')
   const negotiators = /\b(?:negotiateCoding|identityAcceptable|dictionaryCoding)(?:<[^>(]*>)?\(/
-  t.same(files.filter((file) => negotiators.test(textOf(file))).sort(), ['src/compression/negotiate.ts', 'src/delivery/send.ts'])
+  t.same(files.filter((file) => negotiators.test(textOf(file))).sort(), [
+    'src/compression/negotiate.ts',
+    'src/delivery/send.ts',
+  ])
   // Named at all (a header read, a Vary set, a comment about it): the sender, and the parser it calls.
   const naming = files.filter((file) => /accept-encoding/i.test(textOf(file)))
   t.same(naming.sort(), ['src/compression/negotiate.ts', 'src/delivery/send.ts'])

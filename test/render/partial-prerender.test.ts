@@ -28,7 +28,10 @@ t.test('the shell is the same bytes for every request but its nonce; the hole is
   const { app } = await build(t, testRoutes)
   const answers = []
   for (const token of ['first', 'second']) {
-    const response = await app.inject({ url: `${partialPath}?token=${token}`, headers: { 'accept-encoding': 'identity' } })
+    const response = await app.inject({
+      url: `${partialPath}?token=${token}`,
+      headers: { 'accept-encoding': 'identity' },
+    })
     t.equal(response.statusCode, 200)
     t.match(response.headers['cache-control'], /private/)
     t.match(response.headers['cache-control'], /no-store/)
@@ -48,28 +51,38 @@ t.test('the shell is the same bytes for every request but its nonce; the hole is
   t.match(text, 'For this request: <!-- -->third')
 })
 
-t.test('the request-time data arrives inside the hole, under the nonce; the document ends with the kept data', async (t) => {
-  const { app } = await build(t, testRoutes)
-  const response = await app.inject({ url: `${partialPath}?token=inside`, headers: { 'accept-encoding': 'identity' } })
-  const nonce = nonceOf(response.headers['content-security-policy'])
-  const { body } = response
-  const stateAt = body.indexOf(`<script id="${documentStateElementId}"`)
-  const hole = body.slice(body.indexOf('<div hidden id="S:'), stateAt)
-  t.match(hole, 'For this request: <!-- -->inside', 'the resumed hole')
-  const tag = `<script ${liveDataAttribute}="" type="application/json" nonce="${nonce}">`
-  t.ok(hole.includes(tag), 'carries a data script with this request’s nonce')
-  const scriptText = hole.slice(hole.indexOf(tag) + tag.length, hole.indexOf('</script>', hole.indexOf(tag)))
-  t.same(JSON.parse(scriptText), { value: { requestToken: 'inside' } }, 'holding the data it was drawn from')
-  const stateJson = /^<script [^>]*>([^<]*)<\/script>/.exec(body.slice(stateAt))?.[1] ?? ''
-  const state = JSON.parse(stateJson) as { data: Record<string, unknown>; liveInHoles?: boolean }
-  t.equal(state.liveInHoles, true, 'the state says the holes carried it')
-  t.same(Object.keys(state.data), ['kept'], 'and holds the kept data alone')
-  t.notMatch(stateJson, 'inside')
+t.test(
+  'the request-time data arrives inside the hole, under the nonce; the document ends with the kept data',
+  async (t) => {
+    const { app } = await build(t, testRoutes)
+    const response = await app.inject({
+      url: `${partialPath}?token=inside`,
+      headers: { 'accept-encoding': 'identity' },
+    })
+    const nonce = nonceOf(response.headers['content-security-policy'])
+    const { body } = response
+    const stateAt = body.indexOf(`<script id="${documentStateElementId}"`)
+    const hole = body.slice(body.indexOf('<div hidden id="S:'), stateAt)
+    t.match(hole, 'For this request: <!-- -->inside', 'the resumed hole')
+    const tag = `<script ${liveDataAttribute}="" type="application/json" nonce="${nonce}">`
+    t.ok(hole.includes(tag), 'carries a data script with this request’s nonce')
+    const scriptText = hole.slice(hole.indexOf(tag) + tag.length, hole.indexOf('</script>', hole.indexOf(tag)))
+    t.same(JSON.parse(scriptText), { value: { requestToken: 'inside' } }, 'holding the data it was drawn from')
+    const stateJson = /^<script [^>]*>([^<]*)<\/script>/.exec(body.slice(stateAt))?.[1] ?? ''
+    const state = JSON.parse(stateJson) as { data: Record<string, unknown>; liveInHoles?: boolean }
+    t.equal(state.liveInHoles, true, 'the state says the holes carried it')
+    t.same(Object.keys(state.data), ['kept'], 'and holds the kept data alone')
+    t.notMatch(stateJson, 'inside')
 
-  const failed = await app.inject(`${partialPath}?fail=1`)
-  const failedHole = failed.body.slice(failed.body.indexOf('<div hidden id="S:'))
-  t.match(failedHole, /<script data-courier-live="" type="application\/json" nonce="[^"]+">\{"failed":\{"digest":"[0-9a-f]{10}"/, 'a failed loader: the hole carries the failure it shows')
-})
+    const failed = await app.inject(`${partialPath}?fail=1`)
+    const failedHole = failed.body.slice(failed.body.indexOf('<div hidden id="S:'))
+    t.match(
+      failedHole,
+      /<script data-courier-live="" type="application\/json" nonce="[^"]+">\{"failed":\{"digest":"[0-9a-f]{10}"/,
+      'a failed loader: the hole carries the failure it shows',
+    )
+  },
+)
 
 t.test('the shell’s first byte goes out before the request-time loader has answered', async (t) => {
   const { app } = await build(t, testRoutes)
@@ -94,21 +107,24 @@ t.test('the shell’s first byte goes out before the request-time loader has ans
   t.notMatch(arrived, '<div hidden id="S:', 'the hole had not, nor its failure (the loader gives up after 5 s)')
 })
 
-t.test('a failing request-time loader: 200, the hole shows the error section with the digest of the log line', async (t) => {
-  const { app, logs } = await build(t, testRoutes)
-  const response = await app.inject(`${partialPath}?fail=1`)
-  t.equal(response.statusCode, 200, 'the shell was out: the status stays')
-  t.match(response.headers['cache-control'], /no-store/)
-  const line = logs().find((entry) => entry.msg === 'request-time data failed')
-  t.ok(line, 'the failure is logged')
-  const digest = String(line?.digest)
-  t.match(digest, /^[0-9a-f]{10}$/)
-  const segment = response.body.slice(response.body.indexOf('<div hidden id="S:'))
-  t.match(segment, 'class="error-screen application-error"', 'the hole holds the error section')
-  t.match(segment, `Digest: ${digest}`, 'with the digest of the log line')
-  t.match(response.body, 'id="partial-title"', 'the rest of the page stays')
-  t.notMatch(response.body, 'failed on purpose', 'the message stays on the server')
-})
+t.test(
+  'a failing request-time loader: 200, the hole shows the error section with the digest of the log line',
+  async (t) => {
+    const { app, logs } = await build(t, testRoutes)
+    const response = await app.inject(`${partialPath}?fail=1`)
+    t.equal(response.statusCode, 200, 'the shell was out: the status stays')
+    t.match(response.headers['cache-control'], /no-store/)
+    const line = logs().find((entry) => entry.msg === 'request-time data failed')
+    t.ok(line, 'the failure is logged')
+    const digest = String(line?.digest)
+    t.match(digest, /^[0-9a-f]{10}$/)
+    const segment = response.body.slice(response.body.indexOf('<div hidden id="S:'))
+    t.match(segment, 'class="error-screen application-error"', 'the hole holds the error section')
+    t.match(segment, `Digest: ${digest}`, 'with the digest of the log line')
+    t.match(response.body, 'id="partial-title"', 'the rest of the page stays')
+    t.notMatch(response.body, 'failed on purpose', 'the message stays on the server')
+  },
+)
 
 t.test('the CSP allows React’s nonce-less shell script by its hash, the one the installed React writes', async (t) => {
   // React's own: a prerender aborted at a hole, with nothing of Courier's.
@@ -118,7 +134,12 @@ t.test('the CSP allows React’s nonce-less shell script by its hash, the one th
     return null
   }
   const controller = new AbortController()
-  const tree = createElement('main', null, createElement('h1', null, 'Shell'), createElement(Suspense, { fallback: 'wait' }, createElement(Hole)))
+  const tree = createElement(
+    'main',
+    null,
+    createElement('h1', null, 'Shell'),
+    createElement(Suspense, { fallback: 'wait' }, createElement(Hole)),
+  )
   const prerendered = prerenderToNodeStream(tree, {
     signal: controller.signal,
     onError: () => undefined,
@@ -132,10 +153,18 @@ t.test('the CSP allows React’s nonce-less shell script by its hash, the one th
   const { app } = await build(t, testRoutes)
   const response = await app.inject(partialPath)
   const policy = String(response.headers['content-security-policy'])
-  t.match(policy, new RegExp(`^script-src ${reactHash!.replace(/[+/=]/g, '\\$&')} 'nonce-`), 'script-src names its hash')
-  for (const hash of inlineScriptHashes(response.body)) t.ok(policy.includes(hash), `the document’s script ${hash} is allowed`)
+  t.match(
+    policy,
+    new RegExp(`^script-src ${reactHash!.replace(/[+/=]/g, '\\$&')} 'nonce-`),
+    'script-src names its hash',
+  )
+  for (const hash of inlineScriptHashes(response.body))
+    t.ok(policy.includes(hash), `the document’s script ${hash} is allowed`)
   t.ok(
-    [...response.body.matchAll(/<script\b([^>]*)>/g)].every(([, attributes]) => attributes === '' || attributes!.includes('nonce=') || /type="application\/json"/.test(attributes!)),
+    [...response.body.matchAll(/<script\b([^>]*)>/g)].every(
+      ([, attributes]) =>
+        attributes === '' || attributes!.includes('nonce=') || /type="application\/json"/.test(attributes!),
+    ),
     'every other script carries the nonce',
   )
   const otherPage = await app.inject('/__test/slow?delay=0')
@@ -157,13 +186,26 @@ t.test('a revalidation changes kept data and shell together; page data carries b
   t.match(response.body, `"kept":{"keptToken":"${after}"}`, 'the hydration state holds the same kept data')
   t.match(response.body, 'For this request: <!-- -->after')
   const id = app.deploymentId
-  const data = await app.inject({ url: `/_next/data/${id}${partialPath}.json?token=data`, headers: { 'x-deployment-id': id } })
+  const data = await app.inject({
+    url: `/_next/data/${id}${partialPath}.json?token=data`,
+    headers: { 'x-deployment-id': id },
+  })
   t.equal(data.statusCode, 200)
-  const json = data.json<{ pageProps: { kept: { keptToken: string }; live: { value: { requestToken: string } } }; kind: string }>()
+  const json = data.json<{
+    pageProps: { kept: { keptToken: string }; live: { value: { requestToken: string } } }
+    kind: string
+  }>()
   t.equal(json.kind, 'dynamic')
   t.equal(json.pageProps.kept.keptToken, after, 'the kept version’s data: the kept loader does not run again')
-  const again = await app.inject({ url: `/_next/data/${id}${partialPath}.json?token=again`, headers: { 'x-deployment-id': id } })
-  t.equal(again.json<{ pageProps: { kept: { keptToken: string } } }>().pageProps.kept.keptToken, after, 'nor on the next')
+  const again = await app.inject({
+    url: `/_next/data/${id}${partialPath}.json?token=again`,
+    headers: { 'x-deployment-id': id },
+  })
+  t.equal(
+    again.json<{ pageProps: { kept: { keptToken: string } } }>().pageProps.kept.keptToken,
+    after,
+    'nor on the next',
+  )
   t.same(json.pageProps.live, { value: { requestToken: 'data' } })
 })
 
@@ -173,7 +215,9 @@ t.test('many documents at once: each shell goes out, each hole holds its own req
   const tokens = Array.from({ length: 24 }, (_, index) => `many${index}`)
   const bodies = await Promise.all(
     tokens.map(async (token) => {
-      const response = await fetch(`${origin}${partialPath}?token=${token}`, { headers: { 'accept-encoding': 'identity' } })
+      const response = await fetch(`${origin}${partialPath}?token=${token}`, {
+        headers: { 'accept-encoding': 'identity' },
+      })
       return { status: response.status, body: await response.text() }
     }),
   )

@@ -1,7 +1,12 @@
 import t from 'tap'
 import { createElement, Suspense, use, type ReactNode } from 'react'
 import { documentBytes } from '../../src/delivery/kept-bytes.ts'
-import { DocumentCache, documentNoncePlaceholder, splitAtNonce, type KeptDocument } from '../../src/render/document-cache.ts'
+import {
+  DocumentCache,
+  documentNoncePlaceholder,
+  splitAtNonce,
+  type KeptDocument,
+} from '../../src/render/document-cache.ts'
 import { renderOnce } from '../../src/render/render-once.ts'
 import { renderStream } from '../../src/render/stream.ts'
 
@@ -17,7 +22,12 @@ function After({ promise }: { promise: Promise<string> }) {
 /** A shell, then a boundary that resolves a moment later: React streams it with an inline script of its own. */
 function lateBoundary(): ReactNode {
   const promise = new Promise<string>((resolve) => setTimeout(() => resolve('late & "quoted"'), 10))
-  return createElement('main', null, createElement('h1', null, 'Title'), createElement(Suspense, { fallback: 'wait' }, createElement(After, { promise })))
+  return createElement(
+    'main',
+    null,
+    createElement('h1', null, 'Title'),
+    createElement(Suspense, { fallback: 'wait' }, createElement(After, { promise })),
+  )
 }
 
 async function streamed(element: ReactNode, nonce: string | undefined): Promise<string> {
@@ -80,7 +90,11 @@ t.test('a render that hits the time-out is not kept', async (t) => {
   const holdOpen = setInterval(() => {}, 1000)
   t.teardown(() => clearInterval(holdOpen))
   const never = new Promise<string>(() => {})
-  const element = createElement('main', null, createElement(Suspense, { fallback: 'wait' }, createElement(After, { promise: never })))
+  const element = createElement(
+    'main',
+    null,
+    createElement(Suspense, { fallback: 'wait' }, createElement(After, { promise: never })),
+  )
   t.equal(await kept(element, 20), 'render-error')
 })
 
@@ -116,10 +130,13 @@ t.test('the cache: a render that gave nothing or threw is dropped and tried agai
   let renders = 0
   t.equal(await cache.get('a', async () => (renders++, undefined)), undefined)
   t.equal(cache.size, 0)
-  t.equal(await cache.get('a', async () => {
-    renders++
-    throw new Error('render failed')
-  }), undefined)
+  t.equal(
+    await cache.get('a', async () => {
+      renders++
+      throw new Error('render failed')
+    }),
+    undefined,
+  )
   t.equal(cache.size, 0)
   t.ok(await cache.get('a', async () => (renders++, keptOf('<p>a</p>'))))
   t.equal(renders, 3)
@@ -139,17 +156,20 @@ t.test('the cache: once full, new keys are not rendered for keeping', async (t) 
   t.equal(await new DocumentCache(0).get('a', render), undefined, '0 keeps nothing')
 })
 
-t.test('a slot is ready once its render has given a document: never while it renders, nor after one that gave nothing', async (t) => {
-  const cache = new DocumentCache(10)
-  const slot = cache.slot('a')!
-  t.equal(slot.ready, undefined, 'nothing before the first use')
-  t.equal(await slot.get(async () => undefined), undefined)
-  t.equal(slot.ready, undefined, 'a render that gave nothing')
-  let finish: (document: KeptDocument) => void = () => {}
-  const pending = slot.get(() => new Promise<KeptDocument>((resolve) => (finish = resolve)))
-  t.equal(slot.ready, undefined, 'nor while it renders')
-  const document = keptOf('<p>a</p>')
-  finish(document)
-  t.equal(await pending, document)
-  t.equal(slot.ready, document, 'the kept document once rendered')
-})
+t.test(
+  'a slot is ready once its render has given a document: never while it renders, nor after one that gave nothing',
+  async (t) => {
+    const cache = new DocumentCache(10)
+    const slot = cache.slot('a')!
+    t.equal(slot.ready, undefined, 'nothing before the first use')
+    t.equal(await slot.get(async () => undefined), undefined)
+    t.equal(slot.ready, undefined, 'a render that gave nothing')
+    let finish: (document: KeptDocument) => void = () => {}
+    const pending = slot.get(() => new Promise<KeptDocument>((resolve) => (finish = resolve)))
+    t.equal(slot.ready, undefined, 'nor while it renders')
+    const document = keptOf('<p>a</p>')
+    finish(document)
+    t.equal(await pending, document)
+    t.equal(slot.ready, document, 'the kept document once rendered')
+  },
+)

@@ -9,7 +9,11 @@ t.test('fills title, meta, nonce and state', async (t) => {
   t.match(open, '<html data-dpl-id="dpl-1">', 'the deployment id is filled in')
   t.match(open, '<title>A &lt;b&gt; &amp; &quot;c&quot;</title>')
   t.match(open, '<meta name="description" content="d&quot;" />')
-  t.match(open, '<script type="module" fetchpriority="low" src="/a.js" nonce="abc+/="></script>', 'at low priority, like a deferred script')
+  t.match(
+    open,
+    '<script type="module" fetchpriority="low" src="/a.js" nonce="abc+/="></script>',
+    'at low priority, like a deferred script',
+  )
   t.notMatch(open, noncePlaceholderValue)
   const close = template.close('{"a":1}', 'abc+/=')
   t.match(close, '<script id="__DATA__" type="application/json" nonce="abc+/=">{"a":1}</script>')
@@ -32,7 +36,10 @@ t.test('what goes after the app lands right after #root, before the state', asyn
     template.close('{}', undefined, '<section>late</section>'),
     '</div><section>late</section><script id="__DATA__" type="application/json">{}</script></body></html>',
   )
-  t.equal(template.close('{}', undefined), '</div><script id="__DATA__" type="application/json">{}</script></body></html>')
+  t.equal(
+    template.close('{}', undefined),
+    '</div><script id="__DATA__" type="application/json">{}</script></body></html>',
+  )
 })
 
 t.test('stylesheets and the font come before the entry script, page chunks after it', async (t) => {
@@ -65,13 +72,18 @@ t.test('with startEntryAfterFirstPaint, a loader with the nonce starts the entry
   t.match(open, /<\/script><\/head><body><div id="root">$/)
 
   const other = template.open({ title: 'y' }, undefined)
-  t.match(other, '<script data-entry="/e.js?dpl=a&amp;b">(function(s){', 'no nonce, no attribute; no chunks, no data-preload')
+  t.match(
+    other,
+    '<script data-entry="/e.js?dpl=a&amp;b">(function(s){',
+    'no nonce, no attribute; no chunks, no data-preload',
+  )
   const loaderText = (html: string) => /data-entry="[^"]*"[^>]*>([^]*?)<\/script>/.exec(html)![1]
   t.equal(loaderText(other), loaderText(open), 'the loader text is the same on every page')
 })
 
 t.test('startEntryAfterFirstPaint leaves a template without a module script as it is', async (t) => {
-  const source = '<html><head><!--courier-head--></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>'
+  const source =
+    '<html><head><!--courier-head--></head><body><div id="root"><!--courier-app--></div><!--courier-state--></body></html>'
   const template = compileTemplate(source, '__DATA__', 'dpl-1', { startEntryAfterFirstPaint: { fallbackMs: 1 } })
   t.notMatch(template.open({ title: 'x', preloadModules: ['/p.js'] }, 'n1'), 'data-entry')
 })

@@ -13,7 +13,9 @@ import { siteWithUnfilteredPage, testRoutes } from '../helpers/site-pages.ts'
 const { pages } = await loadSite(false)
 const { site, path: unfilteredPath } = await siteWithUnfilteredPage()
 const unfiltered = [{ path: unfilteredPath }]
-const filtered = pages.filter((page) => page.kind === 'static' && !page.path.includes(':') && !filterExclusions.exactPaths.includes(page.path))
+const filtered = pages.filter(
+  (page) => page.kind === 'static' && !page.path.includes(':') && !filterExclusions.exactPaths.includes(page.path),
+)
 
 t.test('an unfiltered kept document: one ETag per coding, equal across instances, 304 on If-None-Match', async (t) => {
   const first = await build(t, testRoutes, { site })
@@ -22,12 +24,18 @@ t.test('an unfiltered kept document: one ETag per coding, equal across instances
     const tags = new Map<string, string>()
     for (const coding of ['identity', 'gzip', 'br', 'zstd']) {
       const headers = { 'accept-encoding': coding }
-      const [one, other] = [await first.app.inject({ url: page.path, headers }), await second.app.inject({ url: page.path, headers })]
+      const [one, other] = [
+        await first.app.inject({ url: page.path, headers }),
+        await second.app.inject({ url: page.path, headers }),
+      ]
       t.equal(one.statusCode, 200, `${page.path} ${coding}`)
       t.match(one.headers.etag, /^"[\w-]+"$/, `${page.path} ${coding}: a strong ETag`)
       t.equal(other.headers.etag, one.headers.etag, `${page.path} ${coding}: the same on another instance`)
       tags.set(coding, String(one.headers.etag))
-      const revisit = await first.app.inject({ url: page.path, headers: { ...headers, 'if-none-match': String(one.headers.etag) } })
+      const revisit = await first.app.inject({
+        url: page.path,
+        headers: { ...headers, 'if-none-match': String(one.headers.etag) },
+      })
       t.equal(revisit.statusCode, 304, `${page.path} ${coding}: 304 for a revisit`)
       t.equal(revisit.body, '', 'without a body')
       t.equal(revisit.headers['cache-control'], one.headers['cache-control'], 'with its Cache-Control')

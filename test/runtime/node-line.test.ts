@@ -11,7 +11,8 @@ import {
 } from '../../src/runtime/node-line.mjs'
 
 const projectRoot = path.resolve(import.meta.dirname, '..', '..')
-const readJson = (file: string) => JSON.parse(readFileSync(path.join(projectRoot, file), 'utf8')) as Record<string, unknown>
+const readJson = (file: string) =>
+  JSON.parse(readFileSync(path.join(projectRoot, file), 'utf8')) as Record<string, unknown>
 
 interface PackageJson {
   engines: { node: string }
@@ -25,10 +26,22 @@ t.test('engines, .node-version, the pinned devDependency and its lock entry name
   const lock = readJson('package-lock.json') as { packages: Record<string, { version: string }> }
   t.equal(pkg.engines.node, `>=${minimumNodeVersion()}`, 'engines.node')
   t.equal(readFileSync(path.join(projectRoot, '.node-version'), 'utf8').trim(), minimumNodeVersion(), '.node-version')
-  t.equal(pkg.devDependencies['node'], `^${minimumNodeVersion()}`, 'the devDependency `node`: that line, that release or newer')
+  t.equal(
+    pkg.devDependencies['node'],
+    `^${minimumNodeVersion()}`,
+    'the devDependency `node`: that line, that release or newer',
+  )
   t.equal(lock.packages['node_modules/node']?.version, minimumNodeVersion(), 'the lock file installs that release')
-  t.equal(pkg.devDependencies['@types/node']?.replace(/^\^/, '').split('.')[0], String(minimumNode.major), "@types/node of the same line")
-  t.equal(pkg.allowScripts['node'], true, "npm may run the `node` package's install script (it puts the binary in place)")
+  t.equal(
+    pkg.devDependencies['@types/node']?.replace(/^\^/, '').split('.')[0],
+    String(minimumNode.major),
+    '@types/node of the same line',
+  )
+  t.equal(
+    pkg.allowScripts['node'],
+    true,
+    "npm may run the `node` package's install script (it puts the binary in place)",
+  )
 })
 
 t.test('every npm script that runs Node code checks the Node first, or runs on a checked entry', async (t) => {
@@ -63,8 +76,15 @@ t.test('which versions pass', async (t) => {
 
 t.test('the line says what to do: install the pinned Node, or start another', async (t) => {
   t.equal(unsupportedNodeLine({ version: process.version, projectRoot, underNpm: true }), undefined)
-  const missing = unsupportedNodeLine({ version: 'v20.20.2', projectRoot: path.join(projectRoot, 'no-such-folder'), underNpm: true })
-  t.match(missing, /^courier: Node\.js v20\.20\.2 is older than \d+\.\d+\.\d+, the oldest Courier runs on; node_modules\/\.bin\/node is missing: `npm ci` installs/)
+  const missing = unsupportedNodeLine({
+    version: 'v20.20.2',
+    projectRoot: path.join(projectRoot, 'no-such-folder'),
+    underNpm: true,
+  })
+  t.match(
+    missing,
+    /^courier: Node\.js v20\.20\.2 is older than \d+\.\d+\.\d+, the oldest Courier runs on; node_modules\/\.bin\/node is missing: `npm ci` installs/,
+  )
   t.notMatch(missing, /\n/, 'one line')
   const direct = unsupportedNodeLine({ version: 'v20.20.2', projectRoot, underNpm: false })
   t.match(direct, /start it with Node \d+ \(\.node-version names the release\)/)
@@ -80,19 +100,26 @@ for (const [name, entry] of [
   ['the compiled server', 'dist/node/server.js'],
   ['the server from its sources (npm run dev)', 'src/server.ts'],
 ] as const) {
-  t.test(`${name} refuses an older Node at once: one line, exit ${unsupportedNodeExitCode}, nothing started`, async (t) => {
-    if (entry.startsWith('dist/') && !existsSync(path.join(projectRoot, entry))) return t.fail('no production build: `npm run build` first')
-    const run = spawnSync(process.execPath, ['--import', olderNode, entry], {
-      cwd: projectRoot,
-      env: { ...process.env, PORT: '0', npm_lifecycle_event: '' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    })
-    t.equal(run.status, unsupportedNodeExitCode, 'its exit code')
-    t.equal(run.stdout, '', 'nothing on stdout: no build, no log line, no server')
-    t.match(run.stderr, /^courier: Node\.js v20\.20\.2 is older than [\d.]+, the oldest Courier runs on: start it with Node \d+/)
-    t.equal(run.stderr.trim().split('\n').length, 1, 'one line')
-  })
+  t.test(
+    `${name} refuses an older Node at once: one line, exit ${unsupportedNodeExitCode}, nothing started`,
+    async (t) => {
+      if (entry.startsWith('dist/') && !existsSync(path.join(projectRoot, entry)))
+        return t.fail('no production build: `npm run build` first')
+      const run = spawnSync(process.execPath, ['--import', olderNode, entry], {
+        cwd: projectRoot,
+        env: { ...process.env, PORT: '0', npm_lifecycle_event: '' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      t.equal(run.status, unsupportedNodeExitCode, 'its exit code')
+      t.equal(run.stdout, '', 'nothing on stdout: no build, no log line, no server')
+      t.match(
+        run.stderr,
+        /^courier: Node\.js v20\.20\.2 is older than [\d.]+, the oldest Courier runs on: start it with Node \d+/,
+      )
+      t.equal(run.stderr.trim().split('\n').length, 1, 'one line')
+    },
+  )
 }
 
 t.test("on this machine's own older Node, if it has one: the same refusal", async (t) => {
@@ -102,7 +129,12 @@ t.test("on this machine's own older Node, if it has one: the same refusal", asyn
     t.comment(`no older Node at ${systemNode}: nothing to run`)
     return
   }
-  const run = spawnSync(systemNode, ['dist/node/server.js'], { cwd: projectRoot, env: { ...process.env, PORT: '0' }, encoding: 'utf8', timeout: 30_000 })
+  const run = spawnSync(systemNode, ['dist/node/server.js'], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: '0' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  })
   t.equal(run.status, unsupportedNodeExitCode)
   t.equal(run.stderr.trim().split('\n').length, 1, `one line (${run.stderr.trim()})`)
 })

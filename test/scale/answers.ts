@@ -17,12 +17,19 @@ export interface RawAnswer {
 }
 
 /** One GET with node:http (fetch would decode the body and drop the coding). */
-export function getHttp1(origin: string, pathname: string, headers: Record<string, string>, method = 'GET'): Promise<RawAnswer> {
+export function getHttp1(
+  origin: string,
+  pathname: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const request = http.request(`${origin}${pathname}`, { method, headers, agent: false }, (response) => {
       const parts: Buffer[] = []
       response.on('data', (part: Buffer) => parts.push(part))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, wire: Buffer.concat(parts) }))
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, wire: Buffer.concat(parts) }),
+      )
       response.on('error', reject)
     })
     request.on('error', reject)
@@ -31,7 +38,11 @@ export function getHttp1(origin: string, pathname: string, headers: Record<strin
 }
 
 /** One GET on an HTTP/2 session. */
-export function getHttp2(session: http2.ClientHttp2Session, pathname: string, headers: Record<string, string>): Promise<RawAnswer> {
+export function getHttp2(
+  session: http2.ClientHttp2Session,
+  pathname: string,
+  headers: Record<string, string>,
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const stream = session.request({ ':method': 'GET', ':path': pathname, ...headers })
     const parts: Buffer[] = []
@@ -58,9 +69,12 @@ export function decode(answer: RawAnswer, dictionaries: ReadonlyMap<string, Buff
       const coding: DictionaryCoding = answer.headers['content-encoding']
       const magic = deltaMagic[coding]
       const dictionary = dictionaries.get(answer.wire.subarray(magic.length, deltaHeaderBytes(coding)).toString('hex'))
-      if (!answer.wire.subarray(0, magic.length).equals(magic) || !dictionary) throw new Error(`a ${coding} answer names a dictionary the test did not offer`)
+      if (!answer.wire.subarray(0, magic.length).equals(magic) || !dictionary)
+        throw new Error(`a ${coding} answer names a dictionary the test did not offer`)
       const body = answer.wire.subarray(deltaHeaderBytes(coding))
-      return coding === 'dcb' ? brotliDecompressSync(body, { dictionary } as BrotliOptions & { dictionary: Buffer }) : zstdDecompressSync(body, { dictionary })
+      return coding === 'dcb'
+        ? brotliDecompressSync(body, { dictionary } as BrotliOptions & { dictionary: Buffer })
+        : zstdDecompressSync(body, { dictionary })
     }
     case undefined:
       return answer.wire
@@ -99,7 +113,11 @@ export function view(answer: RawAnswer, other: RawAnswer, dictionaries?: Readonl
     etag: header('etag'),
     'last-modified': header('last-modified'),
     location: header('location'),
-    'content-length': lengthCompared ? header('content-length') : bothHaveLength ? '(a coded document: per request)' : '(not compared: one side streams)',
+    'content-length': lengthCompared
+      ? header('content-length')
+      : bothHaveLength
+        ? '(a coded document: per request)'
+        : '(not compared: one side streams)',
     'content-security-policy': header('content-security-policy')?.replaceAll(nonce ?? '\0', '<nonce>'),
     'x-deployment-id': header('x-deployment-id'),
     decodedBytes: body.length,

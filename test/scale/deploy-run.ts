@@ -34,8 +34,15 @@ function linesOf(output: string): DeployRun['lines'] {
 }
 
 /** Starts the deploy script; `done` resolves when it exits. */
-export function startDeploy(args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<DeployRun>; output: () => string } {
-  const child = spawn(process.execPath, [deployScript, ...args], { cwd: projectRoot, env: environment(env), stdio: ['ignore', 'pipe', 'pipe'] })
+export function startDeploy(
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<DeployRun>; output: () => string } {
+  const child = spawn(process.execPath, [deployScript, ...args], {
+    cwd: projectRoot,
+    env: environment(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
@@ -63,7 +70,8 @@ export function firstDeploy(
   return onFreePorts(count, async (ports) => {
     const run = await runDeploy(argsFor(ports), env)
     const failure = run.lines.find((line) => line.msg === 'deploy failed')
-    if (failure && portTaken.test(String(failure.error))) throw new Error(`the deploy found a port taken:\n${run.output}`)
+    if (failure && portTaken.test(String(failure.error)))
+      throw new Error(`the deploy found a port taken:\n${run.output}`)
     return { ports, run }
   })
 }
@@ -71,7 +79,12 @@ export function firstDeploy(
 /** A state folder outside the project, its env file written; `--stop` and removal on teardown. */
 export async function stateFolder(t: Test, envFile: Record<string, string>): Promise<string> {
   const state = await mkdtemp(path.join(tmpdir(), 'courier-state-'))
-  await writeFile(path.join(state, 'courier.env'), Object.entries(envFile).map(([name, value]) => `${name}=${value}\n`).join(''))
+  await writeFile(
+    path.join(state, 'courier.env'),
+    Object.entries(envFile)
+      .map(([name, value]) => `${name}=${value}\n`)
+      .join(''),
+  )
   t.teardown(async () => {
     await runDeploy(['--stop', '--state', state])
     await rm(state, { recursive: true, force: true })
@@ -84,12 +97,32 @@ export async function readDeployState(state: string): Promise<State> {
 }
 
 /** A self-signed certificate for `localhost` and 127.0.0.1 (the toolchain notes' openssl line) in `folder`. */
-export function makeCertificate(folder: string, name: string, subject = '/CN=localhost'): { certificate: string; key: string } {
+export function makeCertificate(
+  folder: string,
+  name: string,
+  subject = '/CN=localhost',
+): { certificate: string; key: string } {
   const certificate = path.join(folder, `${name}.pem`)
   const key = path.join(folder, `${name}.key`)
   const made = spawnSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '2', '-subj', subject, '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      certificate,
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
     { encoding: 'utf8' },
   )
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`)

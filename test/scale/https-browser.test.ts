@@ -29,10 +29,26 @@ const spki = createHash('sha256')
   .update(new X509Certificate(await readFile(certificate)).publicKey.export({ type: 'spki', format: 'der' }))
   .digest('base64')
 const deployArgs = ([plainPort, httpsPort]: number[]) => [
-  '--state', state, '--listen', `127.0.0.1:${plainPort}`, '--https-listen', `127.0.0.1:${httpsPort}`,
-  '--tls-cert', certificate, '--tls-key', key, '--instances', '1', '--old-grace-seconds', '0',
+  '--state',
+  state,
+  '--listen',
+  `127.0.0.1:${plainPort}`,
+  '--https-listen',
+  `127.0.0.1:${httpsPort}`,
+  '--tls-cert',
+  certificate,
+  '--tls-key',
+  key,
+  '--instances',
+  '1',
+  '--old-grace-seconds',
+  '0',
 ]
-const first = await firstDeploy(2, (ports) => [...deployArgs(ports), '--dist', path.join(projectRoot, defaultDistDir(false))])
+const first = await firstDeploy(2, (ports) => [
+  ...deployArgs(ports),
+  '--dist',
+  path.join(projectRoot, defaultDistDir(false)),
+])
 const deployedA = first.run
 const common = deployArgs(first.ports)
 const origin = `https://localhost:${first.ports[1]}`
@@ -40,14 +56,22 @@ const origin = `https://localhost:${first.ports[1]}`
 // B's sources: what a build reads, its content, and the checkout's installed packages.
 const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))
 t.teardown(() => rm(sourceB, { recursive: true, force: true }))
-for (const entry of [...buildSources, 'content', '.node-version']) await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
+for (const entry of [...buildSources, 'content', '.node-version'])
+  await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
 await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceB, 'node_modules'))
-await appendFile(path.join(sourceB, 'client', 'entry-client.tsx'), "\ndocument.documentElement.dataset.buildMarker = 'b'\n")
+await appendFile(
+  path.join(sourceB, 'client', 'entry-client.tsx'),
+  "\ndocument.documentElement.dataset.buildMarker = 'b'\n",
+)
 if (deployedA.code !== 0) throw new Error(`A did not deploy:\n${deployedA.output}`)
 
 const browser = await chromium.launch({
   executablePath: chromiumPath,
-  args: [...chromiumArgs, `--ignore-certificate-errors-spki-list=${spki}`, '--host-resolver-rules=MAP localhost 127.0.0.1'],
+  args: [
+    ...chromiumArgs,
+    `--ignore-certificate-errors-spki-list=${spki}`,
+    '--host-resolver-rules=MAP localhost 127.0.0.1',
+  ],
 })
 t.teardown(() => browser.close())
 
@@ -67,7 +91,8 @@ async function visit(context: BrowserContext, pagePath: string): Promise<Visit> 
   const codings = new Map<string, string>()
   page.on('response', async (response) => {
     const url = new URL(response.url())
-    if (url.pathname.endsWith('.js')) codings.set(url.pathname, (await response.allHeaders())['content-encoding'] ?? 'identity')
+    if (url.pathname.endsWith('.js'))
+      codings.set(url.pathname, (await response.allHeaders())['content-encoding'] ?? 'identity')
   })
   await page.goto(`${origin}${pagePath}`, { waitUntil: 'load' })
   await page.waitForSelector('html[data-hydrated="true"]', { state: 'attached', timeout: 20_000 })
@@ -108,15 +133,27 @@ t.test('first visit, a deploy, a returning visit with deltas, an old tab across 
   t.equal(returning.deploymentId, idB, 'the returning visit gets B')
   t.equal(await returning.page.getAttribute('html', 'data-build-marker'), 'b', "B's code runs")
   const deltas = returning.scripts.filter((script) => script.coding === 'dcb' || script.coding === 'dcz')
-  t.ok(deltas.length > 0, `B's scripts as deltas: ${deltas.length} of ${returning.scripts.length} (${[...new Set(deltas.map((one) => one.coding))].join(', ')})`)
+  t.ok(
+    deltas.length > 0,
+    `B's scripts as deltas: ${deltas.length} of ${returning.scripts.length} (${[...new Set(deltas.map((one) => one.coding))].join(', ')})`,
+  )
   t.same(returning.pageErrors, [], 'no page error')
   const firstB = await visit(await browser.newContext(), '/')
   const share = bytes(returning) / bytes(firstB)
-  t.ok(share <= 0.15, `a returning visit downloads ${bytes(returning)} bytes of script, ${(share * 100).toFixed(1)} % of a first visit's ${bytes(firstB)} (goal: 15 % at most)`)
+  t.ok(
+    share <= 0.15,
+    `a returning visit downloads ${bytes(returning)} bytes of script, ${(share * 100).toFixed(1)} % of a first visit's ${bytes(firstB)} (goal: 15 % at most)`,
+  )
 
   // The old tab follows the links of its page to other paths, one after the other: each lands, from A's data it had
   // prefetched while A lived, or from B after a 409 for A's data and a full load; none breaks the page.
-  const targets = [...new Set(await oldTab.page.locator('a[href^="/"]').evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? '')))]
+  const targets = [
+    ...new Set(
+      await oldTab.page
+        .locator('a[href^="/"]')
+        .evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? '')),
+    ),
+  ]
     .filter((href) => href !== '/' && !href.includes('#'))
     .slice(0, 3)
   t.ok(targets.length > 0, `links to follow: ${targets.join(' ')}`)
@@ -124,7 +161,9 @@ t.test('first visit, a deploy, a returning visit with deltas, an old tab across 
     await oldTab.page.locator(`a[href="${target}"]`).first().click()
     await oldTab.page.waitForURL((url) => url.pathname === target, { timeout: 20_000 })
     await oldTab.page.waitForSelector('html[data-hydrated="true"]', { state: 'attached', timeout: 20_000 })
-    t.pass(`the old tab lands on ${target}, from ${(await oldTab.page.getAttribute('html', 'data-dpl-id')) === idB ? 'B' : 'A'}`)
+    t.pass(
+      `the old tab lands on ${target}, from ${(await oldTab.page.getAttribute('html', 'data-dpl-id')) === idB ? 'B' : 'A'}`,
+    )
   }
   t.same(oldTab.pageErrors, [], 'without a page error')
 })

@@ -24,7 +24,9 @@ import { publicImagePath } from '../helpers/site-pages.ts'
 
 const redis = await startRedis(t)
 const distDir = path.join(projectRoot, defaultDistDir(true))
-const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as {
+  deploymentId: string
+}
 const state = await stateFolder(t, { REDIS_URL: redis.url, COURIER_TEST_ROUTES: 'true', LOG_LEVEL: 'warn' })
 // The files certbot would leave: the deploy is given these paths, and `--reload` re-reads whatever they hold.
 const first = makeCertificate(state, 'first')
@@ -33,8 +35,20 @@ const live = { certificate: path.join(state, 'fullchain.pem'), key: path.join(st
 await copyFile(first.certificate, live.certificate)
 await copyFile(first.key, live.key)
 const { ports, run: deployed } = await firstDeploy(2, ([plain, https]) => [
-  '--state', state, '--dist', distDir, '--listen', `127.0.0.1:${plain}`, '--https-listen', `127.0.0.1:${https}`,
-  '--tls-cert', live.certificate, '--tls-key', live.key, '--instances', '1',
+  '--state',
+  state,
+  '--dist',
+  distDir,
+  '--listen',
+  `127.0.0.1:${plain}`,
+  '--https-listen',
+  `127.0.0.1:${https}`,
+  '--tls-cert',
+  live.certificate,
+  '--tls-key',
+  live.key,
+  '--instances',
+  '1',
 ])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
 const [plainPort, httpsPort] = [ports[0]!, ports[1]!]
@@ -45,7 +59,12 @@ const ca = await readFile(first.certificate)
 const session = http2.connect(`https://127.0.0.1:${httpsPort}`, { ca, servername: 'localhost' })
 t.teardown(() => session.close())
 // What nginx adds for the instances (courier.conf): the instance trusts them from 127.0.0.1 (TRUST_PROXY).
-const asNginxAsks = { 'x-forwarded-proto': 'https', 'x-forwarded-host': '127.0.0.1', 'x-forwarded-port': String(httpsPort), 'x-forwarded-for': '127.0.0.1' }
+const asNginxAsks = {
+  'x-forwarded-proto': 'https',
+  'x-forwarded-host': '127.0.0.1',
+  'x-forwarded-port': String(httpsPort),
+  'x-forwarded-for': '127.0.0.1',
+}
 
 const kinds: Array<{ kind: string; path: string; headers?: Record<string, string> }> = [
   { kind: 'a kept static document', path: '/' },
@@ -53,7 +72,11 @@ const kinds: Array<{ kind: string; path: string; headers?: Record<string, string
   { kind: 'page data', path: `/_next/data/${deploymentId}/index.json`, headers: { 'x-deployment-id': deploymentId } },
   { kind: 'sitemap.xml', path: '/sitemap.xml' },
   { kind: 'robots.txt', path: '/robots.txt' },
-  { kind: 'an optimized image', path: `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`, headers: { accept: 'image/avif,image/webp,*/*' } },
+  {
+    kind: 'an optimized image',
+    path: `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640&q=75`,
+    headers: { accept: 'image/avif,image/webp,*/*' },
+  },
   { kind: 'a public image', path: publicImagePath() },
   { kind: 'the 404 document', path: '/no-such-page' },
   { kind: 'an /api JSON answer', path: '/api/image-widths' },
@@ -82,17 +105,31 @@ for (const { kind, path: requestPath, headers = {} } of kinds) {
       const label = `Accept-Encoding ${acceptEncoding === undefined ? '(none)' : `"${acceptEncoding}"`}`
       t.same(view(proxied, direct), view(direct, proxied), label)
       t.equal(proxied.headers['strict-transport-security'], 'max-age=63072000', `${label}: HSTS through HTTPS`)
-      t.equal(direct.headers['strict-transport-security'], undefined, `${label}: none from the instance (nginx adds it)`)
+      t.equal(
+        direct.headers['strict-transport-security'],
+        undefined,
+        `${label}: none from the instance (nginx adds it)`,
+      )
     }
   })
 }
 
 t.test('the plain port redirects to HTTPS, except certbot challenges', async (t) => {
   const plain = `http://127.0.0.1:${plainPort}`
-  for (const [method, status] of [['GET', 301], ['HEAD', 301], ['POST', 308], ['PUT', 308], ['DELETE', 308]] as const) {
+  for (const [method, status] of [
+    ['GET', 301],
+    ['HEAD', 301],
+    ['POST', 308],
+    ['PUT', 308],
+    ['DELETE', 308],
+  ] as const) {
     const answer = await getHttp1(plain, '/some/a%20b?x=1&y=2', { host: 'site.example' }, method)
     t.equal(answer.status, status, `${method}: ${status}`)
-    t.equal(answer.headers.location, `https://site.example:${httpsPort}/some/a%20b?x=1&y=2`, `${method}: the same path and query on HTTPS`)
+    t.equal(
+      answer.headers.location,
+      `https://site.example:${httpsPort}/some/a%20b?x=1&y=2`,
+      `${method}: the same path and query on HTTPS`,
+    )
     t.equal(answer.headers['strict-transport-security'], undefined, `${method}: no HSTS over plain HTTP`)
   }
   const challenges = path.join(state, 'acme', '.well-known', 'acme-challenge')
@@ -101,16 +138,32 @@ t.test('the plain port redirects to HTTPS, except certbot challenges', async (t)
   const challenge = await getHttp1(plain, '/.well-known/acme-challenge/token-123', {})
   t.equal(challenge.status, 200, 'a challenge file: served')
   t.equal(challenge.wire.toString(), 'token-123.thumbprint')
-  t.equal((await getHttp1(plain, '/.well-known/acme-challenge/missing', {})).status, 404, 'a missing one: 404, not a redirect')
+  t.equal(
+    (await getHttp1(plain, '/.well-known/acme-challenge/missing', {})).status,
+    404,
+    'a missing one: 404, not a redirect',
+  )
 })
 
-function handshake(options: tls.ConnectionOptions): Promise<{ protocol: string | null; reused: boolean; session?: Buffer; certificate: string }> {
+function handshake(
+  options: tls.ConnectionOptions,
+): Promise<{ protocol: string | null; reused: boolean; session?: Buffer; certificate: string }> {
   return new Promise((resolve, reject) => {
     let session: Buffer | undefined
-    const socket = tls.connect({ host: '127.0.0.1', port: httpsPort, servername: 'localhost', rejectUnauthorized: false, ...options })
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: httpsPort,
+      servername: 'localhost',
+      rejectUnauthorized: false,
+      ...options,
+    })
     socket.on('session', (ticket: Buffer) => (session = ticket))
     socket.once('secureConnect', () => {
-      const result = { protocol: socket.getProtocol(), reused: socket.isSessionReused(), certificate: socket.getPeerX509Certificate()?.fingerprint256 ?? '' }
+      const result = {
+        protocol: socket.getProtocol(),
+        reused: socket.isSessionReused(),
+        certificate: socket.getPeerX509Certificate()?.fingerprint256 ?? '',
+      }
       // TLS 1.3 sends its session after the handshake: wait for it before closing.
       setTimeout(() => {
         socket.end()
@@ -156,5 +209,9 @@ t.test('--reload serves the renewed certificate without a new deploy', async (t)
   const mismatched = await runDeploy(['--reload', '--state', state])
   t.equal(mismatched.code, 1, 'a key that does not belong to the certificate: refused')
   t.match(mismatched.lines.at(-1)?.error, /does not belong to the certificate/)
-  t.equal((await handshake({})).certificate, await fingerprint(second.certificate), 'and the certificate served is still the last good one')
+  t.equal(
+    (await handshake({})).certificate,
+    await fingerprint(second.certificate),
+    'and the certificate served is still the last good one',
+  )
 })

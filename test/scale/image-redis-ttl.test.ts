@@ -40,10 +40,17 @@ t.test('a remote image fresh for a year stays in Redis at most imageMaxTtlMs', a
 
   const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/photo.jpg`)}&w=128`)
   t.equal(response.statusCode, 200)
-  t.equal(response.headers['cache-control'], 'public, max-age=31536000, must-revalidate', 'the browser may keep it a year')
+  t.equal(
+    response.headers['cache-control'],
+    'public, max-age=31536000, must-revalidate',
+    'the browser may keep it a year',
+  )
   const keys = await shared.client.keys(`${sharedState.keyPrefix}image:*`)
   t.equal(keys.length, 1, 'one entry in Redis')
   const ttlMs = await shared.client.pttl(keys[0]!)
   t.ok(ttlMs > 0, 'it expires')
-  t.ok(ttlMs <= sharedState.imageMaxTtlMs, `Redis keeps it ${Math.round(ttlMs / 3_600_000)} h, at most ${sharedState.imageMaxTtlMs / 3_600_000} h`)
+  t.ok(
+    ttlMs <= sharedState.imageMaxTtlMs,
+    `Redis keeps it ${Math.round(ttlMs / 3_600_000)} h, at most ${sharedState.imageMaxTtlMs / 3_600_000} h`,
+  )
 })

@@ -21,7 +21,16 @@ import { freePort } from './processes.ts'
 const instanceRun = path.join(projectRoot, 'deploy', 'instance-run.ts')
 const state = await stateFolder(t, { LOG_LEVEL: 'info', COURIER_TEST_MARK: 'from-courier-env' })
 const dist = path.join(projectRoot, defaultDistDir(false))
-const { run: deployed } = await firstDeploy(1, ([listen]) => ['--state', state, '--listen', `127.0.0.1:${listen}`, '--instances', '2', '--dist', dist])
+const { run: deployed } = await firstDeploy(1, ([listen]) => [
+  '--state',
+  state,
+  '--listen',
+  `127.0.0.1:${listen}`,
+  '--instances',
+  '2',
+  '--dist',
+  dist,
+])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
 const [deployment] = (await readDeployState(state)).deployments
 const [crashed, sibling] = deployment!.instances
@@ -57,43 +66,67 @@ t.test('a port that is no instance of the state, or whose instance runs: refused
   t.match(refused.stderr, `InstanceNotInStateError: port ${stranger} is no instance of the state ${state}`)
   const running = spawnSync(process.execPath, runArgs(crashed.port), { env: callerEnv, encoding: 'utf8' })
   t.equal(running.status, 78)
-  t.match(running.stderr, `InstanceRunningError: the instance on port ${crashed.port} runs already (pid ${crashed.pid})`)
+  t.match(
+    running.stderr,
+    `InstanceRunningError: the instance on port ${crashed.port} runs already (pid ${crashed.pid})`,
+  )
 })
 
-t.test('an instance that died, started again by instance-run: same release, environment and port, known to the state', async (t) => {
-  const logBefore = await readFile(crashed.log, 'utf8')
-  process.kill(crashed.pid, 'SIGKILL')
-  await until('the instance to die', async () => (await startTimeOf(crashed.pid)) === undefined)
-  const routing = () => readFile(path.join(state, 'nginx', 'deployments.conf'), 'utf8')
-  await until('nginx to stop routing to it', async () => !(await routing()).includes(`127.0.0.1:${crashed.port} `))
+t.test(
+  'an instance that died, started again by instance-run: same release, environment and port, known to the state',
+  async (t) => {
+    const logBefore = await readFile(crashed.log, 'utf8')
+    process.kill(crashed.pid, 'SIGKILL')
+    await until('the instance to die', async () => (await startTimeOf(crashed.pid)) === undefined)
+    const routing = () => readFile(path.join(state, 'nginx', 'deployments.conf'), 'utf8')
+    await until('nginx to stop routing to it', async () => !(await routing()).includes(`127.0.0.1:${crashed.port} `))
 
-  const child = spawn(process.execPath, runArgs(crashed.port), { env: callerEnv, detached: true, stdio: 'ignore' })
-  child.unref()
-  const restarted = { pid: child.pid!, startTime: (await startTimeOf(child.pid!))! }
-  const { pid } = restarted
-  t.teardown(async () => {
-    if (await isSameProcess(restarted)) process.kill(pid, 'SIGKILL')
-  })
-  await until('it to answer /api/ready', () => fetch(`http://127.0.0.1:${crashed.port}/api/ready`).then((answer) => answer.status === 200, () => false))
-  t.ok(await isSameProcess(restarted), 'the process started is still the one that answers (it became the server)')
-  t.ok(await listensOn(pid, crashed.port), 'the process started is the server, on the port nginx sends to')
-  const home = await (await fetch(`http://127.0.0.1:${crashed.port}/`)).text()
-  t.match(home, `data-dpl-id="${deployment!.id}"`, "it serves the live deployment's build")
+    const child = spawn(process.execPath, runArgs(crashed.port), { env: callerEnv, detached: true, stdio: 'ignore' })
+    child.unref()
+    const restarted = { pid: child.pid!, startTime: (await startTimeOf(child.pid!))! }
+    const { pid } = restarted
+    t.teardown(async () => {
+      if (await isSameProcess(restarted)) process.kill(pid, 'SIGKILL')
+    })
+    await until('it to answer /api/ready', () =>
+      fetch(`http://127.0.0.1:${crashed.port}/api/ready`).then(
+        (answer) => answer.status === 200,
+        () => false,
+      ),
+    )
+    t.ok(await isSameProcess(restarted), 'the process started is still the one that answers (it became the server)')
+    t.ok(await listensOn(pid, crashed.port), 'the process started is the server, on the port nginx sends to')
+    const home = await (await fetch(`http://127.0.0.1:${crashed.port}/`)).text()
+    t.match(home, `data-dpl-id="${deployment!.id}"`, "it serves the live deployment's build")
 
-  const [environ, siblingEnviron] = await Promise.all([environOf(pid), environOf(sibling.pid)])
-  t.equal(environ.PORT, String(crashed.port))
-  t.equal(environ.COURIER_TEST_MARK, 'from-courier-env', "the state's courier.env")
-  t.same({ ...environ, PORT: 'any' }, { ...siblingEnviron, PORT: 'any' }, 'the environment the deploy gave its sibling, not the caller\'s')
-  const commandLine = async (of: number) => readFile(`/proc/${of}/cmdline`, 'utf8')
-  t.equal(await commandLine(pid), await commandLine(sibling.pid), "its sibling's command: the release's Node, flags and server")
-  const logAfter = await readFile(crashed.log, 'utf8')
-  t.ok(logAfter.startsWith(logBefore) && logAfter.length > logBefore.length, `its output appended to ${path.basename(crashed.log)}`)
+    const [environ, siblingEnviron] = await Promise.all([environOf(pid), environOf(sibling.pid)])
+    t.equal(environ.PORT, String(crashed.port))
+    t.equal(environ.COURIER_TEST_MARK, 'from-courier-env', "the state's courier.env")
+    t.same(
+      { ...environ, PORT: 'any' },
+      { ...siblingEnviron, PORT: 'any' },
+      "the environment the deploy gave its sibling, not the caller's",
+    )
+    const commandLine = async (of: number) => readFile(`/proc/${of}/cmdline`, 'utf8')
+    t.equal(
+      await commandLine(pid),
+      await commandLine(sibling.pid),
+      "its sibling's command: the release's Node, flags and server",
+    )
+    const logAfter = await readFile(crashed.log, 'utf8')
+    t.ok(
+      logAfter.startsWith(logBefore) && logAfter.length > logBefore.length,
+      `its output appended to ${path.basename(crashed.log)}`,
+    )
 
-  await until('nginx to route to it again', async () => new RegExp(`server 127\\.0\\.0\\.1:${crashed.port} max_fails=1 fail_timeout=2s;`).test(await routing()))
-  t.pass('the readiness watcher, from the state, puts it back in nginx\'s routing')
+    await until('nginx to route to it again', async () =>
+      new RegExp(`server 127\\.0\\.0\\.1:${crashed.port} max_fails=1 fail_timeout=2s;`).test(await routing()),
+    )
+    t.pass("the readiness watcher, from the state, puts it back in nginx's routing")
 
-  const stopped = await runDeploy(['--stop', '--state', state])
-  t.equal(stopped.code, 0)
-  t.match(stopped.lines.at(-1), { msg: 'stopped', instances: 2, notSignalled: 0 })
-  t.notOk(await isSameProcess(restarted), '`--stop` stopped it: nothing left running')
-})
+    const stopped = await runDeploy(['--stop', '--state', state])
+    t.equal(stopped.code, 0)
+    t.match(stopped.lines.at(-1), { msg: 'stopped', instances: 2, notSignalled: 0 })
+    t.notOk(await isSameProcess(restarted), '`--stop` stopped it: nothing left running')
+  },
+)

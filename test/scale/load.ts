@@ -28,13 +28,32 @@ const closedConnectionCodes = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 
 
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value
   return flat
 }
 
-export async function runMixedLoad(origin: string, targets: readonly Target[], options: { seconds: number; clients: number }): Promise<LoadTally> {
-  const agent = new Agent({ connections: options.clients, keepAliveTimeout: 30_000, headersTimeout: 20_000, bodyTimeout: 20_000 })
-  const tally: LoadTally = { sent: 0, answered: 0, wrong: {}, lost: 0, resentAfterClose: 0, statusCodes: {}, seconds: 0, requestsPerSecond: 0 }
+export async function runMixedLoad(
+  origin: string,
+  targets: readonly Target[],
+  options: { seconds: number; clients: number },
+): Promise<LoadTally> {
+  const agent = new Agent({
+    connections: options.clients,
+    keepAliveTimeout: 30_000,
+    headersTimeout: 20_000,
+    bodyTimeout: 20_000,
+  })
+  const tally: LoadTally = {
+    sent: 0,
+    answered: 0,
+    wrong: {},
+    lost: 0,
+    resentAfterClose: 0,
+    statusCodes: {},
+    seconds: 0,
+    requestsPerSecond: 0,
+  }
   const started = performance.now()
   const endAt = started + options.seconds * 1000
   let next = 0

@@ -33,9 +33,15 @@ t.test('routing: one upstream per live deployment, documents and unknown ids to 
   t.match(text, /keepalive 32;\n  keepalive_timeout 4s;/)
   // Images: the same instances, in upstreams that count no failure (an optimizer's load never takes an instance out).
   t.match(text, /upstream courier_deployment_1 \{\n  server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s;/)
-  t.match(text, /upstream courier_images_newest \{\n  server 127\.0\.0\.1:4002 max_fails=0;\n  server 127\.0\.0\.1:4003 max_fails=0;/)
+  t.match(
+    text,
+    /upstream courier_images_newest \{\n  server 127\.0\.0\.1:4002 max_fails=0;\n  server 127\.0\.0\.1:4003 max_fails=0;/,
+  )
   t.match(text, /upstream courier_images_deployment_0 \{\n  server 127\.0\.0\.1:4001 max_fails=0;/)
-  t.match(text, /map \$courier_requested_deployment \$courier_image_upstream \{\n  default courier_images_newest;\n  "old-1" courier_images_deployment_0;\n  "new\.2" courier_images_deployment_1;\n\}/)
+  t.match(
+    text,
+    /map \$courier_requested_deployment \$courier_image_upstream \{\n  default courier_images_newest;\n  "old-1" courier_images_deployment_0;\n  "new\.2" courier_images_deployment_1;\n\}/,
+  )
   const bad: Array<[Parameters<typeof renderRouting>[0], RegExp]> = [
     [{ deployments: [] }, /at least one/],
     [{ deployments: [{ id: 'a b', servers: ['127.0.0.1:1'] }] }, /invalid deployment id/],
@@ -48,85 +54,144 @@ t.test('routing: one upstream per live deployment, documents and unknown ids to 
 
 t.test('the prefix written for nginx passes nginx -t', async (t) => {
   const prefix = await temporary(t, 'courier-prefix-')
-  const { configFile } = await writePrefix({ prefix, listen: '127.0.0.1:18999', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] })
+  const { configFile } = await writePrefix({
+    prefix,
+    listen: '127.0.0.1:18999',
+    deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }],
+  })
   const checked = spawnSync('nginx', ['-t', '-p', prefix, '-c', configFile], { encoding: 'utf8' })
   t.equal(checked.status, 0, checked.stderr)
-  await t.rejects(writePrefix({ prefix, listen: 'everywhere', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] }), { message: /invalid listen address/ })
+  await t.rejects(
+    writePrefix({ prefix, listen: 'everywhere', deployments: [{ id: 'a', servers: ['127.0.0.1:4001'] }] }),
+    { message: /invalid listen address/ },
+  )
 })
 
-t.test('with TLS: the HTTPS server and the plain redirect server pass nginx -t; bad TLS options are refused', async (t) => {
-  const prefix = await temporary(t, 'courier-prefix-tls-')
-  const certificate = path.join(prefix, 'cert.pem')
-  const key = path.join(prefix, 'key.pem')
-  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '1', '-subj', '/CN=localhost'], { encoding: 'utf8' })
-  t.equal(made.status, 0, made.stderr)
-  const deployments = [{ id: 'a', servers: ['127.0.0.1:4001', '127.0.0.1:4002'], down: ['127.0.0.1:4002'] }]
-  const tls = { listen: '127.0.0.1:18443', certificate, key }
-  const { configFile } = await writePrefix({ prefix, listen: '127.0.0.1:18080', tls, deployments })
-  const checked = spawnSync('nginx', ['-t', '-p', prefix, '-c', configFile], { encoding: 'utf8' })
-  t.equal(checked.status, 0, checked.stderr)
-  const listen = await readFile(path.join(prefix, 'listen.conf'), 'utf8')
-  t.match(listen, /listen 127\.0\.0\.1:18443 ssl http2;/)
-  t.match(listen, `ssl_certificate ${certificate};`)
-  const redirect = await readFile(path.join(prefix, 'redirect.conf'), 'utf8')
-  t.match(redirect, /listen 127\.0\.0\.1:18080;/)
-  t.match(redirect, /return 301 https:\/\/\$host:18443\$request_uri;/)
-  t.match(redirect, /return 308 https:\/\/\$host:18443\$request_uri;/)
-  t.match(redirect, /root \.\.\/acme;/)
-  t.match(await readFile(path.join(prefix, 'deployments.conf'), 'utf8'), /server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s down;/, 'an instance out of rotation is down')
-  // On 443 the redirect names no port.
-  await writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, listen: '127.0.0.1:443' }, deployments })
-  t.match(await readFile(path.join(prefix, 'redirect.conf'), 'utf8'), /return 301 https:\/\/\$host\$request_uri;/)
-  const bad: Array<[Partial<typeof tls>, RegExp]> = [
-    [{ listen: 'all' }, /invalid HTTPS listen address/],
-    [{ listen: '127.0.0.1:18080' }, /must differ from the plain one/],
-    [{ certificate: 'relative.pem' }, /the TLS certificate must be an absolute path/],
-    [{ key: '/etc/x.pem; include /etc/passwd' }, /the TLS key must be an absolute path without spaces/],
-  ]
-  for (const [change, message] of bad) {
-    await t.rejects(writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, ...change }, deployments }), { message }, JSON.stringify(change))
-  }
-})
+t.test(
+  'with TLS: the HTTPS server and the plain redirect server pass nginx -t; bad TLS options are refused',
+  async (t) => {
+    const prefix = await temporary(t, 'courier-prefix-tls-')
+    const certificate = path.join(prefix, 'cert.pem')
+    const key = path.join(prefix, 'key.pem')
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        certificate,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ],
+      { encoding: 'utf8' },
+    )
+    t.equal(made.status, 0, made.stderr)
+    const deployments = [{ id: 'a', servers: ['127.0.0.1:4001', '127.0.0.1:4002'], down: ['127.0.0.1:4002'] }]
+    const tls = { listen: '127.0.0.1:18443', certificate, key }
+    const { configFile } = await writePrefix({ prefix, listen: '127.0.0.1:18080', tls, deployments })
+    const checked = spawnSync('nginx', ['-t', '-p', prefix, '-c', configFile], { encoding: 'utf8' })
+    t.equal(checked.status, 0, checked.stderr)
+    const listen = await readFile(path.join(prefix, 'listen.conf'), 'utf8')
+    t.match(listen, /listen 127\.0\.0\.1:18443 ssl http2;/)
+    t.match(listen, `ssl_certificate ${certificate};`)
+    const redirect = await readFile(path.join(prefix, 'redirect.conf'), 'utf8')
+    t.match(redirect, /listen 127\.0\.0\.1:18080;/)
+    t.match(redirect, /return 301 https:\/\/\$host:18443\$request_uri;/)
+    t.match(redirect, /return 308 https:\/\/\$host:18443\$request_uri;/)
+    t.match(redirect, /root \.\.\/acme;/)
+    t.match(
+      await readFile(path.join(prefix, 'deployments.conf'), 'utf8'),
+      /server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s down;/,
+      'an instance out of rotation is down',
+    )
+    // On 443 the redirect names no port.
+    await writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, listen: '127.0.0.1:443' }, deployments })
+    t.match(await readFile(path.join(prefix, 'redirect.conf'), 'utf8'), /return 301 https:\/\/\$host\$request_uri;/)
+    const bad: Array<[Partial<typeof tls>, RegExp]> = [
+      [{ listen: 'all' }, /invalid HTTPS listen address/],
+      [{ listen: '127.0.0.1:18080' }, /must differ from the plain one/],
+      [{ certificate: 'relative.pem' }, /the TLS certificate must be an absolute path/],
+      [{ key: '/etc/x.pem; include /etc/passwd' }, /the TLS key must be an absolute path without spaces/],
+    ]
+    for (const [change, message] of bad) {
+      await t.rejects(
+        writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, ...change }, deployments }),
+        { message },
+        JSON.stringify(change),
+      )
+    }
+  },
+)
 
-t.test('assets: a folder per deployment, the last N kept, identical files linked, one name of other bytes kept apart', async (t) => {
-  const assets = await temporary(t, 'courier-assets-')
-  const builds = await temporary(t, 'courier-builds-')
-  const build = async (id: string, files: Record<string, string>) => {
-    const chunks = path.join(builds, id, 'client', 'chunks')
-    await mkdir(chunks, { recursive: true })
-    for (const [name, text] of Object.entries(files)) await writeFile(path.join(chunks, name), text)
-    return path.join(builds, id)
-  }
-  const served = (id: string, name: string) => readFile(path.join(publishedChunksDir(assets, id), name), 'utf8')
-  for (const [index, id] of ['d1', 'd2', 'd3', 'd4'].entries()) {
-    // Published in order; the manifests' times must differ for the order to be known.
-    await new Promise((resolve) => setTimeout(resolve, 5 + index))
-    t.same(await publishAssets(await build(id, { 'shared-AAAA.js': 'shared', [`page-${id}.js`]: id }), assets, id), { files: 2, linked: index === 0 ? 0 : 1 })
-  }
-  const inode = async (id: string) => (await stat(path.join(publishedChunksDir(assets, id), 'shared-AAAA.js'))).ino
-  t.equal(await inode('d4'), await inode('d1'), 'a file of the same bytes as a kept deployment\'s is a hard link to it')
-  t.same(await pruneAssets(assets, 2, ['d1']), ['d2'], 'the last two kept, and d1, still live')
-  t.same((await readdir(path.join(assets, 'by-deployment'))).sort(), ['d1', 'd3', 'd4'])
-  t.same(await pruneAssets(assets, 1), ['d1', 'd3'])
-  t.same(await readdir(path.join(assets, 'by-deployment')), ['d4'])
-  t.equal(await served('d4', 'shared-AAAA.js'), 'shared', 'the linked file outlives the folder it was linked from')
-  await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
-  await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '..'), { message: /invalid deployment id/ })
+t.test(
+  'assets: a folder per deployment, the last N kept, identical files linked, one name of other bytes kept apart',
+  async (t) => {
+    const assets = await temporary(t, 'courier-assets-')
+    const builds = await temporary(t, 'courier-builds-')
+    const build = async (id: string, files: Record<string, string>) => {
+      const chunks = path.join(builds, id, 'client', 'chunks')
+      await mkdir(chunks, { recursive: true })
+      for (const [name, text] of Object.entries(files)) await writeFile(path.join(chunks, name), text)
+      return path.join(builds, id)
+    }
+    const served = (id: string, name: string) => readFile(path.join(publishedChunksDir(assets, id), name), 'utf8')
+    for (const [index, id] of ['d1', 'd2', 'd3', 'd4'].entries()) {
+      // Published in order; the manifests' times must differ for the order to be known.
+      await new Promise((resolve) => setTimeout(resolve, 5 + index))
+      t.same(await publishAssets(await build(id, { 'shared-AAAA.js': 'shared', [`page-${id}.js`]: id }), assets, id), {
+        files: 2,
+        linked: index === 0 ? 0 : 1,
+      })
+    }
+    const inode = async (id: string) => (await stat(path.join(publishedChunksDir(assets, id), 'shared-AAAA.js'))).ino
+    t.equal(
+      await inode('d4'),
+      await inode('d1'),
+      "a file of the same bytes as a kept deployment's is a hard link to it",
+    )
+    t.same(await pruneAssets(assets, 2, ['d1']), ['d2'], 'the last two kept, and d1, still live')
+    t.same((await readdir(path.join(assets, 'by-deployment'))).sort(), ['d1', 'd3', 'd4'])
+    t.same(await pruneAssets(assets, 1), ['d1', 'd3'])
+    t.same(await readdir(path.join(assets, 'by-deployment')), ['d4'])
+    t.equal(await served('d4', 'shared-AAAA.js'), 'shared', 'the linked file outlives the folder it was linked from')
+    await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '../escape'), { message: /invalid deployment id/ })
+    await t.rejects(publishAssets(path.join(builds, 'd1'), assets, '..'), { message: /invalid deployment id/ })
 
-  // One name, other bytes (a chunk whose imports another deployment id stamps, its `.br`, a delta): each deployment
-  // keeps its own; the older one's file is not touched.
-  t.same(await publishAssets(await build('d5', { 'shared-AAAA.js': 'shared, stamped for d5', 'shared-AAAA.js.br': 'br of d5' }), assets, 'd5'), { files: 2, linked: 0 })
-  t.equal(await served('d4', 'shared-AAAA.js'), 'shared', "d4's bytes stay d4's")
-  t.equal(await served('d5', 'shared-AAAA.js'), 'shared, stamped for d5')
-  // The same id again with the same bytes (a deploy run again after an interruption): nothing to do.
-  t.same(await publishAssets(path.join(builds, 'd5'), assets, 'd5'), { files: 2, linked: 0 })
-  // The same id with other bytes (a pinned DEPLOYMENT_ID reused for another build): refused, nothing written.
-  await writeFile(path.join(builds, 'd5', 'client', 'chunks', 'shared-AAAA.js.br'), 'another build')
-  await writeFile(path.join(builds, 'd5', 'client', 'chunks', 'new-BBBB.js'), 'new')
-  await t.rejects(publishAssets(path.join(builds, 'd5'), assets, 'd5'), { name: 'AssetConflictError', message: /deployment d5 was published before with other bytes for shared-AAAA\.js\.br/ })
-  t.equal(await served('d5', 'shared-AAAA.js.br'), 'br of d5', "the deployment's file is as it was")
-  t.notOk(existsSync(path.join(publishedChunksDir(assets, 'd5'), 'new-BBBB.js')), 'and nothing of the refused build is written')
-})
+    // One name, other bytes (a chunk whose imports another deployment id stamps, its `.br`, a delta): each deployment
+    // keeps its own; the older one's file is not touched.
+    t.same(
+      await publishAssets(
+        await build('d5', { 'shared-AAAA.js': 'shared, stamped for d5', 'shared-AAAA.js.br': 'br of d5' }),
+        assets,
+        'd5',
+      ),
+      { files: 2, linked: 0 },
+    )
+    t.equal(await served('d4', 'shared-AAAA.js'), 'shared', "d4's bytes stay d4's")
+    t.equal(await served('d5', 'shared-AAAA.js'), 'shared, stamped for d5')
+    // The same id again with the same bytes (a deploy run again after an interruption): nothing to do.
+    t.same(await publishAssets(path.join(builds, 'd5'), assets, 'd5'), { files: 2, linked: 0 })
+    // The same id with other bytes (a pinned DEPLOYMENT_ID reused for another build): refused, nothing written.
+    await writeFile(path.join(builds, 'd5', 'client', 'chunks', 'shared-AAAA.js.br'), 'another build')
+    await writeFile(path.join(builds, 'd5', 'client', 'chunks', 'new-BBBB.js'), 'new')
+    await t.rejects(publishAssets(path.join(builds, 'd5'), assets, 'd5'), {
+      name: 'AssetConflictError',
+      message: /deployment d5 was published before with other bytes for shared-AAAA\.js\.br/,
+    })
+    t.equal(await served('d5', 'shared-AAAA.js.br'), 'br of d5', "the deployment's file is as it was")
+    t.notOk(
+      existsSync(path.join(publishedChunksDir(assets, 'd5'), 'new-BBBB.js')),
+      'and nothing of the refused build is written',
+    )
+  },
+)
 
 function withoutRunnerOptions(): NodeJS.ProcessEnv {
   const { NODE_OPTIONS: _runnerOptions, ...env } = process.env
@@ -136,7 +201,12 @@ function withoutRunnerOptions(): NodeJS.ProcessEnv {
 t.test('the deploy script refuses bad input with a clear message and exit code 1', async (t) => {
   const state = await temporary(t, 'courier-deploy-state-')
   const script = path.join(projectRoot, 'deploy', 'rolling-deploy.ts')
-  const missingState = spawnSync(process.execPath, [script], { cwd: projectRoot, env: withoutRunnerOptions(), encoding: 'utf8', timeout: 60_000 })
+  const missingState = spawnSync(process.execPath, [script], {
+    cwd: projectRoot,
+    env: withoutRunnerOptions(),
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   t.equal(missingState.status, 1, 'no --state: exit 1')
   t.match(missingState.stdout, /--state <dir> is required/)
   // A folder others cannot pass through (as a home folder may be): its state would be out of nginx's workers' reach.
@@ -150,17 +220,42 @@ t.test('the deploy script refuses bad input with a clear message and exit code 1
     [['--listen', 'everywhere'], /--listen must be address:port/],
     [['--listen', '127.0.0.1:70000'], /--listen must be address:port/],
     [['--https-listen', '127.0.0.1:8443'], /HTTPS needs all three of --https-listen, --tls-cert and --tls-key/],
-    [['--https-listen', '127.0.0.1:8080', '--tls-cert', '/x.pem', '--tls-key', '/y.pem'], /--https-listen must differ from --listen/],
-    [['--https-listen', '127.0.0.1:8443', '--tls-cert', path.join(state, 'none.pem'), '--tls-key', path.join(state, 'none.key')], /cannot read the TLS certificate or key/],
+    [
+      ['--https-listen', '127.0.0.1:8080', '--tls-cert', '/x.pem', '--tls-key', '/y.pem'],
+      /--https-listen must differ from --listen/,
+    ],
+    [
+      [
+        '--https-listen',
+        '127.0.0.1:8443',
+        '--tls-cert',
+        path.join(state, 'none.pem'),
+        '--tls-key',
+        path.join(state, 'none.key'),
+      ],
+      /cannot read the TLS certificate or key/,
+    ],
     [['--service-manager', 'launchd'], /--service-manager must be none or systemd \(got "launchd"\)/],
     [['--stop', '--reload'], /two commands/],
     [['--reload'], /nothing deployed in .* \(no front-door\.json\)/],
     [['--source', state], /is not a checkout of the project \(no package\.json\)/],
-    ...(process.getuid?.() === 0 ? [[['--state', path.join(closed, 'state')], /nginx's workers \(user nobody\) cannot reach .* is mode 700/] as [string[], RegExp]] : []),
+    ...(process.getuid?.() === 0
+      ? [
+          [['--state', path.join(closed, 'state')], /nginx's workers \(user nobody\) cannot reach .* is mode 700/] as [
+            string[],
+            RegExp,
+          ],
+        ]
+      : []),
   ]
   const env = withoutRunnerOptions()
   for (const [args, message] of cases) {
-    const run = spawnSync(process.execPath, [script, '--state', state, ...args], { cwd: projectRoot, env, encoding: 'utf8', timeout: 60_000 })
+    const run = spawnSync(process.execPath, [script, '--state', state, ...args], {
+      cwd: projectRoot,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
     t.equal(run.status, 1, `${args.join(' ')}: exit 1`)
     const line = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { msg?: string; error?: string }
     // Nothing is started for a refused command: no nginx prefix, no state file.

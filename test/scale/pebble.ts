@@ -13,10 +13,13 @@ import { freePort, onFreePort } from '../helpers/free-port.ts'
 /** Whether pebble answers its directory on `port` with the certificate it was given: this pebble, not a stranger. */
 function answersDirectory(port: number, ca: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = https.get({ host: '127.0.0.1', port, path: '/dir', ca, servername: 'localhost', timeout: 2000 }, (response) => {
-      response.resume()
-      resolve(response.statusCode === 200)
-    })
+    const request = https.get(
+      { host: '127.0.0.1', port, path: '/dir', ca, servername: 'localhost', timeout: 2000 },
+      (response) => {
+        response.resume()
+        resolve(response.statusCode === 200)
+      },
+    )
     request.once('error', () => resolve(false))
     request.once('timeout', () => request.destroy())
   })
@@ -51,14 +54,37 @@ async function runPebble(configFile: string, port: number, ca: Buffer): Promise<
 
 export async function startPebble(
   work: string,
-  options: { /** Where pebble asks for HTTP-01 challenges: nginx's plain port. */ validationPort: number; certbotConfigDir: string },
+  options: {
+    /** Where pebble asks for HTTP-01 challenges: nginx's plain port. */ validationPort: number
+    certbotConfigDir: string
+  },
 ): Promise<{ bin: string; stop: () => void }> {
   // A certificate of its own for its HTTPS API: the package ships none.
   const folder = path.join(work, 'pebble')
   mkdirSync(folder)
   const certificate = path.join(folder, 'cert.pem')
   const key = path.join(folder, 'key.pem')
-  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certificate, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { encoding: 'utf8' })
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      certificate,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { encoding: 'utf8' },
+  )
   if (made.status !== 0) throw new Error(`openssl failed: ${made.stderr}`)
   // Its API on a free port, another when that one was taken in between (pebble exits saying `address already in
   // use`); no management interface (none without its address). tlsPort is where it would dial a TLS-ALPN challenge:

@@ -28,7 +28,10 @@ export async function waitFor(what: string, check: () => boolean, timeoutMs = 20
 function waitForOutput(child: ChildProcess, pattern: RegExp, what: string, timeoutMs = 15_000): Promise<void> {
   return new Promise((resolve, reject) => {
     let seen = ''
-    const timer = setTimeout(() => done(new Error(`${what}: no ${pattern} within ${timeoutMs} ms:\n${seen}`)), timeoutMs)
+    const timer = setTimeout(
+      () => done(new Error(`${what}: no ${pattern} within ${timeoutMs} ms:\n${seen}`)),
+      timeoutMs,
+    )
     function onData(chunk: Buffer) {
       seen += chunk.toString('utf8')
       if (pattern.test(seen)) done()
@@ -107,7 +110,9 @@ export interface NginxProcess {
  */
 export async function startNginx(t: Test, prefix: string, configFile: string, port: number): Promise<NginxProcess> {
   let output = ''
-  const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
   // Once its output is read to the end: what nginx says as it exits (a port taken) is in it.
@@ -132,10 +137,14 @@ export async function startNginx(t: Test, prefix: string, configFile: string, po
     stop,
     async reload() {
       await new Promise<void>((resolve, reject) => {
-        const reloader = spawn('nginx', ['-p', prefix, '-c', configFile, '-s', 'reload'], { stdio: ['ignore', 'pipe', 'pipe'] })
+        const reloader = spawn('nginx', ['-p', prefix, '-c', configFile, '-s', 'reload'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
         let text = ''
         reloader.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')))
-        reloader.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`nginx -s reload failed (${code}): ${text}`))))
+        reloader.once('exit', (code) =>
+          code === 0 ? resolve() : reject(new Error(`nginx -s reload failed (${code}): ${text}`)),
+        )
       })
     },
   }

@@ -37,7 +37,18 @@ export function readDocSteps(markdown: string): Map<string, string> {
 }
 
 const steps = readDocSteps(doc)
-const order = ['clone', 'redis', 'env', 'trial-certificate', 'deploy-trial', 'certbot', 'deploy-certificate', 'renew', 'second-deploy', 'stop']
+const order = [
+  'clone',
+  'redis',
+  'env',
+  'trial-certificate',
+  'deploy-trial',
+  'certbot',
+  'deploy-certificate',
+  'renew',
+  'second-deploy',
+  'stop',
+]
 t.same([...steps.keys()], order, 'the doc gives these steps, in this order')
 
 const work = mkdtempSync(path.join(tmpdir(), 'courier-production-path-'))
@@ -59,7 +70,9 @@ const variables = {
 const portOf = (address: string) => Number(address.split(':')[1])
 
 // The remote: this repository's committed HEAD.
-const cloned = spawnSync('git', ['clone', '--bare', '--quiet', projectRoot, variables.COURIER_REPO], { encoding: 'utf8' })
+const cloned = spawnSync('git', ['clone', '--bare', '--quiet', projectRoot, variables.COURIER_REPO], {
+  encoding: 'utf8',
+})
 if (cloned.status !== 0) throw new Error(`git clone --bare failed: ${cloned.stderr}`)
 
 // Where startPebble puts its `certbot` (pebble starts once nginx's plain port is known, after the trial deploy).
@@ -69,7 +82,10 @@ let stopPebble: (() => void) | undefined
 const { NODE_OPTIONS: _runnerOptions, ...inherited } = process.env
 // The machine as a newcomer has it: no Node of this checkout on PATH (the clone brings its own), and NODE_ENV as the
 // suite sets it (production, as on many servers).
-const machinePath = (process.env.PATH ?? '').split(':').filter((entry) => !entry.startsWith(projectRoot)).join(':')
+const machinePath = (process.env.PATH ?? '')
+  .split(':')
+  .filter((entry) => !entry.startsWith(projectRoot))
+  .join(':')
 const env: NodeJS.ProcessEnv = { ...inherited, ...variables, PATH: `${bin}:${machinePath}` }
 
 /** Sets one of the doc's port variables for the steps that follow. */
@@ -81,7 +97,11 @@ function setVariable(name: 'COURIER_HTTP' | 'COURIER_HTTPS' | 'REDIS_PORT', valu
 t.teardown(async () => {
   // Whatever a failed step left: the state's processes (by the deploy's own --stop), Redis, pebble.
   if (existsSync(path.join(variables.COURIER_STATE, 'state.json'))) {
-    spawnSync(process.execPath, [path.join(projectRoot, 'deploy', 'rolling-deploy.ts'), '--stop', '--state', variables.COURIER_STATE], { env })
+    spawnSync(
+      process.execPath,
+      [path.join(projectRoot, 'deploy', 'rolling-deploy.ts'), '--stop', '--state', variables.COURIER_STATE],
+      { env },
+    )
   }
   if (variables.REDIS_PORT) spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'])
   stopPebble?.()
@@ -89,9 +109,16 @@ t.teardown(async () => {
 })
 
 /** One step of the doc, as bash runs a pasted block (stopping at the first failing command). */
-function runStep(name: string, extraEnv: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+function runStep(
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', steps.get(name)!], { cwd: work, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', steps.get(name)!], {
+      cwd: work,
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
@@ -115,10 +142,14 @@ function redisStep(): Promise<void> {
     setVariable('REDIS_PORT', String(port))
     rmSync(log, { force: true })
     await step('redis')
-    const said = await until('redis-server to listen or give up', () => {
-      const text = existsSync(log) ? readFileSync(log, 'utf8') : ''
-      return /Ready to accept connections|Address already in use/.test(text) ? text : undefined
-    }, 30_000)
+    const said = await until(
+      'redis-server to listen or give up',
+      () => {
+        const text = existsSync(log) ? readFileSync(log, 'utf8') : ''
+        return /Ready to accept connections|Address already in use/.test(text) ? text : undefined
+      },
+      30_000,
+    )
     if (!said.includes('Ready to accept connections')) throw new Error(`redis-server did not start:\n${said}`)
   })
 }
@@ -135,10 +166,18 @@ function deployTrialStep(): Promise<void> {
 /** The leaf certificate nginx serves on HTTPS. */
 function servedCertificate(): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: portOf(variables.COURIER_HTTPS), servername: variables.COURIER_HOST, rejectUnauthorized: false }, () => {
-      resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '')
-      socket.end()
-    })
+    const socket = tls.connect(
+      {
+        host: '127.0.0.1',
+        port: portOf(variables.COURIER_HTTPS),
+        servername: variables.COURIER_HOST,
+        rejectUnauthorized: false,
+      },
+      () => {
+        resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '')
+        socket.end()
+      },
+    )
     socket.once('error', reject)
   })
 }
@@ -146,8 +185,16 @@ function servedCertificate(): Promise<string> {
 const fingerprintOf = (file: string) => new X509Certificate(readFileSync(file)).fingerprint256
 
 /** `/` over HTTPS and HTTP/2: the protocol, status, HSTS and the deployment it names. */
-async function home(): Promise<{ protocol: string | false | undefined; status: number; hsts: unknown; deploymentId: string | undefined }> {
-  const session = http2.connect(`https://127.0.0.1:${portOf(variables.COURIER_HTTPS)}`, { servername: variables.COURIER_HOST, rejectUnauthorized: false })
+async function home(): Promise<{
+  protocol: string | false | undefined
+  status: number
+  hsts: unknown
+  deploymentId: string | undefined
+}> {
+  const session = http2.connect(`https://127.0.0.1:${portOf(variables.COURIER_HTTPS)}`, {
+    servername: variables.COURIER_HOST,
+    rejectUnauthorized: false,
+  })
   try {
     return await new Promise((resolve, reject) => {
       const stream = session.request({ ':path': '/', ':authority': variables.COURIER_HOST })
@@ -171,25 +218,45 @@ async function home(): Promise<{ protocol: string | false | undefined; status: n
   }
 }
 
-const state = () => JSON.parse(readFileSync(path.join(variables.COURIER_STATE, 'state.json'), 'utf8')) as { deployments: Array<{ id: string; root: string }> }
+const state = () =>
+  JSON.parse(readFileSync(path.join(variables.COURIER_STATE, 'state.json'), 'utf8')) as {
+    deployments: Array<{ id: string; root: string }>
+  }
 
 t.test('the doc, step by step', async (t) => {
   await step('clone')
-  t.ok(existsSync(path.join(variables.COURIER_SRC, 'node_modules', '.bin', 'node')), 'clone: npm ci installed the pinned Node')
+  t.ok(
+    existsSync(path.join(variables.COURIER_SRC, 'node_modules', '.bin', 'node')),
+    'clone: npm ci installed the pinned Node',
+  )
   await redisStep()
   await step('env')
-  t.match(readFileSync(path.join(variables.COURIER_STATE, 'courier.env'), 'utf8'), /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\nREVALIDATE_TOKEN=[0-9a-f]{48}\n$/)
+  t.match(
+    readFileSync(path.join(variables.COURIER_STATE, 'courier.env'), 'utf8'),
+    /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\nREVALIDATE_TOKEN=[0-9a-f]{48}\n$/,
+  )
   await step('trial-certificate')
 
   await deployTrialStep()
   const first = await home()
-  t.same({ ...first, deploymentId: first.deploymentId !== undefined }, { protocol: 'h2', status: 200, hsts: 'max-age=63072000', deploymentId: true }, 'the site over HTTPS and HTTP/2')
-  t.equal(await servedCertificate(), fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')), 'with the self-signed certificate')
+  t.same(
+    { ...first, deploymentId: first.deploymentId !== undefined },
+    { protocol: 'h2', status: 200, hsts: 'max-age=63072000', deploymentId: true },
+    'the site over HTTPS and HTTP/2',
+  )
+  t.equal(
+    await servedCertificate(),
+    fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')),
+    'with the self-signed certificate',
+  )
   const plain = await fetch(`http://${variables.COURIER_HTTP}/some/page?page=2`, { redirect: 'manual' })
   t.equal(plain.status, 301, 'plain HTTP redirects')
   t.equal(plain.headers.get('location'), `https://${variables.COURIER_HTTPS}/some/page?page=2`)
 
-  const pebble = await startPebble(work, { validationPort: portOf(variables.COURIER_HTTP), certbotConfigDir: variables.LETSENCRYPT })
+  const pebble = await startPebble(work, {
+    validationPort: portOf(variables.COURIER_HTTP),
+    certbotConfigDir: variables.LETSENCRYPT,
+  })
   stopPebble = pebble.stop
   if (pebble.bin !== bin) throw new Error(`pebble's certbot is in ${pebble.bin}, not first on PATH (${bin})`)
   const issued = await step('certbot')
@@ -212,7 +279,19 @@ t.test('the doc, step by step', async (t) => {
   const upstreamWork = path.join(work, 'upstream-work')
   for (const args of [
     ['clone', '--quiet', variables.COURIER_REPO, upstreamWork],
-    ['-C', upstreamWork, '-c', 'user.name=test', '-c', 'user.email=test@courier.test', 'commit', '--quiet', '--allow-empty', '-m', 'second version'],
+    [
+      '-C',
+      upstreamWork,
+      '-c',
+      'user.name=test',
+      '-c',
+      'user.email=test@courier.test',
+      'commit',
+      '--quiet',
+      '--allow-empty',
+      '-m',
+      'second version',
+    ],
     ['-C', upstreamWork, 'push', '--quiet', 'origin', 'HEAD'],
   ]) {
     const git = spawnSync('git', args, { encoding: 'utf8' })
@@ -223,7 +302,11 @@ t.test('the doc, step by step', async (t) => {
   const second = await home()
   t.equal(second.deploymentId, 'production-path-second', 'the second deployment serves documents over HTTPS')
   t.not(first.deploymentId, second.deploymentId)
-  t.same(state().deployments.map((one) => one.id), ['production-path-second'], 'the first one drained')
+  t.same(
+    state().deployments.map((one) => one.id),
+    ['production-path-second'],
+    'the first one drained',
+  )
 
   // The first release, moved out of the state folder, still starts: on its own Node and packages, with the
   // checkout's node_modules set aside (as on another machine).
@@ -240,13 +323,19 @@ t.test('the doc, step by step', async (t) => {
   const port = await listeningPortOf(server).catch(() => 0)
   let answer = 0
   for (let attempt = 0; attempt < 300 && answer !== 200 && server.exitCode === null; attempt += 1) {
-    answer = await fetch(`http://127.0.0.1:${port}/api/ready`).then((response) => response.status, () => 0)
+    answer = await fetch(`http://127.0.0.1:${port}/api/ready`).then(
+      (response) => response.status,
+      () => 0,
+    )
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  const movedHome = await fetch(`http://127.0.0.1:${port}/`).then((response) => response.text(), () => '')
+  const movedHome = await fetch(`http://127.0.0.1:${port}/`).then(
+    (response) => response.text(),
+    () => '',
+  )
   server.kill('SIGTERM')
   renameSync(`${checkoutPackages}.aside`, checkoutPackages)
-  t.equal(answer, 200, 'a release folder moved elsewhere starts, without the checkout\'s packages')
+  t.equal(answer, 200, "a release folder moved elsewhere starts, without the checkout's packages")
   t.match(movedHome, `data-dpl-id="${firstRelease.id}"`, 'and serves its own build')
 
   await step('stop')
@@ -265,17 +354,29 @@ t.test('the doc, step by step', async (t) => {
 })
 
 const canVerifyUnits = spawnSync('systemd-analyze', ['--version']).status === 0
-t.test("the doc's systemd units pass systemd-analyze verify", { skip: canVerifyUnits ? false : 'systemd-analyze is not installed here' }, async (t) => {
-  const units = [...doc.matchAll(/^```ini\n# \/etc\/systemd\/system\/(\S+)\n([\s\S]*?)^```$/gm)]
-  t.same(units.map((unit) => unit[1]), ['courier-nginx.service', 'courier-watcher.service', 'courier.service', 'courier-instance@.service'])
-  const folder = path.join(tmpdir(), `courier-units-${process.pid}`)
-  mkdirSync(folder, { recursive: true })
-  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
-  // The programs they name must exist: this checkout stands in for /srv/courier-src.
-  for (const [, name, text] of units) writeFileSync(path.join(folder, name!), text!.replaceAll('/srv/courier-src', projectRoot))
-  // A template is verified as one of its units (systemd-analyze reads the template beside it): the instance on port 8081.
-  const asUnit = (name: string) => name.replace('@.service', '@8081.service')
-  const verified = spawnSync('systemd-analyze', ['verify', ...units.map((unit) => path.join(folder, asUnit(unit[1]!)))], { encoding: 'utf8' })
-  t.equal(verified.status, 0, verified.stderr || 'no complaint')
-  t.equal(verified.stderr.trim(), '', 'no warning')
-})
+t.test(
+  "the doc's systemd units pass systemd-analyze verify",
+  { skip: canVerifyUnits ? false : 'systemd-analyze is not installed here' },
+  async (t) => {
+    const units = [...doc.matchAll(/^```ini\n# \/etc\/systemd\/system\/(\S+)\n([\s\S]*?)^```$/gm)]
+    t.same(
+      units.map((unit) => unit[1]),
+      ['courier-nginx.service', 'courier-watcher.service', 'courier.service', 'courier-instance@.service'],
+    )
+    const folder = path.join(tmpdir(), `courier-units-${process.pid}`)
+    mkdirSync(folder, { recursive: true })
+    t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+    // The programs they name must exist: this checkout stands in for /srv/courier-src.
+    for (const [, name, text] of units)
+      writeFileSync(path.join(folder, name!), text!.replaceAll('/srv/courier-src', projectRoot))
+    // A template is verified as one of its units (systemd-analyze reads the template beside it): the instance on port 8081.
+    const asUnit = (name: string) => name.replace('@.service', '@8081.service')
+    const verified = spawnSync(
+      'systemd-analyze',
+      ['verify', ...units.map((unit) => path.join(folder, asUnit(unit[1]!)))],
+      { encoding: 'utf8' },
+    )
+    t.equal(verified.status, 0, verified.stderr || 'no complaint')
+    t.equal(verified.stderr.trim(), '', 'no warning')
+  },
+)

@@ -24,20 +24,42 @@ import { waitFor } from './processes.ts'
 
 const distDir = path.join(projectRoot, defaultDistDir(true))
 const state = await stateFolder(t, { COURIER_TEST_ROUTES: 'true', LOG_LEVEL: 'warn' })
-const { ports, run: deployed } = await firstDeploy(1, ([port]) => ['--state', state, '--dist', distDir, '--listen', `127.0.0.1:${port}`, '--instances', '3'])
+const { ports, run: deployed } = await firstDeploy(1, ([port]) => [
+  '--state',
+  state,
+  '--dist',
+  distDir,
+  '--listen',
+  `127.0.0.1:${port}`,
+  '--instances',
+  '3',
+])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
 const origin = `http://127.0.0.1:${ports[0]}`
 const instances = (await readDeployState(state)).deployments[0]!.instances
 
 async function watcherLines(): Promise<Array<{ msg: string; server?: string; time: string }>> {
   const text = await readFile(path.join(state, 'watcher.log'), 'utf8')
-  return text.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line))
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
 }
 
 t.test('a frozen and an exited instance go out of rotation under load; no wrong answer, no lost request', async (t) => {
   const targets: Target[] = [
-    { name: 'a document', path: '/', status: 200, check: (body) => body.includes('data-dpl-id="') && body.trimEnd().endsWith('</html>') },
-    { name: 'a streamed document', path: '/__test/slow?delay=20', status: 200, check: (body) => body.trimEnd().endsWith('</html>') },
+    {
+      name: 'a document',
+      path: '/',
+      status: 200,
+      check: (body) => body.includes('data-dpl-id="') && body.trimEnd().endsWith('</html>'),
+    },
+    {
+      name: 'a streamed document',
+      path: '/__test/slow?delay=20',
+      status: 200,
+      check: (body) => body.trimEnd().endsWith('</html>'),
+    },
     { name: 'health', path: '/api/health', status: 200, check: (body) => body.includes('"ok"') },
   ]
   const load = runMixedLoad(origin, targets, { seconds: 24, clients: 4 })
@@ -65,7 +87,10 @@ t.test('a frozen and an exited instance go out of rotation under load; no wrong 
     process.kill(frozen.pid, 'SIGSTOP')
     took.out = await observe('instance not ready: out of rotation', frozenServer)
     t.pass(`the frozen instance is out of rotation (${took.out} ms after SIGSTOP)`)
-    t.match(await readFile(path.join(state, 'nginx', 'deployments.conf'), 'utf8'), `server ${frozenServer} max_fails=1 fail_timeout=2s down;`)
+    t.match(
+      await readFile(path.join(state, 'nginx', 'deployments.conf'), 'utf8'),
+      `server ${frozenServer} max_fails=1 fail_timeout=2s down;`,
+    )
     await new Promise((resolve) => setTimeout(resolve, 3_000))
     process.kill(frozen.pid, 'SIGCONT')
     took.back = await observe('instance answers again: back in rotation', frozenServer)
@@ -90,7 +115,9 @@ t.test('a frozen and an exited instance go out of rotation under load; no wrong 
   const report = await load
   t.same(report.wrong, {}, 'no wrong answer')
   t.equal(report.lost, 0, 'no lost request')
-  t.comment(`load: ${report.sent} requests, ${JSON.stringify(report.statusCodes)}; frozen out after ${took.out} ms, back after ${took.back} ms; exited out after ${took.exitedOut} ms`)
+  t.comment(
+    `load: ${report.sent} requests, ${JSON.stringify(report.statusCodes)}; frozen out after ${took.out} ms, back after ${took.back} ms; exited out after ${took.exitedOut} ms`,
+  )
 })
 
 t.test('--stop signals only the processes state.json recorded, by pid, start time and port', async (t) => {
@@ -103,7 +130,12 @@ t.test('--stop signals only the processes state.json recorded, by pid, start tim
   const [first, second] = recorded.deployments[0]!.instances.filter((one) => one.port !== instances[1]!.port)
   const strangerStart = await startTimeOf(stranger.pid!)
   const forged = structuredClone(recorded)
-  forged.deployments[0]!.instances.push({ pid: stranger.pid!, startTime: String(Number(strangerStart) + 1), port: 1, log: '' })
+  forged.deployments[0]!.instances.push({
+    pid: stranger.pid!,
+    startTime: String(Number(strangerStart) + 1),
+    port: 1,
+    log: '',
+  })
   forged.deployments[0]!.instances.push({ pid: stranger.pid!, startTime: strangerStart!, port: 2, log: '' })
   await writeFile(path.join(state, 'state.json'), JSON.stringify(forged))
   const stopped = await runDeploy(['--stop', '--state', state])
@@ -113,6 +145,8 @@ t.test('--stop signals only the processes state.json recorded, by pid, start tim
   t.equal(await startTimeOf(second!.pid), undefined)
   const line = stopped.lines.find((one) => one.msg === 'stopped') as { notSignalled?: number } | undefined
   t.equal(line?.notSignalled, 1, 'one recorded process not signalled: its port is not what was recorded')
-  const watcher = JSON.parse(await readFile(path.join(state, 'watcher.log'), 'utf8').then((text) => text.trim().split('\n').at(-1)!)) as { msg: string }
+  const watcher = JSON.parse(
+    await readFile(path.join(state, 'watcher.log'), 'utf8').then((text) => text.trim().split('\n').at(-1)!),
+  ) as { msg: string }
   t.equal(watcher.msg, 'readiness watcher stopped')
 })

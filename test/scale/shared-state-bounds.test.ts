@@ -24,16 +24,23 @@ const redis = await startRedis(t)
 const observer = new Redis(redis.url)
 t.teardown(() => observer.disconnect())
 const distDir = path.join(projectRoot, defaultDistDir(false))
-const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as { deploymentId: string }
+const { deploymentId } = JSON.parse(await readFile(path.join(distDir, 'deployment.json'), 'utf8')) as {
+  deploymentId: string
+}
 const env = { REDIS_URL: redis.url, REVALIDATE_TOKEN: token, TRUST_PROXY: '127.0.0.1' }
 const instances: ServerProcess[] = []
 for (let index = 0; index < 3; index += 1) instances.push(await startServer(t, { env, keepAccessLines: false }))
-await waitFor('every instance connected to Redis', () => instances.every((one) => one.logs().some((line) => /redis connected/.test(line.msg))))
+await waitFor('every instance connected to Redis', () =>
+  instances.every((one) => one.logs().some((line) => /redis connected/.test(line.msg))),
+)
 const { origin } = await startNginxInFront(t, { distDir, deploymentId, servers: instances.map((one) => one.port) })
 const agent = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 })
 t.teardown(() => agent.close())
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown> }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   const response = await request(url, { dispatcher: agent, headers })
   await response.body.dump()
   return { status: response.statusCode, headers: response.headers }
@@ -46,13 +53,15 @@ t.test('10,000 distinct missing page instances through nginx: 404s, no page vers
   if (!page) return t.fail('the site has no static page with a parameter to ask for missing instances of')
   const missing = (index: number) => page.path.replace(/:(\w+)/g, `no-such-${index}-$1`)
   // The fleet's ordinary keys first: kept pages, a shared image, the revalidation state.
-  for (const fixed of pages.filter((candidate) => !candidate.path.includes(':'))) t.equal((await get(`${origin}${fixed.path}`)).status, 200)
+  for (const fixed of pages.filter((candidate) => !candidate.path.includes(':')))
+    t.equal((await get(`${origin}${fixed.path}`)).status, 200)
   const image = `/images/${(await readdir(path.join(projectRoot, 'client', 'public', 'images'))).find((name) => name.endsWith('.jpg'))}`
   const imageUrl = `${origin}/_next/image?url=${encodeURIComponent(image)}&w=640`
   t.equal((await get(imageUrl, { accept: 'image/webp' })).status, 200)
   const imageKeys = async () => (await observer.keys('courier:image:*')).length
   // Written after the answer: wait for it.
-  for (let wait = 0; wait < 200 && (await imageKeys()) === 0; wait++) await new Promise((resolve) => setTimeout(resolve, 25))
+  for (let wait = 0; wait < 200 && (await imageKeys()) === 0; wait++)
+    await new Promise((resolve) => setTimeout(resolve, 25))
   const sharedImages = await imageKeys()
   t.ok(sharedImages > 0, 'the optimized image is shared')
   const keysBefore = await observer.dbsize()
@@ -71,9 +80,15 @@ t.test('10,000 distinct missing page instances through nginx: 404s, no page vers
   const seconds = (performance.now() - startedAt) / 1000
   t.same([...statuses], [[404, missingRequests]], 'each a 404')
   const grown = (await observer.dbsize()) - keysBefore
-  t.comment(`${missingRequests} missing page instances in ${seconds.toFixed(1)} s through nginx; Redis keys grew by ${grown}`)
+  t.comment(
+    `${missingRequests} missing page instances in ${seconds.toFixed(1)} s through nginx; Redis keys grew by ${grown}`,
+  )
   t.ok(grown <= 100, `Redis keys grew by ${grown}, at most 100`)
-  t.equal((await observer.keys('courier:page:*')).filter((key) => key.includes('no-such-')).length, 0, 'no version of a missing page')
+  t.equal(
+    (await observer.keys('courier:page:*')).filter((key) => key.includes('no-such-')).length,
+    0,
+    'no version of a missing page',
+  )
 
   t.equal(await imageKeys(), sharedImages, 'the shared image is still there')
   t.equal((await get(imageUrl, { accept: 'image/webp' })).status, 200)

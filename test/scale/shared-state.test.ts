@@ -29,7 +29,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function publicFolder(t: Test): Promise<string> {
   const root = temporaryFolder(t, 'public')
   mkdirSync(path.join(root, 'images'), { recursive: true })
-  for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) writeFileSync(path.join(root, 'images', `${name}.jpg`), await jpegOf(800, 600))
+  for (const name of ['a', 'b', 'c', 'd', 'e', 'f'])
+    writeFileSync(path.join(root, 'images', `${name}.jpg`), await jpegOf(800, 600))
   return root
 }
 
@@ -77,15 +78,31 @@ function postReport(app: FastifyInstance, ip: string) {
 t.test('images: one transform cluster-wide, HIT and STALE agree across instances', async (t) => {
   const redis = await startRedis(t)
   const publicRoot = await publicFolder(t)
-  const instances = [await instance(t, redis.url, publicRoot), await instance(t, redis.url, publicRoot), await instance(t, redis.url, publicRoot)]
+  const instances = [
+    await instance(t, redis.url, publicRoot),
+    await instance(t, redis.url, publicRoot),
+    await instance(t, redis.url, publicRoot),
+  ]
 
   // The same new image asked of three instances at once.
-  const answers = await Promise.all(instances.map((one) => one.app.inject({ url: imageUrl('a'), headers: { accept: 'image/webp' } })))
-  t.same(answers.map((answer) => answer.statusCode), [200, 200, 200])
-  t.same(answers.map((answer) => answer.headers['x-image-cache']), ['MISS', 'MISS', 'MISS'], 'none had it when asked')
+  const answers = await Promise.all(
+    instances.map((one) => one.app.inject({ url: imageUrl('a'), headers: { accept: 'image/webp' } })),
+  )
+  t.same(
+    answers.map((answer) => answer.statusCode),
+    [200, 200, 200],
+  )
+  t.same(
+    answers.map((answer) => answer.headers['x-image-cache']),
+    ['MISS', 'MISS', 'MISS'],
+    'none had it when asked',
+  )
   t.equal(new Set(answers.map((answer) => answer.headers.etag)).size, 1, 'the same bytes everywhere')
   t.equal(transforms(instances), 1, 'one transform in the cluster')
-  const waited = instances.reduce((sum, one) => sum + one.logs().filter((line) => line.msg === 'image made by another instance').length, 0)
+  const waited = instances.reduce(
+    (sum, one) => sum + one.logs().filter((line) => line.msg === 'image made by another instance').length,
+    0,
+  )
   t.equal(waited, 2, 'the two others waited for it')
 
   // Asked again: a HIT on every instance, still one transform.
@@ -107,7 +124,11 @@ t.test('images: one transform cluster-wide, HIT and STALE agree across instances
   for (const one of instances) one.clock.now += 59_000
   t.equal((await third.app.inject(imageUrl('b'))).headers['x-image-cache'], 'HIT', 'within 60 s on a third instance')
   for (const one of instances) one.clock.now += 2_000
-  t.equal((await third.app.inject(imageUrl('b'))).headers['x-image-cache'], 'STALE', 'after 60 s, stale for an instance that never made it')
+  t.equal(
+    (await third.app.inject(imageUrl('b'))).headers['x-image-cache'],
+    'STALE',
+    'after 60 s, stale for an instance that never made it',
+  )
   t.equal((await first.app.inject(imageUrl('b'))).headers['x-image-cache'], 'STALE', 'and for the one that did')
   await waitFor('one refresh', () => transforms(instances) === 3)
   await sleep(200)
@@ -150,13 +171,25 @@ t.test('Redis stopped and started again: no 5xx, one warn line, one info line, s
   }
   // More reports than one budget, all while Redis is gone.
   for (let index = 0; index < 25; index += 1) statuses.push((await postReport(second.app, '198.51.100.8')).statusCode)
-  t.notOk(statuses.some((status) => status >= 500), `no 5xx while Redis is gone (${statuses.length} requests)`)
+  t.notOk(
+    statuses.some((status) => status >= 500),
+    `no 5xx while Redis is gone (${statuses.length} requests)`,
+  )
   t.ok(statuses.filter((status) => status === 200).length > 0)
   t.ok(statuses.includes(429), 'the client-report limit still holds, per instance')
-  t.equal((await second.app.inject(imageUrl('c'))).headers['x-image-cache'], 'HIT', 'the local copy made meanwhile serves')
+  t.equal(
+    (await second.app.inject(imageUrl('c'))).headers['x-image-cache'],
+    'HIT',
+    'the local copy made meanwhile serves',
+  )
 
   await redis.start()
-  await waitFor('the restored line', () => first.logs().some((line) => /redis connection restored/.test(line.msg)) && second.logs().some((line) => /redis connection restored/.test(line.msg)))
+  await waitFor(
+    'the restored line',
+    () =>
+      first.logs().some((line) => /redis connection restored/.test(line.msg)) &&
+      second.logs().some((line) => /redis connection restored/.test(line.msg)),
+  )
   for (const one of [first, second]) {
     const lost = one.logs().filter((line) => /redis connection lost/.test(line.msg))
     t.equal(lost.length, 1, 'one warn line for the outage')

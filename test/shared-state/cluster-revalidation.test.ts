@@ -55,15 +55,22 @@ function clusterOf(t: Test, size: number, lineOf?: (index: number, line: Primary
 const message = { paths: ['/__test/guides/tide-tables'], tags: [] }
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
-t.test('a worker\'s revalidation: regenerated there, applied by every other worker, counted by the primary', async (t) => {
-  const [first, second, third] = clusterOf(t, 3)
-  t.same(await first!.revalidation.tell(message), { instances: 3 }, 'three workers have it, this one included')
-  t.same(first!.regenerated, [message], 'regenerated on the worker that took the call')
-  t.same(first!.revalidated, [], 'and not applied there a second time')
-  t.same(second!.revalidated, [message], 'applied by the others before the call is answered')
-  t.same(third!.revalidated, [message])
-  t.same(first!.logs().filter((line) => line.level >= 40), [], 'no warn line')
-})
+t.test(
+  "a worker's revalidation: regenerated there, applied by every other worker, counted by the primary",
+  async (t) => {
+    const [first, second, third] = clusterOf(t, 3)
+    t.same(await first!.revalidation.tell(message), { instances: 3 }, 'three workers have it, this one included')
+    t.same(first!.regenerated, [message], 'regenerated on the worker that took the call')
+    t.same(first!.revalidated, [], 'and not applied there a second time')
+    t.same(second!.revalidated, [message], 'applied by the others before the call is answered')
+    t.same(third!.revalidated, [message])
+    t.same(
+      first!.logs().filter((line) => line.level >= 40),
+      [],
+      'no warn line',
+    )
+  },
+)
 
 t.test('a worker no longer connected is neither told nor counted', async (t) => {
   const [first, second, third] = clusterOf(t, 3)
@@ -76,7 +83,10 @@ t.test('a worker no longer connected is neither told nor counted', async (t) => 
 t.test('two calls at once on two workers: each answered for its own, every worker applies both', async (t) => {
   const [first, second, third] = clusterOf(t, 3)
   const other = { paths: [], tags: ['guides'] }
-  t.same(await Promise.all([first!.revalidation.tell(message), second!.revalidation.tell(other)]), [{ instances: 3 }, { instances: 3 }])
+  t.same(await Promise.all([first!.revalidation.tell(message), second!.revalidation.tell(other)]), [
+    { instances: 3 },
+    { instances: 3 },
+  ])
   t.same(first!.revalidated, [other])
   t.same(second!.revalidated, [message])
   t.same(third!.revalidated, [message, other], 'in the order the primary had them')
@@ -88,7 +98,10 @@ t.test('a primary that does not answer: this worker alone, once the wait is over
   t.same(first!.regenerated, [message], 'still regenerated here')
   t.same(second!.revalidated, [])
   const warned = first!.logs().filter((line) => line.level === 40)
-  t.same(warned.map((line) => line.msg), ['revalidation applied to this worker only: the primary did not answer'])
+  t.same(
+    warned.map((line) => line.msg),
+    ['revalidation applied to this worker only: the primary did not answer'],
+  )
 })
 
 t.test('a closed line to the primary: this worker alone at once, with a warn line', async (t) => {

@@ -112,7 +112,10 @@ const post = (app: FastifyInstance, ip: string) =>
 t.test('shared counts up: one budget per client across instances', async (t) => {
   const { shared, failures } = fleetCounts()
   const [first, second] = [await instance(t, shared), await instance(t, shared)]
-  t.same([await post(first, '192.0.2.1'), await post(second, '192.0.2.1'), await post(first, '192.0.2.1')], [200, 200, 200])
+  t.same(
+    [await post(first, '192.0.2.1'), await post(second, '192.0.2.1'), await post(first, '192.0.2.1')],
+    [200, 200, 200],
+  )
   t.equal(await post(second, '192.0.2.1'), 429, 'the 4th is refused, though the 3 went to two instances')
   t.equal(await post(second, '192.0.2.2'), 200, 'another client, its own budget')
   t.same((await first.inject({ url: '/spent', remoteAddress: '192.0.2.1' })).json(), { remaining: 3 })
@@ -144,5 +147,12 @@ t.test('shared commands failing: counted locally, each failure said, no request 
   for (let index = 0; index < 4; index++) statuses.push(await post(app, '192.0.2.9'))
   t.same(statuses, [200, 200, 200, 429], 'the local budget, with no 5xx')
   t.same((await app.inject({ url: '/spent', remoteAddress: '192.0.2.9' })).json(), { remaining: 3 })
-  t.same(failures, ['rate-limit incr', 'rate-limit incr', 'rate-limit incr', 'rate-limit incr', 'rate-limit read', 'rate-limit incr'])
+  t.same(failures, [
+    'rate-limit incr',
+    'rate-limit incr',
+    'rate-limit incr',
+    'rate-limit incr',
+    'rate-limit read',
+    'rate-limit incr',
+  ])
 })

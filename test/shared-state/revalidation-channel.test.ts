@@ -30,11 +30,19 @@ async function instance(t: Test, state: MemoryRevalidationState, versionCheckMs:
   const fleet = new MemoryRevalidationLog(state)
   const recorded = recordedPages()
   const { stream, lines } = captureLogs()
-  const channel = new RevalidationChannel({ fleet, pages: recorded.pages, log: pino({ level: 'debug' }, stream), versionCheckMs })
+  const channel = new RevalidationChannel({
+    fleet,
+    pages: recorded.pages,
+    log: pino({ level: 'debug' }, stream),
+    versionCheckMs,
+  })
   t.teardown(() => channel.close())
   // At start, the first number it learns: every page it keeps is checked once.
   await waitFor('the first check', () => everything(recorded.revalidated) === 1)
-  const warnings = () => lines().filter((line) => line.level === 40).map((line) => line.msg)
+  const warnings = () =>
+    lines()
+      .filter((line) => line.level === 40)
+      .map((line) => line.msg)
   return { channel, fleet, logs: lines, warnings, ...recorded }
 }
 
@@ -68,7 +76,10 @@ t.test('a revalidation no instance heard is caught up at the next check of the n
   await waitFor('every instance caught up', () => instances.every((one) => one.revalidated.length === 2))
   for (const one of instances) {
     t.same(named(one.revalidated), ['everything', message])
-    t.ok(one.logs().some((line) => line.msg === 'revalidations missed: catching up from the log'), 'said in the log')
+    t.ok(
+      one.logs().some((line) => line.msg === 'revalidations missed: catching up from the log'),
+      'said in the log',
+    )
   }
 })
 

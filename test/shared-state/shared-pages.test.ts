@@ -48,14 +48,17 @@ function fleetOf(size: number, options: { revalidate?: number; logLength?: numbe
     })
     const served = async () => {
       const version = versions.keptVersion(match) ?? (await versions.staticVersion(match))
-      return { version: (JSON.parse(version.data.body) as { pageProps: { version: number } }).pageProps.version, etag: version.data.etag }
+      return {
+        version: (JSON.parse(version.data.body) as { pageProps: { version: number } }).pageProps.version,
+        etag: version.data.etag,
+      }
     }
     return { versions, reports, served }
   })
   return { instances, store, state, clock }
 }
 
-t.test('one loader run for the fleet: the second instance takes the first one\'s version, the same bytes', async (t) => {
+t.test("one loader run for the fleet: the second instance takes the first one's version, the same bytes", async (t) => {
   const { instances, state } = fleetOf(2)
   const [a, b] = instances
   const first = await a!.served()
@@ -76,27 +79,30 @@ t.test('concurrent first requests on two instances: one loader run, the other wa
   t.same(first, second)
 })
 
-t.test('a revalidation numbered after a version was loaded names it: no instance takes it, one loads the new', async (t) => {
-  const { instances, store, state } = fleetOf(2)
-  const [a, b] = instances
-  await a!.served()
-  await b!.served()
-  state.version = 2
-  const message = { paths: ['/versioned//a/'], tags: [] }
-  store.append(message)
-  t.same(await a!.versions.regenerateNow(message), ['/versioned/a'], 'any spelling of the path names the instance')
-  t.equal((await a!.served()).version, 2, 'the instance that took the call loaded the new version')
-  b!.versions.revalidate(message)
-  t.equal((await b!.served()).version, 2, 'the other one takes it')
-  t.equal(state.runs, 2, 'one loader run for the revalidation, fleet-wide')
-  t.match(a!.reports, [{ reason: 'path', loaderRan: true, outcome: 'regenerated' }])
-  t.match(b!.reports, [{ reason: 'path', loaderRan: false, outcome: 'regenerated' }])
-  store.append({ paths: [], tags: ['one:a'] })
-  state.version = 3
-  b!.versions.revalidate({ paths: [], tags: ['one:a'] })
-  t.equal((await b!.served()).version, 3, 'a tag of the version names it too')
-  t.equal(state.runs, 3)
-})
+t.test(
+  'a revalidation numbered after a version was loaded names it: no instance takes it, one loads the new',
+  async (t) => {
+    const { instances, store, state } = fleetOf(2)
+    const [a, b] = instances
+    await a!.served()
+    await b!.served()
+    state.version = 2
+    const message = { paths: ['/versioned//a/'], tags: [] }
+    store.append(message)
+    t.same(await a!.versions.regenerateNow(message), ['/versioned/a'], 'any spelling of the path names the instance')
+    t.equal((await a!.served()).version, 2, 'the instance that took the call loaded the new version')
+    b!.versions.revalidate(message)
+    t.equal((await b!.served()).version, 2, 'the other one takes it')
+    t.equal(state.runs, 2, 'one loader run for the revalidation, fleet-wide')
+    t.match(a!.reports, [{ reason: 'path', loaderRan: true, outcome: 'regenerated' }])
+    t.match(b!.reports, [{ reason: 'path', loaderRan: false, outcome: 'regenerated' }])
+    store.append({ paths: [], tags: ['one:a'] })
+    state.version = 3
+    b!.versions.revalidate({ paths: [], tags: ['one:a'] })
+    t.equal((await b!.served()).version, 3, 'a tag of the version names it too')
+    t.equal(state.runs, 3)
+  },
+)
 
 t.test('when the log no longer reaches back to a version, it is not taken: the loader runs', async (t) => {
   const { instances, store, state } = fleetOf(2, { logLength: 1 })
@@ -144,5 +150,8 @@ t.test('a store that cannot answer: each instance loads its own and serves it', 
   store.available = false
   const answers = await Promise.all(instances.map((instance) => instance.served()))
   t.equal(state.runs, 2)
-  t.same(answers.map((answer) => answer.version), [1, 1])
+  t.same(
+    answers.map((answer) => answer.version),
+    [1, 1],
+  )
 })

@@ -92,7 +92,10 @@ export const testPageLoaders = {
     },
   },
   'test-guides': {
-    load: async ({ content }) => ({ props: { guides: [...(await content.guideSummaries())] }, tags: [contentTags.guides] }),
+    load: async ({ content }) => ({
+      props: { guides: [...(await content.guideSummaries())] },
+      tags: [contentTags.guides],
+    }),
   },
   'test-guide': {
     // The guide, else a not-found; its neighbours for the pager (their titles are on it: tagged with every guide).

@@ -33,13 +33,26 @@ export interface TestPageData {
 
 export const testPageTable = {
   'test-slow': { path: '/__test/slow', kind: 'dynamic', head: () => ({ title: titled('Slow boundary') }) },
-  'test-server-error': { path: '/__test/server-error', kind: 'dynamic', head: () => ({ title: titled('Server error') }) },
+  'test-server-error': {
+    path: '/__test/server-error',
+    kind: 'dynamic',
+    head: () => ({ title: titled('Server error') }),
+  },
   'test-shell-error': { path: '/__test/shell-error', kind: 'dynamic', head: () => ({ title: titled('Shell error') }) },
   'test-late-error': { path: '/__test/late-error', kind: 'dynamic', head: () => ({ title: titled('Late error') }) },
-  'test-client-error': { path: '/__test/client-error', kind: 'dynamic', head: () => ({ title: titled('Client error') }) },
+  'test-client-error': {
+    path: '/__test/client-error',
+    kind: 'dynamic',
+    head: () => ({ title: titled('Client error') }),
+  },
   'test-links': { path: '/__test/links', kind: 'dynamic', head: () => ({ title: titled('Links') }) },
   'test-images': { path: '/__test/images', kind: 'dynamic', head: () => ({ title: titled('Images') }) },
-  'test-partial': { path: '/__test/partial', kind: 'dynamic', prerender: 'partial', head: () => ({ title: titled('Partial') }) },
+  'test-partial': {
+    path: '/__test/partial',
+    kind: 'dynamic',
+    prerender: 'partial',
+    head: () => ({ title: titled('Partial') }),
+  },
   // The pages the browser suite navigates between (test/e2e/test-pages.ts), each with the test pages' navigation.
   'test-static': { path: '/__test/static', kind: 'static', head: () => ({ title: titled('Static') }) },
   'test-dynamic': { path: '/__test/dynamic', kind: 'dynamic', head: () => ({ title: titled('Dynamic') }) },
@@ -51,7 +64,12 @@ export const testPageTable = {
   },
   // Those that read the guides of the content (CONTENT_DIR), kept and fresh within a minute of an edit as a site's
   // content pages are: a list and a page per guide, which the other suites drive too (test/helpers/site-pages.ts).
-  'test-guides': { path: '/__test/guides', kind: 'static', revalidate: 60, head: () => ({ title: titled('Guides of the content') }) },
+  'test-guides': {
+    path: '/__test/guides',
+    kind: 'static',
+    revalidate: 60,
+    head: () => ({ title: titled('Guides of the content') }),
+  },
   'test-guide': {
     path: '/__test/guides/:slug',
     kind: 'static',

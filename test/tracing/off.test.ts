@@ -25,12 +25,20 @@ async function filesLoaded(t: Test, env: Record<string, string>): Promise<string
   const server = await startServer(t, { env: { ...env, NODE_V8_COVERAGE: coverageDir } })
   const page = await fetch(`${server.origin}/`)
   t.equal(page.status, 200)
-  t.equal((await page.text()).includes('name="traceparent"'), env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined, 'a traceparent meta only when on')
+  t.equal(
+    (await page.text()).includes('name="traceparent"'),
+    env.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined,
+    'a traceparent meta only when on',
+  )
   t.equal((await server.stop()).code, 0)
   const files: string[] = []
   for (const name of await readdir(coverageDir)) {
-    const report = JSON.parse(await readFile(path.join(coverageDir, name), 'utf8')) as { result: Array<{ url: string }> }
-    files.push(...report.result.filter((script) => script.url.startsWith('file:')).map((script) => fileURLToPath(script.url)))
+    const report = JSON.parse(await readFile(path.join(coverageDir, name), 'utf8')) as {
+      result: Array<{ url: string }>
+    }
+    files.push(
+      ...report.result.filter((script) => script.url.startsWith('file:')).map((script) => fileURLToPath(script.url)),
+    )
   }
   t.ok(files.includes(serverEntry), 'the list is of what ran')
   return files
@@ -38,17 +46,34 @@ async function filesLoaded(t: Test, env: Record<string, string>): Promise<string
 
 t.test('off: no OpenTelemetry module is loaded; on: they are', async (t) => {
   const off = await filesLoaded(t, {})
-  t.same(off.filter((file) => tracingModule.test(file)), [], 'off: none')
+  t.same(
+    off.filter((file) => tracingModule.test(file)),
+    [],
+    'off: none',
+  )
   // The collector need not be there for the SDK to load (nor for requests to be answered).
   const on = await filesLoaded(t, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}` })
-  t.ok(on.some((file) => file.includes(`${path.sep}@fastify${path.sep}otel${path.sep}`)), 'on: @fastify/otel')
-  t.ok(on.some((file) => file.includes(`${path.sep}@opentelemetry${path.sep}sdk-trace-base${path.sep}`)), 'on: the SDK')
+  t.ok(
+    on.some((file) => file.includes(`${path.sep}@fastify${path.sep}otel${path.sep}`)),
+    'on: @fastify/otel',
+  )
+  t.ok(
+    on.some((file) => file.includes(`${path.sep}@opentelemetry${path.sep}sdk-trace-base${path.sep}`)),
+    'on: the SDK',
+  )
 })
 
 t.test('a bad OTEL_* value stops start-up with exit code 78 and names the variable', async (t) => {
   const child = spawn(process.execPath, [serverEntry], {
     cwd: projectRoot,
-    env: { ...process.env, NODE_OPTIONS: '', PORT: '0', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '10%' },
+    env: {
+      ...process.env,
+      NODE_OPTIONS: '',
+      PORT: '0',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '10%',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -60,7 +85,11 @@ t.test('a bad OTEL_* value stops start-up with exit code 78 and names the variab
 
 t.test('the collector gone: every request is answered, spans are dropped, not kept', async (t) => {
   const server = await startServer(t, {
-    env: { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_BSP_SCHEDULE_DELAY: '50' },
+    env: {
+      ...testRoutes,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    },
   })
   const statuses = new Map<number, number>()
   // Pages of every kind (the test build's): the home page, a dynamic one, kept ones, and the 404 page.
@@ -73,8 +102,13 @@ t.test('the collector gone: every request is answered, spans are dropped, not ke
     }
   }
   t.same(Object.fromEntries(statuses), { 200: 80, 404: 20 }, 'no 5xx')
-  t.same(server.logs().filter((line) => line.level >= 50), [], 'no error line')
+  t.same(
+    server.logs().filter((line) => line.level >= 50),
+    [],
+    'no error line',
+  )
   const problem = await until('a line about the failed export', () =>
-    server.logs().find((line) => line.msg === 'tracing: OpenTelemetry reported a problem'))
+    server.logs().find((line) => line.msg === 'tracing: OpenTelemetry reported a problem'),
+  )
   t.equal(problem.level, 40, 'the failed export is a warn line')
 })

@@ -24,7 +24,6 @@ import { otlpReceiverFor, sampledTraceparentMeta, until } from '../helpers/otlp-
 // The batch processor reads its delay from the environment: spans leave every 50 ms, not every 5 s.
 process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
 
-
 t.test('a kept document carries each request its own traceparent, plain and gzip', async (t) => {
   const receiver = await otlpReceiverFor(t)
   const { app, logs } = await build(t, { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
@@ -40,7 +39,14 @@ t.test('a kept document carries each request its own traceparent, plain and gzip
   t.equal(Number(plain.headers['content-length']), Buffer.byteLength(plainHtml), 'content-length counts the meta')
   t.match(plainHtml, /<head>[\s\S]*<meta name="traceparent"[^>]*><title>/, 'in the head, before the title')
   const access = logs().filter((line) => line.msg === 'request completed')
-  t.same(access.map((line) => [line.trace_id, line.span_id]), [[plainTrace, plainSpan], [gzipTrace, gzipSpan]], 'the access lines name the same spans')
+  t.same(
+    access.map((line) => [line.trace_id, line.span_id]),
+    [
+      [plainTrace, plainSpan],
+      [gzipTrace, gzipSpan],
+    ],
+    'the access lines name the same spans',
+  )
   // Without the meta and the nonces, the two are the same document.
   const strip = (html: string) => html.replace(sampledTraceparentMeta, '').replace(/ nonce="[^"]*"/g, '')
   t.equal(strip(gzipHtml), strip(plainHtml))
@@ -51,19 +57,34 @@ t.test("a client report links to its page's trace, never joins it", async (t) =>
   const { app, logs } = await build(t, { ...testRoutes, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint })
   const page = await app.inject(testGuidesPath)
   const [, pageTrace, pageSpan] = sampledTraceparentMeta.exec(page.body) ?? []
-  const report = { source: 'onerror', message: 'TypeError: x is undefined', url: `http://localhost${testGuidesPath}`, traceparent: `00-${pageTrace}-${pageSpan}-01` }
+  const report = {
+    source: 'onerror',
+    message: 'TypeError: x is undefined',
+    url: `http://localhost${testGuidesPath}`,
+    traceparent: `00-${pageTrace}-${pageSpan}-01`,
+  }
   const sent = await app.inject({ method: 'POST', url: '/api/client-errors', payload: report })
   t.equal(sent.statusCode, 204)
   const line = logs().find((entry) => entry.msg === 'client error reported')!
   t.equal(line.page_trace_id, pageTrace, 'the log line names the page trace')
   t.not(line.trace_id, pageTrace, 'its own trace is not the page one')
-  const span = await until('the client report span', () => receiver.spans().find((entry) => entry.name === 'courier.client_report'))
+  const span = await until('the client report span', () =>
+    receiver.spans().find((entry) => entry.name === 'courier.client_report'),
+  )
   t.same(span.links, [{ traceId: pageTrace, spanId: pageSpan }], 'linked to the page span')
   t.equal(span.traceId, line.trace_id)
   t.match(span.attributes, { 'courier.client_report.source': 'onerror' })
 
-  for (const traceparent of ['00-zz', `00-${pageTrace}-${pageSpan}-01${'0'.repeat(5000)}`, `01-${pageTrace}-${pageSpan}-01`]) {
-    const refused = await app.inject({ method: 'POST', url: '/api/client-errors', payload: { ...report, message: traceparent.slice(0, 20), traceparent } })
+  for (const traceparent of [
+    '00-zz',
+    `00-${pageTrace}-${pageSpan}-01${'0'.repeat(5000)}`,
+    `01-${pageTrace}-${pageSpan}-01`,
+  ]) {
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/api/client-errors',
+      payload: { ...report, message: traceparent.slice(0, 20), traceparent },
+    })
     t.equal(refused.statusCode, 400, `a malformed traceparent is refused: ${traceparent.slice(0, 20)}`)
   }
 })
@@ -85,10 +106,13 @@ async function upstreamFor(t: Test) {
     response.writeHead(200, { 'content-type': 'image/jpeg' }).end(photo)
   })
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => {
-    upstream.closeAllConnections()
-    upstream.close(() => resolve())
-  }))
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        upstream.closeAllConnections()
+        upstream.close(() => resolve())
+      }),
+  )
   return { port: (upstream.address() as AddressInfo).port, received }
 }
 
@@ -109,41 +133,70 @@ async function imageApp(t: Test, env: Record<string, string>, origin: string): P
   return app
 }
 
-t.test('a remote image fetch is a CLIENT span under the image span, and its traceparent goes to the remote host', async (t) => {
-  const receiver = await otlpReceiverFor(t)
-  const { port, received } = await upstreamFor(t)
-  const origin = `http://images.test:${port}`
-  const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
+t.test(
+  'a remote image fetch is a CLIENT span under the image span, and its traceparent goes to the remote host',
+  async (t) => {
+    const receiver = await otlpReceiverFor(t)
+    const { port, received } = await upstreamFor(t)
+    const origin = `http://images.test:${port}`
+    const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
 
-  // A redirect on the way, and a query: the span's url.full leaves it out.
-  const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/old.jpg?v=2`)}&w=128`)
-  t.equal(response.statusCode, 200)
-  t.equal(response.headers['x-image-cache'], 'MISS')
-  t.same(received.map((request) => request.url), ['/old.jpg?v=2', '/photo.jpg'], 'the redirect followed')
-  const traceparent = String(received[0]?.headers.traceparent ?? '')
-  t.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'the upstream got a traceparent')
-  t.equal(received[1]?.headers.traceparent, traceparent, 'the same on the redirected request')
-  t.notOk(received[0]?.headers.tracestate, 'no tracestate: none was given')
+    // A redirect on the way, and a query: the span's url.full leaves it out.
+    const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/old.jpg?v=2`)}&w=128`)
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['x-image-cache'], 'MISS')
+    t.same(
+      received.map((request) => request.url),
+      ['/old.jpg?v=2', '/photo.jpg'],
+      'the redirect followed',
+    )
+    const traceparent = String(received[0]?.headers.traceparent ?? '')
+    t.match(traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/, 'the upstream got a traceparent')
+    t.equal(received[1]?.headers.traceparent, traceparent, 'the same on the redirected request')
+    t.notOk(received[0]?.headers.tracestate, 'no tracestate: none was given')
 
-  const fetchSpan = await until('the fetch span', () => receiver.spans().find((span) => span.name === 'courier.image.fetch'))
-  t.equal(fetchSpan.kind, 3, 'a CLIENT span')
-  t.equal(traceparent, `00-${fetchSpan.traceId}-${fetchSpan.spanId}-01`, 'the traceparent names the fetch span')
-  t.same(fetchSpan.attributes, {
-    'http.request.method': 'GET',
-    'server.address': 'images.test',
-    'server.port': port,
-    'url.full': `${origin}/old.jpg`,
-    'http.response.status_code': 200,
-  }, 'the HTTP client attributes, the final status')
-  t.same(fetchSpan.events, [{ name: 'redirect', attributes: { 'url.full': `${origin}/photo.jpg` } }], 'the redirect as an event')
-  // The image span ends after the fetch span: it may come in a later batch.
-  const imageSpan = await until('the image span', () => receiver.spans().find((span) => span.spanId === fetchSpan.parentSpanId))
-  t.match(imageSpan, { name: 'courier.image', traceId: fetchSpan.traceId, attributes: { 'courier.image.cache': 'miss', 'courier.image.source': 'remote' } })
-  const transform = receiver.spans().find((span) => span.name === 'courier.image.transform')
-  t.match(transform, { parentSpanId: imageSpan.spanId, traceId: imageSpan.traceId, kind: 1 }, 'the transform under the image span too')
-  const requestSpan = await until('the request span', () => receiver.spans().find((span) => span.spanId === imageSpan.parentSpanId))
-  t.equal(requestSpan.kind, 2, 'under the request span')
-})
+    const fetchSpan = await until('the fetch span', () =>
+      receiver.spans().find((span) => span.name === 'courier.image.fetch'),
+    )
+    t.equal(fetchSpan.kind, 3, 'a CLIENT span')
+    t.equal(traceparent, `00-${fetchSpan.traceId}-${fetchSpan.spanId}-01`, 'the traceparent names the fetch span')
+    t.same(
+      fetchSpan.attributes,
+      {
+        'http.request.method': 'GET',
+        'server.address': 'images.test',
+        'server.port': port,
+        'url.full': `${origin}/old.jpg`,
+        'http.response.status_code': 200,
+      },
+      'the HTTP client attributes, the final status',
+    )
+    t.same(
+      fetchSpan.events,
+      [{ name: 'redirect', attributes: { 'url.full': `${origin}/photo.jpg` } }],
+      'the redirect as an event',
+    )
+    // The image span ends after the fetch span: it may come in a later batch.
+    const imageSpan = await until('the image span', () =>
+      receiver.spans().find((span) => span.spanId === fetchSpan.parentSpanId),
+    )
+    t.match(imageSpan, {
+      name: 'courier.image',
+      traceId: fetchSpan.traceId,
+      attributes: { 'courier.image.cache': 'miss', 'courier.image.source': 'remote' },
+    })
+    const transform = receiver.spans().find((span) => span.name === 'courier.image.transform')
+    t.match(
+      transform,
+      { parentSpanId: imageSpan.spanId, traceId: imageSpan.traceId, kind: 1 },
+      'the transform under the image span too',
+    )
+    const requestSpan = await until('the request span', () =>
+      receiver.spans().find((span) => span.spanId === imageSpan.parentSpanId),
+    )
+    t.equal(requestSpan.kind, 2, 'under the request span')
+  },
+)
 
 t.test('a failed remote fetch: its span has the status, error.type and status ERROR', async (t) => {
   const receiver = await otlpReceiverFor(t)
@@ -152,16 +205,29 @@ t.test('a failed remote fetch: its span has the status, error.type and status ER
   const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint }, origin)
   const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/missing.jpg`)}&w=128`)
   t.equal(response.statusCode, 502)
-  const fetchSpan = await until('the fetch span', () => receiver.spans().find((span) => span.name === 'courier.image.fetch'))
-  t.match(fetchSpan, { kind: 3, status: { code: 2 }, attributes: { 'http.response.status_code': 404, 'error.type': '404', 'url.full': `${origin}/missing.jpg` } })
-  t.ok(fetchSpan.events.some((event) => event.name === 'exception'), 'the exception')
+  const fetchSpan = await until('the fetch span', () =>
+    receiver.spans().find((span) => span.name === 'courier.image.fetch'),
+  )
+  t.match(fetchSpan, {
+    kind: 3,
+    status: { code: 2 },
+    attributes: { 'http.response.status_code': 404, 'error.type': '404', 'url.full': `${origin}/missing.jpg` },
+  })
+  t.ok(
+    fetchSpan.events.some((event) => event.name === 'exception'),
+    'the exception',
+  )
 })
 
 t.test('a request not sampled: the remote fetch makes no span and sends no traceparent', async (t) => {
   const receiver = await otlpReceiverFor(t)
   const { port, received } = await upstreamFor(t)
   const origin = `http://images.test:${port}`
-  const app = await imageApp(t, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_SAMPLER: 'always_off' }, origin)
+  const app = await imageApp(
+    t,
+    { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_TRACES_SAMPLER: 'always_off' },
+    origin,
+  )
   const response = await app.inject(`/_next/image?url=${encodeURIComponent(`${origin}/photo.jpg`)}&w=128`)
   t.equal(response.statusCode, 200)
   t.equal(received.length, 1)

@@ -30,6 +30,8 @@ export async function runContentLoader<Data>(id: ContentPageId, path: string, pa
   const startedAt = performance.now()
   const answer = (await (await peerContent()).loadContentPage(id, params)) as PageAnswer<Data>
   const durationMs = Math.round((performance.now() - startedAt) * 10) / 10
-  process.stdout.write(`${JSON.stringify({ msg: 'peer loader run', page: id, path, durationMs, pid: process.pid, time: Date.now() })}\n`)
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'peer loader run', page: id, path, durationMs, pid: process.pid, time: Date.now() })}\n`,
+  )
   return { ...answer, revalidate: site.revalidate[id] }
 }

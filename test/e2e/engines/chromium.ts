@@ -4,7 +4,11 @@ import { chromiumArgs, chromiumPath, timeouts } from '../harness.ts'
 import type { ConsoleEntry, Engine, PageFunction, Tab } from './types.ts'
 
 export async function launchChromium(): Promise<Engine> {
-  const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, timeout: timeouts.launchMs })
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: chromiumArgs,
+    timeout: timeouts.launchMs,
+  })
   return {
     name: 'chromium',
     version: `Chromium ${browser.version()}`,

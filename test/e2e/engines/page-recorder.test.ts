@@ -17,7 +17,13 @@ function page(refuse = Number.POSITIVE_INFINITY) {
     },
   }
   const noop = () => {}
-  const context = { sessionStorage, console: { error: noop, warn: noop, info: noop, log: noop, debug: noop }, addEventListener: noop, JSON, String }
+  const context = {
+    sessionStorage,
+    console: { error: noop, warn: noop, info: noop, log: noop, debug: noop },
+    addEventListener: noop,
+    JSON,
+    String,
+  }
   return {
     run: (source: string) => runInNewContext(source, context) as unknown,
     read: () => runInNewContext(readRecordingSource, context) as unknown,

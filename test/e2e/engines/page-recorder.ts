@@ -54,7 +54,8 @@ export const readRecordingSource = `sessionStorage.getItem(${JSON.stringify(reco
  */
 export function parseRecording(text: unknown, why = 'the recording is missing'): Recorded[] {
   if (typeof text !== 'string') throw new Error(`the page's console recorder could not be read: ${why}`)
-  if (text === 'unrecorded') throw new Error("the page's console recorder could not keep a message (sessionStorage refused it)")
+  if (text === 'unrecorded')
+    throw new Error("the page's console recorder could not keep a message (sessionStorage refused it)")
   let list: unknown
   try {
     list = JSON.parse(text)

@@ -39,8 +39,16 @@ t.test('a GET whose kept-alive socket the server closed goes again on a fresh on
   const proxy = await startProxy(await closingUpstream(t))
   const agent = new http.Agent({ keepAlive: true })
   t.teardown(() => (agent.destroy(), proxy.close()))
-  t.same(await ask(proxy.origin, 'GET', agent), { status: 200, body: 'answered GET' }, 'the first request opens the socket')
-  t.same(await ask(proxy.origin, 'GET', agent), { status: 200, body: 'answered GET' }, 'the second, sent on it and refused, is sent again')
+  t.same(
+    await ask(proxy.origin, 'GET', agent),
+    { status: 200, body: 'answered GET' },
+    'the first request opens the socket',
+  )
+  t.same(
+    await ask(proxy.origin, 'GET', agent),
+    { status: 200, body: 'answered GET' },
+    'the second, sent on it and refused, is sent again',
+  )
 })
 
 t.test('a POST is not sent twice: the failure is a 502', async (t) => {

@@ -153,8 +153,7 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
         reply.writeHead(status, { 'content-length': Buffer.byteLength(body), ...headers })
         reply.end(body)
         return
-      }
-      else if (answer !== 'pass') await sleep(answer.delayMs)
+      } else if (answer !== 'pass') await sleep(answer.delayMs)
       if (reply.destroyed) return
     }
     const isDocument = entry.dest === 'document' || entry.dest === 'iframe'

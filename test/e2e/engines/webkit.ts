@@ -16,15 +16,23 @@ import { parseRecording, readRecordingSource, recorderSource, type Recorded } fr
 import type { Engine, EngineLaunchOptions, PageFunction, Tab } from './types.ts'
 
 // selenium-webdriver has no `exports` map: its http module is loaded the CommonJS way, with its own types.
-const { Executor, HttpClient } = createRequire(import.meta.url)('selenium-webdriver/http') as typeof import('selenium-webdriver/http', {
-  with: { 'resolution-mode': 'require' },
-})
+const { Executor, HttpClient } = createRequire(import.meta.url)('selenium-webdriver/http') as typeof import(
+  'selenium-webdriver/http',
+  {
+    with: { 'resolution-mode': 'require' },
+  }
+)
 
 export const webkitDriverPath = '/usr/bin/WebKitWebDriver'
 export const miniBrowserPath = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser'
 export const xvfbRunPath = '/usr/bin/xvfb-run'
 
-async function waitForDriver(url: string, child: ChildProcess, closed: Promise<void>, output: () => string): Promise<void> {
+async function waitForDriver(
+  url: string,
+  child: ChildProcess,
+  closed: Promise<void>,
+  output: () => string,
+): Promise<void> {
   const end = Date.now() + timeouts.launchMs
   while (Date.now() < end) {
     if (child.exitCode !== null) {

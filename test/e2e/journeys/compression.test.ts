@@ -24,10 +24,15 @@ async function visit(t: Test, session: JourneySession) {
   const home = await session.goto(staticPage.path)
   t.equal(home.status, 200, `${staticPage.path}: 200`)
   t.ok(await session.waitForHydration(), `${staticPage.path} hydrated`)
-  const entry = await eventually(() => session.requests().some((request) => /\/_next\/static\/chunks\/index-[^/]*\.js/.test(request.url)))
+  const entry = await eventually(() =>
+    session.requests().some((request) => /\/_next\/static\/chunks\/index-[^/]*\.js/.test(request.url)),
+  )
   t.ok(entry, 'the entry script was fetched')
   await session.tab.click(testNavLink(contentPage.path))
-  t.ok(await session.waitForHeading(contentPage.heading), `a client navigation to ${contentPage.path}, on its page data`)
+  t.ok(
+    await session.waitForHeading(contentPage.heading),
+    `a client navigation to ${contentPage.path}, on its page data`,
+  )
   const streamed = await session.goto(dynamicPage.path)
   t.equal(streamed.status, 200, `${dynamicPage.path}: 200`)
   t.ok(await session.waitForHydration(), `${dynamicPage.path} hydrated`)
@@ -61,7 +66,11 @@ t.test('as the engine asks: each kind in the coding Courier negotiates for its A
     t.ok(request, `${kind}: requested`)
     // The server's Accept-Encoding: the browser's, but for a document the proxy puts a script into (WebKit's), none.
     const forwarded = request?.forwardedAcceptEncoding
-    t.equal(codingOf(request), negotiateCoding(forwarded, preferenceOf[kind]!), `${kind}: as negotiated for "${forwarded ?? '(none)'}"`)
+    t.equal(
+      codingOf(request),
+      negotiateCoding(forwarded, preferenceOf[kind]!),
+      `${kind}: as negotiated for "${forwarded ?? '(none)'}"`,
+    )
   }
 })
 
@@ -74,7 +83,10 @@ t.test('every answer in zstd: the engine decodes it, and the page works', async 
     t.comment(`${suite.engine} names no zstd in its Accept-Encoding ("${browserAsked}"): not asked for zstd`)
     return
   }
-  session.route(() => true, () => ({ acceptEncoding: 'zstd' }))
+  session.route(
+    () => true,
+    () => ({ acceptEncoding: 'zstd' }),
+  )
   const { answers } = await visit(t, session)
   const got = Object.entries(answers).map(([kind, request]) => `${kind} ${codingOf(request)}`)
   t.comment(`${suite.engine}, asked for zstd: ${got.join(', ')}`)

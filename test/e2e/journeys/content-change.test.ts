@@ -90,7 +90,8 @@ function outliveRevalidate(session: JourneySession) {
 function waitForData(session: JourneySession, page: string, count = 1): Promise<boolean> {
   const url = `${suite.origin}${dataPrefix}${page}`
   const readWhole = (wanted: { url: string; count: number }) =>
-    performance.getEntriesByType('resource').filter((entry) => entry.name.split('?')[0] === wanted.url).length >= wanted.count
+    performance.getEntriesByType('resource').filter((entry) => entry.name.split('?')[0] === wanted.url).length >=
+    wanted.count
   return eventually(
     async () =>
       dataRequests(session, page).filter((request) => request.status === 200).length >= count &&
@@ -101,72 +102,102 @@ function waitForData(session: JourneySession, page: string, count = 1): Promise<
 
 const listLink = 'main a[data-testid="content-list-link"]'
 
-t.test('a guide edited and one added, revalidated by tag: the open tab shows both through the client router', async (t) => {
-  const edited = guides[0]!
-  const added = { slug: 'written-while-running', title: 'Written while running', summary: 'A guide added to the folder while the server ran.' }
-  const sentence = 'This sentence was written while the site was running.'
-  const session = await openList(t)
-  t.notOk((await listedTitles(session)).includes(added.title), 'the new guide is not listed yet')
+t.test(
+  'a guide edited and one added, revalidated by tag: the open tab shows both through the client router',
+  async (t) => {
+    const edited = guides[0]!
+    const added = {
+      slug: 'written-while-running',
+      title: 'Written while running',
+      summary: 'A guide added to the folder while the server ran.',
+    }
+    const sentence = 'This sentence was written while the site was running.'
+    const session = await openList(t)
+    t.notOk((await listedTitles(session)).includes(added.title), 'the new guide is not listed yet')
 
-  await session.tab.click(contentLink(edited))
-  t.ok(await session.waitForHeading(edited.title), 'the guide is shown')
-  const before = await mainText(session)
-  t.ok(before.includes(edited.summary), 'with its summary')
-  t.ok(before.includes(edited.sections[0]!.heading), 'and its first section')
-  t.notOk(before.includes(sentence), 'not the sentence yet')
-  const editedPage = contentItemPage(edited)
-  const firstData = dataRequests(session, editedPage.dataPath).find((request) => request.status === 200)
-  t.ok(firstData?.responseHeaders?.etag, 'its page data came with an ETag')
+    await session.tab.click(contentLink(edited))
+    t.ok(await session.waitForHeading(edited.title), 'the guide is shown')
+    const before = await mainText(session)
+    t.ok(before.includes(edited.summary), 'with its summary')
+    t.ok(before.includes(edited.sections[0]!.heading), 'and its first section')
+    t.notOk(before.includes(sentence), 'not the sentence yet')
+    const editedPage = contentItemPage(edited)
+    const firstData = dataRequests(session, editedPage.dataPath).find((request) => request.status === 200)
+    t.ok(firstData?.responseHeaders?.etag, 'its page data came with an ETag')
 
-  const file = path.join(contentDir, 'guides', `${edited.slug}.md`)
-  await writeFile(file, `${(await readFile(file, 'utf8')).trimEnd()}\n\n${sentence}\n`)
-  await writeFile(
-    path.join(contentDir, 'guides', `${added.slug}.md`),
-    `---\ntitle: "${added.title}"\nsummary: "${added.summary}"\norder: ${guides.at(-1)!.order + 1}\n---\n\n## Fresh\n\nIts only section.\n`,
-  )
-  const told = await revalidate({ tags: ['guides'] })
-  t.equal(told.status, 200, 'revalidated')
-  t.match(told.body, { revalidated: { tags: ['guides'] }, instances: 1 }, 'the tag named, this instance told')
+    const file = path.join(contentDir, 'guides', `${edited.slug}.md`)
+    await writeFile(file, `${(await readFile(file, 'utf8')).trimEnd()}\n\n${sentence}\n`)
+    await writeFile(
+      path.join(contentDir, 'guides', `${added.slug}.md`),
+      `---\ntitle: "${added.title}"\nsummary: "${added.summary}"\norder: ${guides.at(-1)!.order + 1}\n---\n\n## Fresh\n\nIts only section.\n`,
+    )
+    const told = await revalidate({ tags: ['guides'] })
+    t.equal(told.status, 200, 'revalidated')
+    t.match(told.body, { revalidated: { tags: ['guides'] }, instances: 1 }, 'the tag named, this instance told')
 
-  // The router shows what it holds at once, and, the data being older than a few seconds, asks the server again
-  // behind it: the visit after shows the change.
-  await outliveRefreshAge(session)
-  await session.tab.back()
-  t.ok(await session.waitForHeading(contentPage.heading), 'back: the guides')
-  t.notOk((await listedTitles(session)).includes(added.title), 'as the tab kept them: no new guide yet')
-  t.ok(await waitForData(session, contentPage.dataPath), 'the list’s data asked for again behind it')
-  await session.tab.forward()
-  t.ok(await session.waitForHeading(edited.title), 'forward: the guide')
-  t.notOk((await mainText(session)).includes(sentence), 'as the tab kept it')
-  t.ok(await waitForData(session, editedPage.dataPath, 2), 'the guide’s data asked for again behind it')
+    // The router shows what it holds at once, and, the data being older than a few seconds, asks the server again
+    // behind it: the visit after shows the change.
+    await outliveRefreshAge(session)
+    await session.tab.back()
+    t.ok(await session.waitForHeading(contentPage.heading), 'back: the guides')
+    t.notOk((await listedTitles(session)).includes(added.title), 'as the tab kept them: no new guide yet')
+    t.ok(await waitForData(session, contentPage.dataPath), 'the list’s data asked for again behind it')
+    await session.tab.forward()
+    t.ok(await session.waitForHeading(edited.title), 'forward: the guide')
+    t.notOk((await mainText(session)).includes(sentence), 'as the tab kept it')
+    t.ok(await waitForData(session, editedPage.dataPath, 2), 'the guide’s data asked for again behind it')
 
-  await session.tab.click(listLink)
-  t.ok(await session.waitForHeading(contentPage.heading), 'the guides again')
-  t.ok(await session.waitFor((title) => [...document.querySelectorAll('main .content-list li > a')].some((link) => link.textContent?.trim() === title), added.title), 'the new guide is listed')
-  t.equal((await listedTitles(session)).at(-1), added.title, 'last, by its order')
-  const listData = dataRequests(session, contentPage.dataPath)
-  t.same(listData.map((request) => request.status), [200], 'one data GET for the list, the one behind the first visit')
-  t.equal(listData[0]?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'from the same deployment')
+    await session.tab.click(listLink)
+    t.ok(await session.waitForHeading(contentPage.heading), 'the guides again')
+    t.ok(
+      await session.waitFor(
+        (title) =>
+          [...document.querySelectorAll('main .content-list li > a')].some(
+            (link) => link.textContent?.trim() === title,
+          ),
+        added.title,
+      ),
+      'the new guide is listed',
+    )
+    t.equal((await listedTitles(session)).at(-1), added.title, 'last, by its order')
+    const listData = dataRequests(session, contentPage.dataPath)
+    t.same(
+      listData.map((request) => request.status),
+      [200],
+      'one data GET for the list, the one behind the first visit',
+    )
+    t.equal(listData[0]?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'from the same deployment')
 
-  await session.tab.click(contentLink(edited))
-  t.ok(await session.waitForHeading(edited.title), 'the edited guide')
-  t.ok(await session.waitFor((text) => document.querySelector('main')?.textContent?.includes(text) === true, sentence), 'shows the new sentence')
-  const lastData = dataRequests(session, editedPage.dataPath).findLast((request) => request.status === 200)
-  t.not(lastData?.responseHeaders?.etag, firstData?.responseHeaders?.etag, 'its page data has a new ETag')
-  t.equal(lastData?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'the same deployment id')
+    await session.tab.click(contentLink(edited))
+    t.ok(await session.waitForHeading(edited.title), 'the edited guide')
+    t.ok(
+      await session.waitFor((text) => document.querySelector('main')?.textContent?.includes(text) === true, sentence),
+      'shows the new sentence',
+    )
+    const lastData = dataRequests(session, editedPage.dataPath).findLast((request) => request.status === 200)
+    t.not(lastData?.responseHeaders?.etag, firstData?.responseHeaders?.etag, 'its page data has a new ETag')
+    t.equal(lastData?.responseHeaders?.['x-deployment-id'], suite.deploymentId, 'the same deployment id')
 
-  await session.tab.click(listLink)
-  t.ok(await session.waitForHeading(contentPage.heading), 'back to the guides')
-  await session.tab.click(contentLink(added))
-  t.ok(await session.waitForHeading(added.title), 'the new guide opens')
-  t.ok((await mainText(session)).includes('Its only section.'), 'with its text')
+    await session.tab.click(listLink)
+    t.ok(await session.waitForHeading(contentPage.heading), 'back to the guides')
+    await session.tab.click(contentLink(added))
+    t.ok(await session.waitForHeading(added.title), 'the new guide opens')
+    t.ok((await mainText(session)).includes('Its only section.'), 'with its text')
 
-  t.equal(await session.evaluate(readMark, null), 'still here', 'every navigation was a client navigation')
-  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), [contentPage.path], 'one document load in all')
-  t.same(await session.consoleErrors(), [], 'no console error')
-  const regenerated = suite.serverLogs().filter((line) => line.msg === 'page regenerated' && line.reason === 'tag')
-  t.ok(regenerated.some((line) => line.path === editedPage.path && line.outcome === 'regenerated'), 'the server regenerated the guide')
-})
+    t.equal(await session.evaluate(readMark, null), 'still here', 'every navigation was a client navigation')
+    t.same(
+      documentRequests(session).map((request) => new URL(request.url).pathname),
+      [contentPage.path],
+      'one document load in all',
+    )
+    t.same(await session.consoleErrors(), [], 'no console error')
+    const regenerated = suite.serverLogs().filter((line) => line.msg === 'page regenerated' && line.reason === 'tag')
+    t.ok(
+      regenerated.some((line) => line.path === editedPage.path && line.outcome === 'regenerated'),
+      'the server regenerated the guide',
+    )
+  },
+)
 
 t.test('a guide removed, revalidated by tag: following its link shows the 404 page', async (t) => {
   const removed = guides.at(-1)!
@@ -188,7 +219,11 @@ t.test('a guide removed, revalidated by tag: following its link shows the 404 pa
   await outliveRevalidate(session)
   await session.tab.click(contentLink(removed))
   t.ok(
-    await session.waitFor(() => document.querySelector('main h1 .error-status')?.textContent?.trim() === '404', null, 15_000),
+    await session.waitFor(
+      () => document.querySelector('main h1 .error-status')?.textContent?.trim() === '404',
+      null,
+      15_000,
+    ),
     'the 404 page is shown',
   )
   const shown = await session.evaluate(
@@ -199,14 +234,25 @@ t.test('a guide removed, revalidated by tag: following its link shows the 404 pa
     }),
     null,
   )
-  t.same(shown, { path: removedPage.path, title: '404: This page could not be found', heading: 'This page could not be found' }, 'the 404 page of the guide’s path')
+  t.same(
+    shown,
+    { path: removedPage.path, title: '404: This page could not be found', heading: 'This page could not be found' },
+    'the 404 page of the guide’s path',
+  )
   t.equal(dataRequests(session, removedPage.dataPath).at(-1)?.status, 404, 'its page data: 404')
   // A page the server does not find is left to a full load, which the server answers with its 404 document.
   t.same(
     documentRequests(session).map((request) => [new URL(request.url).pathname, request.status]),
-    [[contentPage.path, 200], [removedPage.path, 404]],
+    [
+      [contentPage.path, 200],
+      [removedPage.path, 404],
+    ],
     'the 404 document',
   )
   t.equal(await session.evaluate(readMark, null), null, 'a new document')
-  t.same((await session.consoleErrors()).filter((text) => !/\b404\b/.test(text)), [], 'no console error but the engine’s own lines about the 404s')
+  t.same(
+    (await session.consoleErrors()).filter((text) => !/\b404\b/.test(text)),
+    [],
+    'no console error but the engine’s own lines about the 404s',
+  )
 })

@@ -37,7 +37,13 @@ for (const file of dictionaryFiles) {
 const isChunk = (request: ProxiedRequest) => /\/_next\/static\/chunks\/[^/?]+\.js(\?|$)/.test(request.url)
 const nameOf = (request: ProxiedRequest) => path.basename(new URL(request.url).pathname)
 const allAnswered = (requests: () => ProxiedRequest[]) =>
-  eventually(() => requests().filter(isChunk).every((request) => request.status !== undefined), timeouts.actionMs)
+  eventually(
+    () =>
+      requests()
+        .filter(isChunk)
+        .every((request) => request.status !== undefined),
+    timeouts.actionMs,
+  )
 
 interface ResourceSize {
   name: string
@@ -56,21 +62,31 @@ async function returningVisit(t: Test, onlyDcz: boolean) {
   const firstChunks = session.requests().filter(isChunk)
   t.ok(firstChunks.length > 0, `deployment A: ${firstChunks.length} scripts`)
   for (const request of firstChunks) {
-    t.match(String(request.responseHeaders?.['use-as-dictionary']), /^match="\/_next\/static\/chunks\/[A-Za-z0-9_.-]+-\*\.js", match-dest=\("script"\)$/, `${nameOf(request)}: offered as a dictionary`)
+    t.match(
+      String(request.responseHeaders?.['use-as-dictionary']),
+      /^match="\/_next\/static\/chunks\/[A-Za-z0-9_.-]+-\*\.js", match-dest=\("script"\)$/,
+      `${nameOf(request)}: offered as a dictionary`,
+    )
   }
   // The browser stores a dictionary once its answer is complete: a moment after the load.
   await sleep(1_000)
 
   suite.routeTo(serverB.origin)
   if (onlyDcz) {
-    session.route((pathAndQuery) => pathAndQuery.startsWith('/_next/static/chunks/'), () => ({ acceptEncoding: 'gzip, deflate, br, zstd, dcz' }))
+    session.route(
+      (pathAndQuery) => pathAndQuery.startsWith('/_next/static/chunks/'),
+      () => ({ acceptEncoding: 'gzip, deflate, br, zstd, dcz' }),
+    )
   }
   const before = session.requests().length
   // A URL the engine has not kept a document for (Firefox answers a load of the same URL from its own cache).
   const second = await session.goto(`${pagePath}?visit=2`)
   t.equal(second.status, 200, `deployment B: ${pagePath} 200`)
   t.ok(await session.waitForHydration(), 'deployment B: hydrated')
-  t.ok(await session.waitFor((id) => document.getElementById(id) !== null, marker), "deployment B's version of the page")
+  t.ok(
+    await session.waitFor((id) => document.getElementById(id) !== null, marker),
+    "deployment B's version of the page",
+  )
   await allAnswered(() => session.requests().slice(before))
   const secondChunks = session.requests().slice(before).filter(isChunk)
   t.ok(secondChunks.length > 0, `deployment B: ${secondChunks.length} scripts`)
@@ -78,7 +94,10 @@ async function returningVisit(t: Test, onlyDcz: boolean) {
   const names = secondChunks.map(nameOf)
   t.ok(
     await session.waitFor(
-      (expected) => expected.every((name) => performance.getEntriesByType('resource').some((entry) => entry.name.includes(`/${name}`))),
+      (expected) =>
+        expected.every((name) =>
+          performance.getEntriesByType('resource').some((entry) => entry.name.includes(`/${name}`)),
+        ),
       names,
     ),
     "every script's timing entry",
@@ -94,8 +113,12 @@ async function returningVisit(t: Test, onlyDcz: boolean) {
   )) as ResourceSize[]
 
   const offered = secondChunks.filter((request) => request.headers['available-dictionary'] !== undefined)
-  const codings = secondChunks.map((request) => `${nameOf(request)} ${request.responseHeaders?.['content-encoding'] ?? 'identity'}`)
-  t.comment(`${suite.engine}: Accept-Encoding "${String(secondChunks[0]?.headers['accept-encoding'] ?? '')}", ${offered.length} of ${secondChunks.length} scripts named a dictionary; ${codings.join(', ')}`)
+  const codings = secondChunks.map(
+    (request) => `${nameOf(request)} ${request.responseHeaders?.['content-encoding'] ?? 'identity'}`,
+  )
+  t.comment(
+    `${suite.engine}: Accept-Encoding "${String(secondChunks[0]?.headers['accept-encoding'] ?? '')}", ${offered.length} of ${secondChunks.length} scripts named a dictionary; ${codings.join(', ')}`,
+  )
   if (suite.engine === 'chromium') {
     const withDelta = secondChunks.filter((request) => deltas.written.some((delta) => delta.chunk === nameOf(request)))
     t.ok(withDelta.length > 0, 'B has deltas for the scripts the page loads')
@@ -108,7 +131,11 @@ async function returningVisit(t: Test, onlyDcz: boolean) {
       const expected = onlyDcz ? ['dcz'] : ['dcb', 'dcz']
       t.ok(expected.includes(coding), `${name}: a delta in ${coding}`)
       const deltaBytes = (await stat(path.join(chunksB, `${name}.${hex}.${coding}`))).size
-      t.equal(request.responseHeaders?.['content-length'], String(deltaBytes), `${name}: the ${deltaBytes} bytes of its ${coding} file`)
+      t.equal(
+        request.responseHeaders?.['content-length'],
+        String(deltaBytes),
+        `${name}: the ${deltaBytes} bytes of its ${coding} file`,
+      )
       const bytes = (await stat(path.join(chunksB, name))).size
       const size = sizes.find((entry) => entry.name === name)
       t.equal(size?.decodedBodySize, bytes, `${name}: decoded to B's ${bytes} bytes`)
@@ -117,19 +144,29 @@ async function returningVisit(t: Test, onlyDcz: boolean) {
   } else {
     for (const request of secondChunks) {
       const coding = request.responseHeaders?.['content-encoding']
-      if (request.headers['available-dictionary'] === undefined) t.notOk(coding === 'dcb' || coding === 'dcz', `${nameOf(request)}: no dictionary named, no delta (${coding ?? 'identity'})`)
+      if (request.headers['available-dictionary'] === undefined)
+        t.notOk(
+          coding === 'dcb' || coding === 'dcz',
+          `${nameOf(request)}: no dictionary named, no delta (${coding ?? 'identity'})`,
+        )
     }
   }
   // On to another page of B by the site's link home (whatever the site's pages, its layout links `/`).
   await session.tab.click('a[href="/"]')
   t.ok(
-    await session.waitFor((id) => location.pathname === '/' && document.getElementById(id) === null && document.querySelector('main h1') !== null, marker),
+    await session.waitFor(
+      (id) =>
+        location.pathname === '/' && document.getElementById(id) === null && document.querySelector('main h1') !== null,
+      marker,
+    ),
     'deployment B: a client navigation to /',
   )
   t.same(await session.consoleErrors(), [], 'no console error, no page error')
 }
 
-t.test('after a deploy, the changed chunks as deltas against the ones the browser kept; the page works', (t) => returningVisit(t, false))
+t.test('after a deploy, the changed chunks as deltas against the ones the browser kept; the page works', (t) =>
+  returningVisit(t, false),
+)
 t.test('the same with dcz alone', async (t) => {
   if (suite.engine !== 'chromium') {
     t.comment(`${suite.engine} names no dictionary coding: nothing more to see`)

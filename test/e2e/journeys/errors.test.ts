@@ -27,7 +27,10 @@ t.test('a client-side exception: the client-side screen, the console, one report
   t.equal(response.status, 200)
   t.ok(await session.waitForHydration(), 'hydrated')
   await session.tab.click('#throw')
-  t.ok(await session.waitFor(() => document.querySelector('.application-error-message') !== null, null), 'the screen is shown')
+  t.ok(
+    await session.waitFor(() => document.querySelector('.application-error-message') !== null, null),
+    'the screen is shown',
+  )
   const screen = await session.evaluate(
     () => ({
       message: document.querySelector('.application-error-message')?.textContent?.trim(),
@@ -44,15 +47,27 @@ t.test('a client-side exception: the client-side screen, the console, one report
     'the error is on the console',
   )
   const line = await suite.serverLogLine(
-    (entry) => entry.msg === 'client error reported' && clientErrorMessage(entry).includes('failed in the browser on purpose'),
+    (entry) =>
+      entry.msg === 'client error reported' && clientErrorMessage(entry).includes('failed in the browser on purpose'),
   )
-  t.match(line, {
-    level: 40,
-    clientError: { source: 'boundary', url: `${suite.origin}/__test/client-error` },
-    userAgent: userAgents[suite.engine],
-  }, 'the report is in the server log, with this engine’s User-Agent')
-  t.ok(await eventually(() => reports(session).every((request) => request.status !== undefined)), 'the report was answered')
-  t.same(reports(session).map((request) => [request.method, request.status]), [['POST', 204]], 'reported once, 204')
+  t.match(
+    line,
+    {
+      level: 40,
+      clientError: { source: 'boundary', url: `${suite.origin}/__test/client-error` },
+      userAgent: userAgents[suite.engine],
+    },
+    'the report is in the server log, with this engine’s User-Agent',
+  )
+  t.ok(
+    await eventually(() => reports(session).every((request) => request.status !== undefined)),
+    'the report was answered',
+  )
+  t.same(
+    reports(session).map((request) => [request.method, request.status]),
+    [['POST', 204]],
+    'reported once, 204',
+  )
 })
 
 t.test('a server-side exception: the server-side screen with the digest of the log line', async (t) => {
@@ -78,7 +93,10 @@ t.test('a server-side exception: the server-side screen with the digest of the l
   const line = await suite.serverLogLine((entry) => entry.msg === 'request failed' && entry.digest === digest)
   t.ok(line, 'the digest finds the log line')
   t.equal(line?.reqId, response.responseHeaders?.['x-request-id'], 'of this request')
-  t.ok((await session.consoleErrors()).some((text) => text.includes(`Digest: ${digest}`)), 'the console names the digest')
+  t.ok(
+    (await session.consoleErrors()).some((text) => text.includes(`Digest: ${digest}`)),
+    'the console names the digest',
+  )
 })
 
 t.test('an error thrown on pagehide is still reported: the beacon outlives the page', async (t) => {
@@ -87,7 +105,9 @@ t.test('an error thrown on pagehide is still reported: the beacon outlives the p
   t.ok(await session.waitForHydration(), 'hydrated')
   // The reporter loads after hydration; once it is in, a report goes out synchronously, even from pagehide.
   t.ok(
-    await eventually(() => session.requests().some((request) => /\/report-[\w-]+\.js/.test(request.url) && request.status === 200)),
+    await eventually(() =>
+      session.requests().some((request) => /\/report-[\w-]+\.js/.test(request.url) && request.status === 200),
+    ),
     'the reporter is loaded',
   )
   await session.evaluate(() => {
@@ -99,10 +119,14 @@ t.test('an error thrown on pagehide is still reported: the beacon outlives the p
   const line = await suite.serverLogLine(
     (entry) => entry.msg === 'client error reported' && clientErrorMessage(entry).includes('thrown on pagehide'),
   )
-  t.match(line, {
-    clientError: { source: 'onerror', url: `${suite.origin}${staticPage.path}` },
-    userAgent: userAgents[suite.engine],
-  }, 'the report of the page that was left is in the server log')
+  t.match(
+    line,
+    {
+      clientError: { source: 'onerror', url: `${suite.origin}${staticPage.path}` },
+      userAgent: userAgents[suite.engine],
+    },
+    'the report of the page that was left is in the server log',
+  )
   const beacon = reports(session)[0]
   t.ok(beacon, 'it came as a POST to /api/client-errors')
   // The server logs the report before it answers: the proxy has the answer's status a moment after the log line.
@@ -110,29 +134,36 @@ t.test('an error thrown on pagehide is still reported: the beacon outlives the p
   t.equal(beacon?.status, 204)
 })
 
-t.test('a boundary that fails after the shell: the server-side screen and its digest, and the recovery reported', async (t) => {
-  const session = await suite.open(t)
-  const response = await session.goto('/__test/late-error?delay=100')
-  t.equal(response.status, 200, 'the status sent with the shell stays')
-  t.ok(await session.waitForHydration(), 'hydrated')
-  const screen = await session.evaluate(() => {
-    const element = document.getElementById('__COURIER_LATE_ERROR__')
-    return {
-      visible: element !== null && element.getBoundingClientRect().height > 0,
-      message: element?.querySelector('.application-error-message')?.textContent ?? '',
-      digest: element?.querySelector('.application-error-digest')?.textContent?.trim() ?? '',
-    }
-  }, null)
-  t.ok(screen.visible, 'the error screen is visible')
-  t.match(screen.message, 'a server-side exception has occurred')
-  const digest = /^Digest: ([0-9a-f]{10})$/.exec(screen.digest)?.[1]
-  t.ok(digest, `the digest is shown (${screen.digest})`)
-  const line = await suite.serverLogLine((entry) => entry.msg === 'render failed' && entry.digest === digest)
-  t.equal(line?.reqId, response.responseHeaders?.['x-request-id'], 'the digest finds the log line of this request')
-  const report = await suite.serverLogLine(
-    (line) =>
-      line.msg === 'client error reported' &&
-      (line.clientError as { digest?: string } | undefined)?.digest === digest,
-  )
-  t.match(report, { clientError: { source: 'hydration', digest }, userAgent: userAgents[suite.engine] }, 'the recovery in the browser reaches the log')
-})
+t.test(
+  'a boundary that fails after the shell: the server-side screen and its digest, and the recovery reported',
+  async (t) => {
+    const session = await suite.open(t)
+    const response = await session.goto('/__test/late-error?delay=100')
+    t.equal(response.status, 200, 'the status sent with the shell stays')
+    t.ok(await session.waitForHydration(), 'hydrated')
+    const screen = await session.evaluate(() => {
+      const element = document.getElementById('__COURIER_LATE_ERROR__')
+      return {
+        visible: element !== null && element.getBoundingClientRect().height > 0,
+        message: element?.querySelector('.application-error-message')?.textContent ?? '',
+        digest: element?.querySelector('.application-error-digest')?.textContent?.trim() ?? '',
+      }
+    }, null)
+    t.ok(screen.visible, 'the error screen is visible')
+    t.match(screen.message, 'a server-side exception has occurred')
+    const digest = /^Digest: ([0-9a-f]{10})$/.exec(screen.digest)?.[1]
+    t.ok(digest, `the digest is shown (${screen.digest})`)
+    const line = await suite.serverLogLine((entry) => entry.msg === 'render failed' && entry.digest === digest)
+    t.equal(line?.reqId, response.responseHeaders?.['x-request-id'], 'the digest finds the log line of this request')
+    const report = await suite.serverLogLine(
+      (line) =>
+        line.msg === 'client error reported' &&
+        (line.clientError as { digest?: string } | undefined)?.digest === digest,
+    )
+    t.match(
+      report,
+      { clientError: { source: 'hydration', digest }, userAgent: userAgents[suite.engine] },
+      'the recovery in the browser reaches the log',
+    )
+  },
+)

@@ -97,7 +97,11 @@ t.test('a 409 skew: a full load at once, not retried', async (t) => {
   await session.tab.click(targetLink)
   t.ok(await session.waitForHeading(dynamicPage.heading), 'the target page is shown')
   t.ok(await session.waitFor(() => document.documentElement.dataset.hydrated === 'true', null), 'hydrated')
-  t.same(documentRequests(session).map((request) => new URL(request.url).pathname), [staticPage.path, dynamicPage.path], 'a full load')
+  t.same(
+    documentRequests(session).map((request) => new URL(request.url).pathname),
+    [staticPage.path, dynamicPage.path],
+    'a full load',
+  )
   t.equal(await marker(session), null, 'a new document, from the new deployment')
   t.equal(targetDataRequests(session).length, 1, 'a skew is not retried')
 })
@@ -110,10 +114,21 @@ t.test(`a route that does not load within ${timings.routeLoadTimeoutMs} ms: a fu
   )
   const started = Date.now()
   await session.tab.click(targetLink)
-  const loaded = await session.waitFor((path) => document.documentElement.dataset.hydrated === 'true' && location.pathname === path && !(window as Window & { courierMarker?: string }).courierMarker, dynamicPage.path, 10_000)
+  const loaded = await session.waitFor(
+    (path) =>
+      document.documentElement.dataset.hydrated === 'true' &&
+      location.pathname === path &&
+      !(window as Window & { courierMarker?: string }).courierMarker,
+    dynamicPage.path,
+    10_000,
+  )
   t.ok(loaded, 'a new document of the target')
   const documents = documentRequests(session)
-  t.same(documents.map((request) => new URL(request.url).pathname), [staticPage.path, dynamicPage.path], 'a full load of the target')
+  t.same(
+    documents.map((request) => new URL(request.url).pathname),
+    [staticPage.path, dynamicPage.path],
+    'a full load of the target',
+  )
   t.ok(await session.waitForHeading(dynamicPage.heading), 'the target page is shown')
   // The full load left before the data came: it was asked for before the proxy's 8 s were up.
   const dataAnswered = targetDataRequests(session).some((request) => request.status !== undefined)

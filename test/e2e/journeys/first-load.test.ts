@@ -34,7 +34,8 @@ async function unexpectedErrors(t: Test, session: JourneySession, documentStatus
     }
     return true
   })
-  if (documentStatus === 404 && allowance > 0) t.comment(`${suite.engine} reports no console error for the document's 404`)
+  if (documentStatus === 404 && allowance > 0)
+    t.comment(`${suite.engine} reports no console error for the document's 404`)
   return errors
 }
 
@@ -53,7 +54,9 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
       ),
       nonces: [...document.scripts].filter((script) => script.nonce).map((script) => script.nonce),
       withoutNonce: [...document.scripts].filter((script) => !script.nonce).map((script) => script.text),
-      preloadNonces: [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map((link) => link.nonce ?? ''),
+      preloadNonces: [...document.querySelectorAll<HTMLLinkElement>('link[rel="modulepreload"]')].map(
+        (link) => link.nonce ?? '',
+      ),
       dplId: document.documentElement.dataset.dplId ?? '',
       paintTiming: (PerformanceObserver.supportedEntryTypes ?? []).includes('paint'),
       paintAt: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
@@ -78,7 +81,10 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
   if (page.paintTiming) {
     const firstScriptAt = Math.min(...page.scriptsAt)
     t.ok(page.paintAt !== undefined, 'the engine reported its first contentful paint')
-    t.ok(firstScriptAt >= (page.paintAt ?? Infinity), `no script asked for before the first paint (${firstScriptAt.toFixed(1)} >= ${page.paintAt?.toFixed(1)} ms)`)
+    t.ok(
+      firstScriptAt >= (page.paintAt ?? Infinity),
+      `no script asked for before the first paint (${firstScriptAt.toFixed(1)} >= ${page.paintAt?.toFixed(1)} ms)`,
+    )
   } else {
     t.comment(`${suite.engine} has no paint timing: the loader started the code at once`)
   }
@@ -90,7 +96,11 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
     // A partly prerendered page's shell holds React's script without a nonce: the policy names its hash instead.
     const policy = String(response.responseHeaders?.['content-security-policy'] ?? '')
     const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`
-    t.same(page.withoutNonce.filter((text) => !policy.includes(hashOf(text))), [], 'every other script by its hash')
+    t.same(
+      page.withoutNonce.filter((text) => !policy.includes(hashOf(text))),
+      [],
+      'every other script by its hash',
+    )
     t.same(
       page.preloadNonces.filter((preload) => preload !== nonce),
       [],
@@ -101,9 +111,14 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
   }
   // Build assets: each carries this build's ?dpl=, and none is fetched twice (a preload and its import must agree).
   const assets = session.requests().filter((request) => ['script', 'style', 'font'].includes(request.dest))
-  t.ok(assets.some((request) => request.dest === 'script'), 'scripts were fetched (the checks below are not vacuous)')
+  t.ok(
+    assets.some((request) => request.dest === 'script'),
+    'scripts were fetched (the checks below are not vacuous)',
+  )
   t.same(
-    assets.filter((request) => new URL(request.url).searchParams.get('dpl') !== page.dplId).map((request) => request.url),
+    assets
+      .filter((request) => new URL(request.url).searchParams.get('dpl') !== page.dplId)
+      .map((request) => request.url),
     [],
     `every script, style and font carries ?dpl=${page.dplId}`,
   )
@@ -125,7 +140,8 @@ async function checkPage(t: Test, path: string, expected: { status: number; csp:
 for (const path of testPagePaths) t.test(path, (t) => checkPage(t, path, { status: 200, csp: true }))
 const unfiltered = { skip: unfilteredPage ? false : 'no page of the site is left out of the request filter' }
 t.test(`${unfilteredPage} (excluded from the filter: no CSP)`, unfiltered, (t) =>
-  checkPage(t, unfilteredPage!, { status: 200, csp: false }))
+  checkPage(t, unfilteredPage!, { status: 200, csp: false }),
+)
 
 t.test('the 404 page', async (t) => {
   await checkPage(t, '/no-such-page', { status: 404, csp: true })
@@ -166,7 +182,11 @@ function injectScripts(session: JourneySession, path: string) {
 function ran(session: JourneySession) {
   return session.evaluate(() => {
     const state = window as unknown as { __injectedRan?: boolean; __noncedRan?: boolean; __cspViolations?: Violation[] }
-    return { injected: state.__injectedRan ?? false, nonced: state.__noncedRan ?? false, violations: state.__cspViolations ?? [] }
+    return {
+      injected: state.__injectedRan ?? false,
+      nonced: state.__noncedRan ?? false,
+      violations: state.__cspViolations ?? [],
+    }
   }, null)
 }
 
@@ -181,7 +201,9 @@ t.test('an inline script without the nonce is blocked on a filtered page', async
   t.equal(outcome.nonced, true, 'the control: the injected script with the nonce runs')
   t.equal(outcome.injected, false, 'the injected script without the nonce did not run')
   t.same(
-    outcome.violations.filter((violation) => /^script-src/.test(violation.directive)).map((violation) => violation.blocked),
+    outcome.violations
+      .filter((violation) => /^script-src/.test(violation.directive))
+      .map((violation) => violation.blocked),
     ['inline'],
     'one script-src violation, for it',
   )

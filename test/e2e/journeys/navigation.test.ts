@@ -131,7 +131,9 @@ t.test('a hovered Link is prefetched, however far from the viewport', async (t) 
   t.equal(dataRequests(session, far).length, 0, 'far below the fold: not prefetched')
   // The pointer arrives without scrolling (React's onMouseEnter listens to mouseover): only the hover can prefetch.
   await session.evaluate(() => {
-    document.getElementById('far-link')!.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, relatedTarget: document.body }))
+    document
+      .getElementById('far-link')!
+      .dispatchEvent(new MouseEvent('mouseover', { bubbles: true, relatedTarget: document.body }))
   }, null)
   t.ok(await eventually(() => dataRequests(session, far).length >= 1), 'hovered: its data is prefetched')
   t.equal(await session.evaluate(() => window.scrollY, null), 0, 'the page did not scroll')
@@ -159,25 +161,35 @@ t.test('back and forward restore the scroll position', async (t) => {
   t.same(await session.consoleErrors(), [], 'no console error')
 })
 
-t.test(`with 20 links in view and slow data, at most ${timings.prefetchConcurrency} prefetches are in flight`, async (t) => {
-  const session = await suite.open(t)
-  let inFlight = 0
-  let most = 0
-  session.route(
-    (path) => path.startsWith(`${dataPrefix}/`),
-    () => {
-      inFlight += 1
-      most = Math.max(most, inFlight)
-      setTimeout(() => (inFlight -= 1), 400)
-      return { delayMs: 400 }
-    },
-  )
-  await session.goto('/__test/links?layout=grid')
-  t.ok(await session.waitForHydration(), 'hydrated')
-  t.equal(await session.evaluate(() => document.querySelectorAll('.test-links a').length, null), 20)
-  t.ok(
-    await eventually(() => session.requests().filter((request) => request.url.includes(dataPrefix)).length >= 20, 15_000),
-    'every link’s data prefetched',
-  )
-  t.equal(most, timings.prefetchConcurrency, `never more than ${timings.prefetchConcurrency} at once, and the queue filled`)
-})
+t.test(
+  `with 20 links in view and slow data, at most ${timings.prefetchConcurrency} prefetches are in flight`,
+  async (t) => {
+    const session = await suite.open(t)
+    let inFlight = 0
+    let most = 0
+    session.route(
+      (path) => path.startsWith(`${dataPrefix}/`),
+      () => {
+        inFlight += 1
+        most = Math.max(most, inFlight)
+        setTimeout(() => (inFlight -= 1), 400)
+        return { delayMs: 400 }
+      },
+    )
+    await session.goto('/__test/links?layout=grid')
+    t.ok(await session.waitForHydration(), 'hydrated')
+    t.equal(await session.evaluate(() => document.querySelectorAll('.test-links a').length, null), 20)
+    t.ok(
+      await eventually(
+        () => session.requests().filter((request) => request.url.includes(dataPrefix)).length >= 20,
+        15_000,
+      ),
+      'every link’s data prefetched',
+    )
+    t.equal(
+      most,
+      timings.prefetchConcurrency,
+      `never more than ${timings.prefetchConcurrency} at once, and the queue filled`,
+    )
+  },
+)

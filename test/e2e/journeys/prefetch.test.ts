@@ -44,53 +44,59 @@ function advanceClock(session: JourneySession, seconds: number) {
   return session.evaluate(advanceClockBy, seconds * 1000)
 }
 
-t.test('static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation', async (t) => {
-  const session = await suite.open(t)
-  await session.tab.addInitScript(heldClock)
-  await session.goto(contentPage.path)
-  t.ok(await session.waitForHydration(), 'hydrated')
-  await mark(session)
-  // A static page without revalidate, linked from the test pages' navigation.
-  const linked = staticPage
-  const showsLinked = () => session.waitFor((title) => document.title === title, linked.title)
-  t.ok(await eventually(() => dataRequests(session, linked.dataPath).length >= 1), `${linked.path}, linked from the navigation, is prefetched`)
-  const guide = guides[0]!
-  const path = contentItemPage(guide).dataPath
-  t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
-  const link = contentLink(guide)
+t.test(
+  'static data prefetched stays fresh 300 s, a page with revalidate N for N s; dynamic data is fetched at every navigation',
+  async (t) => {
+    const session = await suite.open(t)
+    await session.tab.addInitScript(heldClock)
+    await session.goto(contentPage.path)
+    t.ok(await session.waitForHydration(), 'hydrated')
+    await mark(session)
+    // A static page without revalidate, linked from the test pages' navigation.
+    const linked = staticPage
+    const showsLinked = () => session.waitFor((title) => document.title === title, linked.title)
+    t.ok(
+      await eventually(() => dataRequests(session, linked.dataPath).length >= 1),
+      `${linked.path}, linked from the navigation, is prefetched`,
+    )
+    const guide = guides[0]!
+    const path = contentItemPage(guide).dataPath
+    t.ok(await eventually(() => dataRequests(session, path).length >= 1), 'the first guide, in view, is prefetched')
+    const link = contentLink(guide)
 
-  await advanceClock(session, 290)
-  await session.tab.click(testNavLink(linked.path))
-  t.ok(await showsLinked(), `${linked.path} is shown`)
-  t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
-  await session.tab.back()
-  t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
-  await advanceClock(session, 20)
-  await session.tab.click(testNavLink(linked.path))
-  t.ok(await showsLinked(), `${linked.path} again`)
-  t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
-  await session.tab.back()
-  t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
+    await advanceClock(session, 290)
+    await session.tab.click(testNavLink(linked.path))
+    t.ok(await showsLinked(), `${linked.path} is shown`)
+    t.equal(dataRequests(session, linked.dataPath).length, 1, 'prefetched 290 s ago: not fetched again')
+    await session.tab.back()
+    t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
+    await advanceClock(session, 20)
+    await session.tab.click(testNavLink(linked.path))
+    t.ok(await showsLinked(), `${linked.path} again`)
+    t.equal(dataRequests(session, linked.dataPath).length, 2, 'after 300 s it is')
+    await session.tab.back()
+    t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
 
-  // The guide's page declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
-  await session.tab.click(link)
-  t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
-  t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
-  const fetched = dataRequests(session, path).length
-  await session.tab.back()
-  t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
-  await session.tab.click(link)
-  t.ok(await session.waitForHeading(guide.title), 'the guide again')
-  t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
+    // The guide's page declares revalidate 60: its data prefetched 310 s ago is past it, and fetched at the click.
+    await session.tab.click(link)
+    t.ok(await session.waitForHeading(guide.title), 'the guide is shown')
+    t.ok(dataRequests(session, path).length >= 2, 'a page with revalidate: past it, fetched again')
+    const fetched = dataRequests(session, path).length
+    await session.tab.back()
+    t.ok(await session.waitForHeading(contentPage.heading), 'back to the list')
+    await session.tab.click(link)
+    t.ok(await session.waitForHeading(guide.title), 'the guide again')
+    t.equal(dataRequests(session, path).length, fetched, 'seconds later: the kept data, nothing asked')
 
-  for (const shown of [dynamicPage, filterPage, dynamicPage]) {
-    await session.tab.click(testNavLink(shown.path))
-    t.ok(await session.waitForHeading(shown.heading), `${shown.heading} shown`)
-  }
-  t.equal(dataRequests(session, dynamicPage.dataPath).length, 2, 'dynamic data: one GET per navigation')
-  t.equal(await marker(session), 'still here', 'all client navigations')
-  t.same(await session.consoleErrors(), [], 'no console error')
-})
+    for (const shown of [dynamicPage, filterPage, dynamicPage]) {
+      await session.tab.click(testNavLink(shown.path))
+      t.ok(await session.waitForHeading(shown.heading), `${shown.heading} shown`)
+    }
+    t.equal(dataRequests(session, dynamicPage.dataPath).length, 2, 'dynamic data: one GET per navigation')
+    t.equal(await marker(session), 'still here', 'all client navigations')
+    t.same(await session.consoleErrors(), [], 'no console error')
+  },
+)
 
 t.test('a failed prefetch is not kept: the navigation fetches again', async (t) => {
   const session = await suite.open(t)
@@ -109,7 +115,11 @@ t.test('a failed prefetch is not kept: the navigation fetches again', async (t) 
   t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts, 'no retry beyond the attempts')
   await session.tab.click(testNavLink(filterPage.path))
   t.ok(await session.waitForHeading(filterPage.heading), 'the filter page is shown')
-  t.equal(dataRequests(session, filterPage.dataPath).length, timings.dataFetchAttempts + 1, 'fetched again at navigation')
+  t.equal(
+    dataRequests(session, filterPage.dataPath).length,
+    timings.dataFetchAttempts + 1,
+    'fetched again at navigation',
+  )
   t.equal(await marker(session), 'still here', 'a client navigation')
   t.notOk(
     (await session.consoleErrors()).some((text) => /Failed to load page data/.test(text)),
@@ -125,18 +135,27 @@ t.test('no prefetch under Save-Data', async (t) => {
   await session.goto('/__test/links?layout=grid')
   t.ok(await session.waitForHydration(), 'hydrated')
   t.equal(
-    await session.evaluate(() => (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData ?? null, null),
+    await session.evaluate(
+      () => (navigator as Navigator & { connection?: { saveData?: boolean } }).connection?.saveData ?? null,
+      null,
+    ),
     true,
     'the page sees Save-Data',
   )
   await session.evaluate(() => {
-    document.querySelectorAll('.test-links a')[3]!.dispatchEvent(new MouseEvent('mouseover', { bubbles: true, relatedTarget: document.body }))
+    document
+      .querySelectorAll('.test-links a')[3]!
+      .dispatchEvent(new MouseEvent('mouseover', { bubbles: true, relatedTarget: document.body }))
   }, null)
   t.ok(await session.prefetchQuiet(), 'the router has no prefetch pending')
   const speculative = session
     .requests()
     .filter((request) => request.url.includes(dataPrefix) || isChunkOfAnotherPage(request.url, 'test-links'))
-  t.same(speculative.map((request) => request.url), [], 'neither data nor code, in view or hovered')
+  t.same(
+    speculative.map((request) => request.url),
+    [],
+    'neither data nor code, in view or hovered',
+  )
   await session.tab.click('.test-links li:first-child a')
   t.ok(await session.waitForHeading(guides[0]!.title), 'navigation still works')
   t.equal(dataRequests(session, contentItemPage(guides[0]!).dataPath).length, 1, 'its data fetched once, at navigation')
@@ -165,12 +184,16 @@ t.test('two rapid navigations: only the last renders, nothing is shown or logged
     }),
     null,
   )
-  t.same(after, {
-    heading: filterPage.heading,
-    path: filterPage.path,
-    headings: [filterPage.heading],
-    errorScreens: 0,
-  }, 'the last navigation stays; the cancelled page never rendered; no error shown')
+  t.same(
+    after,
+    {
+      heading: filterPage.heading,
+      path: filterPage.path,
+      headings: [filterPage.heading],
+      errorScreens: 0,
+    },
+    'the last navigation stays; the cancelled page never rendered; no error shown',
+  )
   t.equal(await marker(session), 'still here')
   t.same(await session.consoleErrors(), [], 'nothing logged')
 })

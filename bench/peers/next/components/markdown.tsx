@@ -4,9 +4,25 @@ import type { MarkdownNode } from '../site'
 
 /** Courier's Markdown walk (client/components/markdown.tsx), with Next's Link for the site's own paths. */
 const allowed: Readonly<Record<string, readonly string[]>> = {
-  p: [], em: [], strong: [], code: ['className'], pre: [], blockquote: [], hr: [], br: [],
-  ul: [], ol: ['start'], li: [], a: ['href', 'title'], img: ['src', 'alt', 'title'],
-  h1: ['id'], h2: ['id'], h3: ['id'], h4: ['id'], h5: ['id'], h6: ['id'],
+  p: [],
+  em: [],
+  strong: [],
+  code: ['className'],
+  pre: [],
+  blockquote: [],
+  hr: [],
+  br: [],
+  ul: [],
+  ol: ['start'],
+  li: [],
+  a: ['href', 'title'],
+  img: ['src', 'alt', 'title'],
+  h1: ['id'],
+  h2: ['id'],
+  h3: ['id'],
+  h4: ['id'],
+  h5: ['id'],
+  h6: ['id'],
 }
 
 function render(node: MarkdownNode, key: number): ReactNode {
@@ -20,7 +36,8 @@ function render(node: MarkdownNode, key: number): ReactNode {
   }
   const children = node.children.map(render)
   const href = String(props.href ?? '')
-  if (node.tagName === 'a' && href.startsWith('/') && !href.startsWith('//')) return createElement(Link, { ...props, href }, ...children)
+  if (node.tagName === 'a' && href.startsWith('/') && !href.startsWith('//'))
+    return createElement(Link, { ...props, href }, ...children)
   return createElement(node.tagName, props, ...children)
 }
 

@@ -26,7 +26,9 @@ function readList(value: unknown, name: 'paths' | 'tags'): string[] | string {
   if (!Array.isArray(value) || value.length > maxItems) return `${name} is a list of at most ${maxItems} items`
   for (const item of value) {
     if (typeof item !== 'string' || item.length === 0 || item.length > maxItemLength || !pattern.test(item)) {
-      return name === 'paths' ? `each path is text starting with / (at most ${maxItemLength} characters)` : 'each tag is text without spaces'
+      return name === 'paths'
+        ? `each path is text starting with / (at most ${maxItemLength} characters)`
+        : 'each tag is text without spaces'
     }
   }
   return value as string[]
@@ -67,7 +69,9 @@ export default async function revalidateRoute(request: NextApiRequest, response:
         await response.revalidate(path, { unstable_onlyGenerated: true })
       } catch (error) {
         failed.push(path)
-        process.stderr.write(`${JSON.stringify({ msg: 'peer revalidation failed', path, err: (error as Error).message })}\n`)
+        process.stderr.write(
+          `${JSON.stringify({ msg: 'peer revalidation failed', path, err: (error as Error).message })}\n`,
+        )
       }
     }),
   )
