@@ -21,7 +21,7 @@ import { SharedImageCache, type SharedImageLimits } from '../src/images/redis-ca
 import { cacheKey, ImageOptimizer, type ImageJob } from '../src/images/optimizer.ts'
 import { createRemoteSource, type LookupFunction } from '../src/images/source-remote.ts'
 import { configureSharp } from '../src/images/transform.ts'
-import { TransformQueue } from '../src/images/transform-queue.ts'
+import { Semaphore } from '../src/toolbox/semaphore.ts'
 import { compileRemoteOrigins, optimizerPath, parseImageUrl, type ImageSource } from '../src/images/validate-url.ts'
 import { tracingOf, type TraceSpan } from '../src/tracing/tracing.ts'
 import type { ImageCacheState as MetricCacheState, ImageCacheTier } from '../src/metrics/recorder.ts'
@@ -109,11 +109,13 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
     : undefined
   const tracing = tracingOf(fastify)
   const metrics = fastify.metrics
-  const queue = new TransformQueue(
-    limits.maxConcurrentTransforms,
-    limits.maxQueuedTransforms,
-    limits.maxTransformsPerClient,
-  )
+  // A full queue, or a client over its share, is refused at once (429) instead of piling up memory.
+  const queue = new Semaphore({
+    max: limits.maxConcurrentTransforms,
+    maxQueued: limits.maxQueuedTransforms,
+    maxPerKey: limits.maxTransformsPerClient,
+    busy: () => new errors.ImageBusy(),
+  })
   metrics?.watchTransformQueue(queue)
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),

@@ -2,6 +2,8 @@ import { constants } from 'node:fs'
 import { open, readdir, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { errors } from '../errors.ts'
+import { Semaphore } from '../toolbox/semaphore.ts'
+import { withTimeOut } from '../toolbox/time-out.ts'
 
 export interface ContentFilesLimits {
   /** A file larger than this is refused, counted on the bytes read, not on what `stat` says. */
@@ -37,6 +39,9 @@ export interface ContentFileSystem {
 
 const nodeFileSystem: ContentFileSystem = { readdir, realpath, open }
 
+/** A file system's answer is outside the process: a timer late because the process was held up is forgiven once. */
+const fileSystemTime = { forgiveLateTimer: true, ref: true }
+
 /** Opened so that a FIFO cannot block the open and a link swapped in after the check is not followed. */
 const openFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
 
@@ -53,11 +58,9 @@ export class ContentFiles {
   readonly #limits: ContentFilesLimits
   readonly #onRefused: (file: string, reason: RefusedReason) => void
   readonly #fs: ContentFileSystem
-  #inFlight = 0
+  readonly #slots: Semaphore
   #stuck = 0
   #timedOut = 0
-  /** Waiting for a slot, first come first served. */
-  readonly #waiting: Array<() => void> = []
 
   constructor(
     dir: string,
@@ -69,10 +72,11 @@ export class ContentFiles {
     this.#limits = limits
     this.#onRefused = onRefused
     this.#fs = fileSystem
+    this.#slots = new Semaphore({ max: limits.maxReadsInFlight })
   }
 
   get stats(): ContentReadStats {
-    return { inFlight: this.#inFlight, stuck: this.#stuck, timedOut: this.#timedOut }
+    return { inFlight: this.#slots.running, stuck: this.#stuck, timedOut: this.#timedOut }
   }
 
   /** The names of a folder's entries that may be content (files, and links, checked when read), dotfiles left out. */
@@ -153,85 +157,38 @@ export class ContentFiles {
    */
   async #bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
     const { readTimeoutMs, readWaitMs } = this.#limits
-    let granted = false
-    const slot = this.#slot().then(() => void (granted = true))
-    let timer: NodeJS.Timeout | undefined
-    const after = (ms: number, reason: string, isOver: () => boolean, onTimeOut: () => void) =>
-      new Promise<never>((_resolve, reject) => {
-        const startedAt = performance.now()
-        let extended = false
-        const expire = () => {
-          // A timer that fires far later than due says this process was held up (a long synchronous job, a machine
-          // out of CPU), not the file system: the read gets its time once more, from now.
-          if (!extended && performance.now() - startedAt > ms * 1.5) {
-            extended = true
-            timer = setTimeout(expire, ms)
-            return
-          }
-          // Node runs due timers before the callbacks of I/O that finished meanwhile: that answer gets its turn first.
-          setImmediate(() => {
-            if (isOver()) return
-            onTimeOut()
-            reject(new errors.ContentUnreadable(what, reason))
-          })
-        }
-        timer = setTimeout(expire, ms)
-      })
+    const ticket = this.#slots.acquire()
     try {
+      const waited = () =>
+        new errors.ContentUnreadable(
+          what,
+          `waited longer than ${readWaitMs} ms for the file system (${this.#slots.queued} reads queued)`,
+        )
+      let release: () => void
       try {
-        await Promise.race([
-          slot,
-          after(
-            readWaitMs,
-            `waited longer than ${readWaitMs} ms for the file system (${this.#waiting.length} reads queued)`,
-            () => granted,
-            () => undefined,
-          ),
-        ])
+        release = await withTimeOut(ticket.granted, readWaitMs, waited, fileSystemTime)
       } catch (error) {
-        // The slot, when it comes, goes straight to the next caller.
-        void slot.then(() => this.#release())
+        // A slot that comes later goes straight to the next caller.
+        ticket.cancel()
         throw error
-      } finally {
-        clearTimeout(timer)
       }
       let timedOut = false
-      let done = false
       const running = work().finally(() => {
-        done = true
         if (timedOut) this.#stuck--
-        this.#release()
+        release()
       })
-      // Settled later, after a time-out: its failure is already told as the time-out.
-      running.catch(() => undefined)
-      return await Promise.race([
-        running,
-        after(readTimeoutMs, `no answer from the file system within ${readTimeoutMs} ms`, () => done, () => {
+      const unanswered = () => new errors.ContentUnreadable(what, `no answer from the file system within ${readTimeoutMs} ms`)
+      return await withTimeOut(running, readTimeoutMs, unanswered, {
+        ...fileSystemTime,
+        onTimeOut: () => {
           timedOut = true
           this.#timedOut++
           this.#stuck++
-        }),
-      ])
+        },
+      })
     } catch (error) {
       if (error instanceof errors.ContentInvalid || error instanceof errors.ContentUnreadable) throw error
       throw new errors.ContentUnreadable(what, (error as Error).message)
-    } finally {
-      clearTimeout(timer)
     }
-  }
-
-  /** Resolves once a slot is this caller's. A caller that timed out while waiting gives its slot straight back. */
-  #slot(): Promise<void> {
-    if (this.#inFlight < this.#limits.maxReadsInFlight) {
-      this.#inFlight++
-      return Promise.resolve()
-    }
-    return new Promise((resolve) => this.#waiting.push(resolve))
-  }
-
-  #release(): void {
-    const next = this.#waiting.shift()
-    if (next) next()
-    else this.#inFlight--
   }
 }

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
 import { errors } from '../errors.ts'
-import { SingleFlight } from '../single-flight.ts'
+import { SingleFlight } from '../toolbox/single-flight.ts'
 import { strongEtag } from '../etag.ts'
 import type { CacheEntryMeta, DiskImageCache } from './disk-cache.ts'
 import { chooseFormat, contentTypes, extensions, type AcceptedFormats, type OutputFormat } from './negotiate.ts'
@@ -12,7 +12,7 @@ import { readLocalImage, type SourceImage } from './source-local.ts'
 import type { SharedImageCache } from './redis-cache.ts'
 import type { RemoteSource } from './source-remote.ts'
 import { transformImage } from './transform.ts'
-import type { TransformQueue } from './transform-queue.ts'
+import type { Semaphore } from '../toolbox/semaphore.ts'
 import type { ImageSource } from './validate-url.ts'
 import { httpClientAttributes, spanUrlOf } from '../tracing/client-span.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../tracing/tracing.ts'
@@ -39,7 +39,8 @@ export interface ImageOptimizerOptions {
   publicRoot: string
   cache: DiskImageCache
   remote: RemoteSource
-  queue: TransformQueue
+  /** The transform queue: a few at once, a bounded wait, a share per client. */
+  queue: Semaphore
   limits: ImageOptimizerLimits
   minimumCacheTTL: number
   allowSvg: boolean

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { LiveData, Loader, LoaderAnswer, LoaderContext, PageDefinition } from '../../site/page-types.ts'
 import { assignDigest } from '../digest.ts'
+import { withTimeOut } from '../toolbox/time-out.ts'
 import type { ServerPage } from './site.ts'
 
 /** The request-time loader of a partly prerendered page answered something else than props (not-found, a redirect). */
@@ -62,22 +63,20 @@ export async function loadLiveData(
   timeoutMs: number,
   request: { log: FastifyBaseLogger; id: string; host: string },
 ): Promise<LiveData<unknown>> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    const error = () => new LiveTimeoutError(`the request-time loader did not answer in ${timeoutMs} ms`)
-    timer = setTimeout(() => reject(error()), timeoutMs)
-    // The request holds its socket; a time-out alone keeps no process alive.
-    timer.unref()
-  })
   try {
-    const answer = await Promise.race([Promise.resolve().then(() => live(context)), timeout])
+    const timedOut = () => new LiveTimeoutError(`the request-time loader did not answer in ${timeoutMs} ms`)
+    // The request holds its socket; a time-out alone keeps no process alive.
+    const answer = await withTimeOut(
+      Promise.resolve().then(() => live(context)),
+      timeoutMs,
+      timedOut,
+      { ref: false },
+    )
     if (!('props' in answer)) throw new LiveAnswerError('a request-time loader may only answer props')
     return { value: answer.props }
   } catch (error) {
     const { digest } = assignDigest(error, request.id)
     request.log.error({ err: error, digest }, 'request-time data failed')
     return { failed: { digest, host: request.host } }
-  } finally {
-    clearTimeout(timer)
   }
 }

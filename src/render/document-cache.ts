@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { KeptFlight } from '../toolbox/single-flight.ts'
 
 /**
  * A document rendered once, kept as the bytes between its nonce attributes: what the renderer gives for keeping. Per
@@ -38,36 +39,15 @@ export function splitAtNonce(html: string, headAt?: number): KeptDocument | unde
  * One document kept for the life of the deployment (this process): a promise, so concurrent first requests share one
  * render. A render that gives nothing (failed, timed out, hit an error) is dropped, and the next request tries again.
  */
-export class KeptDocumentSlot {
-  #pending: Promise<KeptDocument | undefined> | undefined
-  #ready: KeptDocument | undefined
-
-  /** Whether a document is kept here, or being rendered for keeping. */
-  get holds(): boolean {
-    return this.#pending !== undefined
-  }
-
-  /** The kept document once its render has ended: nothing to wait for. Undefined before (then `get`). */
-  get ready(): KeptDocument | undefined {
-    return this.#ready
+export class KeptDocumentSlot extends KeptFlight<KeptDocument | undefined> {
+  constructor() {
+    super((document) => document !== undefined)
   }
 
   /** The kept document, rendering it with `render` on first use; undefined: stream this request instead. */
-  get(render: () => Promise<KeptDocument | undefined>): Promise<KeptDocument | undefined> {
-    if (this.#pending) return this.#pending
-    const pending = render().then(
-      (document) => {
-        if (!document) this.#pending = undefined
-        this.#ready = document
-        return document
-      },
-      () => {
-        this.#pending = undefined
-        return undefined
-      },
-    )
-    this.#pending = pending
-    return pending
+  override get(render: () => Promise<KeptDocument | undefined>): Promise<KeptDocument | undefined> {
+    // A render that failed has told its failure; this request streams instead, and the next one tries again.
+    return super.get(() => render().catch(() => undefined))
   }
 }
 

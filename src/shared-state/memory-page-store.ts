@@ -1,4 +1,4 @@
-import { SingleFlight } from '../single-flight.ts'
+import { SingleFlight } from '../toolbox/single-flight.ts'
 import type { FleetProduction } from './fleet-lock.ts'
 import type { FleetPageStore, SharedPageVersion } from './fleet-page-store.ts'
 import type { RevalidationMessage } from './revalidation-log.ts'

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { imageOptimizer } from '../../config/images.ts'
-import { TransformQueue } from '../../src/images/transform-queue.ts'
+import { errors } from '../../src/errors.ts'
+import { Semaphore } from '../../src/toolbox/semaphore.ts'
 import { buildImageApp, jpegOf } from '../helpers/images.ts'
 
 function deferred() {
@@ -10,7 +11,7 @@ function deferred() {
 }
 
 t.test('at most N transforms run at once; the rest wait in order; beyond the queue, 429 busy', async (t) => {
-  const queue = new TransformQueue(2, 2)
+  const queue = new Semaphore({ max: 2, maxQueued: 2, busy: () => new errors.ImageBusy() })
   const gates = [deferred(), deferred(), deferred(), deferred()]
   const started: number[] = []
   let running = 0
@@ -46,7 +47,7 @@ t.test('at most N transforms run at once; the rest wait in order; beyond the que
 })
 
 t.test('a failing transform frees its slot', async (t) => {
-  const queue = new TransformQueue(1, 1)
+  const queue = new Semaphore({ max: 1, maxQueued: 1, busy: () => new errors.ImageBusy() })
   await t.rejects(
     queue.run(async () => Promise.reject(new Error('broken'))),
     { message: 'broken' },
@@ -58,7 +59,7 @@ t.test('a failing transform frees its slot', async (t) => {
 t.test(
   'one client holds at most its share of running and waiting transforms; waiters are served client by client',
   async (t) => {
-    const queue = new TransformQueue(1, 10, 3)
+    const queue = new Semaphore({ max: 1, maxQueued: 10, maxPerKey: 3, busy: () => new errors.ImageBusy() })
     const gate = deferred()
     const order: string[] = []
     const task = (name: string) => async () => {
