@@ -104,3 +104,6 @@ export type ImageOptimizerLimits = {
 /** Where the images of the content are served (docs/content.md "Images of the content"): a guide draws
  * `![alt](/content/images/<file>)`, and the client draws it through the optimizer. Shared with the browser. */
 export const contentImagePrefix = '/content/images/'
+
+/** What the optimizer writes: the formats it negotiates (src/images/negotiate.ts) and the metrics label them by. */
+export type OutputFormat = 'avif' | 'webp' | 'jpeg' | 'png' | 'gif' | 'svg'

@@ -7,7 +7,7 @@ import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
 import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
-import type { RevalidatedPages, RevalidationMessage } from '../src/shared-state/revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from '../src/pages/revalidation.ts'
 import type { SharedRedis } from '../src/shared-state/redis.ts'
 
 export interface RevalidateOptions {

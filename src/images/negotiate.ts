@@ -1,7 +1,5 @@
+import type { OutputFormat } from '../../config/images.ts'
 import type { SourceFormat } from './sniff.ts'
-
-/** What the optimizer writes. */
-export type OutputFormat = 'avif' | 'webp' | 'jpeg' | 'png' | 'gif' | 'svg'
 
 export const contentTypes: Readonly<Record<OutputFormat, string>> = Object.freeze({
   avif: 'image/avif',

@@ -1,7 +1,8 @@
 import type { Metadata, Sharp, SharpOptions } from 'sharp'
 import { errors } from '../errors.ts'
 import type { ImageOptimizerLimits } from '../../config/images.ts'
-import { chooseFormat, isDecodable, type AcceptedFormats, type OutputFormat } from './negotiate.ts'
+import { chooseFormat, isDecodable, type AcceptedFormats } from './negotiate.ts'
+import type { OutputFormat } from '../../config/images.ts'
 import { isAnimatedImage, type SourceFormat } from './sniff.ts'
 
 export interface TransformRequest {

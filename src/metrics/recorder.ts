@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { OutputFormat } from '../images/negotiate.ts'
+import type { OutputFormat } from '../../config/images.ts'
 import type { ContentReadStats } from '../content/content-files.ts'
 
 /**

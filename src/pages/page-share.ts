@@ -1,4 +1,4 @@
-import type { RevalidationMessage } from '../shared-state/revalidation-log.ts'
+import type { RevalidationMessage } from './revalidation.ts'
 import type { LoadedVersion } from './page-version.ts'
 
 /** What makes a version another instance made fit for an instance that wants one. */

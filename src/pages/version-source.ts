@@ -1,7 +1,7 @@
 import type { PageMatch } from '../../site/match.ts'
 import type { PageAnswer } from '../../site/page-data.ts'
 import type { RouteParams } from '../../site/page-types.ts'
-import type { RevalidationMessage } from '../shared-state/revalidation-log.ts'
+import type { RevalidationMessage } from './revalidation.ts'
 import type { PageShare } from './page-share.ts'
 import { pageKey, pageVersion, staleAtOf, type LoadedVersion, type PageVersion } from './page-version.ts'
 import { runLoader, type LoaderContext } from './run-loader.ts'

@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
-import type { RevalidatedPages, RevalidationMessage } from './revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from '../pages/revalidation.ts'
 
 /** The messages between the workers of `WEB_CONCURRENCY` and their primary about revalidations. */
 export type ClusterRevalidationMessage =

@@ -1,6 +1,6 @@
 import type { LoadedVersion } from '../pages/page-version.ts'
 import type { FleetProduction } from './fleet-lock.ts'
-import type { RevalidationMessage } from './revalidation-log.ts'
+import type { RevalidationMessage } from '../pages/revalidation.ts'
 
 /** A version as the fleet keeps it: with the newest revalidation's number when its loader started. */
 export interface SharedPageVersion extends LoadedVersion {
@@ -9,7 +9,7 @@ export interface SharedPageVersion extends LoadedVersion {
 
 /**
  * Where the fleet keeps page versions and reads its revalidation log: Redis with REDIS_URL
- * (src/shared-state/redis-page-store.ts), memory in the unit tests (src/shared-state/memory-page-store.ts). What a
+ * (src/shared-state/redis-page-store.ts), memory in the unit tests (test/helpers/memory-page-store.ts). What a
  * version is worth is decided above it, once, in src/shared-state/shared-pages.ts.
  */
 export interface FleetPageStore {

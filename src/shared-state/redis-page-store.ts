@@ -4,7 +4,8 @@ import { FleetLock, type FleetProduction } from './fleet-lock.ts'
 import type { FleetPageStore, SharedPageVersion } from './fleet-page-store.ts'
 import type { SharedRedis } from './redis.ts'
 import { revalidationKeys, revalidationsSince } from './redis-revalidation-log.ts'
-import { parseSeq, type RevalidationMessage } from './revalidation-log.ts'
+import { parseSeq } from './revalidation-log.ts'
+import type { RevalidationMessage } from '../pages/revalidation.ts'
 
 export interface RedisPageStoreOptions {
   redis: SharedRedis

@@ -8,9 +8,9 @@ import {
   revalidationsBetween,
   type FleetRevalidationLog,
   type LoggedRevalidation,
-  type RevalidationMessage,
   type RevalidationState,
 } from './revalidation-log.ts'
+import type { RevalidationMessage } from '../pages/revalidation.ts'
 
 /** The Redis keys of the revalidation log: one Redis can serve several sites by their key prefix. */
 export function revalidationKeys(redis: SharedRedis) {

@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { revalidation } from '../../config/content.ts'
-import {
-  readLogged,
-  type FleetRevalidationLog,
-  type LoggedRevalidation,
-  type RevalidatedPages,
-  type RevalidationMessage,
-} from './revalidation-log.ts'
+import { readLogged, type FleetRevalidationLog, type LoggedRevalidation } from './revalidation-log.ts'
+import type { RevalidatedPages, RevalidationMessage } from '../pages/revalidation.ts'
 
 export interface RevalidationChannelOptions {
   /** The fleet's revalidation log (src/shared-state/redis-revalidation-log.ts). */

@@ -1,22 +1,4 @@
-/** What a revalidation names (POST /api/revalidate's body). */
-export interface RevalidationMessage {
-  paths: string[]
-  tags: string[]
-}
-
-/** What an instance applies: a revalidation, or every kept page when it cannot know what it missed. */
-export type Revalidation = RevalidationMessage | 'everything'
-
-/**
- * The kept pages a revalidation reaches (src/pages/page-versions.ts): the revalidate route, the Redis channel and
- * the workers' messages all apply revalidations to it.
- */
-export interface RevalidatedPages {
-  /** Another instance's revalidation: requests for a named page wait for its one regeneration. */
-  revalidate(revalidation: Revalidation): unknown
-  /** One this instance takes: resolves once the pages it keeps are regenerated (kept versions served meanwhile). */
-  regenerateNow(message: RevalidationMessage): Promise<unknown>
-}
+import type { RevalidationMessage } from '../pages/revalidation.ts'
 
 /** A revalidation as the fleet keeps it: numbered in order, with the instance that took the call. */
 export interface LoggedRevalidation extends RevalidationMessage {
@@ -36,7 +18,7 @@ export interface RevalidationState {
 
 /**
  * The fleet's revalidation log, as one instance reaches it: Redis with REDIS_URL
- * (src/shared-state/redis-revalidation-log.ts), memory in the unit tests (src/shared-state/memory-revalidation-log.ts).
+ * (src/shared-state/redis-revalidation-log.ts), memory in the unit tests (test/helpers/memory-revalidation-log.ts).
  * What an instance does with it is src/shared-state/revalidation-channel.ts. Every method but `listen` and `close`
  * rejects when the log cannot be reached.
  */

@@ -1,4 +1,4 @@
-import type { Revalidation, RevalidatedPages, RevalidationMessage } from '../../src/shared-state/revalidation-log.ts'
+import type { Revalidation, RevalidatedPages, RevalidationMessage } from '../../src/pages/revalidation.ts'
 
 /** The kept pages of one instance as a revalidation reaches them: what it was told to revalidate and regenerate. */
 export function recordedPages(): {

@@ -6,9 +6,9 @@
  */
 import { pino } from 'pino'
 import t, { type Test } from 'tap'
-import { MemoryRevalidationLog, MemoryRevalidationState } from '../../src/shared-state/memory-revalidation-log.ts'
+import { MemoryRevalidationLog, MemoryRevalidationState } from '../helpers/memory-revalidation-log.ts'
 import { RevalidationChannel } from '../../src/shared-state/revalidation-channel.ts'
-import type { Revalidation } from '../../src/shared-state/revalidation-log.ts'
+import type { Revalidation } from '../../src/pages/revalidation.ts'
 import { captureLogs } from '../helpers/app.ts'
 import { recordedPages } from '../helpers/revalidated-pages.ts'
 

@@ -11,7 +11,7 @@ import type { LoaderAnswer } from '../../site/page-types.ts'
 import { PageVersions } from '../../src/pages/page-versions.ts'
 import type { RegenerationReport } from '../../src/pages/regeneration.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
-import { MemoryPageStore } from '../../src/shared-state/memory-page-store.ts'
+import { MemoryPageStore } from '../helpers/memory-page-store.ts'
 import { SharedPages } from '../../src/shared-state/shared-pages.ts'
 
 /** A fleet of `size` instances over one store; the page's loader answers `state.version` and counts its runs. */

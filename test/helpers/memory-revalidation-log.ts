@@ -4,9 +4,9 @@ import {
   revalidationsBetween,
   type FleetRevalidationLog,
   type LoggedRevalidation,
-  type RevalidationMessage,
   type RevalidationState,
-} from './revalidation-log.ts'
+} from '../../src/shared-state/revalidation-log.ts'
+import type { RevalidationMessage } from '../../src/pages/revalidation.ts'
 
 /**
  * What Redis keeps of the fleet's revalidations (src/shared-state/redis-revalidation-log.ts), in memory: one for

@@ -1,7 +1,7 @@
-import { SingleFlight } from '../toolbox/single-flight.ts'
-import type { FleetProduction } from './fleet-lock.ts'
-import type { FleetPageStore, SharedPageVersion } from './fleet-page-store.ts'
-import type { RevalidationMessage } from './revalidation-log.ts'
+import { SingleFlight } from '../../src/toolbox/single-flight.ts'
+import type { FleetProduction } from '../../src/shared-state/fleet-lock.ts'
+import type { FleetPageStore, SharedPageVersion } from '../../src/shared-state/fleet-page-store.ts'
+import type { RevalidationMessage } from '../../src/pages/revalidation.ts'
 
 const settled = () => undefined
 
