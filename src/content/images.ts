@@ -1,12 +1,7 @@
-/** The site's photographs in client/public/images, with their real pixel sizes. Plain data: shared with the browser. */
-export interface SiteImage {
-  src: string
-  width: number
-  height: number
-  alt: string
-}
+import type { PageImage } from '../../site/data-types.ts'
 
-export const siteImages: readonly SiteImage[] = [
+/** The site's photographs in client/public/images, with their real pixel sizes. Plain data: shared with the browser. */
+export const siteImages: readonly PageImage[] = [
   {
     src: '/images/dunes.jpg',
     width: 2400,

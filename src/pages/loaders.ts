@@ -14,7 +14,7 @@ function summaryOf(guide: GuideSummary | undefined): GuideSummary | null {
   return guide ? { slug: guide.slug, title: guide.title, summary: guide.summary } : null
 }
 
-const galleryImages: PageImage[] = siteImages.map(({ src, width, height, alt }) => ({ src, width, height, alt }))
+const galleryImages: PageImage[] = [...siteImages]
 
 export const pageLoaders = {
   home: {
