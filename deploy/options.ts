@@ -74,28 +74,11 @@ export function readCommand(args: string[], projectRoot: string): Command {
   if (values.stop && values.reload) throw new UsageError('--stop and --reload are two commands: give one')
   if (values.stop) return { kind: 'stop', state }
   if (values.reload) return { kind: 'reload', state }
-  const tlsParts = [values['https-listen'], values['tls-cert'], values['tls-key']]
-  if (tlsParts.some(Boolean) && !tlsParts.every(Boolean)) {
-    throw new UsageError('HTTPS needs all three of --https-listen, --tls-cert and --tls-key')
-  }
   const serviceManager = values['service-manager']
   if (serviceManager !== 'none' && serviceManager !== 'systemd') {
     throw new UsageError(`--service-manager must be none or systemd (got ${JSON.stringify(serviceManager)})`)
   }
-  const listen = address('listen', values.listen)
-  const frontDoor: FrontDoor = values['https-listen']
-    ? {
-        listen,
-        tls: {
-          listen: address('https-listen', values['https-listen']),
-          certificate: path.resolve(values['tls-cert']!),
-          key: path.resolve(values['tls-key']!),
-        },
-      }
-    : { listen }
-  if (frontDoor.tls?.listen === listen) {
-    throw new UsageError(`--https-listen must differ from --listen (both ${listen})`)
-  }
+  const frontDoor = readFrontDoor(values)
   return {
     kind: 'deploy',
     state,
@@ -107,4 +90,26 @@ export function readCommand(args: string[], projectRoot: string): Command {
     dist: values.dist === undefined ? undefined : path.resolve(values.dist),
     serviceManager,
   }
+}
+
+/** The plain port, and with TLS the HTTPS port, the certificate and the key: all three or none. */
+function readFrontDoor(values: {
+  listen: string
+  'https-listen'?: string | undefined
+  'tls-cert'?: string | undefined
+  'tls-key'?: string | undefined
+}): FrontDoor {
+  const tlsParts = [values['https-listen'], values['tls-cert'], values['tls-key']]
+  if (tlsParts.some(Boolean) && !tlsParts.every(Boolean)) {
+    throw new UsageError('HTTPS needs all three of --https-listen, --tls-cert and --tls-key')
+  }
+  const listen = address('listen', values.listen)
+  if (!values['https-listen']) return { listen }
+  const tls = {
+    listen: address('https-listen', values['https-listen']),
+    certificate: path.resolve(values['tls-cert']!),
+    key: path.resolve(values['tls-key']!),
+  }
+  if (tls.listen === listen) throw new UsageError(`--https-listen must differ from --listen (both ${listen})`)
+  return { listen, tls }
 }

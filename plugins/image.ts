@@ -21,6 +21,7 @@ import { SharedImageCache, type SharedImageLimits } from '../src/images/redis-ca
 import { cacheKey, ImageOptimizer, type ImageJob } from '../src/images/optimizer.ts'
 import { createRemoteSource, type LookupFunction } from '../src/images/source-remote.ts'
 import { configureSharp } from '../src/images/transform.ts'
+import type { MetricsRecorder } from '../src/metrics/recorder.ts'
 import { Semaphore } from '../src/toolbox/semaphore.ts'
 import { compileRemoteOrigins, optimizerPath, parseImageUrl, type ImageSource } from '../src/images/validate-url.ts'
 import { tracingOf, type TraceSpan } from '../src/tracing/tracing.ts'
@@ -63,23 +64,21 @@ interface FoundEntry {
   tier: Exclude<ImageCacheTier, 'none'>
 }
 
-/**
- * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
- * an allowed width, in the best format the browser accepts, cached on disk (docs/images.md).
- */
-async function image(fastify: FastifyInstance, options: ImageOptions) {
-  const { publicRoot, content, cacheDir, allowSvg = false, now = Date.now, lookup, isAddressRefused } = options
+/** The options' folders and limits, checked once at registration. */
+function checkedLimits({ publicRoot, cacheDir, limits }: ImageOptions): ImageOptimizerLimits {
   if (typeof publicRoot !== 'string' || publicRoot === '') {
     throw new errors.OptionInvalid('publicRoot', 'must be a folder')
   }
   if (typeof cacheDir !== 'string' || cacheDir === '') throw new errors.OptionInvalid('cacheDir', 'must be a folder')
-  const limits: ImageOptimizerLimits = { ...imageOptimizer, ...options.limits }
-  if (!(images.qualities as readonly number[]).includes(limits.defaultQuality)) {
+  const checked: ImageOptimizerLimits = { ...imageOptimizer, ...limits }
+  if (!(images.qualities as readonly number[]).includes(checked.defaultQuality)) {
     throw new errors.OptionInvalid('defaultQuality', `must be one of images.qualities (${images.qualities.join(', ')})`)
   }
-  const origins = compileRemoteOrigins(limits.remoteOrigins)
+  return checked
+}
 
-  configureSharp(limits.sharpConcurrency)
+/** The disk cache, opened; without a usable folder every request is a MISS: slower, still correct. */
+async function openDiskCache(fastify: FastifyInstance, cacheDir: string, limits: ImageOptimizerLimits) {
   const cache = new DiskImageCache({
     dir: cacheDir,
     maxBytes: limits.cacheMaxBytes,
@@ -90,9 +89,64 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   try {
     await cache.open()
   } catch (error) {
-    // Without a usable cache folder every request is a MISS: slower, still correct.
     fastify.log.warn({ err: error, cacheDir }, 'image cache unavailable')
   }
+  return cache
+}
+
+/** A few transforms at once; a full queue, or a client over its share, is refused at once (429), not piled up. */
+function transformQueue(limits: ImageOptimizerLimits): Semaphore {
+  return new Semaphore({
+    max: limits.maxConcurrentTransforms,
+    maxQueued: limits.maxQueuedTransforms,
+    maxPerKey: limits.maxTransformsPerClient,
+    busy: () => new errors.ImageBusy(),
+  })
+}
+
+/**
+ * Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). A 304 carries only what
+ * updates the cached response (RFC 9110 section 15.4.5): ETag, Cache-Control and Vary (Node adds Date); the
+ * representation's own headers (type, length, disposition, CSP, nosniff) and the cache state stay with the 200.
+ */
+function sendImage(
+  reply: FastifyReply,
+  metrics: MetricsRecorder | undefined,
+  headers: Readonly<Record<string, string>>,
+  state: ImageCacheState,
+  tier: ImageCacheTier,
+  body: unknown,
+) {
+  metrics?.imageServed(metricStates[state], tier)
+  if (body === undefined) {
+    // Headers other plugins set before the handler (the site's nosniff and referrer policy) go too; the request id
+    // and HSTS stay: they belong to every response, not to the representation.
+    for (const name of Object.keys(reply.getHeaders())) if (!keptOnNotModified.has(name)) reply.removeHeader(name)
+    return reply
+      .code(304)
+      .headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary })
+      .send()
+  }
+  return reply.headers(headers).header(cacheStateHeader, state).send(body)
+}
+
+/** The shared tier (REDIS_URL); none when the plugin is registered alone (tests): plugins/shared-state.ts decides. */
+function sharedImageCache(
+  fastify: FastifyInstance,
+  sharedLimits: ImageOptions['sharedLimits'],
+  now: () => number,
+): SharedImageCache | undefined {
+  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
+  return redis ? new SharedImageCache({ redis, limits: { ...sharedState, ...sharedLimits }, now }) : undefined
+}
+
+/** The remote sources' fetcher (the allow-listed origins), closed with the app. */
+function openRemoteSource(
+  fastify: FastifyInstance,
+  origins: ReturnType<typeof compileRemoteOrigins>,
+  limits: ImageOptimizerLimits,
+  { lookup, isAddressRefused }: ImageOptions,
+) {
   const remote = createRemoteSource({
     origins,
     limits,
@@ -102,20 +156,24 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
   fastify.addHook('onClose', async function closeRemoteSource() {
     await remote.close()
   })
-  // Registered alone (tests), the plugin has no shared tier; in the app plugins/shared-state.ts decides.
-  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const shared = redis
-    ? new SharedImageCache({ redis, limits: { ...sharedState, ...options.sharedLimits }, now })
-    : undefined
+  return remote
+}
+
+/**
+ * GET /_next/image?url=&w=&q=: local images from the public folder (and remote ones from the allow-list) resized to
+ * an allowed width, in the best format the browser accepts, cached on disk (docs/images.md).
+ */
+async function image(fastify: FastifyInstance, options: ImageOptions) {
+  const { publicRoot, content, cacheDir, allowSvg = false, now = Date.now } = options
+  const limits = checkedLimits(options)
+  const origins = compileRemoteOrigins(limits.remoteOrigins)
+  configureSharp(limits.sharpConcurrency)
+  const cache = await openDiskCache(fastify, cacheDir, limits)
+  const remote = openRemoteSource(fastify, origins, limits, options)
+  const shared = sharedImageCache(fastify, options.sharedLimits, now)
   const tracing = tracingOf(fastify)
   const metrics = fastify.metrics
-  // A full queue, or a client over its share, is refused at once (429) instead of piling up memory.
-  const queue = new Semaphore({
-    max: limits.maxConcurrentTransforms,
-    maxQueued: limits.maxQueuedTransforms,
-    maxPerKey: limits.maxTransformsPerClient,
-    busy: () => new errors.ImageBusy(),
-  })
+  const queue = transformQueue(limits)
   metrics?.watchTransformQueue(queue)
   const optimizer = new ImageOptimizer({
     publicRoot: await realpath(publicRoot),
@@ -149,31 +207,6 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       bodyOffset: 0,
     }
     return { entry, tier: 'redis' }
-  }
-
-  /**
-   * Sends an image, or 304 when `body` is undefined (the request's If-None-Match matched). A 304 carries only what
-   * updates the cached response (RFC 9110 section 15.4.5): ETag, Cache-Control and Vary (Node adds Date); the
-   * representation's own headers (type, length, disposition, CSP, nosniff) and the cache state stay with the 200.
-   */
-  function send(
-    reply: FastifyReply,
-    headers: Readonly<Record<string, string>>,
-    state: ImageCacheState,
-    tier: ImageCacheTier,
-    body: unknown,
-  ) {
-    metrics?.imageServed(metricStates[state], tier)
-    if (body === undefined) {
-      // Headers other plugins set before the handler (the site's nosniff and referrer policy) go too; the request id
-      // and HSTS stay: they belong to every response, not to the representation.
-      for (const name of Object.keys(reply.getHeaders())) if (!keptOnNotModified.has(name)) reply.removeHeader(name)
-      return reply
-        .code(304)
-        .headers({ etag: headers.etag, 'cache-control': headers['cache-control'], vary: headers.vary })
-        .send()
-    }
-    return reply.headers(headers).header(cacheStateHeader, state).send(body)
   }
 
   /**
@@ -238,7 +271,7 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       if (notModified || body) {
         if (stale) optimizer.refresh(key, job, request.log)
         span.setAttributes({ 'courier.image.cache': stale ? 'stale' : 'hit' })
-        return send(reply, entry.headers, stale ? 'STALE' : 'HIT', found.tier, body)
+        return sendImage(reply, metrics, entry.headers, stale ? 'STALE' : 'HIT', found.tier, body)
       }
     }
     span.setAttributes({ 'courier.image.cache': 'miss' })
@@ -247,7 +280,14 @@ async function image(fastify: FastifyInstance, options: ImageOptions) {
       throw error
     })
     const notModified = matchesIfNoneMatch(ifNoneMatch, produced.meta.etag)
-    return send(reply, imageHeaders(produced.meta), 'MISS', 'none', notModified ? undefined : produced.bytes)
+    return sendImage(
+      reply,
+      metrics,
+      imageHeaders(produced.meta),
+      'MISS',
+      'none',
+      notModified ? undefined : produced.bytes,
+    )
   }
 }
 

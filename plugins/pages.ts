@@ -18,7 +18,7 @@ import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { PageDocuments } from '../src/render/page-documents.ts'
 import { tracedStaticVersion, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
-import { tracingOf } from '../src/tracing/tracing.ts'
+import { tracingOf, type Tracing } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
 import revalidate from './revalidate.ts'
 import type { Sender } from '../src/delivery/send.ts'
@@ -41,26 +41,10 @@ export interface PagesOptions {
 /** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
 const pageMethods = ['GET', 'HEAD'] as const
 
-/**
- * Pages: the server's one copy of the page table, served two ways from one loader run. `GET <page path>` answers the
- * page's document (plugins/documents.ts renders it), `GET /_next/data/<id>/<page path>.json` its page data
- * (plugins/page-data.ts). A `static` page instance is loaded once per deployment and its document rendered once;
- * a `dynamic` page is loaded once per request. Its page versions (src/pages/page-versions.ts) are made here, once,
- * and handed to the data route and the revalidate route (plugins/revalidate.ts) as their options.
- */
-async function pages(fastify: FastifyInstance, options: PagesOptions) {
-  const { site, content, staticPageCacheEntries } = options
-  if (!Number.isInteger(staticPageCacheEntries) || staticPageCacheEntries < 0) {
-    throw new errors.OptionInvalid('staticPageCacheEntries', 'a whole number of entries, 0 or more')
-  }
-  const instance = `${hostname()}:${process.pid}`
+/** One regeneration's end: its log line, its count and time, its span. */
+function regenerationReporter(fastify: FastifyInstance, tracing: Tracing, instance: string) {
   const metrics = fastify.metrics
-  metrics?.watchContentReads(() => content.readStats)
-
-  const tracing = tracingOf(fastify)
-
-  /** One regeneration's end: its log line, its count and time, its span. */
-  function reportRegeneration(report: RegenerationReport) {
+  return function reportRegeneration(report: RegenerationReport) {
     const { page, path, reason, durationMs, outcome, loaderRan, error } = report
     const fields = { page: page.id, path, reason, durationMs: Math.round(durationMs * 10) / 10, instance, loaderRan }
     metrics?.pageRegenerated(reason, outcome, durationMs / 1000)
@@ -73,7 +57,24 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     const retryInMs = regeneration.retryBackoffMs
     fastify.log.error({ ...fields, err: error, digest, retryInMs }, 'page regeneration failed')
   }
+}
 
+/**
+ * Pages: the server's one copy of the page table, served two ways from one loader run. `GET <page path>` answers the
+ * page's document (plugins/documents.ts renders it), `GET /_next/data/<id>/<page path>.json` its page data
+ * (plugins/page-data.ts). A `static` page instance is loaded once per deployment and its document rendered once;
+ * a `dynamic` page is loaded once per request. Its page versions (src/pages/page-versions.ts) are made here, once,
+ * and handed to the data route and the revalidate route (plugins/revalidate.ts) as their options.
+ */
+async function pages(fastify: FastifyInstance, options: PagesOptions) {
+  const { site, content, staticPageCacheEntries } = options
+  if (!Number.isInteger(staticPageCacheEntries) || staticPageCacheEntries < 0) {
+    throw new errors.OptionInvalid('staticPageCacheEntries', 'a whole number of entries, 0 or more')
+  }
+  const metrics = fastify.metrics
+  metrics?.watchContentReads(() => content.readStats)
+  const tracing = tracingOf(fastify)
+  const reportRegeneration = regenerationReporter(fastify, tracing, `${hostname()}:${process.pid}`)
   // With REDIS_URL the fleet shares page versions: one loader run per page instance, the same bytes everywhere.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
   const share = redis ? await sharedPages(fastify, redis) : undefined

@@ -3,6 +3,7 @@ import type { Span } from '@opentelemetry/api'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { TrustProxy } from '../config/env.ts'
 import { deploymentIdAttribute, tracingShutdownFlushMs, untracedPaths, type TracingConfig } from '../config/tracing.ts'
+import { withTimeOut } from '../src/toolbox/time-out.ts'
 import { tracingOff } from '../src/tracing/tracing.ts'
 import { pathOf } from '../src/request-path.ts'
 import { routeTemplate } from '../src/route-template.ts'
@@ -12,6 +13,22 @@ export interface TracingOptions {
   config: TracingConfig | undefined
   /** TRUST_PROXY: only a trusted peer's `traceparent` continues a trace. */
   trustProxy: TrustProxy
+}
+
+/**
+ * A sampled request's log lines, the access line included, carry its trace and span ids. Its logger is its own
+ * (Fastify makes one per request, for its `reqId`; the reply logs with the same one): the ids are added to it in
+ * place, with pino's `setBindings`, instead of through a child of it: a child logger per sampled request cost
+ * about 20 µs of CPU (docs/performance.md "Fewer spans and no child logger per sampled request"). A request that
+ * shares the instance's logger (an instance without a logger, which writes nothing) gets a child, so the instance's
+ * own logger is never changed.
+ */
+function bindTraceToLogs(fastify: FastifyInstance, request: FastifyRequest, span: Span): void {
+  const { traceId, spanId } = span.spanContext()
+  const bindings = { trace_id: traceId, span_id: spanId }
+  const log = request.log as FastifyBaseLogger & { setBindings?: (bindings: Record<string, string>) => void }
+  if (log !== fastify.log && typeof log.setBindings === 'function') log.setBindings(bindings)
+  else request.log = log.child(bindings)
 }
 
 /**
@@ -40,22 +57,6 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
   const sampleRoot = doorModule.rootSampler(config)
   const door = new doorModule.DoorDecision()
 
-  /**
-   * A sampled request's log lines, the access line included, carry its trace and span ids. Its logger is its own
-   * (Fastify makes one per request, for its `reqId`; the reply logs with the same one): the ids are added to it in
-   * place, with pino's `setBindings`, instead of through a child of it: a child logger per sampled request cost
-   * about 20 µs of CPU (docs/performance.md "Fewer spans and no child logger per sampled request"). A request that
-   * shares the instance's logger (an instance without a logger, which writes nothing) gets a child, so the instance's
-   * own logger is never changed.
-   */
-  function bindTraceToLogs(request: FastifyRequest, span: Span): void {
-    const { traceId, spanId } = span.spanContext()
-    const bindings = { trace_id: traceId, span_id: spanId }
-    const log = request.log as FastifyBaseLogger & { setBindings?: (bindings: Record<string, string>) => void }
-    if (log !== fastify.log && typeof log.setBindings === 'function') log.setBindings(bindings)
-    else request.log = log.child(bindings)
-  }
-
   const sdk = await sdkModule.startTracingSdk(config, {
     log: fastify.log,
     ignores: (call) => door.ignores(call, isUntraced),
@@ -71,23 +72,14 @@ async function tracing(fastify: FastifyInstance, options: TracingOptions) {
         'url.scheme': request.protocol,
         [deploymentIdAttribute]: deploymentId,
       })
-      bindTraceToLogs(request, span)
+      bindTraceToLogs(fastify, request, span)
     },
   })
   fastify.addHook('onClose', async function flushSpans() {
-    let timer: NodeJS.Timeout | undefined
-    const late = new Promise<'late'>((resolve) => {
-      timer = setTimeout(resolve, tracingShutdownFlushMs, 'late')
+    const late = () => new Error(`spans not sent within ${tracingShutdownFlushMs} ms`)
+    await withTimeOut(sdk.shutdown(), tracingShutdownFlushMs, late).catch((error: unknown) => {
+      fastify.log.warn({ err: error, waitedMs: tracingShutdownFlushMs }, 'tracing: spans not sent before closing')
     })
-    try {
-      if ((await Promise.race([sdk.shutdown(), late])) === 'late') {
-        fastify.log.warn({ waitedMs: tracingShutdownFlushMs }, 'tracing: spans not sent before closing')
-      }
-    } catch (error) {
-      fastify.log.warn({ err: error }, 'tracing: spans not sent before closing')
-    } finally {
-      clearTimeout(timer)
-    }
   })
 
   fastify.decorateRequest('traceSpan', undefined)

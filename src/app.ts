@@ -58,6 +58,19 @@ function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: s
   return typeof value === 'boolean' ? value : [...value]
 }
 
+/** What the plugins of one app share: made once by `buildApp`, handed to each that needs it. */
+interface AppParts {
+  config: Config
+  limits: Record<keyof typeof serverLimits, number>
+  site: Site
+  content: ContentSource
+  /** How every answer's bytes go on the wire, and the caches of that (src/delivery/send.ts, config/caches.ts). */
+  sender: Sender
+  /** The site's router, and the method table's (plugins/method-not-allowed.ts): both read a path the same way. */
+  routerOptions: { ignoreTrailingSlash: boolean; maxParamLength: number }
+  options: BuildOptions
+}
+
 /**
  * The Courier application: every plugin, in order, on one Fastify instance, ready for `inject` or `listen`.
  * Never listens itself.
@@ -65,17 +78,39 @@ function fastifyTrustProxy(value: TrustProxy): boolean | string[] | ((address: s
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const limits = { ...serverLimits, ...options.limits }
   const site = options.site ?? (await loadSite(config.testRoutes))
-  const accessLogController = new AccessLogController()
   const logger: FastifyBaseLogger = options.logger ?? pino(loggerOptions(config.logLevel))
   const content = new ContentSource(config.contentDir, { log: logger })
-  const schemaCompilers = lazySchemaCompilers()
-  // How every answer's bytes go on the wire, and the caches of that (src/delivery/send.ts, config/caches.ts).
-  const sender = new Sender(caches)
-  // The site's router, and the method table's (plugins/method-not-allowed.ts): both read a path the same way.
   const routerOptions = { ignoreTrailingSlash: true, maxParamLength: limits.maxParamLength }
-  const app = Fastify({
+  const parts: AppParts = { config, limits, site, content, sender: new Sender(caches), routerOptions, options }
+  const schemaCompilers = lazySchemaCompilers()
+  const app = createInstance(parts, logger, schemaCompilers)
+  // The Markdown parser's thread ends with the app.
+  app.addHook('onClose', async function closeContent() {
+    await content.close()
+  })
+  // The answers of plugins/drain.ts, plugins/load-shedding.ts and of connection errors (src/error-format.ts).
+  app.decorate('plainErrorAnswers', new PlainErrorAnswers(caches.plainErrorAnswers))
+  app.server.on('connect', refuseConnect.bind(app))
+  // Before any route: every method Node parses is one Fastify knows (bodyless), not only those it routes by default.
+  routeEveryMethod(app)
+  if (config.trustProxy === true) warnOfTrustingEveryPeer(app)
+  // Listening first, then (a moment later, between requests) the route schemas no request has needed yet.
+  compileSchemasAfterListening(app, schemaCompilers, limits.schemaWarmUpDelayMs)
+  await registerFrontPlugins(app, parts)
+  await registerRoutes(app, parts)
+  return app
+}
+
+/** The Fastify instance with Courier's server limits, logger, request ids, proxy trust and error answers. */
+function createInstance(
+  { config, limits, routerOptions }: AppParts,
+  logger: FastifyBaseLogger,
+  { compilersFactory }: ReturnType<typeof lazySchemaCompilers>,
+): FastifyInstance {
+  const accessLogController = new AccessLogController()
+  return Fastify({
     loggerInstance: logger,
-    schemaController: { compilersFactory: schemaCompilers.compilersFactory },
+    schemaController: { compilersFactory },
     logController: accessLogController,
     requestIdHeader: false,
     genReqId: generateRequestId,
@@ -98,6 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // echo the request id, take the request filter's decision and write the access line here, and answer through
     // the same error handler (and error page) as the rest.
     frameworkErrors: function routeFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+      const app = request.server
       reply.header('x-request-id', request.id)
       app.judgeRefusedRequest(request, reply)
       reply.raw.once('finish', () => {
@@ -107,29 +143,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return app.errorHandler(error, request, reply)
     },
   })
-  // The Markdown parser's thread ends with the app.
-  app.addHook('onClose', async function closeContent() {
-    await content.close()
-  })
-  // The answers of plugins/drain.ts, plugins/load-shedding.ts and of connection errors (src/error-format.ts).
-  app.decorate('plainErrorAnswers', new PlainErrorAnswers(caches.plainErrorAnswers))
-  app.server.on('connect', refuseConnect.bind(app))
-  // Before any route: every method Node parses is one Fastify knows (bodyless), not only those it routes by default.
-  routeEveryMethod(app)
-  if (config.trustProxy === true) {
-    app.log.warn(
-      {
-        consequence:
-          'the client address is whatever X-Forwarded-For says: a client that sets it itself gets past the ' +
-          "client-report rate limit and names any address in the access log; set TRUST_PROXY to the proxies' " +
-          'addresses or a hop count instead',
-      },
-      'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client',
-    )
-  }
-  // Listening first, then (a moment later, between requests) the route schemas no request has needed yet.
-  compileSchemasAfterListening(app, schemaCompilers, limits.schemaWarmUpDelayMs)
+}
 
+function warnOfTrustingEveryPeer(app: FastifyInstance): void {
+  app.log.warn(
+    {
+      consequence:
+        'the client address is whatever X-Forwarded-For says: a client that sets it itself gets past the ' +
+        "client-report rate limit and names any address in the access log; set TRUST_PROXY to the proxies' " +
+        'addresses or a hop count instead',
+    },
+    'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client',
+  )
+}
+
+/** What every request meets before its route: its span, metrics, access line, coding, errors, shedding, filter. */
+async function registerFrontPlugins(
+  app: FastifyInstance,
+  { config, limits, site, sender, routerOptions, options }: AppParts,
+) {
   await app.register(deploymentId, {
     distDir: config.distDir,
     dev: config.dev,
@@ -161,6 +193,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   })
   // After the request filter's hook, before the plugins that enter their paths in the table.
   await app.register(methodNotAllowed, { routerOptions })
+}
+
+/** Every route: health, shared state, client reports, the sitemap, public files, images, documents and pages. */
+async function registerRoutes(app: FastifyInstance, { config, limits, site, content, sender }: AppParts) {
   await app.register(health, { contentReads: () => content.readStats })
   await app.register(readiness)
   await app.register(sharedState, { redisUrl: config.redisUrl })
@@ -189,5 +225,4 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // With the revalidate route (only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others').
   const { staticPageCacheEntries } = limits
   await app.register(pages, { site, content, staticPageCacheEntries, sender, revalidateToken: config.revalidateToken })
-  return app
 }

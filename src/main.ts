@@ -1,9 +1,10 @@
 import closeWithGrace from 'close-with-grace'
 import cluster from 'node:cluster'
 import module from 'node:module'
-import { pino } from 'pino'
-import { ConfigError, loadConfig } from '../config/env.ts'
+import { pino, type Logger } from 'pino'
+import { ConfigError, loadConfig, type Config } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { runPrimary } from './cluster.ts'
 import { loggerOptions } from './logger.ts'
@@ -14,17 +15,7 @@ import { loggerOptions } from './logger.ts'
  * finish, exit within the grace period; a second signal exits at once).
  */
 async function main(): Promise<void> {
-  let config
-  try {
-    config = loadConfig(process.env, process.argv.includes('--dev') ? { dev: true } : {})
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`courier: ${error.message}\n`)
-      process.exit(78) // EX_CONFIG
-    }
-    throw error
-  }
-
+  const config = readConfig()
   // Pretty lines for a person at a terminal, JSON for everything else (log shippers, files, pipes). pino-pretty is a
   // stream of this thread, loaded only then, not a transport: a transport's worker loads pino's files by path, and
   // the compiled server has pino inside it (src/build/server-build.ts).
@@ -34,22 +25,7 @@ async function main(): Promise<void> {
 
   // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
   // Not in development: one Vite dev server (and its HMR socket) per worker would fight over the same files.
-  if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) {
-    // With METRICS_PORT the primary serves it, summing its workers' metrics; the workers bind no metrics port.
-    const metrics =
-      config.metricsPort === undefined
-        ? undefined
-        : await (
-            await import('./metrics/cluster-primary.ts')
-          ).serveClusterMetrics({
-            host: config.metricsHost,
-            port: config.metricsPort,
-            logger,
-          })
-    process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
-    await metrics?.close()
-    return
-  }
+  if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) return runClusterPrimary(config, logger)
 
   let app
   try {
@@ -59,8 +35,49 @@ async function main(): Promise<void> {
     process.exit(1)
   }
 
-  // One line on the signal, one once closed with the time it took; a second signal or the grace running out exits at
-  // once with code 1, logged through pino too (close-with-grace would write plain text to stderr).
+  closeGracefully(app, logger)
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    logger.fatal({ err: error }, 'listen failed')
+    process.exit(1)
+  }
+  // What start-up compiled goes to V8's compile cache now (src/runtime/start-up.ts), not only when the process exits
+  // normally: a server that is killed still leaves it for the next start. Nothing when the cache is off.
+  module.flushCompileCache()
+}
+
+/** The environment read once; a bad one ends the process with one line and EX_CONFIG. */
+function readConfig(): Config {
+  try {
+    return loadConfig(process.env, process.argv.includes('--dev') ? { dev: true } : {})
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`courier: ${error.message}\n`)
+      process.exit(78) // EX_CONFIG
+    }
+    throw error
+  }
+}
+
+/** The cluster's primary: forks and replaces the workers; with METRICS_PORT it serves their summed metrics. */
+async function runClusterPrimary(config: Config, logger: Logger): Promise<void> {
+  // The workers bind no metrics port.
+  const metrics =
+    config.metricsPort === undefined
+      ? undefined
+      : await (
+          await import('./metrics/cluster-primary.ts')
+        ).serveClusterMetrics({ host: config.metricsHost, port: config.metricsPort, logger })
+  process.exitCode = await runPrimary({ workers: config.webConcurrency, logger })
+  await metrics?.close()
+}
+
+/**
+ * One line on the signal, one once closed with the time it took; a second signal or the grace running out exits at
+ * once with code 1, logged through pino too (close-with-grace would write plain text to stderr).
+ */
+function closeGracefully(app: FastifyInstance, logger: Logger): void {
   closeWithGrace(
     {
       delay: serverLimits.shutdownGraceMs,
@@ -88,16 +105,6 @@ async function main(): Promise<void> {
       logger.info({ durationMs: Math.round(performance.now() - startedAt) }, 'closed')
     },
   )
-
-  try {
-    await app.listen({ port: config.port, host: config.host })
-  } catch (error) {
-    logger.fatal({ err: error }, 'listen failed')
-    process.exit(1)
-  }
-  // What start-up compiled goes to V8's compile cache now (src/runtime/start-up.ts), not only when the process exits
-  // normally: a server that is killed still leaves it for the next start. Nothing when the cache is off.
-  module.flushCompileCache()
 }
 
 await main()

@@ -104,6 +104,42 @@ export async function decodeDelta(coding: DictionaryCoding, delta: Buffer, dicti
   return coding === 'dcb' ? unbrotli(body, { dictionary }) : unzstd(body, { dictionary })
 }
 
+/** One chunk's deltas against one dictionary, in each dictionary coding, where smaller than its ordinary coding. */
+async function writeCodedDeltas(
+  report: DeltaReport,
+  delta: {
+    chunksDir: string
+    name: string
+    content: Buffer
+    ordinary: number
+    dictionaryFile: string
+    dictionary: Buffer
+    hash: string
+  },
+): Promise<void> {
+  const { chunksDir, name, content, ordinary, dictionaryFile, dictionary, hash } = delta
+  for (const coding of dictionaryCodings) {
+    const encoded = await encodeDelta(coding, content, dictionary)
+    if (encoded.length >= ordinary) {
+      report.notSmaller += 1
+      continue
+    }
+    if (!(await decodeDelta(coding, encoded, dictionary)).equals(content)) {
+      throw new Error(`the ${coding} delta of ${name} against ${dictionaryFile} does not decode to it`)
+    }
+    const target = path.join(chunksDir, deltaFileName(name, hash, coding))
+    await writeFile(`${target}.tmp`, encoded)
+    await rename(`${target}.tmp`, target)
+    report.written.push({
+      chunk: name,
+      coding,
+      dictionary: dictionaryFile,
+      bytes: encoded.length,
+      ordinaryBytes: ordinary,
+    })
+  }
+}
+
 /**
  * Writes `<chunk>.<hex sha-256 of the dictionary>.dcb` and `.dcz` beside each JavaScript and CSS chunk of `chunksDir`
  * for every file of `dictionaryFiles` that a browser would offer as its dictionary (the older chunk's `match` pattern
@@ -148,26 +184,15 @@ export async function writeDeltas(chunksDir: string, dictionaryFiles: readonly s
       // The same chunk kept by several deployments is one dictionary.
       if (done.has(hash)) continue
       done.add(hash)
-      for (const coding of dictionaryCodings) {
-        const delta = await encodeDelta(coding, content, dictionary)
-        if (delta.length >= ordinary) {
-          report.notSmaller += 1
-          continue
-        }
-        if (!(await decodeDelta(coding, delta, dictionary)).equals(content)) {
-          throw new Error(`the ${coding} delta of ${name} against ${candidate.file} does not decode to it`)
-        }
-        const target = path.join(chunksDir, deltaFileName(name, hash, coding))
-        await writeFile(`${target}.tmp`, delta)
-        await rename(`${target}.tmp`, target)
-        report.written.push({
-          chunk: name,
-          coding,
-          dictionary: candidate.file,
-          bytes: delta.length,
-          ordinaryBytes: ordinary,
-        })
-      }
+      await writeCodedDeltas(report, {
+        chunksDir,
+        name,
+        content,
+        ordinary,
+        dictionaryFile: candidate.file,
+        dictionary,
+        hash,
+      })
     }
   }
   return report

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import type { ContentReadStats } from '../content/content-files.ts'
 import { clientErrorsPath } from '../../config/client-errors.ts'
-import type { OutputFormat } from '../images/negotiate.ts'
+import type { OutputFormat } from '../../config/images.ts'
 import { eventLoopMonitoringPrecisionMs, metricBuckets } from '../../config/metrics.ts'
 import type {
   DocumentKind,
@@ -34,16 +34,72 @@ export interface BuildInfo {
  */
 export class CourierMetrics implements MetricsRecorder {
   readonly registry = new Registry()
-  readonly #requestDuration: LabelledHistogram
-  readonly #renderShell: LabelledHistogram
-  readonly #renderAllReady: LabelledHistogram
-  readonly #keptDocuments: LabelledCounter
-  readonly #pageData: LabelledCounter
-  readonly #regenerations: LabelledCounter
-  readonly #images: LabelledCounter
-  readonly #transforms: LabelledHistogram
-  readonly #shed: LabelledCounter
-  readonly #clientReports: LabelledCounter
+  readonly #requestDuration = new LabelledHistogram({
+    name: 'courier_http_request_duration_seconds',
+    help: 'Time from the request to the end of its response, by route template, method and status class.',
+    labelNames: ['route', 'method', 'status_class'],
+    buckets: [...metricBuckets.requestSeconds],
+    registers: [this.registry],
+  })
+  readonly #renderShell = new LabelledHistogram({
+    name: 'courier_render_shell_seconds',
+    help: 'Streamed renders: time from the start of the render to its shell (status and headers sent).',
+    labelNames: ['route', 'document'],
+    buckets: [...metricBuckets.requestSeconds],
+    registers: [this.registry],
+  })
+  readonly #renderAllReady = new LabelledHistogram({
+    name: 'courier_render_all_ready_seconds',
+    help: 'Streamed renders that finished: time from the start of the render to its last Suspense boundary.',
+    labelNames: ['route', 'document'],
+    buckets: [...metricBuckets.requestSeconds],
+    registers: [this.registry],
+  })
+  readonly #keptDocuments = new LabelledCounter({
+    name: 'courier_kept_documents_sent_total',
+    help: 'Documents sent from their bytes rendered once (static pages, error pages without digest): no render.',
+    labelNames: ['route', 'document'],
+    registers: [this.registry],
+  })
+  readonly #pageData = new LabelledCounter({
+    name: 'courier_page_data_answers_total',
+    help: 'Answers of the page-data route, by the page kind and what the answer says.',
+    labelNames: ['kind', 'answer'],
+    registers: [this.registry],
+  })
+  readonly #regenerations = new LabelledCounter({
+    name: 'courier_page_regenerations_total',
+    help: 'Regenerations of kept pages: why (time, path, tag) and how they ended (regenerated, removed, failed).',
+    labelNames: ['reason', 'outcome'],
+    registers: [this.registry],
+  })
+  readonly #images = new LabelledCounter({
+    name: 'courier_image_responses_total',
+    help: 'Image optimizer responses, by cache state (as in x-image-cache) and the cache tier the bytes came from.',
+    labelNames: ['cache_state', 'tier'],
+    registers: [this.registry],
+  })
+  readonly #transforms = new LabelledHistogram({
+    name: 'courier_image_transform_seconds',
+    help: 'Image transforms by sharp, by output format: from asking the transform queue to the encoded bytes.',
+    labelNames: ['format'],
+    buckets: [...metricBuckets.transformSeconds],
+    registers: [this.registry],
+  })
+  readonly #shed = new LabelledCounter({
+    name: 'courier_requests_shed_total',
+    help:
+      'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when ' +
+      'the transform queue is full.',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  })
+  readonly #clientReports = new LabelledCounter({
+    name: 'courier_client_reports_total',
+    help: 'Client error reports (POST /api/client-errors): accepted (logged), or refused and why.',
+    labelNames: ['result'],
+    registers: [this.registry],
+  })
   readonly #transformQueues: TransformQueueState[] = []
   #contentReads: () => ContentReadStats = () => ({ inFlight: 0, stuck: 0, timedOut: 0 })
 
@@ -59,58 +115,11 @@ export class CourierMetrics implements MetricsRecorder {
       registers,
     })
     buildInfo.set({ deployment_id: build.deploymentId, version: build.version, node_version: build.nodeVersion }, 1)
-    this.#requestDuration = new LabelledHistogram({
-      name: 'courier_http_request_duration_seconds',
-      help: 'Time from the request to the end of its response, by route template, method and status class.',
-      labelNames: ['route', 'method', 'status_class'],
-      buckets: [...metricBuckets.requestSeconds],
-      registers,
-    })
-    this.#renderShell = new LabelledHistogram({
-      name: 'courier_render_shell_seconds',
-      help: 'Streamed renders: time from the start of the render to its shell (status and headers sent).',
-      labelNames: ['route', 'document'],
-      buckets: [...metricBuckets.requestSeconds],
-      registers,
-    })
-    this.#renderAllReady = new LabelledHistogram({
-      name: 'courier_render_all_ready_seconds',
-      help: 'Streamed renders that finished: time from the start of the render to its last Suspense boundary.',
-      labelNames: ['route', 'document'],
-      buckets: [...metricBuckets.requestSeconds],
-      registers,
-    })
-    this.#keptDocuments = new LabelledCounter({
-      name: 'courier_kept_documents_sent_total',
-      help: 'Documents sent from their bytes rendered once (static pages, error pages without digest): no render.',
-      labelNames: ['route', 'document'],
-      registers,
-    })
-    this.#pageData = new LabelledCounter({
-      name: 'courier_page_data_answers_total',
-      help: 'Answers of the page-data route, by the page kind and what the answer says.',
-      labelNames: ['kind', 'answer'],
-      registers,
-    })
-    this.#regenerations = new LabelledCounter({
-      name: 'courier_page_regenerations_total',
-      help: 'Regenerations of kept pages: why (time, path, tag) and how they ended (regenerated, removed, failed).',
-      labelNames: ['reason', 'outcome'],
-      registers,
-    })
-    this.#images = new LabelledCounter({
-      name: 'courier_image_responses_total',
-      help: 'Image optimizer responses, by cache state (as in x-image-cache) and the cache tier the bytes came from.',
-      labelNames: ['cache_state', 'tier'],
-      registers,
-    })
-    this.#transforms = new LabelledHistogram({
-      name: 'courier_image_transform_seconds',
-      help: 'Image transforms by sharp, by output format: from asking the transform queue to the encoded bytes.',
-      labelNames: ['format'],
-      buckets: [...metricBuckets.transformSeconds],
-      registers,
-    })
+    this.#registerScrapeTimeGauges(registers)
+  }
+
+  /** The gauges read at scrape time: the transform queues' and the content reads' state. */
+  #registerScrapeTimeGauges(registers: Registry[]): void {
     const queues = this.#transformQueues
     new Gauge({
       name: 'courier_image_transform_queue_length',
@@ -149,20 +158,6 @@ export class CourierMetrics implements MetricsRecorder {
         this.inc(timedOut - timedOutSeen)
         timedOutSeen = timedOut
       },
-    })
-    this.#shed = new LabelledCounter({
-      name: 'courier_requests_shed_total',
-      help:
-        'Requests refused before any work: 503 under overload or while draining for shutdown; 429 for an image when ' +
-        'the transform queue is full.',
-      labelNames: ['reason'],
-      registers,
-    })
-    this.#clientReports = new LabelledCounter({
-      name: 'courier_client_reports_total',
-      help: 'Client error reports (POST /api/client-errors): accepted (logged), or refused and why.',
-      labelNames: ['result'],
-      registers,
     })
   }
 
