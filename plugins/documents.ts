@@ -61,12 +61,17 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   })
 
   // Deltas of the chunks against older deployments' (src/delivery/dictionary-assets.ts) and the built files'
-  // precompressed codings (src/delivery/coded-assets.ts), which the sender sends before @fastify/static: hooked
-  // before their routes exist.
+  // precompressed codings (src/delivery/coded-assets.ts), which the sender sends before @fastify/static: a
+  // preHandler of the asset routes alone (a page request never runs it), put on each as @fastify/vite adds it.
   const dictionaryDeltas = dev ? new Map() : findDictionaryDeltas(clientDir, fastify.log)
   const codedAssets = dev ? new Map() : findCodedAssets(clientDir)
   if (dictionaryDeltas.size > 0 || codedAssets.size > 0) {
-    fastify.addHook('preHandler', codedAssetHandler(sender, codedAssets, dictionaryDeltas))
+    const sendCodedAsset = codedAssetHandler(sender, codedAssets, dictionaryDeltas)
+    fastify.addHook('onRoute', function hookCodedAssets(route) {
+      if (!route.url.startsWith(assetBase)) return
+      const own = route.preHandler === undefined ? [] : [route.preHandler].flat()
+      route.preHandler = [...own, sendCodedAsset]
+    })
   }
 
   await fastify.register(fastifyVite, {
