@@ -38,6 +38,23 @@ export interface DocumentsOptions {
 }
 
 /**
+ * Deltas of the chunks against older deployments' (src/delivery/dictionary-assets.ts) and the built files'
+ * precompressed codings (src/delivery/coded-assets.ts), which the sender sends before @fastify/static: a preHandler of
+ * the asset routes alone (a page request never runs it), put on each as @fastify/vite adds it.
+ */
+function hookCodedAssets(fastify: FastifyInstance, clientDir: string, sender: Sender): void {
+  const dictionaryDeltas = findDictionaryDeltas(clientDir, fastify.log)
+  const codedAssets = findCodedAssets(clientDir)
+  if (dictionaryDeltas.size === 0 && codedAssets.size === 0) return
+  const sendCodedAsset = codedAssetHandler(sender, codedAssets, dictionaryDeltas)
+  fastify.addHook('onRoute', function hookCodedAssets(route) {
+    if (!route.url.startsWith(assetBase)) return
+    const own = route.preHandler === undefined ? [] : [route.preHandler].flat()
+    route.preHandler = [...own, sendCodedAsset]
+  })
+}
+
+/**
  * Documents: @fastify/vite brings the client in (the build in production, Vite's dev server with HMR in development)
  * and serves the built assets under `/_next/static/` (their codings the sender's, src/delivery/built-assets.ts);
  * Courier takes the template and the SSR module from it and renders every document, page or error page, through
@@ -60,19 +77,7 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
 
-  // Deltas of the chunks against older deployments' (src/delivery/dictionary-assets.ts) and the built files'
-  // precompressed codings (src/delivery/coded-assets.ts), which the sender sends before @fastify/static: a
-  // preHandler of the asset routes alone (a page request never runs it), put on each as @fastify/vite adds it.
-  const dictionaryDeltas = dev ? new Map() : findDictionaryDeltas(clientDir, fastify.log)
-  const codedAssets = dev ? new Map() : findCodedAssets(clientDir)
-  if (dictionaryDeltas.size > 0 || codedAssets.size > 0) {
-    const sendCodedAsset = codedAssetHandler(sender, codedAssets, dictionaryDeltas)
-    fastify.addHook('onRoute', function hookCodedAssets(route) {
-      if (!route.url.startsWith(assetBase)) return
-      const own = route.preHandler === undefined ? [] : [route.preHandler].flat()
-      route.preHandler = [...own, sendCodedAsset]
-    })
-  }
+  if (!dev) hookCodedAssets(fastify, clientDir, sender)
 
   await fastify.register(fastifyVite, {
     root,

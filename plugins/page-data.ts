@@ -9,15 +9,14 @@ import {
   type EncodedPageAnswer,
   type PageAnswerKind,
 } from '../site/page-data.ts'
-import type { RouteParams } from '../site/page-types.ts'
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
-import { pageCacheControl, pageCacheControlOf, pageCacheHeader } from '../src/pages/cache-control.ts'
+import { pageCacheControl, pageCacheControlOf } from '../src/pages/cache-control.ts'
+import { markFreshness, type PartialResult } from '../src/pages/page-answers.ts'
 import { joinPartialAnswers } from '../src/pages/partial-page.ts'
 import type { PageVersions } from '../src/pages/page-versions.ts'
-import type { PartialPage } from '../src/pages/site.ts'
-import { tracedStaticVersion, traceLoader } from '../src/tracing/page-spans.ts'
+import type { ServerPage } from '../src/pages/site.ts'
 import { tracingOff, type TraceSpan, type Tracing } from '../src/tracing/tracing.ts'
 
 export interface PageDataOptions {
@@ -102,33 +101,27 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       return sendAnswer(reply, noSuchPage, pageCacheControl.error)
     }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
-    const partial = match.page.partial
-    if (partial) return answerPartialData(request, reply, span, partial, match.params)
-    if (match.page.kind === 'dynamic') {
-      const load = () => versions.load(match.page, match.params, request.query)
-      const answer = await traceLoader(tracing, span, match.page, load, (result) => result)
-      metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
-      return sendAnswer(reply, encodePageAnswer(answer, match.page.kind), pageCacheControl.dynamic)
+    const result = await versions.answer(match, request.query, span)
+    if (result.kind === 'partial') return answerPartialData(reply, result, match.page)
+    if (result.kind === 'computed') {
+      metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(result.answer)])
+      return sendAnswer(reply, encodePageAnswer(result.answer, match.page.kind), pageCacheControl.dynamic)
     }
-    const version = await tracedStaticVersion(tracing, span, versions, match)
-    const { data } = version
+    const { data } = result.version
     if (data.statusCode !== 200) {
       metrics?.pageDataAnswered('static', 'not_found')
       return sendAnswer(reply, data, pageCacheControl.error)
     }
-    const cacheControl = pageCacheControlOf(match.page, false)
-    if (match.page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
+    markFreshness(reply, result)
     // Kept for the deployment, so compressed once per coding (the best each does), never per request: by the sender.
     const sent = sender.sendKeptBody(request, reply, data, {
       statusCode: data.statusCode,
-      cacheControl,
+      cacheControl: pageCacheControlOf(match.page, false),
       type: jsonType,
     })
     // The sender answered 304 where If-None-Match named any encoding of this data.
-    metrics?.pageDataAnswered(
-      'static',
-      reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(version.answer)],
-    )
+    const outcome = reply.statusCode === 304 ? 'not_modified' : outcomes[pageAnswerKind(result.version.answer)]
+    metrics?.pageDataAnswered('static', outcome)
     return sent
   }
 
@@ -136,20 +129,11 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
    * A partly prerendered page's data: the kept half from its kept version (no loader run while it is kept), the
    * request-time loader run for this request (src/pages/partial-page.ts); per request, as a dynamic page's.
    */
-  async function answerPartialData(
-    request: FastifyRequest<DataRequest>,
-    reply: FastifyReply,
-    span: TraceSpan,
-    partial: PartialPage,
-    params: RouteParams,
-  ) {
-    const version = await tracedStaticVersion(tracing, span, versions, { page: partial.kept, params })
-    const liveLoad = () => versions.load(partial.livePage, params, request.query)
-    const live = () => traceLoader(tracing, span, partial.livePage, liveLoad, (result) => result)
-    const answer = await joinPartialAnswers(version.answer, live)
+  async function answerPartialData(reply: FastifyReply, result: PartialResult, page: ServerPage) {
+    const answer = await joinPartialAnswers(result.version.answer, result.loadLive)
     metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
     const cacheControl = 'notFound' in answer ? pageCacheControl.error : pageCacheControl.dynamic
-    return sendAnswer(reply, encodePageAnswer(answer, partial.livePage.kind), cacheControl)
+    return sendAnswer(reply, encodePageAnswer(answer, page.kind), cacheControl)
   }
 
   // Any other method: 405 with Allow, decided before any body is read.

@@ -10,14 +10,14 @@ import { assignDigest } from '../src/digest.ts'
 import { PageVersions } from '../src/pages/page-versions.ts'
 import type { PageVersion } from '../src/pages/page-version.ts'
 import type { RegenerationReport } from '../src/pages/regeneration.ts'
-import { pageCacheHeader } from '../src/pages/cache-control.ts'
+import { markFreshness, redirectStatus, type PartialResult } from '../src/pages/page-answers.ts'
 import type { PartialPage, ServerPage, Site } from '../src/pages/site.ts'
 import { loadLiveData } from '../src/pages/partial-page.ts'
 import { serverLimits } from '../config/server.ts'
 import type { ContentSource } from '../src/content/content-source.ts'
 import type { KeptDocumentSlot } from '../src/render/document-cache.ts'
 import { PageDocuments } from '../src/render/page-documents.ts'
-import { tracedStaticVersion, traceLoader, traceRegeneration } from '../src/tracing/page-spans.ts'
+import { observePageSpans, traceRegeneration } from '../src/tracing/page-spans.ts'
 import { tracingOf, type Tracing } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
 import revalidate from './revalidate.ts'
@@ -60,6 +60,33 @@ function regenerationReporter(fastify: FastifyInstance, tracing: Tracing, instan
 }
 
 /**
+ * The pages' versions, one set per app: with REDIS_URL the fleet shares them (one loader run per page instance, the
+ * same bytes everywhere); regenerations reported; page spans observing their loads (src/tracing/page-spans.ts) while
+ * tracing is on, nothing listening otherwise.
+ */
+async function createPageVersions(fastify: FastifyInstance, options: PagesOptions, tracing: Tracing) {
+  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
+  const share = redis ? await sharedPages(fastify, redis) : undefined
+  const versions = new PageVersions({
+    deploymentId: fastify.deploymentId,
+    ...(share ? { share } : {}),
+    matchPage: createPageMatcher(options.site.pages),
+    content: options.content,
+    maxStaticEntries: options.staticPageCacheEntries,
+    loaderTimeoutMs: regeneration.loaderTimeoutMs,
+    retryBackoffMs: regeneration.retryBackoffMs,
+    onRegeneration: regenerationReporter(fastify, tracing, `${hostname()}:${process.pid}`),
+  })
+  if (tracing.enabled) {
+    const stopObserving = observePageSpans(tracing, versions)
+    fastify.addHook('onClose', async function stopPageSpans() {
+      stopObserving()
+    })
+  }
+  return versions
+}
+
+/**
  * Pages: the server's one copy of the page table, served two ways from one loader run. `GET <page path>` answers the
  * page's document (plugins/documents.ts renders it), `GET /_next/data/<id>/<page path>.json` its page data
  * (plugins/page-data.ts). A `static` page instance is loaded once per deployment and its document rendered once;
@@ -74,30 +101,10 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   const metrics = fastify.metrics
   metrics?.watchContentReads(() => content.readStats)
   const tracing = tracingOf(fastify)
-  const reportRegeneration = regenerationReporter(fastify, tracing, `${hostname()}:${process.pid}`)
-  // With REDIS_URL the fleet shares page versions: one loader run per page instance, the same bytes everywhere.
-  const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const share = redis ? await sharedPages(fastify, redis) : undefined
-  const versions = new PageVersions({
-    deploymentId: fastify.deploymentId,
-    ...(share ? { share } : {}),
-    matchPage: createPageMatcher(site.pages),
-    content,
-    maxStaticEntries: staticPageCacheEntries,
-    loaderTimeoutMs: regeneration.loaderTimeoutMs,
-    retryBackoffMs: regeneration.retryBackoffMs,
-    onRegeneration: reportRegeneration,
-  })
+  const versions = await createPageVersions(fastify, options, tracing)
 
   // A kept version's document, rendered once; none for a version not kept (past the bound): its requests stream.
   const documents = new PageDocuments()
-
-  /** Says, on a page with `revalidate`, whether its kept version was served fresh or stale. */
-  function markFreshness(reply: FastifyReply, page: ServerPage, version: PageVersion) {
-    if (page.revalidate !== undefined) reply.header(pageCacheHeader, versions.isStale(version) ? 'STALE' : 'HIT')
-  }
-
-  const answerItself = (answer: PageAnswer) => answer
 
   function answerPage(
     request: FastifyRequest,
@@ -108,7 +115,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     kept?: KeptDocumentSlot,
   ) {
     if ('notFound' in answer) return reply.callNotFound()
-    if ('redirect' in answer) return reply.redirect(answer.redirect.destination, answer.redirect.permanent ? 308 : 307)
+    if ('redirect' in answer) return reply.redirect(answer.redirect.destination, redirectStatus(answer.redirect))
     return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
   }
 
@@ -120,19 +127,28 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     request: FastifyRequest,
     reply: FastifyReply,
     page: ServerPage,
-    partial: PartialPage,
     params: RouteParams,
+    result: PartialResult,
   ) {
-    const version = await tracedStaticVersion(tracing, request, versions, { page: partial.kept, params })
+    const { version } = result
     if (!('props' in version.answer)) return answerPage(request, reply, page, params, version.answer)
-    const query = request.query as Record<string, unknown>
-    const context = { params, query, deploymentId: fastify.deploymentId, content }
-    const live = loadLiveData(partial.live, context, serverLimits.liveDataTimeoutMs, request)
+    const live = loadLiveData(result.loadLive, serverLimits.liveDataTimeoutMs, request)
     const kept = version.answer.props
     // A shell is kept with a kept version only: one past the bound renders whole, as its static page would stream.
     const wanted = { page, params, version, kept, live }
-    if (versions.isKept(version) && (await fastify.renderPartialDocument(request, reply, wanted))) return reply
+    if (result.kept && (await fastify.renderPartialDocument(request, reply, wanted))) return reply
     return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+  }
+
+  /** A page's document: what the one call to the page versions gives it, as bytes. */
+  async function servePage(request: FastifyRequest, reply: FastifyReply, page: ServerPage) {
+    const params = (request.params ?? {}) as RouteParams
+    const result = await versions.answer({ page, params }, request.query as Record<string, unknown>, request)
+    if (result.kind === 'partial') return servePartialPage(request, reply, page, params, result)
+    if (result.kind === 'computed') return answerPage(request, reply, page, params, result.answer)
+    markFreshness(reply, result)
+    const slot = result.kept ? documents.slotOf(result.version) : undefined
+    return answerPage(request, reply, page, params, result.version.answer, slot)
   }
 
   for (const page of site.pages) {
@@ -140,19 +156,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
       method: 'GET',
       url: page.path,
       config: { pageId: page.id },
-      handler: async function servePage(request, reply) {
-        const params = (request.params ?? {}) as RouteParams
-        if (page.partial) return servePartialPage(request, reply, page, page.partial, params)
-        if (page.kind === 'dynamic') {
-          const query = request.query as Record<string, unknown>
-          const load = () => versions.load(page, params, query)
-          const answer = await traceLoader(tracing, request, page, load, answerItself)
-          return answerPage(request, reply, page, params, answer)
-        }
-        const version = await tracedStaticVersion(tracing, request, versions, { page, params })
-        markFreshness(reply, page, version)
-        const slot = versions.isKept(version) ? documents.slotOf(version) : undefined
-        return answerPage(request, reply, page, params, version.answer, slot)
+      handler: function servePageRoute(request, reply) {
+        return servePage(request, reply, page)
       },
     })
     fastify.methodTable?.allow(page.path, pageMethods)

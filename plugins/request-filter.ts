@@ -11,6 +11,7 @@ import {
   type PolicyTarget,
   type StepOutcome,
 } from '../src/site-policy.ts'
+import { redirectStatus } from '../src/pages/page-answers.ts'
 import { compileExclusions, judgePath } from '../src/site-policy-path.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 
@@ -94,7 +95,7 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
       request.log.debug({ step: step.name, action: outcome.action }, 'site policy answered')
       if (outcome.action === 'redirect') {
         if (target.pageData) return sendDataRedirect(reply, deploymentId, outcome.location, outcome.permanent)
-        return reply.redirect(outcome.location, outcome.permanent ? 308 : 307)
+        return reply.redirect(outcome.location, redirectStatus(outcome))
       }
       if (outcome.body === undefined) {
         // The status-title table answers: the error page, or JSON for data and the API.

@@ -5,6 +5,14 @@ import type { ContentSource } from '../content/content-source.ts'
 import type { Revalidation, RevalidatedPages } from './revalidation.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
 import { withLoaderTimeout } from './run-loader.ts'
+import {
+  keptAnswers,
+  pageLoads,
+  type KeptResult,
+  type PageLoad,
+  type PageResult,
+  type PartialResult,
+} from './page-answers.ts'
 import { loadHere, type PageShare } from './page-share.ts'
 import { pageKey, type PageVersion } from './page-version.ts'
 import { Regenerations, type RegenerationReport } from './regeneration.ts'
@@ -65,6 +73,70 @@ export class PageVersions implements RevalidatedPages {
       onRegeneration: options.onRegeneration ?? (() => undefined),
       now,
     })
+  }
+
+  /**
+   * What a request for a page gets (src/pages/page-answers.ts): the one call a route makes. A kept version is given
+   * at once (nothing awaited); a loader run a request waits for (a `dynamic` page's, a first load) is published on
+   * `pageLoads` for observers, with `origin` (the route's span parent), and a kept answer on `keptAnswers`.
+   */
+  answer(
+    match: PageMatch<ServerPage>,
+    query: Readonly<Record<string, unknown>>,
+    origin?: object,
+  ): PageResult | Promise<PageResult> {
+    const { page, params } = match
+    const identity = (answer: PageAnswer) => answer
+    if (page.partial) {
+      const { kept, livePage } = page.partial
+      const loadLive = () => this.#observed(livePage, origin, () => this.load(livePage, params, query), identity)
+      const toPartial = ({ version, kept }: KeptResult): PartialResult => ({ kind: 'partial', version, kept, loadLive })
+      const keptHalf = this.#kept({ page: kept, params }, origin)
+      return keptHalf instanceof Promise ? keptHalf.then(toPartial) : toPartial(keptHalf)
+    }
+    if (page.kind === 'dynamic') {
+      const computed = (answer: PageAnswer): PageResult => ({ kind: 'computed', answer })
+      return this.#observed(page, origin, () => this.load(page, params, query), identity).then(computed)
+    }
+    return this.#kept(match, origin)
+  }
+
+  /** A `static` page instance's version as a `kept` result: at once when kept, else once its load has ended. */
+  #kept(match: PageMatch<ServerPage>, origin: object | undefined): KeptResult | Promise<KeptResult> {
+    const toResult = (version: PageVersion): KeptResult => ({
+      kind: 'kept',
+      version,
+      kept: this.isKept(version),
+      freshness: match.page.revalidate === undefined ? undefined : this.isStale(version) ? 'STALE' : 'HIT',
+    })
+    const kept = this.keptVersion(match)
+    if (!kept)
+      return this.#observed(
+        match.page,
+        origin,
+        () => this.staticVersion(match),
+        (v) => v.answer,
+      ).then(toResult)
+    if (keptAnswers.hasSubscribers) {
+      keptAnswers.publish({ owner: this, origin, page: match.page, answer: kept.answer } satisfies PageLoad)
+    }
+    return toResult(kept)
+  }
+
+  /** `run`, published on `pageLoads` when someone listens (`answerOf` tells them its answer). */
+  #observed<T>(
+    page: ServerPage,
+    origin: object | undefined,
+    run: () => Promise<T>,
+    answerOf: (result: T) => PageAnswer,
+  ): Promise<T> {
+    if (!pageLoads.hasSubscribers) return run()
+    const context: PageLoad = { owner: this, origin, page }
+    return pageLoads.tracePromise(async () => {
+      const result = await run()
+      context.answer = answerOf(result)
+      return result
+    }, context)
   }
 
   /** The answer of a `dynamic` page for this request. */

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import type { PageAnswer } from '../../site/page-data.ts'
 import type { LiveData, Loader, LoaderAnswer, LoaderContext, PageDefinition } from '../../site/page-types.ts'
 import { assignDigest } from '../digest.ts'
 import { withTimeOut } from '../toolbox/time-out.ts'
@@ -58,20 +59,14 @@ export async function joinPartialAnswers(
  * of its log line. Never rejects: the holes render either.
  */
 export async function loadLiveData(
-  live: Loader<unknown>,
-  context: LoaderContext,
+  load: () => Promise<LoaderAnswer<unknown> | PageAnswer>,
   timeoutMs: number,
   request: { log: FastifyBaseLogger; id: string; host: string },
 ): Promise<LiveData<unknown>> {
   try {
     const timedOut = () => new LiveTimeoutError(`the request-time loader did not answer in ${timeoutMs} ms`)
     // The request holds its socket; a time-out alone keeps no process alive.
-    const answer = await withTimeOut(
-      Promise.resolve().then(() => live(context)),
-      timeoutMs,
-      timedOut,
-      { ref: false },
-    )
+    const answer = await withTimeOut(Promise.resolve().then(load), timeoutMs, timedOut, { ref: false })
     if (!('props' in answer)) throw new LiveAnswerError('a request-time loader may only answer props')
     return { value: answer.props }
   } catch (error) {

@@ -1,72 +1,54 @@
-import { pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
+import { pageAnswerKind } from '../../site/page-data.ts'
 import { deploymentIdAttribute } from '../../config/tracing.ts'
 import type { RegenerationReport } from '../pages/regeneration.ts'
 import type { ServerPage } from '../pages/site.ts'
-import type { PageMatch } from '../../site/match.ts'
-import type { SpanParent, Tracing } from './tracing.ts'
+import { keptAnswers, pageLoads, type PageLoad } from '../pages/page-answers.ts'
+import type { SpanParent, TraceSpan, Tracing } from './tracing.ts'
 
 /**
- * The page loader's span, under `parent` (the request for a page's document, the `courier.page_data` span for its
- * data): which page, and what its loader answered (props, notFound, redirect). A `static` page's first requests
- * wait here for the run whose answer is kept for the deployment; later ones take `traceKeptAnswer` below.
+ * Page spans, observed (src/pages/page-answers.ts publishes them; nothing here steers the pages): a `courier.page_loader`
+ * span under the route's span parent (the request for a document, `courier.page_data` for its data) for each loader
+ * run a request waits for (a `dynamic` page's, a `static` page's first load, its own or one it shares), with the page
+ * and what its loader answered (props, notFound, redirect); a `static` page answered from its kept version runs no
+ * loader, so its page and kept answer go on the parent instead. Only the loads of `owner` (one app's page versions):
+ * the channels are the process's. Returns the unsubscribe.
  */
-export function traceLoader<T>(
-  tracing: Tracing,
-  parent: SpanParent,
-  page: ServerPage,
-  load: () => Promise<T>,
-  answerOf: (result: T) => PageAnswer,
-): Promise<T> {
-  const attributes = { 'courier.page.id': page.id, 'courier.page.kind': page.kind }
-  return tracing.inSpan(parent, 'courier.page_loader', { attributes }, async function runLoader(span) {
-    const result = await load()
-    span.setAttributes({ 'courier.loader.answer': pageAnswerKind(answerOf(result)) })
-    return result
-  })
-}
-
-/**
- * A `static` page answered from the entry kept for the deployment: no loader runs, so no loader span; the page and
- * its kept answer go on `parent` (the request span, or `courier.page_data`) instead. Nothing when it is not recorded.
- */
-function traceKeptAnswer(tracing: Tracing, parent: SpanParent, page: ServerPage, answer: PageAnswer): void {
-  if (!tracing.isRecording(parent)) return
-  tracing.setAttributes(parent, {
-    'courier.page.id': page.id,
-    'courier.page.kind': page.kind,
-    'courier.loader.answer': pageAnswerKind(answer),
-    'courier.loader.kept': true,
-  })
-}
-
-/** Where a `static` page instance's versions come from (src/pages/page-versions.ts), as tracing sees it. */
-export interface StaticVersions<T> {
-  keptVersion(match: PageMatch<ServerPage>): T | undefined
-  staticVersion(match: PageMatch<ServerPage>): Promise<T>
-}
-
-/**
- * A `static` page instance's version, traced: the one kept for the deployment as it is (its answer on `parent`),
- * or, before its first loader run has ended, that run's (or the wait for it) under a loader span.
- */
-export function tracedStaticVersion<T extends { answer: PageAnswer }>(
-  tracing: Tracing,
-  parent: SpanParent,
-  versions: StaticVersions<T>,
-  match: PageMatch<ServerPage>,
-): T | Promise<T> {
-  const kept = versions.keptVersion(match)
-  if (kept) {
-    traceKeptAnswer(tracing, parent, match.page, kept.answer)
-    return kept
+export function observePageSpans(tracing: Tracing, owner: object): () => void {
+  const spans = new WeakMap<PageLoad, TraceSpan>()
+  const loads = {
+    start(context: PageLoad) {
+      const parent = context.origin as SpanParent
+      if (context.owner !== owner || !tracing.isRecording(parent)) return
+      const attributes = { 'courier.page.id': context.page.id, 'courier.page.kind': context.page.kind }
+      spans.set(context, tracing.startSpan(parent, 'courier.page_loader', { attributes }))
+    },
+    error(context: PageLoad) {
+      // The digest comes later, from the error handler, onto the request span (requestFailed).
+      spans.get(context)?.fail(context.error, undefined)
+    },
+    asyncEnd(context: PageLoad) {
+      const span = spans.get(context)
+      if (!span) return
+      if (context.answer) span.setAttributes({ 'courier.loader.answer': pageAnswerKind(context.answer) })
+      span.end()
+    },
   }
-  return traceLoader(
-    tracing,
-    parent,
-    match.page,
-    () => versions.staticVersion(match),
-    (version) => version.answer,
-  )
+  const keptAnswer = (message: unknown) => {
+    const { owner: from, origin, page, answer } = message as PageLoad
+    if (from !== owner || !answer || !tracing.isRecording(origin as SpanParent)) return
+    tracing.setAttributes(origin as SpanParent, {
+      'courier.page.id': page.id,
+      'courier.page.kind': page.kind,
+      'courier.loader.answer': pageAnswerKind(answer),
+      'courier.loader.kept': true,
+    })
+  }
+  pageLoads.subscribe(loads)
+  keptAnswers.subscribe(keptAnswer)
+  return function unsubscribePageSpans() {
+    pageLoads.unsubscribe(loads)
+    keptAnswers.unsubscribe(keptAnswer)
+  }
 }
 
 /**
