@@ -35,6 +35,20 @@ export const caches = Object.freeze({
    */
   parsedContent: Object.freeze({ maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 }),
   /**
+   * What each version of a content image says of itself (src/content/image-versions.ts): its ETag (a hash of its
+   * bytes) and pixel size, kept by file, under the version `fstat` gives (device, inode, size, times), so a revalidation
+   * or a HEAD reads nothing but the opening, and a page's sizes are read once per version. One entry per image file of
+   * CONTENT_DIR: a name, a version and a tag, under 300 bytes; 2,000 images in 1 MiB, an image past them read again.
+   */
+  contentImageVersions: Object.freeze({ maxEntries: 2_000, maxBytes: 1024 * 1024 }),
+  /**
+   * Page instances whose last load failed, kept for their back-off (src/pages/retry-backoff.ts, config/content.ts
+   * retryBackoffMs): the failure of a first load is given again to the requests of the next 5 s without a loader run.
+   * One per failing instance (its key and the error, under 2 kB with its stack); a flood of made-up paths that all
+   * fail pushes out the oldest, which may then be tried again early. 1,000 entries, 2 MiB.
+   */
+  failedLoads: Object.freeze({ maxEntries: 1_000, maxBytes: 2 * 1024 * 1024 }),
+  /**
    * Error documents without a digest, kept by status (src/render/document-cache.ts): at most one per 4xx and 5xx
    * status. Unlike the others, once full this table keeps what it has and streams the rest (a document is a render,
    * not a lookup, and the statuses that hit it first are the ones to keep).

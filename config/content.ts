@@ -54,6 +54,16 @@ export const contentImages = Object.freeze({
   cacheControl: 'public, max-age=0, must-revalidate',
   /** As the optimizer's answers: an image opened as a document runs nothing (an SVG's scripts included). */
   contentSecurityPolicy: "script-src 'none'; sandbox",
+  /** A file is streamed to the client in reads of this many bytes, each within the content's read bounds, one read
+   * when the client has taken the last: a slow reader holds about this much of the instance's memory, not the file. */
+  streamChunkBytes: 64 * 1024,
+  /** A guide's image gets its pixel size from the first bytes of the file only: PNG, GIF, WebP and AVIF say it in
+   * their first hundred bytes, a JPEG before its pixels, after its metadata (EXIF, an ICC profile: each segment at most
+   * 64 KiB, one or two in a camera's file). */
+  headerBytes: 64 * 1024,
+  /** ...and when those do not say it (a JPEG with more metadata first), once more from this many. Past that the image
+   * is drawn without its size, with a warn line: its header is not read whole to learn it. */
+  longHeaderBytes: 1024 * 1024,
 })
 
 /**

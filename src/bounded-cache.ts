@@ -66,6 +66,13 @@ export class BoundedCache<K, V> {
     return value
   }
 
+  /** Drops every entry. */
+  clear(): void {
+    this.#entries.clear()
+    this.#bytes = 0
+    this.#newest = undefined
+  }
+
   delete(key: K): void {
     const entry = this.#entries.get(key)
     if (!entry) return

@@ -1,8 +1,13 @@
-import { createHash } from 'node:crypto'
+import { createHash, type Hash } from 'node:crypto'
 
 /** A strong ETag from the bytes themselves: equal bytes, equal tag, whichever process made them. */
 export function strongEtag(bytes: string | Buffer): string {
-  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`
+  return strongEtagOf(createHash('sha256').update(bytes))
+}
+
+/** The same tag from a SHA-256 fed the bytes piece by piece (a file read in chunks). */
+export function strongEtagOf(hash: Hash): string {
+  return `"${hash.digest('base64url').slice(0, 27)}"`
 }
 
 /** If-None-Match uses the weak comparison (RFC 9110 section 13.1.2): `W/"x"` matches `"x"`, `*` matches any. */

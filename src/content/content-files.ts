@@ -1,6 +1,7 @@
-import { constants } from 'node:fs'
-import { open, readdir, realpath } from 'node:fs/promises'
+import { constants, type BigIntStats } from 'node:fs'
+import { open, readdir, realpath, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { Readable } from 'node:stream'
 import { errors } from '../errors.ts'
 import { Semaphore } from '../toolbox/semaphore.ts'
 import { withTimeOut } from '../toolbox/time-out.ts'
@@ -29,6 +30,36 @@ export interface ContentReadStats {
   /** Listings and reads that timed out since start. */
   timedOut: number
 }
+
+/**
+ * Whose reads wait for a slot: the Markdown and listings a page needs, or the images of the content. A freed slot goes
+ * to the lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it.
+ */
+export type ReadLane = 'text' | 'images'
+
+/**
+ * A content file opened for reading, by the rules of `ContentFiles.bytes`: its descriptor, and what `fstat` said of
+ * it. Every read through it is bounded as a read of the folder is; `close` (or the end of its stream) closes it.
+ */
+export interface OpenedFile {
+  /** Its size when it was opened. */
+  readonly size: number
+  /** Device, inode, size, modification and change times (ns) when it was opened: a file written again, in place or
+   * replaced, is another version. */
+  readonly version: string
+  /** At most `length` bytes from `position` (fewer at its end). */
+  read(position: number, length: number): Promise<Buffer>
+  /**
+   * Its `size` bytes as a stream, read `chunkBytes` at a time as the reader takes them; the descriptor is closed when
+   * it ends, fails or is destroyed (a client that leaves).
+   */
+  stream(chunkBytes: number): Readable
+  /** Closes the descriptor (once; later calls wait for the same close). */
+  close(): Promise<void>
+}
+
+/** A file of the folder opened, with its `fstat`; or why not. */
+type Opening = { handle: FileHandle; stats: BigIntStats } | 'missing' | { refused: RefusedReason }
 
 /** The file system calls content is read with: Node's, or a stand-in in a test that makes one hang. */
 export interface ContentFileSystem {
@@ -103,16 +134,62 @@ export class ContentFiles {
     return (await this.bytes(file, this.#limits.maxFileBytes))?.toString('utf8')
   }
 
-  /** A file's bytes, at most `maxBytes`, by the rules of `text`. */
-  async bytes(file: string, maxBytes: number): Promise<Buffer | undefined> {
-    const read = await this.#bounded(file, () => this.#readInside(file, maxBytes))
+  /** A file's bytes, at most `maxBytes`, by the rules of `text`, its read waiting in `lane`. */
+  async bytes(file: string, maxBytes: number, lane: ReadLane = 'text'): Promise<Buffer | undefined> {
+    const read = await this.#bounded(file, () => this.#readInside(file, maxBytes), lane)
     if (read === 'missing') return undefined
     if (Buffer.isBuffer(read)) return read
     this.#onRefused(file, read.refused)
     return undefined
   }
 
-  async #readInside(file: string, maxBytes: number): Promise<Buffer | 'missing' | { refused: RefusedReason }> {
+  /**
+   * A file opened by the rules of `bytes` (undefined when it is not there or is not content), its reads waiting in
+   * `lane`: the caller reads what it needs of it, and closes it.
+   */
+  async open(file: string, lane: ReadLane): Promise<OpenedFile | undefined> {
+    let opening: Promise<Opening> | undefined
+    let opened: Opening
+    try {
+      opened = await this.#bounded(file, () => (opening = this.#openInside(file)), lane)
+    } catch (error) {
+      // An opening that answers after its time-out is nobody's: its descriptor is closed then.
+      void opening?.then((late) => (typeof late === 'object' && 'handle' in late ? late.handle.close() : undefined)).catch(() => undefined)
+      throw error
+    }
+    if (opened === 'missing') return undefined
+    if ('refused' in opened) {
+      this.#onRefused(file, opened.refused)
+      return undefined
+    }
+    return this.#openedFile(file, opened.handle, opened.stats, lane)
+  }
+
+  #openedFile(file: string, handle: FileHandle, stats: BigIntStats, lane: ReadLane): OpenedFile {
+    let closing: Promise<void> | undefined
+    const close = () => (closing ??= handle.close())
+    const read = (position: number, length: number) =>
+      this.#bounded(
+        file,
+        async () => {
+          const buffer = Buffer.allocUnsafe(length)
+          const { bytesRead } = await handle.read(buffer, 0, length, position)
+          return buffer.subarray(0, bytesRead)
+        },
+        lane,
+      )
+    const size = Number(stats.size)
+    return {
+      size,
+      version: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
+      read,
+      stream: (chunkBytes) => fileStream(file, size, chunkBytes, read, close),
+      close,
+    }
+  }
+
+  /** A file's descriptor and `fstat`, or why it is not content. Not bounded: its callers bound it. */
+  async #openInside(file: string): Promise<Opening> {
     const root = await this.#fs.realpath(this.dir)
     let target: string
     try {
@@ -124,8 +201,22 @@ export class ContentFiles {
     if (!target.startsWith(root + path.sep)) return { refused: 'a link that leads out of CONTENT_DIR' }
     const handle = await this.#fs.open(target, openFlags)
     try {
-      const stats = await handle.stat()
-      if (!stats.isFile()) return { refused: 'not a regular file' }
+      const stats = await handle.stat({ bigint: true })
+      if (stats.isFile()) return { handle, stats }
+    } catch (error) {
+      await handle.close()
+      throw error
+    }
+    await handle.close()
+    return { refused: 'not a regular file' }
+  }
+
+  async #readInside(file: string, maxBytes: number): Promise<Buffer | 'missing' | { refused: RefusedReason }> {
+    const opened = await this.#openInside(file)
+    if (opened === 'missing' || 'refused' in opened) return opened
+    const { handle, stats: bigStats } = opened
+    const stats = { size: Number(bigStats.size) }
+    try {
       // Read to its end, never past one byte more than the limit, whatever its size said a moment ago (a file that
       // grows, or a size that lies): the buffer starts at the size the file has and grows while it goes on.
       let buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1)
@@ -155,9 +246,9 @@ export class ContentFiles {
    * `readTimeoutMs`); past either it fails with COURIER_ERR_CONTENT_UNREADABLE. The slot stays taken until the work
    * really ends, however long after its time-out that is.
    */
-  async #bounded<T>(what: string, work: () => Promise<T>): Promise<T> {
+  async #bounded<T>(what: string, work: () => Promise<T>, lane: ReadLane = 'text'): Promise<T> {
     const { readTimeoutMs, readWaitMs } = this.#limits
-    const ticket = this.#slots.acquire()
+    const ticket = this.#slots.acquire(lane)
     try {
       const waited = () =>
         new errors.ContentUnreadable(
@@ -191,4 +282,43 @@ export class ContentFiles {
       throw new errors.ContentUnreadable(what, (error as Error).message)
     }
   }
+}
+
+/**
+ * `size` bytes of an opened file as a stream: one bounded read of `chunkBytes` each time the reader has taken the last
+ * (so a slow reader holds one chunk, not the file), `close` when it ends, fails or is destroyed. A file that has become
+ * shorter since it was opened fails the stream (the answer's length was told already).
+ */
+function fileStream(
+  file: string,
+  size: number,
+  chunkBytes: number,
+  read: (position: number, length: number) => Promise<Buffer>,
+  close: () => Promise<void>,
+): Readable {
+  let position = 0
+  return new Readable({
+    highWaterMark: chunkBytes,
+    read(this: Readable) {
+      if (position >= size) return void this.push(null)
+      read(position, Math.min(chunkBytes, size - position)).then(
+        (chunk) => {
+          if (this.destroyed) return
+          if (chunk.length === 0) {
+            this.destroy(new errors.ContentUnreadable(file, `shorter than the ${size} bytes it had when opened`))
+            return
+          }
+          position += chunk.length
+          this.push(chunk)
+        },
+        (error: unknown) => this.destroy(error as Error),
+      )
+    },
+    destroy(error, callback) {
+      close().then(
+        () => callback(error),
+        (closeError: unknown) => callback(error ?? (closeError as Error)),
+      )
+    },
+  })
 }

@@ -6,6 +6,7 @@ import { ContentFiles, type ContentReadStats, type RefusedReason } from './conte
 import { sectionsOf } from './guide-sections.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { hasContentImage, withImageSizes } from './image-sizes.ts'
+import { ImageVersions, type OpenedImage, type PixelSize } from './image-versions.ts'
 import { ParsedVersions } from './parsed-versions.ts'
 import { byOrder, guideSummary, requiredOrder, requiredText } from './required-fields.ts'
 
@@ -57,6 +58,7 @@ export class ContentSource {
   readonly dir: string
   readonly #files: ContentFiles
   readonly #parsed: ParsedVersions
+  readonly #images: ImageVersions
   readonly #log: ContentLog | undefined
 
   constructor(dir: string, options: ContentSourceOptions = {}) {
@@ -66,6 +68,7 @@ export class ContentSource {
     const refused = (file: string, reason: RefusedReason) => log?.warn({ file, reason }, 'content file refused')
     this.#files = new ContentFiles(dir, limits, refused)
     this.#parsed = new ParsedVersions(limits)
+    this.#images = new ImageVersions(this.#files, { maxBytes: imageOptimizer.maxSourceBytes, ...contentImages }, log)
     this.#log = log
   }
 
@@ -75,7 +78,22 @@ export class ContentSource {
    */
   async image(name: string): Promise<Buffer | undefined> {
     if (!contentImages.namePattern.test(name)) return undefined
-    return this.#files.bytes(`${contentImages.dir}/${name}`, imageOptimizer.maxSourceBytes)
+    return this.#files.bytes(`${contentImages.dir}/${name}`, imageOptimizer.maxSourceBytes, 'images')
+  }
+
+  /**
+   * An image of the content opened to be answered (plugins/content-images.ts): streamed, its ETag kept per version;
+   * undefined as for `image`, and for a file over the size limit (told once per version).
+   */
+  openImage(name: string): Promise<OpenedImage | undefined> {
+    if (!contentImages.namePattern.test(name)) return Promise.resolve(undefined)
+    return this.#images.open(`${contentImages.dir}/${name}`)
+  }
+
+  /** An image's pixel size from its header, read once per version of the file; undefined as for `openImage`. */
+  imageSize(name: string): Promise<PixelSize | undefined> {
+    if (!contentImages.namePattern.test(name)) return Promise.resolve(undefined)
+    return this.#images.pixelSize(`${contentImages.dir}/${name}`)
   }
 
   /** The reads of the folder now and since start: the health details and metrics report them. */
@@ -187,7 +205,7 @@ export class ContentSource {
     if (!hasContentImage(parsed.body)) return parsed
     return {
       frontMatter: parsed.frontMatter,
-      body: await withImageSizes(parsed.body, file, (name) => this.image(name), this.#log),
+      body: await withImageSizes(parsed.body, file, (name) => this.imageSize(name), this.#log),
     }
   }
 }

@@ -1,3 +1,4 @@
+import { caches } from '../../config/caches.ts'
 import type { PageMatch } from '../../site/match.ts'
 import type { PageAnswer } from '../../site/page-data.ts'
 import type { RouteParams } from '../../site/page-types.ts'
@@ -45,7 +46,8 @@ export interface PageVersionsOptions {
  * The pages' answers, owned in one place: the HTML route and the data route ask here, so a page's document and its
  * data come from one loader run and one version; `POST /api/revalidate` and the revalidations other instances publish
  * name versions here. A `static` page instance is loaded once per deployment (concurrent first requests share one
- * run); a failed run or a not-found answer is not kept, so unknown paths cannot fill the store. Which version is
+ * run); a not-found answer is not kept, so unknown paths cannot fill the store, and a failed run only its failure, for
+ * the back-off (config/content.ts retryBackoffMs). Which version is
  * current is the store's (src/pages/version-store.ts); loading again is the regenerations' (src/pages/regeneration.ts).
  */
 export class PageVersions implements RevalidatedPages {
@@ -57,6 +59,8 @@ export class PageVersions implements RevalidatedPages {
   readonly #loaderTimeoutMs: number
   /** First loader runs of `static` instances, by key. */
   readonly #firstLoads = new SingleFlight<string, PageVersion>()
+  /** First loads that failed, given again until their back-off ends. */
+  readonly #firstLoadBackoff: RetryBackoff
 
   constructor(options: PageVersionsOptions) {
     const now = options.now ?? Date.now
@@ -64,11 +68,12 @@ export class PageVersions implements RevalidatedPages {
     this.#loaderTimeoutMs = options.loaderTimeoutMs ?? Number.POSITIVE_INFINITY
     this.#store = new PageVersionStore(options.maxStaticEntries)
     const { deploymentId, content, matchPage } = options
+    this.#firstLoadBackoff = new RetryBackoff(options.retryBackoffMs ?? 0, now, caches.failedLoads)
     this.#source = new VersionSource({ deploymentId, content, matchPage, share: options.share ?? loadHere, now })
     this.#regenerations = new Regenerations({
       store: this.#store,
       source: this.#source,
-      backoff: new RetryBackoff(options.retryBackoffMs ?? 0, now),
+      backoff: new RetryBackoff(options.retryBackoffMs ?? 0, now, caches.failedLoads),
       loaderTimeoutMs: this.#loaderTimeoutMs,
       onRegeneration: options.onRegeneration ?? (() => undefined),
       now,
@@ -175,10 +180,16 @@ export class PageVersions implements RevalidatedPages {
     }
     const pending = this.#firstLoads.get(key)
     if (pending) return pending
-    const first = () => withLoaderTimeout(this.#first(match), this.#loaderTimeoutMs)
+    // A failed first run is kept for its back-off: the requests meanwhile get its failure at once, nothing is read.
+    const failure = this.#firstLoadBackoff.failure(key)
+    if (failure !== undefined) return Promise.reject(failure)
+    const first = () =>
+      withLoaderTimeout(this.#first(match), this.#loaderTimeoutMs).catch((error: unknown) => {
+        this.#firstLoadBackoff.failed(key, error)
+        throw error
+      })
     // Past the bound, an instance is loaded per request and not kept.
     if (this.#store.size + this.#firstLoads.size >= this.#store.maxEntries) return first()
-    // A failed run is not kept: the request that ran it reports the failure, the next runs it again.
     return this.#firstLoads.run(key, () =>
       first().then((version) => {
         if (!('notFound' in version.answer)) this.#store.set(version, match)
@@ -197,6 +208,8 @@ export class PageVersions implements RevalidatedPages {
    * and starts each one's: requests for them wait for it. Returns the paths of the instances named.
    */
   revalidate(request: Revalidation): string[] {
+    // A revalidation is a new reason to try now: a first load that failed before is tried again too.
+    this.#firstLoadBackoff.clearAll()
     return this.#regenerations.name(this.#store.named(request, this.match))
   }
 
@@ -207,6 +220,7 @@ export class PageVersions implements RevalidatedPages {
    * not its visitors'. Returns the paths of the instances named.
    */
   regenerateNow(request: RevalidationRequest): Promise<string[]> {
+    this.#firstLoadBackoff.clearAll()
     return this.#regenerations.regenerateNow(this.#store.named(request, this.match))
   }
 }

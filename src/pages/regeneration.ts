@@ -167,7 +167,7 @@ export class Regenerations {
       }
       return version
     } catch (error) {
-      this.#backoff.failed(key)
+      this.#backoff.failed(key, error)
       report('failed', error)
       return this.#store.get(key)?.version
     }

@@ -88,6 +88,44 @@ t.test('not-found versions and failed loads are not kept', async (t) => {
   t.equal(versions.keptVersion(match(page, 'a')), undefined, 'nothing kept')
 })
 
+t.test(
+  'a failed first load is kept for its back-off: the same failure at once, no loader run, then a new try',
+  async (t) => {
+    let now = 1_000
+    let fail = true
+    const page = countingPage('static', () => {
+      if (fail) throw new Error('content unreadable')
+      return { props: { value: 1 } }
+    })
+    const versions = new PageVersions({
+      deploymentId: 'd1',
+      content: siteContent,
+      matchPage: noMatch,
+      maxStaticEntries: 10,
+      retryBackoffMs: 5_000,
+      now: () => now,
+    })
+    const first = await versions.staticVersion(match(page, 'a')).catch((error: unknown) => error)
+    t.match(first, /content unreadable/)
+    for (let request = 0; request < 20; request++) {
+      const again = await versions.staticVersion(match(page, 'a')).catch((error: unknown) => error)
+      t.equal(again, first, 'the kept failure, at once')
+    }
+    t.equal(page.runs, 1, 'no loader run within the back-off')
+    await t.rejects(versions.staticVersion(match(page, 'b')), /content unreadable/, 'another instance has its own')
+    t.equal(page.runs, 2)
+    fail = false
+    now += 5_000
+    t.same((await versions.staticVersion(match(page, 'a'))).answer, { props: { value: 1 } }, 'tried again after it')
+    t.equal(page.runs, 3)
+    fail = true
+    await t.rejects(versions.staticVersion(match(page, 'c')), /content unreadable/)
+    fail = false
+    versions.revalidate('everything')
+    t.same((await versions.staticVersion(match(page, 'c'))).answer, { props: { value: 1 } }, 'a revalidation ends it')
+  },
+)
+
 t.test('a dynamic page is loaded per request, with its query; a static one never sees the query', async (t) => {
   const queries: unknown[] = []
   const page = {
