@@ -5,7 +5,7 @@ import type { RouteParams } from '../../site/page-types.ts'
 import type { ContentSource } from '../content/content-source.ts'
 import type { Revalidation, RevalidatedPages } from './revalidation.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
-import { withLoaderTimeout } from './run-loader.ts'
+import { withLoaderTimeout } from './version-source.ts'
 import {
   keptAnswers,
   pageLoads,

@@ -1,6 +1,6 @@
 import type { PageMatch } from '../../site/match.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
-import { withLoaderTimeout } from './run-loader.ts'
+import { withLoaderTimeout } from './version-source.ts'
 import { instancePath, type LoadedVersion, type PageVersion } from './page-version.ts'
 import type { RetryBackoff } from './retry-backoff.ts'
 import type { ServerPage } from './site.ts'
