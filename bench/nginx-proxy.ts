@@ -45,8 +45,8 @@ export async function startNginxProxy(options: {
     deployments: [{ id: options.deploymentId, servers: [`${host}:${options.upstreamPort}`] }],
   })
   await publishAssets(options.distDir, path.join(prefix, 'assets'), options.deploymentId)
-  // With TLS the plain port redirects everything but certbot's challenges: a 301 there says nginx is up.
-  const proxy = await runNginx(prefix, configFile, port, certificate ? 301 : 200)
+  // With TLS the plain port redirects the site's names (all but certbot's challenges): a 301 there says nginx is up.
+  const proxy = await runNginx(prefix, configFile, port, certificate ? 301 : 200, certificate ? 'localhost' : host)
   if (!certificate) return proxy
   return { ...proxy, origin: `https://localhost:${httpsPort}`, port: httpsPort!, spki: spkiOf(certificate.certificate) }
 }
@@ -84,6 +84,8 @@ export async function runNginx(
   configFile: string,
   port: number,
   healthStatus = 200,
+  /** The name asked for: with TLS nginx answers the certificate's names only (`localhost` here). */
+  healthHost = host,
 ): Promise<NginxProxy> {
   let output = ''
   const child = spawn('nginx', ['-p', prefix, '-c', configFile, '-g', 'daemon off;'], {
@@ -101,7 +103,10 @@ export async function runNginx(
   trackChild(child, stop)
   const origin = `http://${host}:${port}`
   const deadline = Date.now() + processLimits.startUpMs
-  while ((await probe(`${origin}/nginx-health`, processLimits.probeTimeoutMs).catch(() => 0)) !== healthStatus) {
+  while (
+    (await probe(`http://${healthHost}:${port}/nginx-health`, processLimits.probeTimeoutMs).catch(() => 0)) !==
+    healthStatus
+  ) {
     if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}):\n${output}`)
     if (Date.now() > deadline) {
       await stop()

@@ -8,7 +8,7 @@
 import { X509Certificate } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseEnv } from 'node:util'
-import type { TlsOptions } from './nginx-front-door.ts'
+import { certificateNames, type TlsOptions } from './nginx-front-door.ts'
 
 /** What the instances take from the machine (the locale, the time zone, where temporary files go). */
 const machineVariables = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR']
@@ -26,21 +26,7 @@ export async function readEnvFile(file: string): Promise<Record<string, string>>
 
 /** The certificate's first DNS name (certbot's `-d`), the host of the HTTPS origin. */
 export async function certificateHost(certificateFile: string): Promise<string> {
-  const text = await readFile(certificateFile, 'utf8').catch((error: Error) => {
-    throw new Error(`cannot read the TLS certificate ${certificateFile}: ${error.message}`)
-  })
-  let certificate: X509Certificate
-  try {
-    certificate = new X509Certificate(text)
-  } catch (error) {
-    throw new Error(`${certificateFile} is not a PEM certificate: ${(error as Error).message}`)
-  }
-  const name = certificate.subjectAltName
-    ?.split(', ')
-    .find((entry) => entry.startsWith('DNS:'))
-    ?.slice(4)
-  if (!name) throw new Error(`the certificate ${certificateFile} names no DNS host (subjectAltName)`)
-  return name
+  return (await certificateNames(certificateFile))[0]!
 }
 
 /** Checks that the key belongs to the certificate (nginx would refuse the pair at reload, in fewer words). */
@@ -62,6 +48,11 @@ export async function publicOrigin(listen: string, tls: TlsOptions | undefined):
   if (!tls) return `http://${listen}`
   const port = Number(tls.listen.slice(tls.listen.lastIndexOf(':') + 1))
   return `https://${await certificateHost(tls.certificate)}${port === 443 ? '' : `:${port}`}`
+}
+
+/** SITE_URL as the instances get it: the env file's, else the public origin. nginx redirects the plain port to it. */
+export async function siteUrlOf(envFile: string, listen: string, tls: TlsOptions | undefined): Promise<string> {
+  return (await readEnvFile(envFile)).SITE_URL ?? (await publicOrigin(listen, tls))
 }
 
 export async function instanceEnv(options: {

@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { renderRouting, writePrefix, writeRouting, type LiveDeployment, type TlsOptions } from './nginx-prefix.ts'
+import { siteUrlOf } from './instance-env.ts'
 import { listensOn, startTimeOf } from './process-identity.ts'
 import { readOutOfRotation, readState, withLock, type State, type StatePaths } from './state.ts'
 
@@ -132,7 +133,9 @@ export async function applyRouting(
     const deployments = routingOf(state, await readOutOfRotation(paths))
     const file = path.join(paths.nginx, 'deployments.conf')
     if (options.frontDoor) {
-      await writePrefix({ prefix: paths.nginx, ...options.frontDoor, deployments })
+      const { listen, tls } = options.frontDoor
+      const siteUrl = tls ? await siteUrlOf(paths.envFile, listen, tls) : undefined
+      await writePrefix({ prefix: paths.nginx, ...options.frontDoor, siteUrl, deployments })
     } else {
       const text = renderRouting({ deployments })
       if ((await readFile(file, 'utf8').catch(() => '')) === text) return false

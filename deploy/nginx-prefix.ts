@@ -7,7 +7,7 @@
 import { chmod, copyFile, mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { checkConfigPath, renderListen, renderRedirect, type TlsOptions } from './nginx-front-door.ts'
+import { checkConfigPath, renderListen, renderRedirect, siteOf, type TlsOptions } from './nginx-front-door.ts'
 
 export type { TlsOptions }
 
@@ -96,6 +96,9 @@ export interface PrefixOptions extends Routing {
    * redirects to HTTPS and answers certbot's challenges. */
   listen: string
   tls?: TlsOptions
+  /** With `tls`: the site's public origin (SITE_URL), where the plain port redirects. Without it, or when it is not
+   * HTTPS, the certificate's first name on the HTTPS port. */
+  siteUrl?: string
 }
 
 /**
@@ -103,7 +106,7 @@ export interface PrefixOptions extends Routing {
  * needs.
  */
 export async function writePrefix(options: PrefixOptions): Promise<{ configFile: string }> {
-  const { prefix, listen, tls } = options
+  const { prefix, listen, tls, siteUrl } = options
   if (!serverPattern.test(listen)) throw new Error(`invalid listen address ${JSON.stringify(listen)}`)
   if (tls) {
     if (!serverPattern.test(tls.listen)) throw new Error(`invalid HTTPS listen address ${JSON.stringify(tls.listen)}`)
@@ -111,6 +114,7 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
     checkConfigPath('the TLS certificate', tls.certificate)
     checkConfigPath('the TLS key', tls.key)
   }
+  const site = tls ? await siteOf(tls, siteUrl) : undefined
   // nginx started as root serves and caches as an unprivileged user (`nobody`): the folders must be open to it.
   await mkdir(prefix, { recursive: true })
   await chmod(prefix, 0o755)
@@ -120,8 +124,8 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
   for (const file of ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']) {
     await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
   }
-  await writeFile(path.join(prefix, 'listen.conf'), renderListen(listen, tls))
-  await writeFile(path.join(prefix, 'redirect.conf'), renderRedirect(listen, tls))
+  await writeFile(path.join(prefix, 'listen.conf'), renderListen(listen, tls, site))
+  await writeFile(path.join(prefix, 'redirect.conf'), renderRedirect(listen, tls, site))
   await writeRouting(prefix, options)
   return { configFile: path.join(prefix, 'nginx.conf') }
 }

@@ -4,8 +4,9 @@
  * - Every kind of answer through HTTPS over HTTP/2 equals the instance's own, asked as nginx asks it
  *   (`X-Forwarded-Proto: https` from the trusted address), for every Accept-Encoding; each HTTPS answer carries
  *   Strict-Transport-Security, which nginx adds (the instance sends none).
- * - The plain port: `301` (GET, HEAD) or `308` (other methods) to the same path and query on HTTPS, except certbot's
- *   challenges, served from `<state>/acme`; no HSTS there.
+ * - The plain port: `301` (GET, HEAD) or `308` (other methods) to the same path and query at the site's HTTPS origin
+ *   (SITE_URL), cached an hour, except certbot's challenges, served from `<state>/acme`; no HSTS there. Other names
+ *   and the slowloris: front-door-shedding.test.ts.
  * - TLS 1.2 and 1.3 only, resumption of both, SITE_URL the HTTPS origin, and `--reload` serving a new certificate.
  */
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
@@ -56,12 +57,18 @@ const instancePort = (await readDeployState(state)).deployments[0]!.instances[0]
 const instance = `http://127.0.0.1:${instancePort}`
 const ca = await readFile(first.certificate)
 
-const session = http2.connect(`https://127.0.0.1:${httpsPort}`, { ca, servername: 'localhost' })
+// The site's name, as a browser sends it (nginx serves no other): the connection to its address.
+const session = http2.connect(`https://localhost:${httpsPort}`, {
+  ca,
+  servername: 'localhost',
+  createConnection: () =>
+    tls.connect({ host: '127.0.0.1', port: httpsPort, ca, servername: 'localhost', ALPNProtocols: ['h2'] }),
+})
 t.teardown(() => session.close())
 // What nginx adds for the instances (courier.conf): the instance trusts them from 127.0.0.1 (TRUST_PROXY).
 const asNginxAsks = {
   'x-forwarded-proto': 'https',
-  'x-forwarded-host': '127.0.0.1',
+  'x-forwarded-host': 'localhost',
   'x-forwarded-port': String(httpsPort),
   'x-forwarded-for': '127.0.0.1',
 }
@@ -123,23 +130,24 @@ t.test('the plain port redirects to HTTPS, except certbot challenges', async (t)
     ['PUT', 308],
     ['DELETE', 308],
   ] as const) {
-    const answer = await getHttp1(plain, '/some/a%20b?x=1&y=2', { host: 'site.example' }, method)
+    const answer = await getHttp1(plain, '/some/a%20b?x=1&y=2', { host: 'localhost' }, method)
     t.equal(answer.status, status, `${method}: ${status}`)
     t.equal(
       answer.headers.location,
-      `https://site.example:${httpsPort}/some/a%20b?x=1&y=2`,
-      `${method}: the same path and query on HTTPS`,
+      `https://localhost:${httpsPort}/some/a%20b?x=1&y=2`,
+      `${method}: the same path and query on the site's HTTPS origin`,
     )
+    t.equal(answer.headers['cache-control'], 'max-age=3600', `${method}: cached an hour`)
     t.equal(answer.headers['strict-transport-security'], undefined, `${method}: no HSTS over plain HTTP`)
   }
   const challenges = path.join(state, 'acme', '.well-known', 'acme-challenge')
   await mkdir(challenges, { recursive: true })
   await writeFile(path.join(challenges, 'token-123'), 'token-123.thumbprint')
-  const challenge = await getHttp1(plain, '/.well-known/acme-challenge/token-123', {})
+  const challenge = await getHttp1(plain, '/.well-known/acme-challenge/token-123', { host: 'localhost' })
   t.equal(challenge.status, 200, 'a challenge file: served')
   t.equal(challenge.wire.toString(), 'token-123.thumbprint')
   t.equal(
-    (await getHttp1(plain, '/.well-known/acme-challenge/missing', {})).status,
+    (await getHttp1(plain, '/.well-known/acme-challenge/missing', { host: 'localhost' })).status,
     404,
     'a missing one: 404, not a redirect',
   )

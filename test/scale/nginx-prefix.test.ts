@@ -89,6 +89,8 @@ t.test(
         '1',
         '-subj',
         '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,DNS:www.localhost',
       ],
       { encoding: 'utf8' },
     )
@@ -101,11 +103,29 @@ t.test(
     const listen = await readFile(path.join(prefix, 'listen.conf'), 'utf8')
     t.match(listen, /listen 127\.0\.0\.1:18443 ssl http2;/)
     t.match(listen, `ssl_certificate ${certificate};`)
+    t.match(listen, /server_name localhost www\.localhost;/, "HTTPS answers the certificate's names")
     const redirect = await readFile(path.join(prefix, 'redirect.conf'), 'utf8')
-    t.match(redirect, /listen 127\.0\.0\.1:18080;/)
-    t.match(redirect, /return 301 https:\/\/\$host:18443\$request_uri;/)
-    t.match(redirect, /return 308 https:\/\/\$host:18443\$request_uri;/)
+    t.match(redirect, /listen 127\.0\.0\.1:18080;\n  server_name localhost www\.localhost;/)
+    t.match(redirect, /return 301 https:\/\/localhost:18443\$request_uri;/, "to the certificate's first name")
+    t.match(redirect, /return 308 https:\/\/localhost:18443\$request_uri;/)
+    t.notMatch(redirect, /\$host/, "never the request's Host")
     t.match(redirect, /root \.\.\/acme;/)
+    t.match(
+      redirect,
+      /listen 127\.0\.0\.1:18080 default_server;[\s\S]*?location \/ \{\n    return 444;/,
+      'other names: nothing',
+    )
+    t.match(redirect, /listen 127\.0\.0\.1:18443 ssl http2 default_server;\n  ssl_reject_handshake on;/)
+    // SITE_URL, when it is an HTTPS origin, is where the plain port redirects, and a name HTTPS answers.
+    await writePrefix({ prefix, listen: '127.0.0.1:18080', tls, siteUrl: 'https://Courier.example', deployments })
+    t.match(
+      await readFile(path.join(prefix, 'redirect.conf'), 'utf8'),
+      /return 301 https:\/\/courier\.example\$request_uri;/,
+    )
+    t.match(
+      await readFile(path.join(prefix, 'listen.conf'), 'utf8'),
+      /server_name localhost www\.localhost courier\.example;/,
+    )
     t.match(
       await readFile(path.join(prefix, 'deployments.conf'), 'utf8'),
       /server 127\.0\.0\.1:4002 max_fails=1 fail_timeout=2s down;/,
@@ -113,7 +133,7 @@ t.test(
     )
     // On 443 the redirect names no port.
     await writePrefix({ prefix, listen: '127.0.0.1:18080', tls: { ...tls, listen: '127.0.0.1:443' }, deployments })
-    t.match(await readFile(path.join(prefix, 'redirect.conf'), 'utf8'), /return 301 https:\/\/\$host\$request_uri;/)
+    t.match(await readFile(path.join(prefix, 'redirect.conf'), 'utf8'), /return 301 https:\/\/localhost\$request_uri;/)
     const bad: Array<[Partial<typeof tls>, RegExp]> = [
       [{ listen: 'all' }, /invalid HTTPS listen address/],
       [{ listen: '127.0.0.1:18080' }, /must differ from the plain one/],

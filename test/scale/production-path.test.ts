@@ -249,9 +249,15 @@ t.test('the doc, step by step', async (t) => {
     fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')),
     'with the self-signed certificate',
   )
-  const plain = await fetch(`http://${variables.COURIER_HTTP}/some/page?page=2`, { redirect: 'manual' })
+  const plain = await fetch(`http://${variables.COURIER_HOST}:${portOf(variables.COURIER_HTTP)}/some/page?page=2`, {
+    redirect: 'manual',
+  })
   t.equal(plain.status, 301, 'plain HTTP redirects')
-  t.equal(plain.headers.get('location'), `https://${variables.COURIER_HTTPS}/some/page?page=2`)
+  t.equal(
+    plain.headers.get('location'),
+    `https://${variables.COURIER_HOST}:${portOf(variables.COURIER_HTTPS)}/some/page?page=2`,
+    "to the site's name",
+  )
 
   const pebble = await startPebble(work, {
     validationPort: portOf(variables.COURIER_HTTP),
