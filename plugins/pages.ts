@@ -132,7 +132,13 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   ) {
     const { version } = result
     if (!('props' in version.answer)) return answerPage(request, reply, page, params, version.answer)
-    const live = loadLiveData(result.loadLive, serverLimits.liveDataTimeoutMs, request)
+    const clientGone = () => reply.raw.destroyed && !reply.raw.writableFinished
+    const live = loadLiveData(result.loadLive, serverLimits.liveDataTimeoutMs, {
+      log: request.log,
+      id: request.id,
+      host: request.host,
+      clientGone,
+    })
     const kept = version.answer.props
     // A shell is kept with a kept version only: one past the bound renders whole, as its static page would stream.
     const wanted = { page, params, version, kept, live }

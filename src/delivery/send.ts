@@ -112,7 +112,7 @@ export class Sender {
     if (nonce === undefined && tags === undefined && reply.statusCode === 200) {
       const etag = this.#bytes.etag(document)
       reply.header('etag', encodedEtag(etag, coding))
-      if (matchesAnyEncoding(request.headers['if-none-match'], etag)) return reply.code(304).send()
+      if (matchesAnyEncoding(request.headers['if-none-match'], etag)) return notModified(reply)
     }
     if (coding === 'gzip') return sendBytes(reply, this.#bytes.gzip(document, nonce, tags), coding)
     if (coding === 'zstd') return sendBytes(reply, this.#bytes.zstd(document, nonce, tags), coding)
@@ -132,7 +132,7 @@ export class Sender {
     this.varyByCoding(reply)
     reply.header('etag', encodedEtag(kept.etag, coding))
     if (matchesAnyEncoding(request.headers['if-none-match'], kept.etag)) {
-      return reply.code(304).header('cache-control', head.cacheControl).send()
+      return notModified(reply.header('cache-control', head.cacheControl))
     }
     if (coding !== 'identity') reply.header('content-encoding', coding)
     reply.code(head.statusCode).header('cache-control', head.cacheControl).type(head.type)
@@ -247,4 +247,13 @@ const noHeadTags = Buffer.alloc(0)
 function sendBytes(reply: FastifyReply, bytes: Buffer, coding: Coding): FastifyReply {
   if (coding !== 'identity') reply.header('content-encoding', coding)
   return reply.header('content-length', bytes.length).send(bytes)
+}
+
+/**
+ * A 304: no body, so no `Content-Type` (RFC 9110 15.4.5 lists what a 304 repeats: Cache-Control, ETag, Vary and the
+ * like, not the type of a body it does not carry); the route may have typed the 200 it would have been.
+ */
+function notModified(reply: FastifyReply): FastifyReply {
+  reply.removeHeader('content-type')
+  return reply.code(304).send()
 }

@@ -56,12 +56,13 @@ export async function joinPartialAnswers(
 /**
  * Runs a partly prerendered page's request-time loader for one request: its props, or its failure (it threw, timed
  * out, or answered not-found or a redirect, which a page whose shell is out with a 200 cannot honour) as the digest
- * of its log line. Never rejects: the holes render either.
+ * of its log line. Never rejects: the holes render either. A loader that fails after the client has gone is a debug
+ * line (`clientGone`: the answer's connection closed before it ended).
  */
 export async function loadLiveData(
   load: () => Promise<LoaderAnswer<unknown> | PageAnswer>,
   timeoutMs: number,
-  request: { log: FastifyBaseLogger; id: string; host: string },
+  request: { log: FastifyBaseLogger; id: string; host: string; clientGone: () => boolean },
 ): Promise<LiveData<unknown>> {
   try {
     const timedOut = () => new LiveTimeoutError(`the request-time loader did not answer in ${timeoutMs} ms`)
@@ -70,6 +71,13 @@ export async function loadLiveData(
     if (!('props' in answer)) throw new LiveAnswerError('a request-time loader may only answer props')
     return { value: answer.props }
   } catch (error) {
+    // Nobody is left to show the failure to (the client closed the connection while the loader ran): not an error
+    // of the site's, and no digest to look up.
+    if (request.clientGone()) {
+      const reason = error instanceof Error ? error.message : String(error)
+      request.log.debug({ reason }, 'request-time data not needed: the client left')
+      return { failed: { digest: '', host: request.host } }
+    }
     const { digest } = assignDigest(error, request.id)
     request.log.error({ err: error, digest }, 'request-time data failed')
     return { failed: { digest, host: request.host } }

@@ -61,6 +61,7 @@ t.test('static data: one ETag for the deployment, 304 on If-None-Match, 200 on a
   t.equal(revalidated.statusCode, 304)
   t.equal(revalidated.body, '')
   t.equal(revalidated.headers.etag, etag)
+  t.equal(revalidated.headers['content-type'], undefined, 'a 304 has no body to type')
   t.equal(
     (await app.inject({ url, headers: { 'if-none-match': `"x", W/${etag}` } })).statusCode,
     304,

@@ -3,6 +3,7 @@ import { createElement, Suspense, use } from 'react'
 import { prerenderToNodeStream } from 'react-dom/static'
 import t from 'tap'
 import { revalidation } from '../../config/content.ts'
+import { serverLimits } from '../../config/server.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { inlineScriptHashes } from '../../src/render/shell-hash.ts'
@@ -105,6 +106,31 @@ t.test('the shell’s first byte goes out before the request-time loader has ans
   })
   t.match(arrived, 'Partly prerendered', 'the shell arrived')
   t.notMatch(arrived, '<div hidden id="S:', 'the hole had not, nor its failure (the loader gives up after 5 s)')
+})
+
+t.test('a client that leaves while its hole waits for the loader: a debug line, no error line', async (t) => {
+  const { app, logs } = await build(t, testRoutes)
+  const origin = await listen(app)
+  await new Promise<void>((resolve, reject) => {
+    const request = http.get(`${origin}${partialPath}?delay=never`, (response) => {
+      response.on('data', () => {
+        request.destroy()
+        resolve()
+      })
+    })
+    request.on('error', (error) => (error.message === 'socket hang up' ? undefined : reject(error)))
+  })
+  // The loader's time-out passes with nobody left to show its failure to.
+  await new Promise((resolve) => setTimeout(resolve, serverLimits.liveDataTimeoutMs + 500))
+  t.same(
+    logs().filter((line) => line.level >= 50),
+    [],
+    'no error line',
+  )
+  t.ok(
+    logs().some((line) => line.level === 20 && line.msg === 'request-time data not needed: the client left'),
+    'one debug line says the loader ended after the client left',
+  )
 })
 
 t.test(

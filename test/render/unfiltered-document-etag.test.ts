@@ -39,6 +39,7 @@ t.test('an unfiltered kept document: one ETag per coding, equal across instances
       t.equal(revisit.statusCode, 304, `${page.path} ${coding}: 304 for a revisit`)
       t.equal(revisit.body, '', 'without a body')
       t.equal(revisit.headers['cache-control'], one.headers['cache-control'], 'with its Cache-Control')
+      t.equal(revisit.headers['content-type'], undefined, 'without Content-Type: there is no body to type')
     }
     t.equal(new Set(tags.values()).size, 4, `${page.path}: one tag per coding`)
   }
