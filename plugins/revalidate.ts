@@ -129,21 +129,37 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
       errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
     })
     // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet
-    // like the calls' budget: read before the token is compared, counted when it does not match.
+    // like the calls' budget. A client already out of it is refused before its token is compared; a failure is counted
+    // in one atomic step (one Lua script in Redis, src/shared-state/redis-rate-limit.ts; one synchronous step in
+    // memory) and answered by the number it got: only the first `maxFailuresPerWindow` numbers of a window are 401s,
+    // however many guesses arrive at once.
     const failures = scope.createRateLimit({
       max: revalidation.maxFailuresPerWindow,
       timeWindow: revalidation.windowMs,
       keyGenerator: (request) => `revalidate-failures:${clientOf(request)}`,
     })
 
-    async function requireToken(request: FastifyRequest) {
+    /** The lockout: 429 with `Retry-After`, the seconds until the client's window of failures ends. */
+    function refuseGuesser(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      spent: { max?: number; ttlInSeconds?: number },
+    ) {
+      const retryAfter = Math.max(1, spent.ttlInSeconds ?? 0)
+      request.log.warn(
+        { failures: spent.max, retryAfter },
+        'revalidation refused: too many failed calls from this client',
+      )
+      reply.header('retry-after', String(retryAfter))
+      return new errors.RevalidateRateLimited(`${retryAfter} seconds`)
+    }
+
+    async function requireToken(request: FastifyRequest, reply: FastifyReply) {
       const spent = await failures(request, { increment: false })
-      if (!spent.isAllowed && spent.remaining === 0) {
-        request.log.warn({ failures: spent.max }, 'revalidation refused: too many failed calls from this client')
-        throw new errors.RevalidateRateLimited(`${spent.ttlInSeconds} seconds`)
-      }
+      if (!spent.isAllowed && spent.remaining === 0) throw refuseGuesser(request, reply, spent)
       if (matchesToken(bearerToken(request.headers.authorization))) return
-      await failures(request)
+      const counted = await failures(request)
+      if (!counted.isAllowed && counted.isExceeded) throw refuseGuesser(request, reply, counted)
       throw new errors.RevalidateUnauthorized()
     }
 

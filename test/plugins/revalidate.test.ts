@@ -249,6 +249,36 @@ t.test(
   },
 )
 
+t.test(
+  '200 concurrent wrong tokens from one client: at most the budget of 401s, the rest 429 with Retry-After',
+  async (t) => {
+    const { app } = await build(t, { REVALIDATE_TOKEN: token })
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, guess) =>
+        app.inject({
+          method: 'POST',
+          url: revalidation.path,
+          headers: { authorization: `Bearer guess-${guess}` },
+          payload: { tags: ['none'] },
+        }),
+      ),
+    )
+    const unauthorized = responses.filter((response) => response.statusCode === 401)
+    const refused = responses.filter((response) => response.statusCode === 429)
+    t.ok(unauthorized.length <= revalidation.maxFailuresPerWindow, `${unauthorized.length} answered 401`)
+    t.equal(unauthorized.length + refused.length, 200, 'every other guess: 429')
+    const windowSeconds = revalidation.windowMs / 1000
+    t.ok(
+      refused.every((response) => {
+        const retryAfter = Number(response.headers['retry-after'])
+        return Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds
+      }),
+      `each 429 says when to retry (1 to ${windowSeconds} s)`,
+    )
+    t.match(refused[0]?.json(), { code: 'COURIER_ERR_REVALIDATE_RATE_LIMITED' })
+  },
+)
+
 t.test('the Bearer scheme in any case; the 401 says what a call needs', async (t) => {
   const { app } = await build(t, { REVALIDATE_TOKEN: token })
   for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
