@@ -173,4 +173,8 @@ export const sharedPages = Object.freeze({
   /** A page version stays in Redis this long after it was written, for instances that have not loaded it yet: two
    * days, like the images (a page still asked for is written again at its next regeneration). */
   retentionMs: 2 * 24 * 60 * 60 * 1000,
+  /** A shared version stamped later than this instance's clock by more than this was not made by an instance of the
+   * fleet (their clocks agree within milliseconds under NTP; 5 s is a clock that stepped, not a loader): it is ignored
+   * and made again, so a version planted in Redis with a future time cannot stay fresh forever. */
+  clockSkewMs: 5_000,
 })

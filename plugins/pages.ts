@@ -181,7 +181,8 @@ async function sharedPages(fastify: FastifyInstance, redis: SharedRedis): Promis
     import('../src/shared-state/shared-pages.ts'),
     import('../src/shared-state/redis-page-store.ts'),
   ])
-  return new SharedPages(new RedisPageStore({ redis, deploymentId: fastify.deploymentId, log: fastify.log }))
+  const store = new RedisPageStore({ redis, deploymentId: fastify.deploymentId, log: fastify.log })
+  return new SharedPages(store, { log: fastify.log })
 }
 
 declare module 'fastify' {

@@ -13,6 +13,10 @@ import type { RegenerationReport } from '../../src/pages/regeneration.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
 import { MemoryPageStore } from '../helpers/memory-page-store.ts'
 import { SharedPages } from '../../src/shared-state/shared-pages.ts'
+import { pino } from 'pino'
+import { sharedPages } from '../../config/content.ts'
+import { pageKey } from '../../src/pages/page-version.ts'
+import { captureLogs } from '../helpers/app.ts'
 
 /** A fleet of `size` instances over one store; the page's loader answers `state.version` and counts its runs. */
 function fleetOf(size: number, options: { revalidate?: number; logLength?: number } = {}) {
@@ -33,6 +37,8 @@ function fleetOf(size: number, options: { revalidate?: number; logLength?: numbe
   }
   const store = new MemoryPageStore(options.logLength === undefined ? {} : { logLength: options.logLength })
   const clock = { now: 1_000_000 }
+  const { stream, lines: logs } = captureLogs()
+  const logger = pino({ level: 'debug' }, stream)
   const matchPage = createPageMatcher([page])
   const match = matchPage('/versioned/a')!
   const instances = Array.from({ length: size }, () => {
@@ -42,7 +48,7 @@ function fleetOf(size: number, options: { revalidate?: number; logLength?: numbe
       content: siteContent,
       matchPage,
       maxStaticEntries: 10,
-      share: new SharedPages(store),
+      share: new SharedPages(store, { log: logger, now: () => clock.now }),
       onRegeneration: (report) => reports.push(report),
       now: () => clock.now,
     })
@@ -55,7 +61,7 @@ function fleetOf(size: number, options: { revalidate?: number; logLength?: numbe
     }
     return { versions, reports, served }
   })
-  return { instances, store, state, clock }
+  return { instances, store, state, clock, logs, key: pageKey(match) }
 }
 
 t.test("one loader run for the fleet: the second instance takes the first one's version, the same bytes", async (t) => {
@@ -101,6 +107,34 @@ t.test(
     b!.versions.revalidate({ paths: [], tags: ['one:a'] })
     t.equal((await b!.served()).version, 3, 'a tag of the version names it too')
     t.equal(state.runs, 3)
+  },
+)
+
+t.test(
+  'a version no instance wrote (from the future, or numbered past the newest revalidation): ignored, made again, one warn line',
+  async (t) => {
+    for (const forged of [
+      { seq: 1_000_000, generatedAt: 1_000_000, reason: 'seq' },
+      { seq: 0, generatedAt: 1_000_000 + sharedPages.clockSkewMs + 1, reason: 'future' },
+    ]) {
+      const { instances, store, state, logs, key } = fleetOf(2)
+      const [a, b] = instances
+      store.append({ paths: ['/versioned/elsewhere'], tags: [] })
+      const { seq, generatedAt } = forged
+      await store.write(key, { answer: { props: { version: 666 } }, tags: [], seq, generatedAt })
+      t.equal((await a!.served()).version, 1, `${forged.reason}: the loader's version is served`)
+      t.equal(state.runs, 1)
+      t.equal((await b!.served()).version, 1, 'and the others take it: it overwrote the planted one')
+      t.equal(state.runs, 1)
+      const warned = logs().filter((line) => line.level === 40)
+      t.match(warned, [{ msg: 'shared page version ignored: not one the fleet made', reason: forged.reason, key }])
+    }
+    const { instances, store, state, logs, key } = fleetOf(1)
+    const withinSkew = 1_000_000 + sharedPages.clockSkewMs
+    await store.write(key, { answer: { props: { version: 7 } }, tags: [], seq: 0, generatedAt: withinSkew })
+    t.equal((await instances[0]!.served()).version, 7, 'a clock ahead by the skew allowance is a clock, not a forgery')
+    t.equal(state.runs, 0)
+    t.same(logs(), [])
   },
 )
 
