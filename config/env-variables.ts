@@ -51,6 +51,8 @@ export function integer(range: {
 interface TextRule {
   /** What the text must match, said in the message when it does not (e.g. "an http(s) origin"). */
   pattern?: { test: RegExp; says: string }
+  /** The text may hold a secret (a URL's password): a message names the rule, never the value. */
+  holdsSecret?: boolean
 }
 
 /** Text that is not empty, matching a pattern when one is given. */
@@ -61,7 +63,10 @@ export function text(rule: TextRule & { default?: string }): EnvVariable<string 
     read(name, value) {
       if (value === undefined) return rule.default
       if (value === '') throw invalid(name, value, 'set to something, or unset')
-      if (rule.pattern && !rule.pattern.test.test(value)) throw invalid(name, value, rule.pattern.says)
+      if (rule.pattern && !rule.pattern.test.test(value)) {
+        if (rule.holdsSecret) throw new EnvValueError(`${name} must be ${rule.pattern.says} (the value is not shown)`)
+        throw invalid(name, value, rule.pattern.says)
+      }
       return value
     },
   }

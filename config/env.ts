@@ -48,8 +48,12 @@ const variables = {
   IMAGES_ALLOW_SVG: flag(false),
   /** Worker processes through node:cluster, one per core at most is useful (docs/running-at-scale.md). */
   WEB_CONCURRENCY: integer({ minimum: 1, maximum: 256, default: 1 }),
-  /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process. */
-  REDIS_URL: text({ pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' } }),
+  /** Shared state for many instances (optimized images, the client-report rate limit). Unset: all in this process.
+   * It carries Redis' password (`redis://:PASSWORD@host:port`, docs/running-at-scale.md "2. Redis"): never shown. */
+  REDIS_URL: text({
+    pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' },
+    holdsSecret: true,
+  }),
   /**
    * Prometheus metrics on a port of their own (docs/operations.md "Metrics"), never the site's. Unset: no metrics at
    * all.

@@ -113,6 +113,11 @@ t.test('WEB_CONCURRENCY and REDIS_URL', async (t) => {
     const name = Object.keys(bad)[0]!
     t.throws(() => loadConfig(bad), { name: 'ConfigError', message: new RegExp(name) }, JSON.stringify(bad))
   }
+  const withPassword = loadConfig({ REDIS_URL: 'redis://:a-redis-password@127.0.0.1:6379' })
+  t.equal(withPassword.redisUrl, 'redis://:a-redis-password@127.0.0.1:6379', 'the password rides in the URL')
+  const refused = t.throws(() => loadConfig({ REDIS_URL: 'http://:a-redis-password@127.0.0.1:6379' })) as Error
+  t.match(refused.message, /REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/)
+  t.notMatch(refused.message, 'a-redis-password', 'a refused REDIS_URL is not shown: it may carry the password')
 })
 
 t.test(

@@ -12,7 +12,17 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { X509Certificate } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import http2 from 'node:http2'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -103,10 +113,27 @@ t.teardown(async () => {
       { env },
     )
   }
-  if (variables.REDIS_PORT) spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'])
+  if (variables.REDIS_PORT) {
+    const REDISCLI_AUTH = redisPassword()
+    spawnSync('redis-cli', ['-p', variables.REDIS_PORT, 'shutdown', 'nosave'], { env: { ...env, REDISCLI_AUTH } })
+  }
   stopPebble?.()
   rmSync(work, { recursive: true, force: true })
 })
+
+/** The password the `redis` step gave Redis (its `requirepass` line); '' before the step. */
+function redisPassword(): string {
+  const file = path.join(variables.COURIER_STATE, 'redis.conf')
+  return existsSync(file) ? (/^requirepass (\S+)$/m.exec(readFileSync(file, 'utf8'))?.[1] ?? '') : ''
+}
+
+/** redis-cli against the trial's Redis, with the password or without; what it printed. */
+function redisCli(password: string | undefined, ...args: string[]): string {
+  const auth = password === undefined ? {} : { REDISCLI_AUTH: password }
+  const { REDISCLI_AUTH: _inherited, ...rest } = env
+  return spawnSync('redis-cli', ['-p', variables.REDIS_PORT, ...args], { env: { ...rest, ...auth }, encoding: 'utf8' })
+    .stdout
+}
 
 /** One step of the doc, as bash runs a pasted block (stopping at the first failing command). */
 function runStep(
@@ -230,11 +257,21 @@ t.test('the doc, step by step', async (t) => {
     'clone: npm ci installed the pinned Node',
   )
   await redisStep()
-  await step('env')
-  t.match(
-    readFileSync(path.join(variables.COURIER_STATE, 'courier.env'), 'utf8'),
-    /^REDIS_URL=redis:\/\/127\.0\.0\.1:\d+\nREVALIDATE_TOKEN=[0-9a-f]{48}\n$/,
+  const password = redisPassword()
+  t.match(password, /^[0-9a-f]{64}$/, 'redis: a password of 32 random bytes')
+  t.equal(
+    statSync(path.join(variables.COURIER_STATE, 'redis.conf')).mode & 0o777,
+    0o600,
+    'in a file only its owner reads',
   )
+  t.match(redisCli(undefined, 'get', 'courier:x'), /NOAUTH/, 'redis refuses a client without the password')
+  await step('env')
+  const envFile = path.join(variables.COURIER_STATE, 'courier.env')
+  t.equal(
+    readFileSync(envFile, 'utf8').replace(/REVALIDATE_TOKEN=[0-9a-f]{48}\n$/, 'REVALIDATE_TOKEN=...'),
+    `REDIS_URL=redis://:${password}@127.0.0.1:${variables.REDIS_PORT}\nREVALIDATE_TOKEN=...`,
+  )
+  t.equal(statSync(envFile).mode & 0o777, 0o600, 'the environment file: its owner alone reads it')
   await step('trial-certificate')
 
   await deployTrialStep()
@@ -249,6 +286,16 @@ t.test('the doc, step by step', async (t) => {
     fingerprintOf(path.join(variables.COURIER_STATE, 'trial-cert.pem')),
     'with the self-signed certificate',
   )
+  // The instances' heartbeats (the revalidation channel, REVALIDATE_TOKEN set): they authenticated with the URL's password.
+  t.match(redisCli(password, '--scan', '--pattern', 'courier:*'), /courier:/, 'the instances share state through Redis')
+  const instanceLogs = spawnSync(
+    'grep',
+    ['-rl', password, variables.COURIER_STATE, '--exclude=redis.conf', '--exclude=courier.env'],
+    {
+      encoding: 'utf8',
+    },
+  ).stdout
+  t.equal(instanceLogs, '', 'no log or other file of the state holds the password')
   const plain = await fetch(`http://${variables.COURIER_HOST}:${portOf(variables.COURIER_HTTP)}/some/page?page=2`, {
     redirect: 'manual',
   })
