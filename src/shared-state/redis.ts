@@ -83,13 +83,11 @@ export class SharedRedis {
   }
 }
 
-/** The URL as logged: without its password. */
+/** The URL as logged: `[Redacted]` in place of its password, as in every other log line (URL's own setter would
+ * percent-encode the brackets); its query (ioredis options) left out. */
 function safeUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '[Redacted]'
-    return parsed.toString()
-  } catch {
-    return '[unparsable]'
-  }
+  if (!URL.canParse(url)) return '[unparsable]'
+  const { protocol, username, password, host, pathname } = new URL(url)
+  const userInfo = username || password ? `${username}${password ? ':[Redacted]' : ''}@` : ''
+  return `${protocol}//${userInfo}${host}${pathname === '/' ? '' : pathname}`
 }

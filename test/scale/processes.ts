@@ -76,13 +76,14 @@ export interface RedisProcess {
 }
 
 /** redis-server on a free loopback port (another if that one is taken first), without persistence; stopped on
- * teardown. */
-export async function startRedis(t: Test): Promise<RedisProcess> {
+ * teardown. With `password`, it asks for it (`requirepass`) and the URL carries it (`redis://:password@...`), as the
+ * production path sets it up (docs/running-at-scale.md "2. Redis"). */
+export async function startRedis(t: Test, options: { password?: string } = {}): Promise<RedisProcess> {
   let child: ChildProcess | undefined
+  const auth = options.password === undefined ? [] : ['--requirepass', options.password]
   async function startOn(port: number) {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth]
+    child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
     await waitForOutput(child, /Ready to accept connections/, 'redis-server')
   }
   async function stop() {
@@ -93,7 +94,8 @@ export async function startRedis(t: Test): Promise<RedisProcess> {
     await startOn(candidate)
     return candidate
   })
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start: () => startOn(port) }
+  const userInfo = options.password === undefined ? '' : `:${options.password}@`
+  return { url: `redis://${userInfo}127.0.0.1:${port}`, port, stop, start: () => startOn(port) }
 }
 
 export interface NginxProcess {

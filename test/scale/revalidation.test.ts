@@ -8,6 +8,7 @@
 import t, { type Test } from 'tap'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
+import net from 'node:net'
 import path from 'node:path'
 import { revalidation } from '../../config/content.ts'
 import { build, type Built } from '../helpers/app.ts'
@@ -223,3 +224,127 @@ t.test('a revalidation reaches every instance through Redis: each serves the new
     t.ok((await observer.pttl(key)) > 0, `${key} has a time to live`)
   }
 })
+
+/** What Redis answers a command sent without authenticating, over a plain socket. */
+function refusedWithoutPassword(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET courier:x\r\n'))
+    socket.once('data', (reply) => (socket.destroy(), resolve(reply.toString('utf8'))))
+    socket.once('error', reject)
+  })
+}
+
+/** Two apps over a Redis that asks for a password (REDIS_URL carries it), each connected and listening. */
+async function passwordFleet(t: Test, extra: Record<string, string> = {}) {
+  const password = 'scale-test-redis-password-0123456789'
+  const redis = await startRedis(t, { password })
+  const dir = await contentCopy(t)
+  const env = { ...testRoutes, REDIS_URL: redis.url, REVALIDATE_TOKEN: token, CONTENT_DIR: dir, ...extra }
+  const fleet = [await build(t, env), await build(t, env)]
+  const observer = new Redis(redis.url)
+  t.teardown(() => observer.disconnect())
+  const subscribers = async () =>
+    Number(((await observer.pubsub('NUMSUB', 'courier:revalidate')) as [string, number])[1])
+  await waitFor('both instances subscribed, with the password', async () => (await subscribers()) === 2)
+  return { fleet, observer, password, redis }
+}
+
+t.test(
+  'Redis with a password: every connection authenticates with the URL’s; no log line holds the password',
+  async (t) => {
+    const { fleet, observer, password, redis } = await passwordFleet(t)
+    const guide = testGuidePath('tide-tables')
+    t.equal((await fleet[0]!.app.inject(guide)).statusCode, 200)
+    await waitFor('a page version in Redis', async () => (await observer.keys('courier:page:*')).length > 0)
+    t.match(await refusedWithoutPassword(redis.port), /^-NOAUTH/, 'a client without the password gets nothing')
+    for (const { logs } of fleet) {
+      const lines = logs().map((line) => JSON.stringify(line))
+      t.ok(
+        logs().some((line) => line.msg === 'redis connected: sharing state' && /\[Redacted\]/.test(String(line.redis))),
+        'the connected line names Redis without its password',
+      )
+      t.same(
+        lines.filter((line) => line.includes(password)),
+        [],
+        'no line holds it',
+      )
+    }
+  },
+)
+
+t.test(
+  '200 concurrent wrong tokens from one client over two instances: at most 10 answer 401, the rest 429',
+  async (t) => {
+    const { fleet } = await passwordFleet(t)
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, guess) =>
+        fleet[guess % 2]!.app.inject({
+          method: 'POST',
+          url: revalidation.path,
+          headers: { authorization: `Bearer guess-${guess}` },
+          payload: { tags: ['none'] },
+        }),
+      ),
+    )
+    const count = (status: number) => responses.filter((response) => response.statusCode === status).length
+    t.ok(
+      count(401) <= revalidation.maxFailuresPerWindow,
+      `${count(401)} answered 401 (budget ${revalidation.maxFailuresPerWindow})`,
+    )
+    t.equal(count(401) + count(429), 200, 'every other guess: 429')
+    const retryAfters = responses
+      .filter((response) => response.statusCode === 429)
+      .map((response) => Number(response.headers['retry-after']))
+    t.ok(
+      retryAfters.every(
+        (seconds) => Number.isInteger(seconds) && seconds >= 1 && seconds <= revalidation.windowMs / 1000,
+      ),
+      `each 429 says when the window ends (Retry-After ${Math.min(...retryAfters)}-${Math.max(...retryAfters)} s)`,
+    )
+    t.comment(`401: ${count(401)}, 429: ${count(429)}`)
+  },
+)
+
+t.test(
+  'a page version planted in Redis with a future time and a high number: a revalidation replaces it, one warn line',
+  async (t) => {
+    const { fleet, observer } = await passwordFleet(t)
+    const guide = testGuidePath('tide-tables')
+    for (const { app } of fleet) t.match((await app.inject(guide)).body, 'one of the skills')
+    const [pageKey] = (await observer.keys('courier:page:*')).filter((key) => !key.startsWith('courier:page-lock'))
+    t.ok(pageKey, 'the fleet keeps the guide in Redis')
+    const kept = JSON.parse((await observer.get(pageKey!))!) as Record<string, unknown>
+    const forged = JSON.stringify({
+      ...kept,
+      answer: JSON.parse(JSON.stringify(kept.answer).replaceAll('one of the skills', 'a planted sentence')),
+      generatedAt: Date.now() + 365 * 24 * 60 * 60 * 1000,
+      seq: 1_000_000_000,
+    })
+    await observer.set(pageKey!, forged, 'PX', 60_000)
+    const calledAt = performance.now()
+    const response = await fleet[0]!.app.inject({
+      method: 'POST',
+      url: revalidation.path,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { paths: [guide] },
+    })
+    t.equal(response.statusCode, 200)
+    const bodies = await Promise.all(fleet.map(({ app }) => app.inject(guide)))
+    const servedMs = performance.now() - calledAt
+    for (const body of bodies) {
+      t.notMatch(body.body, 'a planted sentence', 'the planted version is never served')
+      t.match(body.body, 'one of the skills', 'the regenerated one is')
+    }
+    t.comment(`every instance served the regenerated page ${servedMs.toFixed(1)} ms after the call`)
+    t.notMatch(await observer.get(pageKey!), 'a planted sentence', 'and it replaced the planted one in Redis')
+    const warned = fleet.map(({ logs }) =>
+      logs().filter((line) => line.msg === 'shared page version ignored: not one the fleet made'),
+    )
+    t.ok(warned.flat().length >= 1, 'a warn line says so')
+    t.ok(
+      warned.every((lines) => lines.length <= 1),
+      `one line per instance at most (${warned.map((lines) => lines.length).join(', ')})`,
+    )
+    t.match(warned.flat()[0], { level: 40, reason: 'future' })
+  },
+)
