@@ -288,14 +288,21 @@ t.test('the doc, step by step', async (t) => {
   )
   // The instances' heartbeats (the revalidation channel, REVALIDATE_TOKEN set): they authenticated with the URL's password.
   t.match(redisCli(password, '--scan', '--pattern', 'courier:*'), /courier:/, 'the instances share state through Redis')
-  const instanceLogs = spawnSync(
-    'grep',
-    ['-rl', password, variables.COURIER_STATE, '--exclude=redis.conf', '--exclude=courier.env'],
-    {
-      encoding: 'utf8',
-    },
-  ).stdout
-  t.equal(instanceLogs, '', 'no log or other file of the state holds the password')
+  // What holds it on purpose: the Redis config, the env file, and each instance's record (its environment), all 0600.
+  const holders = spawnSync('grep', ['-rl', password, variables.COURIER_STATE], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map((file) => path.relative(variables.COURIER_STATE, file))
+  t.same(
+    holders.filter((file) => !/^(redis\.conf|courier\.env|instances\/\d+\.json)$/.test(file)),
+    [],
+    'no log or other file of the state holds the password',
+  )
+  t.same(
+    holders.filter((file) => (statSync(path.join(variables.COURIER_STATE, file)).mode & 0o777) !== 0o600),
+    [],
+    'those that hold it: readable by their owner only',
+  )
   const plain = await fetch(`http://${variables.COURIER_HOST}:${portOf(variables.COURIER_HTTP)}/some/page?page=2`, {
     redirect: 'manual',
   })
