@@ -9,6 +9,7 @@ import path from 'node:path'
 import { pino, type Logger } from 'pino'
 import type { Config, TrustProxy } from '../config/env.ts'
 import { serverLimits } from '../config/server.ts'
+import { revalidation } from '../config/content.ts'
 import { AccessLogController } from './access-log.ts'
 import { serverBuildStamp } from './build/build-stamp.ts'
 import { handleConnectionError, refuseConnect } from './connection-errors.ts'
@@ -150,7 +151,10 @@ function warnOfTrustingEveryPeer(app: FastifyInstance): void {
     {
       consequence:
         'the client address is whatever X-Forwarded-For says: a client that sets it itself gets past the ' +
-        "client-report rate limit and names any address in the access log; set TRUST_PROXY to the proxies' " +
+        `client-report rate limit and the revalidation budgets (${revalidation.maxFailuresPerWindow} failed calls per ` +
+        `${revalidation.windowMs / 1000} s per address: it can guess ` +
+        "REVALIDATE_TOKEN without limit, and spend the operator's address's budget to lock its calls out, " +
+        "fleet-wide with REDIS_URL) and names any address in the access log; set TRUST_PROXY to the proxies' " +
         'addresses or a hop count instead',
     },
     'TRUST_PROXY=true trusts every peer: X-Forwarded-For is taken from any client',

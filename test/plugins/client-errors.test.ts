@@ -192,6 +192,8 @@ t.test(
     t.equal(warnings.length, 1, 'one line')
     t.equal(warnings[0]?.level, 40, 'warn')
     t.match(String(warnings[0]?.consequence), /client-report rate limit/, 'it names what a client can get past')
+    t.match(String(warnings[0]?.consequence), /guess REVALIDATE_TOKEN without limit/, 'the token guesses among them')
+    t.match(String(warnings[0]?.consequence), /lock its calls out/, 'and the lockout of the operator')
     // The consequence, for real: one client rotating X-Forwarded-For is 21 clients to the limit.
     for (let index = 0; index <= clientErrorLimits.maxPerWindow; index++) {
       const response = await trustingAll.app.inject({
