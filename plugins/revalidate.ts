@@ -65,6 +65,49 @@ async function redisChannel(redis: SharedRedis, pages: RevalidatedPages, log: Fa
   return new RevalidationChannel({ fleet: new RedisRevalidationLog(redis, log), pages, log })
 }
 
+/** How a revalidation reaches every instance, chosen once at registration. */
+interface RevalidationTransport {
+  /** Tells every instance: how many applied the call (this one included), of how many are known alive. */
+  tell(message: RevalidationMessage): Promise<{ instances: number; alive: number }>
+  close(): Promise<void>
+}
+
+/**
+ * Redis (REDIS_URL: every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY the workers
+ * also hear their siblings through the primary, which carries calls while Redis is down), else the cluster's primary
+ * (WEB_CONCURRENCY), else this process alone.
+ */
+async function revalidationTransport(
+  fastify: FastifyInstance,
+  redis: SharedRedis | null,
+  pages: RevalidatedPages,
+): Promise<RevalidationTransport> {
+  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ pages, log: fastify.log }) : undefined
+  // The primary answers once every worker has been told, and knows them all.
+  const tellSiblings = async (cluster: ClusterRevalidation, message: RevalidationMessage) => {
+    const { instances } = await cluster.tell(message)
+    return { instances, alive: instances }
+  }
+  if (redis) {
+    const channel = await redisChannel(redis, pages, fastify.log)
+    return {
+      tell: (message) => (redis.up || !siblings ? channel.tell(message) : tellSiblings(siblings, message)),
+      close: async () => {
+        await channel.close()
+        siblings?.close()
+      },
+    }
+  }
+  if (siblings) return { tell: (message) => tellSiblings(siblings, message), close: async () => siblings.close() }
+  return {
+    tell: async (message) => {
+      await pages.regenerateNow(message)
+      return { instances: 1, alive: 1 }
+    },
+    close: async () => undefined,
+  }
+}
+
 /**
  * POST /api/revalidate (docs/content.md): with `Authorization: Bearer <REVALIDATE_TOKEN>` and a JSON body
  * `{ "paths": [...], "tags": [...] }`, every kept page at those paths or carrying those tags is regenerated on every
@@ -82,26 +125,11 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   if (token !== undefined && (typeof token !== 'string' || token.length < revalidation.minTokenLength)) {
     throw new errors.OptionInvalid('token', `a bearer token of at least ${revalidation.minTokenLength} characters`)
   }
-  // With REDIS_URL every instance listens, whether or not it takes calls itself; under WEB_CONCURRENCY every worker
-  // also hears its siblings through the primary, which carries calls while Redis is down.
   const redis = fastify.hasDecorator('sharedRedis') ? fastify.sharedRedis : null
-  const channel = redis ? await redisChannel(redis, pages, fastify.log) : undefined
-  const siblings = ClusterRevalidation.available() ? new ClusterRevalidation({ pages, log: fastify.log }) : undefined
-  fastify.addHook('onClose', async () => {
-    await channel?.close()
-    siblings?.close()
+  const transport = await revalidationTransport(fastify, redis, pages)
+  fastify.addHook('onClose', async function closeRevalidationTransport() {
+    await transport.close()
   })
-  /** Tells every instance: how many applied the call (this one included), of how many are known alive. */
-  const broadcast = async (message: RevalidationMessage): Promise<{ instances: number; alive: number }> => {
-    if (channel && (redis?.up || !siblings)) return channel.tell(message)
-    if (siblings) {
-      // The primary answers once every worker has been told, and knows them all.
-      const { instances } = await siblings.tell(message)
-      return { instances, alive: instances }
-    }
-    await pages.regenerateNow(message)
-    return { instances: 1, alive: 1 }
-  }
   // Without REVALIDATE_TOKEN: no route, POST /api/revalidate is a 404 like any unknown path.
   if (token === undefined) return
   const matchesToken = tokenCheck(token)
@@ -112,7 +140,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   ) {
     const wanted = { paths: request.body.paths ?? [], tags: request.body.tags ?? [] }
     const startedAt = performance.now()
-    const { instances, alive } = await broadcast(wanted)
+    const { instances, alive } = await transport.tell(wanted)
     const durationMs = Math.round((performance.now() - startedAt) * 10) / 10
     request.log.info({ ...wanted, instances, alive, durationMs }, 'revalidation told')
     const answer = { revalidated: wanted, instances, alive, now: Date.now() }
