@@ -3,11 +3,11 @@
  * fixed size whatever the number of guides, with their own page data, and the sitemap lists them and every guide
  * with its `lastmod`, from the index of the guides.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { build } from '../helpers/app.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 
-async function listingBytes(t: Parameters<Parameters<typeof t.test>[1]>[0], extra: number) {
+async function listingBytes(t: Test, extra: number) {
   const { app } = await build(t, { CONTENT_DIR: await contentWithMoreGuides(t, extra) })
   const sizes: Record<string, number> = {}
   for (const path of ['/', '/guides', '/guides/page/2']) {
