@@ -12,6 +12,7 @@ export type { PageComponent, PageComponentProps, PageModule } from '../site/page
 const sitePageModules = {
   home: () => import('./pages/home.tsx'),
   guides: () => import('./pages/guides.tsx'),
+  'guides-page': () => import('./pages/guides-page.tsx'),
   guide: () => import('./pages/guide.tsx'),
   status: () => import('./pages/status.tsx'),
   faq: () => import('./pages/faq.tsx'),

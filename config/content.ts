@@ -178,3 +178,25 @@ export const sharedPages = Object.freeze({
    * and made again, so a version planted in Redis with a future time cannot stay fresh forever. */
   clockSkewMs: 5_000,
 })
+
+/**
+ * The index of the guides (src/content/content-index.ts, docs/content.md "How many pages"): each guide's front matter
+ * read once per version of its text, so a listing, a pager and the sitemap read no file.
+ */
+export const contentIndex = Object.freeze({
+  /** Guides per listing page (`/guides`, `/guides/page/<n>`, the home page's list): a listing's document and page data
+   * stay the same size whatever the number of guides. 30 summaries are a screenful or two to scan and some 10 kB of
+   * page data, which the document carries twice (HTML and state): far below the 100 kB a listing may weigh. */
+  listingPageSize: 30,
+  /** The index's reads at once, each in the content's read slots (the `index` lane, which a page's own read shares
+   * fairly): two keep both slots busy while the index is built, and a page's read waits for one of them at most. */
+  readsAtOnce: 2,
+  /** An index read this long ago is checked again (the folder listed, every file read, front matter parsed only where
+   * the text changed) on the next read of it, in the background: the reader gets the index as it is. An edit without a
+   * revalidation reaches the listings within this and the pages' own `revalidate` (60 s); a revalidation checks it
+   * again first, and its pages wait for that. */
+  recheckAfterMs: 30_000,
+  /** Building the index gives the event loop back at least this often (a `setImmediate` between files): requests are
+   * served while 10,000 guides are read. */
+  yieldAfterMs: 10,
+})

@@ -1,10 +1,13 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { ContentReadStats } from '../src/content/content-files.ts'
+import type { ContentIndexStats } from '../src/content/content-source.ts'
 
 export interface HealthOptions {
   /** The reads of CONTENT_DIR (src/content/content-files.ts): reported in the answer's details. */
   contentReads?: () => ContentReadStats
+  /** The index of the guides (src/content/content-index.ts): whether it is built, how many it holds, its version. */
+  contentIndex?: () => ContentIndexStats
 }
 
 const healthResponse = {
@@ -18,6 +21,10 @@ const healthResponse = {
           readsInFlight: { type: 'integer' },
           readsStuck: { type: 'integer' },
           readTimeouts: { type: 'integer' },
+          index: {
+            type: 'object',
+            properties: { ready: { type: 'boolean' }, guides: { type: 'integer' }, version: { type: 'integer' } },
+          },
         },
       },
     },
@@ -33,13 +40,14 @@ const healthResponse = {
  * instance reading the same folder would leave together (docs/content.md "What a content file may be").
  */
 async function health(fastify: FastifyInstance, healthOptions: HealthOptions) {
-  const { contentReads } = healthOptions
+  const { contentReads, contentIndex } = healthOptions
   const options = { schema: { response: healthResponse }, config: { exemptFromShedding: true } }
   fastify.get('/api/health', options, async function reportHealth(_request, reply) {
     reply.header('cache-control', 'no-store')
     if (!contentReads) return { status: 'ok' }
     const { inFlight, stuck, timedOut } = contentReads()
-    return { status: 'ok', content: { readsInFlight: inFlight, readsStuck: stuck, readTimeouts: timedOut } }
+    const reads = { readsInFlight: inFlight, readsStuck: stuck, readTimeouts: timedOut }
+    return { status: 'ok', content: contentIndex ? { ...reads, index: contentIndex() } : reads }
   })
 }
 

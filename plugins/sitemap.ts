@@ -4,6 +4,7 @@ import type { ContentSource } from '../src/content/content-source.ts'
 import type { ServerPage } from '../src/pages/site.ts'
 import { errors } from '../src/errors.ts'
 import { escapeHtml } from '../src/render/template.ts'
+import { SingleFlight } from '../src/toolbox/single-flight.ts'
 
 export interface SitemapOptions {
   /** Public origin, e.g. `https://courier.example` (SITE_URL): absolute URLs never come from the Host header. */
@@ -14,26 +15,36 @@ export interface SitemapOptions {
   content: ContentSource
 }
 
-/** Every page path: parametrised pages expanded through their server-side `staticParams`, read from the content now. */
-export async function listPagePaths(pages: readonly ServerPage[], content: ContentSource): Promise<string[]> {
-  const paths: string[] = []
-  for (const page of pages) {
-    if (!page.path.includes(':')) {
-      paths.push(page.path)
-      continue
-    }
-    for (const params of (await page.staticParams?.({ content })) ?? []) {
-      paths.push(page.path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(params[name] ?? '')))
-    }
-  }
-  return paths
+/** A page of the sitemap: its path, and when it last changed (`lastmod`) if its server side says. */
+export interface SitemapEntry {
+  path: string
+  lastModified?: string | undefined
 }
 
-function urlset(siteUrl: string, paths: string[]): string {
-  const urls = paths.map((path) => `  <url><loc>${escapeHtml(siteUrl + path)}</loc></url>`).join('\n')
+/**
+ * Every page path: parametrised pages expanded through their server-side `staticParams`, each with its `lastModified`,
+ * read from the content's index now (no guide's body is read).
+ */
+export async function listPageEntries(pages: readonly ServerPage[], content: ContentSource): Promise<SitemapEntry[]> {
+  const entries: SitemapEntry[] = []
+  for (const page of pages) {
+    const instances = page.path.includes(':') ? ((await page.staticParams?.({ content })) ?? []) : [{}]
+    for (const params of instances) {
+      const path = page.path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(params[name] ?? ''))
+      entries.push({ path, lastModified: await page.lastModified?.(params, { content }) })
+    }
+  }
+  return entries
+}
+
+function urlset(siteUrl: string, entries: readonly SitemapEntry[]): string {
+  const urls = entries.map(({ path, lastModified }) => {
+    const lastmod = lastModified === undefined ? '' : `<lastmod>${escapeHtml(lastModified)}</lastmod>`
+    return `  <url><loc>${escapeHtml(siteUrl + path)}</loc>${lastmod}</url>`
+  })
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls}\n</urlset>\n`
+    `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`
   )
 }
 
@@ -45,7 +56,8 @@ function sitemapIndex(siteUrl: string, files: string[]): string {
   )
 }
 
-/** Sitemaps hold at most 50,000 URLs each (sitemaps.org protocol). */
+/** Sitemaps hold at most 50,000 URLs each (sitemaps.org protocol), and 50 MB: a URL of the site is far below the
+ * 1,000 bytes that would take (`<url><loc>` with a 100-character path and a `lastmod` is some 150). */
 const urlsPerSitemap = 50_000
 
 interface SitemapFiles {
@@ -54,8 +66,9 @@ interface SitemapFiles {
 }
 
 /**
- * /robots.txt, /sitemap.xml (an index) and /sitemap-<n>.xml, from the page table and the content as it is when asked
- * (a guide added to CONTENT_DIR is listed from then on): concurrent requests share one reading.
+ * /robots.txt, /sitemap.xml (an index) and /sitemap-<n>.xml, from the page table and the index of the content
+ * (src/content/content-index.ts): made once per version of the index (a guide added to CONTENT_DIR is listed once the
+ * index has seen it), concurrent requests sharing one making.
  */
 async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
   if (!URL.canParse(options.siteUrl) || !/^https?:$/.test(new URL(options.siteUrl).protocol)) {
@@ -65,13 +78,14 @@ async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
   const siteUrl = options.siteUrl.replace(/\/+$/, '')
   const robots = `User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: ${siteUrl}/sitemap.xml\n`
   const cacheControl = 'public, max-age=3600'
-  let reading: Promise<SitemapFiles> | undefined
+  const making = new SingleFlight<number, SitemapFiles>()
+  let kept: { version: number; files: SitemapFiles } | undefined
 
-  async function readFiles(): Promise<SitemapFiles> {
-    const paths = await listPagePaths(pages, content)
+  async function makeFiles(): Promise<SitemapFiles> {
+    const entries = await listPageEntries(pages, content)
     const chunks: string[] = []
-    for (let start = 0; start < paths.length; start += urlsPerSitemap) {
-      chunks.push(urlset(siteUrl, paths.slice(start, start + urlsPerSitemap)))
+    for (let start = 0; start < entries.length; start += urlsPerSitemap) {
+      chunks.push(urlset(siteUrl, entries.slice(start, start + urlsPerSitemap)))
     }
     return {
       index: sitemapIndex(
@@ -82,9 +96,12 @@ async function sitemap(fastify: FastifyInstance, options: SitemapOptions) {
     }
   }
 
-  function currentFiles(): Promise<SitemapFiles> {
-    if (!reading) reading = readFiles().finally(() => (reading = undefined))
-    return reading
+  async function currentFiles(): Promise<SitemapFiles> {
+    const { version } = await content.guideIndex()
+    if (kept?.version === version) return kept.files
+    const files = await making.run(version, makeFiles)
+    if (version >= (kept?.version ?? 0)) kept = { version, files }
+    return files
   }
 
   fastify.get('/robots.txt', async function serveRobots(_request, reply) {

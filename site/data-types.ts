@@ -73,16 +73,29 @@ export interface FaqData {
   entries: FaqEntry[]
 }
 
-export interface HomeData {
+/**
+ * One page of the list of guides, in order: at most `listingPageSize` of them (config/content.ts), so a listing's
+ * document is the same size whatever the number of guides (docs/content.md "How many pages").
+ */
+export interface GuideListPage {
   guides: GuideSummary[]
+  /** This page's number, from 1 (`/guides` is page 1, `/guides/page/<n>` the others). */
+  page: number
+  /** How many pages the list has. */
+  pages: number
+  /** How many guides there are. */
+  total: number
+}
+
+export interface HomeData {
+  /** The first page of the list of guides. */
+  guides: GuideListPage
   /** The first view's large image: drawn with priority and preloaded in the head (site/pages.ts). */
   hero: PageImage
 }
 
-export interface GuidesData {
-  /** Every guide, with the headings of its sections: the index is long enough to scroll (and to show prefetch). */
-  guides: Array<GuideSummary & { sections: string[] }>
-}
+/** `/guides` and `/guides/page/<n>`: one page of the list of guides. */
+export type GuidesData = GuideListPage
 
 /**
  * The site's pages: page id -> the data its loader gives its component. The page table (site/pages.ts), the loaders
@@ -92,6 +105,7 @@ export interface GuidesData {
 export interface SitePageData {
   home: HomeData
   guides: GuidesData
+  'guides-page': GuidesData
   guide: GuideData
   status: StatusData
   faq: FaqData

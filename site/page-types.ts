@@ -7,7 +7,7 @@
  * start-up or run-time errors. Types only: nothing here reaches a bundle.
  */
 import type { ComponentType, ReactNode } from 'react'
-import type { FaqData, Guide, GuideSummary } from './data-types.ts'
+import type { FaqData, Guide, GuideListPage, GuideSummary } from './data-types.ts'
 import type { PageAnswer } from './page-data.ts'
 
 export type PageKind = 'static' | 'dynamic'
@@ -83,8 +83,17 @@ export type PageTable<DataTypes> = { readonly [Id in keyof DataTypes]: PageEntry
 export interface SiteContent {
   /** Every guide, in order. */
   guides(): Promise<readonly Guide[]>
-  /** The guides' summaries, in order (from each file's front matter alone). */
+  /** The guides' summaries, in order, from the index of their front matter (docs/content.md "How many pages"). */
   guideSummaries(): Promise<readonly GuideSummary[]>
+  /** One page of the list of guides, from the index; undefined for a page the list does not have. */
+  guideListPage(page: number): Promise<GuideListPage | undefined>
+  /** The guides before and after one in the list (its pager), from the index: no other guide's file is read. */
+  guideNeighbours(slug: string): Promise<{ previous: GuideSummary | null; next: GuideSummary | null }>
+  /**
+   * When a guide last changed (front matter `updated` or `date`, else its file's modification time when the index read
+   * this version of it), as an ISO 8601 date; with no slug, the newest of every guide's. Undefined when there is none.
+   */
+  guideLastModified(slug?: string): Promise<string | undefined>
   /** One guide, whole; undefined when there is none of that slug. */
   guide(slug: string): Promise<Guide | undefined>
   faq(): Promise<FaqData>
@@ -114,6 +123,8 @@ export interface PageServerSide<Data> {
   load?: Loader<Data>
   /** Parameters of every instance of a parametrised page: feeds the sitemap. */
   staticParams?: (context: { content: SiteContent }) => RouteParams[] | Promise<RouteParams[]>
+  /** When an instance last changed, ISO 8601: the sitemap's `lastmod` (none when unset or undefined). */
+  lastModified?: (params: RouteParams, context: { content: SiteContent }) => Promise<string | undefined>
 }
 
 /**

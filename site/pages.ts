@@ -38,6 +38,14 @@ export const pageTable = {
     revalidate: contentRevalidateS,
     head: () => ({ title: titled('Guides'), description: 'One guide per delivery mechanic of Courier.' }),
   },
+  // The list's other pages: two segments, so a guide's slug (one) never matches here, nor this a guide.
+  'guides-page': {
+    path: '/guides/page/:page',
+    kind: 'static',
+    // Content from CONTENT_DIR: fresh within a minute of an edit even without an on-demand revalidation.
+    revalidate: contentRevalidateS,
+    head: (data) => ({ title: titled(`Guides, page ${data.page} of ${data.pages}`), description: 'More guides.' }),
+  },
   guide: {
     path: '/guides/:slug',
     kind: 'static',

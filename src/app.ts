@@ -85,6 +85,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const parts: AppParts = { config, limits, site, content, sender: new Sender(caches), routerOptions, options }
   const schemaCompilers = lazySchemaCompilers()
   const app = createInstance(parts, logger, schemaCompilers)
+  // Once listening, the index of the guides is built, so the pages that list them find it ready (docs/content.md).
+  app.addHook('onListen', function buildContentIndex(done) {
+    content.warmIndex()
+    done()
+  })
   // The Markdown parser's thread ends with the app.
   app.addHook('onClose', async function closeContent() {
     await content.close()
@@ -201,7 +206,7 @@ async function registerFrontPlugins(
 
 /** Every route: health, shared state, client reports, the sitemap, public files, images, documents and pages. */
 async function registerRoutes(app: FastifyInstance, { config, limits, site, content, sender }: AppParts) {
-  await app.register(health, { contentReads: () => content.readStats })
+  await app.register(health, { contentReads: () => content.readStats, contentIndex: () => content.indexStats })
   await app.register(readiness)
   await app.register(sharedState, { redisUrl: config.redisUrl })
   await app.register(clientErrors)

@@ -1,5 +1,7 @@
 import type { PageComponentProps } from '../page-modules.ts'
 import { GuideList } from '../components/guide-list.tsx'
+import { Link } from '../components/link.tsx'
+import { listingPath } from '../components/listing-pager.tsx'
 import { Image } from '../components/image.tsx'
 import { contentColumn } from '../../site/image-sources.ts'
 import type { HomeData } from '../../site/data-types.ts'
@@ -14,7 +16,12 @@ export default function HomePage({ data }: PageComponentProps<HomeData>) {
       </p>
       <Image className="hero" {...data.hero} slot={contentColumn} priority />
       <h2>Guides</h2>
-      <GuideList guides={data.guides} />
+      <GuideList guides={data.guides.guides} />
+      {data.guides.pages > 1 ? (
+        <p>
+          <Link href={listingPath(2)}>More guides ({data.guides.total} in all) →</Link>
+        </p>
+      ) : null}
     </article>
   )
 }

@@ -33,9 +33,16 @@ export interface ContentReadStats {
 
 /**
  * Whose reads wait for a slot: the Markdown and listings a page needs, or the images of the content. A freed slot goes
- * to the lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it.
+ * to the lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it,
+ * nor the index's reads of every guide (src/content/content-index.ts) a page's own file.
  */
-export type ReadLane = 'text' | 'images'
+export type ReadLane = 'text' | 'images' | 'index'
+
+/** A file's text with its modification time (`fstat` of the descriptor it was read from). */
+export interface DatedText {
+  text: string
+  modifiedMs: number
+}
 
 /**
  * A content file opened for reading, by the rules of `ContentFiles.bytes`: its descriptor, and what `fstat` said of
@@ -56,6 +63,12 @@ export interface OpenedFile {
   stream(chunkBytes: number): Readable
   /** Closes the descriptor (once; later calls wait for the same close). */
   close(): Promise<void>
+}
+
+/** A file's bytes as read, and its modification time then. */
+interface ReadFile {
+  buffer: Buffer
+  modifiedMs: number
 }
 
 /** A file of the folder opened, with its `fstat`; or why not. */
@@ -134,11 +147,21 @@ export class ContentFiles {
     return (await this.bytes(file, this.#limits.maxFileBytes))?.toString('utf8')
   }
 
+  /** A file's text by the rules of `text`, with its modification time, its read waiting in `lane`. */
+  async datedText(file: string, lane: ReadLane): Promise<DatedText | undefined> {
+    const read = await this.#readFile(file, this.#limits.maxFileBytes, lane)
+    return read && { text: read.buffer.toString('utf8'), modifiedMs: read.modifiedMs }
+  }
+
   /** A file's bytes, at most `maxBytes`, by the rules of `text`, its read waiting in `lane`. */
   async bytes(file: string, maxBytes: number, lane: ReadLane = 'text'): Promise<Buffer | undefined> {
+    return (await this.#readFile(file, maxBytes, lane))?.buffer
+  }
+
+  async #readFile(file: string, maxBytes: number, lane: ReadLane): Promise<ReadFile | undefined> {
     const read = await this.#bounded(file, () => this.#readInside(file, maxBytes), lane)
     if (read === 'missing') return undefined
-    if (Buffer.isBuffer(read)) return read
+    if ('buffer' in read) return read
     this.#onRefused(file, read.refused)
     return undefined
   }
@@ -211,7 +234,7 @@ export class ContentFiles {
     return { refused: 'not a regular file' }
   }
 
-  async #readInside(file: string, maxBytes: number): Promise<Buffer | 'missing' | { refused: RefusedReason }> {
+  async #readInside(file: string, maxBytes: number): Promise<ReadFile | 'missing' | { refused: RefusedReason }> {
     const opened = await this.#openInside(file)
     if (opened === 'missing' || 'refused' in opened) return opened
     const { handle, stats: bigStats } = opened
@@ -235,7 +258,7 @@ export class ContentFiles {
       if (length > maxBytes) {
         throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
       }
-      return buffer.subarray(0, length)
+      return { buffer: buffer.subarray(0, length), modifiedMs: Number(bigStats.mtimeMs) }
     } finally {
       await handle.close()
     }

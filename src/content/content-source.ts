@@ -1,14 +1,15 @@
-import { contentImages, contentLayout, contentReads, markdownParsing } from '../../config/content.ts'
+import { contentImages, contentIndex, contentLayout, contentReads, markdownParsing } from '../../config/content.ts'
 import { imageOptimizer } from '../../config/images.ts'
-import type { FaqData, Guide, GuideSummary } from '../../site/data-types.ts'
+import type { FaqData, Guide, GuideListPage, GuideSummary } from '../../site/data-types.ts'
 import { errors } from '../errors.ts'
-import { ContentFiles, type ContentReadStats, type RefusedReason } from './content-files.ts'
+import { ContentFiles, type ContentReadStats, type DatedText, type RefusedReason } from './content-files.ts'
+import { ContentIndex, type IndexSnapshot } from './content-index.ts'
 import { sectionsOf } from './guide-sections.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { hasContentImage, withImageSizes } from './image-sizes.ts'
 import { ImageVersions, type OpenedImage, type PixelSize } from './image-versions.ts'
 import { ParsedVersions } from './parsed-versions.ts'
-import { byOrder, guideSummary, requiredOrder, requiredText } from './required-fields.ts'
+import { byOrder, guideSummary, lastModifiedOf, optionalTags, requiredOrder, requiredText } from './required-fields.ts'
 
 /** The tags content pages give their answers (docs/content.md): `POST /api/revalidate` names them. */
 export const contentTags = Object.freeze({
@@ -24,9 +25,26 @@ export interface GuideEntry extends Guide {
   order: number
 }
 
+/** A guide as the index keeps it: its front matter's listed fields, never its body. */
+export interface IndexedGuide extends GuideSummary {
+  name: string
+  order: number
+  tags: readonly string[]
+  /** ISO 8601: front matter `updated` or `date`, else the file's modification time when this version was read. */
+  lastModified: string
+}
+
+/** What the health route says of the index of the guides. */
+export interface ContentIndexStats {
+  ready: boolean
+  guides: number
+  version: number
+}
+
 /** Where a content source tells what it refused (a pino logger in the app). */
 export interface ContentLog {
   warn(fields: Record<string, unknown>, message: string): void
+  info?(fields: Record<string, unknown>, message: string): void
 }
 
 export interface ContentSourceOptions {
@@ -36,6 +54,7 @@ export interface ContentSourceOptions {
     Record<
       | keyof typeof contentReads
       | keyof typeof markdownParsing
+      | keyof typeof contentIndex
       | 'maxFileBytes'
       | 'maxNestingDepth'
       | 'maxFrontMatterBytes',
@@ -60,16 +79,51 @@ export class ContentSource {
   readonly #parsed: ParsedVersions
   readonly #images: ImageVersions
   readonly #log: ContentLog | undefined
+  readonly #index: ContentIndex<IndexedGuide>
+  readonly #pageSize: number
 
   constructor(dir: string, options: ContentSourceOptions = {}) {
     this.dir = dir
-    const limits = { ...contentReads, ...markdownParsing, ...contentLayout, ...options.limits }
+    const limits = { ...contentReads, ...markdownParsing, ...contentLayout, ...contentIndex, ...options.limits }
+    this.#pageSize = limits.listingPageSize
     const log = options.log
     const refused = (file: string, reason: RefusedReason) => log?.warn({ file, reason }, 'content file refused')
     this.#files = new ContentFiles(dir, limits, refused)
     this.#parsed = new ParsedVersions(limits)
     this.#images = new ImageVersions(this.#files, { maxBytes: imageOptimizer.maxSourceBytes, ...contentImages }, log)
     this.#log = log
+    this.#index = new ContentIndex<IndexedGuide>({
+      list: () => this.#names(contentLayout.guidesDir),
+      read: (name) => this.#files.datedText(`${contentLayout.guidesDir}/${name}.md`, 'index'),
+      entry: (name, read) => this.#indexedGuide(name, read),
+      ...limits,
+      onCheckFailed: (error) => log?.warn({ err: error }, 'content index check failed'),
+      // Told when it changed (the first build included), not at every check.
+      onChecked: (report) => {
+        if (report.changed > 0 || report.version === 1) log?.info?.(report, 'content index updated')
+      },
+    })
+  }
+
+  /** Starts building the index of the guides (the app's start): logged, never thrown (a page asks it again). */
+  warmIndex(): void {
+    this.#index.warm().catch((error: unknown) => this.#log?.warn({ err: error }, 'content index check failed'))
+  }
+
+  /** The folder may have changed (a revalidation): the index is checked again before it is next read. */
+  recheckIndex(): void {
+    this.#index.recheck()
+  }
+
+  /** The index's state: the health route reports it (`ready` once it was first built). */
+  get indexStats(): ContentIndexStats {
+    const snapshot = this.#index.snapshot
+    return { ready: snapshot !== undefined, guides: snapshot?.entries.length ?? 0, version: snapshot?.version ?? 0 }
+  }
+
+  /** The index of the guides as it is (waiting for it when it was never built, or a revalidation asked again). */
+  guideIndex(): Promise<IndexSnapshot<IndexedGuide>> {
+    return this.#index.current()
   }
 
   /**
@@ -115,27 +169,47 @@ export class ContentSource {
     return guides.sort(byOrder).map(({ name: _name, ...guide }) => guide)
   }
 
-  /** The guides' summaries, in order: from their front matter alone (a list needs no body). */
+  /** The guides' summaries, in order: from the index (no file is read once it is built). */
   async guideSummaries(): Promise<GuideSummary[]> {
-    const slugs = await this.#names(contentLayout.guidesDir)
-    const summaries = await Promise.all(
-      slugs.map(async (slug) => {
-        const file = `${contentLayout.guidesDir}/${slug}.md`
-        const text = await this.#files.text(file)
-        if (text === undefined) return undefined
-        const frontMatter = this.#parsed.frontMatter(text, file)
-        return { name: slug, order: requiredOrder(frontMatter, file), ...guideSummary(slug, frontMatter, file) }
-      }),
-    )
-    return summaries
-      .filter((summary) => summary !== undefined)
-      .sort(byOrder)
-      .map(({ slug, title, summary }) => ({ slug, title, summary }))
+    return (await this.#index.current()).entries.map(summaryOf)
   }
 
-  /** One guide, whole; undefined when the folder has no such guide. */
+  /** One page of the list of guides (`listingPageSize` each), from the index; undefined past its last page. */
+  async guideListPage(page: number): Promise<GuideListPage | undefined> {
+    const { entries } = await this.#index.current()
+    const pages = Math.max(1, Math.ceil(entries.length / this.#pageSize))
+    if (!Number.isInteger(page) || page < 1 || page > pages) return undefined
+    const guides = entries.slice((page - 1) * this.#pageSize, page * this.#pageSize).map(summaryOf)
+    return { guides, page, pages, total: entries.length }
+  }
+
+  /** A guide's neighbours in the list, from the index; none for a guide it does not hold (yet). */
+  async guideNeighbours(slug: string): Promise<{ previous: GuideSummary | null; next: GuideSummary | null }> {
+    const { entries, positions } = await this.#index.current()
+    const position = positions.get(slug)
+    if (position === undefined) return { previous: null, next: null }
+    const [previous, next] = [entries[position - 1], entries[position + 1]]
+    return { previous: previous ? summaryOf(previous) : null, next: next ? summaryOf(next) : null }
+  }
+
+  /** When a guide last changed, from the index (with no slug, the newest of all); undefined when there is none. */
+  async guideLastModified(slug?: string): Promise<string | undefined> {
+    const { entries, positions } = await this.#index.current()
+    if (slug !== undefined) {
+      const position = positions.get(slug)
+      return position === undefined ? undefined : entries[position]!.lastModified
+    }
+    let newest: string | undefined
+    for (const entry of entries) if (newest === undefined || entry.lastModified > newest) newest = entry.lastModified
+    return newest
+  }
+
+  /**
+   * One guide, whole; undefined when the folder has no such guide. Its file alone is read: neither a listing of the
+   * folder nor another guide.
+   */
   async guide(slug: string): Promise<GuideEntry | undefined> {
-    if (!(await this.#names(contentLayout.guidesDir)).includes(slug)) return undefined
+    if (!contentLayout.namePattern.test(slug)) return undefined
     const read = await this.#readGuide(slug)
     if (!read) return undefined
     const { name: _name, ...guide } = read
@@ -181,6 +255,19 @@ export class ContentSource {
     return names
   }
 
+  /** A guide's index entry from its text: its front matter alone is parsed, on the event loop (it is small). */
+  #indexedGuide(name: string, { text, modifiedMs }: DatedText): IndexedGuide {
+    const file = `${contentLayout.guidesDir}/${name}.md`
+    const frontMatter = this.#parsed.frontMatter(text, file)
+    return {
+      name,
+      ...guideSummary(name, frontMatter, file),
+      order: requiredOrder(frontMatter, file),
+      tags: optionalTags(frontMatter, file),
+      lastModified: lastModifiedOf(frontMatter, file, modifiedMs),
+    }
+  }
+
   async #readGuide(slug: string): Promise<(GuideEntry & { name: string }) | undefined> {
     const file = `${contentLayout.guidesDir}/${slug}.md`
     const read = await this.#read(file)
@@ -208,4 +295,8 @@ export class ContentSource {
       body: await withImageSizes(parsed.body, file, (name) => this.imageSize(name), this.#log),
     }
   }
+}
+
+function summaryOf({ slug, title, summary }: IndexedGuide): GuideSummary {
+  return { slug, title, summary }
 }

@@ -31,3 +31,33 @@ export function requiredText(frontMatter: FrontMatter, field: string, file: stri
   }
   return value.trim()
 }
+
+/** Front matter `tags`, if any: a list of texts. */
+export function optionalTags(frontMatter: FrontMatter, file: string): readonly string[] {
+  const tags = frontMatter.tags
+  if (tags === undefined) return []
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) {
+    throw new errors.ContentInvalid(file, 'front matter field tags must be a list of texts')
+  }
+  return Object.freeze(tags.map((tag: string) => tag.trim()))
+}
+
+/** A calendar date, or a date and time, as YAML and ISO 8601 write them. */
+const isoDate = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/**
+ * When the file last changed, ISO 8601: its front matter's `updated`, else its `date` (an author's word, the same on
+ * every instance), else the modification time of the version read. A date that is not one is bad content.
+ */
+export function lastModifiedOf(frontMatter: FrontMatter, file: string, modifiedMs: number): string {
+  for (const field of ['updated', 'date']) {
+    const value = frontMatter[field]
+    if (value === undefined) continue
+    const text = value instanceof Date ? value.toISOString() : typeof value === 'string' ? value.trim() : ''
+    if (!isoDate.test(text) || Number.isNaN(Date.parse(text))) {
+      throw new errors.ContentInvalid(file, `front matter field ${field} must be a date (2026-03-01)`)
+    }
+    return text.length === 10 ? text : new Date(text).toISOString()
+  }
+  return new Date(modifiedMs).toISOString()
+}

@@ -57,6 +57,7 @@ export class PageVersions implements RevalidatedPages {
   readonly #source: VersionSource
   readonly #regenerations: Regenerations
   readonly #loaderTimeoutMs: number
+  readonly #content: ContentSource
   /** First loader runs of `static` instances, by key. */
   readonly #firstLoads = new SingleFlight<string, PageVersion>()
   /** First loads that failed, given again until their back-off ends. */
@@ -68,6 +69,7 @@ export class PageVersions implements RevalidatedPages {
     this.#loaderTimeoutMs = options.loaderTimeoutMs ?? Number.POSITIVE_INFINITY
     this.#store = new PageVersionStore(options.maxStaticEntries)
     const { deploymentId, content, matchPage } = options
+    this.#content = content
     this.#firstLoadBackoff = new RetryBackoff(options.retryBackoffMs ?? 0, now, caches.failedLoads)
     this.#source = new VersionSource({ deploymentId, content, matchPage, share: options.share ?? loadHere, now })
     this.#regenerations = new Regenerations({
@@ -208,8 +210,10 @@ export class PageVersions implements RevalidatedPages {
    * and starts each one's: requests for them wait for it. Returns the paths of the instances named.
    */
   revalidate(request: Revalidation): string[] {
-    // A revalidation is a new reason to try now: a first load that failed before is tried again too.
+    // A revalidation is a new reason to try now: a first load that failed before is tried again too, and the content's
+    // index is checked again before the pages named read it.
     this.#firstLoadBackoff.clearAll()
+    this.#content.recheckIndex()
     return this.#regenerations.name(this.#store.named(request, this.match))
   }
 
@@ -221,6 +225,7 @@ export class PageVersions implements RevalidatedPages {
    */
   regenerateNow(request: RevalidationRequest): Promise<string[]> {
     this.#firstLoadBackoff.clearAll()
+    this.#content.recheckIndex()
     return this.#regenerations.regenerateNow(this.#store.named(request, this.match))
   }
 }

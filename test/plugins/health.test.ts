@@ -7,9 +7,15 @@ t.test('GET /api/health answers liveness, uncached', async (t) => {
   t.equal(response.statusCode, 200)
   t.same(
     response.json(),
-    { status: 'ok', content: { readsInFlight: 0, readsStuck: 0, readTimeouts: 0 } },
-    'with how the reads of CONTENT_DIR fare',
+    {
+      status: 'ok',
+      content: { readsInFlight: 0, readsStuck: 0, readTimeouts: 0, index: { ready: false, guides: 0, version: 0 } },
+    },
+    'with how the reads of CONTENT_DIR fare, and the index of the guides (built once a page needs it, or on listening)',
   )
+  await app.inject('/sitemap.xml')
+  const { index } = (await app.inject('/api/health')).json().content
+  t.ok(index.ready && index.guides > 0 && index.version === 1, 'the index is ready once the sitemap has read it')
   t.equal(response.headers['cache-control'], 'no-store')
 })
 
