@@ -92,7 +92,7 @@ async function checkStateFolderItself(dir: string): Promise<void> {
   if (stats.uid !== myUid()) {
     refuseState(
       `the state folder ${dir} is owned by uid ${stats.uid}, not by you (uid ${myUid()}): its courier.env and ` +
-        `records would be another user's; \`chown -R ${myUid()} ${dir} && chmod 700 ${dir}\` once you trust its ` +
+        `records would be another user's; \`chown -R ${userInfo().username} ${dir} && chmod 700 ${dir}\` once you trust its ` +
         `files, or use a new folder`,
     )
   }
@@ -159,7 +159,7 @@ export async function readPrivateFile(
       throw new UntrustedPathError(
         code,
         `${named} is owned by uid ${stats.uid}, not by you (uid ${myUid()}) or root: ` +
-          `\`chown ${myUid()} ${real} && chmod 600 ${real}\` once you trust its content`,
+          `\`chown ${userInfo().username} ${real} && chmod 600 ${real}\` once you trust its content`,
       )
     }
     if ((stats.mode & 0o077) !== 0) {
