@@ -116,9 +116,10 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
     checkConfigPath('the TLS key', tls.key)
   }
   // nginx started as root serves and caches as an unprivileged user (`nobody`): it passes through the prefix to
-  // `assets/` (which it serves) and `cache/` (whose folders its master makes for it); the configuration and `logs/`
-  // are read and opened by the master alone.
-  const modes = { '.': passThroughMode(), logs: 0o700, cache: passThroughMode(), assets: stateModes.servedFolder }
+  // `assets/` (which it serves) and `cache/` (whose folders its master makes for it). The configuration and `logs/`
+  // are the master's: a log it makes again after a USR1 is 0644 (nginx drops its umask), so `logs/` stays closed.
+  const passThrough = passThroughMode()
+  const modes = { '.': passThrough, logs: 0o700, cache: passThrough, assets: stateModes.servedFolder }
   for (const [folder, mode] of Object.entries(modes)) {
     await mkdir(path.join(prefix, folder), { recursive: true })
     await chmod(path.join(prefix, folder), mode)
