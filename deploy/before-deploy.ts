@@ -8,14 +8,23 @@ import { stopInstances, type Log } from './instances.ts'
 import { nginxMaster, portOf, type FrontDoor } from './nginx-control.ts'
 import { removeStaleStaging } from './release.ts'
 import { readStarting, readState, type StatePaths } from './state.ts'
+import { passThroughMode, stateModes } from './state-trust.ts'
 
 /** The state folder made ready for a deploy on `frontDoor`; refused, naming why, when it cannot be. */
 export async function prepareState(paths: StatePaths, frontDoor: FrontDoor, log: Log): Promise<void> {
   const challenges = path.join(paths.acme, '.well-known', 'acme-challenge')
   await mkdir(paths.releases, { recursive: true })
   await mkdir(challenges, { recursive: true })
-  // nginx started as root serves the assets and the challenges as an unprivileged user: it must reach them.
-  for (const folder of [paths.dir, paths.acme, path.dirname(challenges), challenges]) await chmod(folder, 0o755)
+  // nginx started as root serves the assets and the challenges as an unprivileged user: it must reach them, and
+  // nothing else of the state (a state of an older deploy had its folders and files open to every user).
+  await chmod(paths.dir, passThroughMode())
+  await chmod(paths.releases, 0o700)
+  for (const folder of [paths.acme, path.dirname(challenges), challenges]) await chmod(folder, stateModes.servedFolder)
+  for (const file of privateFiles(paths)) {
+    await chmod(file, 0o600).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error
+    })
+  }
   await checkReachableByNginxWorkers(paths.dir)
   await removeStaleStaging(paths)
   await stopLeftoverInstances(paths, log)
@@ -26,6 +35,12 @@ export async function prepareState(paths: StatePaths, frontDoor: FrontDoor, log:
       `nginx of this state listens on ${running.listen}: stop it (--stop) before deploying on ${frontDoor.listen}`,
     )
   }
+}
+
+/** The files of the state the deploy and the watcher write (the folders below are private by their own mode). */
+function privateFiles(paths: StatePaths): string[] {
+  const { stateFile, outOfRotationFile, watcherFile, watcherLog, startingFile } = paths
+  return [stateFile, outOfRotationFile, watcherFile, watcherLog, startingFile, path.join(paths.dir, 'front-door.json')]
 }
 
 /**

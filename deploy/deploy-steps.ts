@@ -14,7 +14,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { prepareState } from './before-deploy.ts'
 import type { DeployOptions, DeployRun, DeployStep, Undo } from './deploy-run.ts'
-import { checkKeyPair } from './instance-env.ts'
+import { checkKeyPair, readEnvFile } from './instance-env.ts'
 import type { Log } from './instances.ts'
 import { applyRouting, portOf } from './nginx-control.ts'
 import { publishRelease } from './publish-step.ts'
@@ -30,6 +30,8 @@ const holdBefore = process.env.COURIER_DEPLOY_HOLD_BEFORE
 export async function deploy(paths: StatePaths, options: DeployOptions, signal: AbortSignal, log: Log): Promise<void> {
   const { frontDoor } = options
   if (frontDoor.tls) await checkKeyPair(frontDoor.tls)
+  // Refused here, before the build, if another user could change or read it (the start step reads it again).
+  await readEnvFile(paths.envFile)
   // One deploy per state at a time; a second one is refused at once, naming the first.
   await withLock(paths, 'deploy', 0, async () => {
     await prepareState(paths, frontDoor, log)

@@ -9,6 +9,7 @@ import { X509Certificate } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseEnv } from 'node:util'
 import { certificateNames, type TlsOptions } from './nginx-front-door.ts'
+import { readPrivateFile, UntrustedPathError } from './state-trust.ts'
 
 /** What the instances take from the machine (the locale, the time zone, where temporary files go). */
 const machineVariables = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR']
@@ -16,11 +17,10 @@ const machineVariables = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR']
 /** nginx runs on this machine and connects to the instances from loopback (deployments.conf names 127.0.0.1). */
 export const nginxAddress = '127.0.0.1'
 
+/** The env file's variables (none without one); refused unless it is the user's (or root's) and mode 0600
+ * (deploy/state-trust.ts): its NODE_OPTIONS alone would run its writer's code in every instance. */
 export async function readEnvFile(file: string): Promise<Record<string, string>> {
-  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return ''
-    throw error
-  })
+  const text = (await readPrivateFile(file, 'COURIER_ERR_DEPLOY_UNTRUSTED_ENV_FILE')) ?? ''
   return { ...parseEnv(text) } as Record<string, string>
 }
 
@@ -29,14 +29,19 @@ export async function certificateHost(certificateFile: string): Promise<string> 
   return (await certificateNames(certificateFile))[0]!
 }
 
-/** Checks that the key belongs to the certificate (nginx would refuse the pair at reload, in fewer words). */
+/**
+ * Checks that the key is private to the user or root (deploy/state-trust.ts) and belongs to the certificate (nginx
+ * would refuse the pair at reload, in fewer words).
+ */
 export async function checkKeyPair(tls: TlsOptions): Promise<void> {
-  const [certificateText, keyText] = await Promise.all([
-    readFile(tls.certificate, 'utf8'),
-    readFile(tls.key, 'utf8'),
-  ]).catch((error: Error) => {
+  const cannotRead = (error: Error): never => {
+    if (error instanceof UntrustedPathError) throw error
     throw new Error(`cannot read the TLS certificate or key: ${error.message}`)
-  })
+  }
+  const keyText =
+    (await readPrivateFile(tls.key, 'COURIER_ERR_DEPLOY_UNTRUSTED_TLS_KEY').catch(cannotRead)) ??
+    cannotRead(new Error(`ENOENT: no such file or directory, open '${tls.key}'`))
+  const certificateText = await readFile(tls.certificate, 'utf8').catch(cannotRead)
   const { createPrivateKey } = await import('node:crypto')
   if (!new X509Certificate(certificateText).checkPrivateKey(createPrivateKey(keyText))) {
     throw new Error(`the key ${tls.key} does not belong to the certificate ${tls.certificate}`)

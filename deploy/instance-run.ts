@@ -11,14 +11,15 @@
  * start again an instance that exited.
  *
  * Refuses, exit 78 (EX_CONFIG, the unit's RestartPreventExitStatus: starting it again changes nothing), a port that
- * is no instance of a live or starting deployment of the state (InstanceNotInStateError) and one whose instance runs
- * (InstanceRunningError).
+ * is no instance of a live or starting deployment of the state (InstanceNotInStateError), one whose instance runs
+ * (InstanceRunningError) and a state folder another user could change (UntrustedPathError, deploy/state-trust.ts).
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { readRecord, recordFile, writeRecord, type InstanceRecord } from './instance-record.ts'
 import { isSameProcess, startTimeOf } from './process-identity.ts'
 import { readStarting, readStateAsWritten, statePaths, type StatePaths } from './state.ts'
+import { stateModes, trustStateFolder, UntrustedPathError } from './state-trust.ts'
 
 export class InstanceNotInStateError extends Error {
   override name = 'InstanceNotInStateError'
@@ -61,12 +62,16 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
     process.stderr.write('usage: node deploy/instance-run.ts --state <dir> --port <port>\n')
     process.exit(2)
   }
+  process.umask(stateModes.umask)
   const paths = statePaths(path.resolve(values.state))
   let record: InstanceRecord
   try {
+    // The record is a command line to run: from a state another user could write, it would be theirs.
+    await trustStateFolder(paths.dir)
     record = await recordToRun(paths, port)
   } catch (error) {
-    if (!(error instanceof InstanceNotInStateError || error instanceof InstanceRunningError)) throw error
+    const refused = [InstanceNotInStateError, InstanceRunningError, UntrustedPathError]
+    if (!(error instanceof Error) || !refused.some((kind) => error instanceof kind)) throw error
     process.stderr.write(`${error.name}: ${error.message}\n`)
     process.exit(78)
   }

@@ -8,6 +8,7 @@ import { chmod, copyFile, mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkConfigPath, renderListen, renderRedirect, siteOf, type TlsOptions } from './nginx-front-door.ts'
+import { passThroughMode, stateModes } from './state-trust.ts'
 
 export type { TlsOptions }
 
@@ -89,6 +90,9 @@ export function renderRouting({ deployments, keepalive = 32 }: Routing): string 
   return `${blocks.join('\n')}\n`
 }
 
+/** deploy/nginx/'s files a prefix holds as they are. */
+const fixedFiles = ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']
+
 export interface PrefixOptions extends Routing {
   /** The folder nginx runs in (`nginx -p`). */
   prefix: string
@@ -114,18 +118,23 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
     checkConfigPath('the TLS certificate', tls.certificate)
     checkConfigPath('the TLS key', tls.key)
   }
+  // nginx started as root serves and caches as an unprivileged user (`nobody`): it passes through the prefix to
+  // `assets/` (which it serves) and `cache/` (whose folders its master makes for it). The configuration and `logs/`
+  // are the master's: a log it makes again after a USR1 is 0644 (nginx drops its umask), so `logs/` stays closed.
+  const passThrough = passThroughMode()
+  const modes = { '.': passThrough, logs: 0o700, cache: passThrough, assets: stateModes.servedFolder }
+  for (const [folder, mode] of Object.entries(modes)) {
+    await mkdir(path.join(prefix, folder), { recursive: true })
+    await chmod(path.join(prefix, folder), mode)
+  }
   const site = tls ? await siteOf(tls, siteUrl) : undefined
-  // nginx started as root serves and caches as an unprivileged user (`nobody`): the folders must be open to it.
-  await mkdir(prefix, { recursive: true })
-  await chmod(prefix, 0o755)
-  for (const folder of ['logs', 'cache', 'assets']) {
-    await mkdir(path.join(prefix, folder), { recursive: true, mode: 0o755 })
+  const generated = {
+    'listen.conf': renderListen(listen, tls, site),
+    'redirect.conf': renderRedirect(listen, tls, site),
   }
-  for (const file of ['nginx.conf', 'courier.conf', 'tls.conf', 'ffdhe2048.pem']) {
-    await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
-  }
-  await writeFile(path.join(prefix, 'listen.conf'), renderListen(listen, tls, site))
-  await writeFile(path.join(prefix, 'redirect.conf'), renderRedirect(listen, tls, site))
+  for (const file of fixedFiles) await copyFile(path.join(nginxSourceDir, file), path.join(prefix, file))
+  for (const [file, text] of Object.entries(generated)) await writeFile(path.join(prefix, file), text)
+  for (const file of [...fixedFiles, ...Object.keys(generated)]) await chmod(path.join(prefix, file), 0o600)
   await writeRouting(prefix, options)
   return { configFile: path.join(prefix, 'nginx.conf') }
 }
@@ -133,6 +142,6 @@ export async function writePrefix(options: PrefixOptions): Promise<{ configFile:
 /** Rewrites deployments.conf atomically (then `nginx -s reload` picks it up). */
 export async function writeRouting(prefix: string, routing: Routing): Promise<void> {
   const file = path.join(prefix, 'deployments.conf')
-  await writeFile(`${file}.next`, renderRouting(routing))
+  await writeFile(`${file}.next`, renderRouting(routing), { mode: 0o600 })
   await rename(`${file}.next`, file)
 }

@@ -17,6 +17,7 @@ import { applyRouting, nginxMaster, portOf, routingOf } from './nginx-control.ts
 import { readFile } from 'node:fs/promises'
 import { identify, isSameProcess, type ProcessIdentity } from './process-identity.ts'
 import { readOutOfRotation, readState, saveOutOfRotation, statePaths, writeJsonAtomically } from './state.ts'
+import { stateModes, trustStateFolder } from './state-trust.ts'
 
 export const watcherTimings = Object.freeze({
   /** How often each instance is asked. */
@@ -96,7 +97,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, () => stop.abort())
   // Whoever started it (the deploy, or a service manager: docs/running-at-scale.md "As a service"), it records itself,
   // so that a deploy finds it running and `--stop` stops it; a second watcher of the same state leaves.
+  process.umask(stateModes.umask)
   const paths = statePaths(path.resolve(values.state))
+  // It writes nginx's routing from the state and reloads nginx: from a state another user could write, not at all.
+  await trustStateFolder(paths.dir)
   const recorded = await readFile(paths.watcherFile, 'utf8').then(
     (text) => JSON.parse(text) as ProcessIdentity,
     () => undefined,

@@ -5,7 +5,8 @@
  * deploy/options.ts; the layout of a state folder, deploy/state.ts.
  *
  * Every line on stdout is one JSON object (the build's own output goes to stderr). Exit 0 when done, 1 on a failure
- * (the last line: `deploy failed` and why), 130 when interrupted (SIGINT or SIGTERM: what the deploy had started is
+ * (the last line: `deploy failed` and why, with a `code` for a state, env file or key another user could change or
+ * read: deploy/state-trust.ts), 130 when interrupted (SIGINT or SIGTERM: what the deploy had started is
  * undone first, see deploy-steps.ts).
  */
 import { rm } from 'node:fs/promises'
@@ -15,8 +16,9 @@ import { deploy } from './deploy-steps.ts'
 import { checkKeyPair } from './instance-env.ts'
 import { stopInstances } from './instances.ts'
 import { applyRouting, portOf, stopNginx } from './nginx-control.ts'
-import { readCommand, UsageError } from './options.ts'
+import { readCommand } from './options.ts'
 import { instancesToStop, readState, saveState, statePaths, withLock, type StatePaths } from './state.ts'
+import { stateModes, trustStateFolder, UntrustedPathError } from './state-trust.ts'
 import { stopWatcher } from './watcher-control.ts'
 
 const projectRoot = path.resolve(import.meta.dirname, '..')
@@ -69,7 +71,11 @@ for (const name of ['SIGINT', 'SIGTERM'] as const) {
 
 try {
   const command = readCommand(process.argv.slice(2), projectRoot)
+  // Before the first write: what the deploy, nginx, the build and the instances write is the user's alone.
+  process.umask(stateModes.umask)
   const paths = statePaths(command.state)
+  // Before anything reads the state (all three commands): another user's folder is refused, nothing started.
+  await trustStateFolder(paths.dir)
   if (command.kind === 'stop') await stopAll(paths, interrupt.signal)
   else if (command.kind === 'reload') await reload(paths)
   else await deploy(paths, command, interrupt.signal, log)
@@ -78,7 +84,8 @@ try {
     log('deploy interrupted: everything it started is stopped')
     process.exitCode = 130
   } else {
-    log('deploy failed', { error: error instanceof UsageError ? error.message : (error as Error).message })
+    const code = error instanceof UntrustedPathError ? error.code : undefined
+    log('deploy failed', { error: (error as Error).message, code })
     process.exitCode = 1
   }
 }

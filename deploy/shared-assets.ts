@@ -8,8 +8,9 @@
  * `.gz`, `.zst` and deltas). Each deployment's folder holds its own bytes, so a deploy never changes a file an older
  * tab loads; a file with the same bytes as a kept deployment's is a hard link to it (no second copy on disk).
  */
-import { link, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { chmod, link, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { stateModes } from './state-trust.ts'
 
 /** Deployment ids as Courier makes and accepts them (config/env.ts DEPLOYMENT_ID), not starting with a dot: a folder
  * name (nginx's map in courier.conf takes the same). */
@@ -85,6 +86,10 @@ export async function publishAssets(
   const others = (await publishedManifests(assetsDir)).filter((one) => one.deploymentId !== deploymentId)
   await mkdir(target, { recursive: true })
   await mkdir(path.join(assetsDir, 'deployments'), { recursive: true })
+  // nginx's workers may be another user (deploy/state-trust.ts): the deploy's umask would keep them out.
+  for (let folder = target; folder.startsWith(`${assetsDir}${path.sep}`); folder = path.dirname(folder)) {
+    await chmod(folder, stateModes.servedFolder)
+  }
   let linked = 0
   for (const name of toWrite) {
     const bytes = await readFile(path.join(source, name))
@@ -105,6 +110,7 @@ export async function publishAssets(
       linked += 1
     } else {
       await writeFile(temporary, bytes)
+      await chmod(temporary, stateModes.servedFile)
     }
     await rename(temporary, path.join(target, name))
   }

@@ -72,9 +72,10 @@ async function readJson<T>(file: string, empty: T): Promise<T> {
   return text === undefined ? empty : (JSON.parse(text) as T)
 }
 
-/** Writes under a temporary name, then renames: a reader never sees half a file. */
+/** Writes under a temporary name, then renames: a reader never sees half a file. The deploy's user's alone (0600:
+ * state.json names every instance's log and release folder). */
 export async function writeJsonAtomically(file: string, value: unknown): Promise<void> {
-  await writeFile(`${file}.${process.pid}.next`, `${JSON.stringify(value, null, 2)}\n`)
+  await writeFile(`${file}.${process.pid}.next`, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 })
   await rename(`${file}.${process.pid}.next`, file)
 }
 

@@ -76,7 +76,8 @@ export function firstDeploy(
   })
 }
 
-/** A state folder outside the project, its env file written; `--stop` and removal on teardown. */
+/** A state folder outside the project, its env file written (mode 0600, as the deploy requires); `--stop` and removal
+ * on teardown. */
 export async function stateFolder(t: Test, envFile: Record<string, string>): Promise<string> {
   const state = await mkdtemp(path.join(tmpdir(), 'courier-state-'))
   await writeFile(
@@ -84,6 +85,7 @@ export async function stateFolder(t: Test, envFile: Record<string, string>): Pro
     Object.entries(envFile)
       .map(([name, value]) => `${name}=${value}\n`)
       .join(''),
+    { mode: 0o600 },
   )
   t.teardown(async () => {
     await runDeploy(['--stop', '--state', state])

@@ -69,7 +69,7 @@ t.test(
       '4',
     ]
     // The instances' environment comes from the state's env file, not from the shell that runs the deploy.
-    await writeFile(path.join(state, 'courier.env'), `REDIS_URL=${redis.url}\nLOG_LEVEL=info\n`)
+    await writeFile(path.join(state, 'courier.env'), `REDIS_URL=${redis.url}\nLOG_LEVEL=info\n`, { mode: 0o600 })
     const env = {}
     t.teardown(async () => {
       await runDeploy(['--stop', '--state', state], env)
