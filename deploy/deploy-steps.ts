@@ -5,24 +5,68 @@
  * and the same deploy can run again. From the drain step on, the new deployment is the live one: an interruption
  * still stops the old instances (no orphan), and the next deploy prunes what this one did not.
  *
- * The steps, each in its own file: what a deploy checks first (deploy/before-deploy.ts), `publish`
- * (deploy/publish-step.ts), `start` and `ready` (deploy/start-steps.ts), `route`, `grace` and `drain`
- * (deploy/switch-steps.ts); `build` and `prune` are here.
+ * What a deploy checks first is deploy/before-deploy.ts; the steps are here, in their order: 1. build, 2. publish,
+ * 3. start and 4. ready, 5. route, 6. grace and 7. drain, 8. prune.
  */
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { dictionaryFilesIn, writeDeltas } from '../src/build/index.ts'
 import { prepareState } from './before-deploy.ts'
-import type { DeployOptions, DeployRun, DeployStep, Undo } from './deploy-run.ts'
-import { checkKeyPair, readEnvFile } from './instance-env.ts'
-import type { Log } from './instances.ts'
-import { applyRouting, portOf } from './nginx-control.ts'
-import { publishRelease } from './publish-step.ts'
+import { checkKeyPair, instanceEnv, readEnvFile } from './instance-env.ts'
+import { startUnits } from './instance-units.ts'
+import { instanceCommand, startInstances, stopInstances, waitAllReady, type Log } from './instances.ts'
+import { applyRouting, portOf, stopNginx, type FrontDoor } from './nginx-control.ts'
 import { buildRelease, takeDist, type Release } from './release.ts'
-import { pruneAssets } from './shared-assets.ts'
-import { startRelease } from './start-steps.ts'
-import { readState, withLock, writeJsonAtomically, type StatePaths } from './state.ts'
-import { switchTo } from './switch-steps.ts'
+import { publishAssets, pruneAssets, retainedChunkFolders } from './shared-assets.ts'
+import {
+  instancesToStop,
+  readState,
+  saveState,
+  withLock,
+  writeJsonAtomically,
+  type DeployedRelease,
+  type Instance,
+  type StatePaths,
+} from './state.ts'
+import { ensureWatcher, stopWatcher } from './watcher-control.ts'
+
+export interface DeployOptions {
+  frontDoor: FrontDoor
+  instances: number
+  keep: number
+  oldGraceSeconds: number
+  source: string
+  dist: string | undefined
+  /** `none`: the deploy starts the instances as its own processes; `systemd`: as units that systemd starts again when
+   * they fail (deploy/instance-units.ts). */
+  serviceManager: 'none' | 'systemd'
+}
+
+/** The steps, in order (docs/running-at-scale.md "Rolling deploy"): each logs `{"msg":"step","step":"<name>"}`. */
+export const deploySteps = ['build', 'publish', 'start', 'ready', 'route', 'grace', 'drain', 'prune'] as const
+export type DeployStep = (typeof deploySteps)[number]
+
+/** What a step changed, to be undone if the deploy stops before the drain step. */
+export interface Undo {
+  what: string
+  run: () => Promise<void>
+}
+
+/** One deploy, as its steps see it. */
+export interface DeployRun {
+  paths: StatePaths
+  options: DeployOptions
+  /** nginx's plain port (`--listen`). */
+  port: number
+  /** Aborted by SIGINT or SIGTERM. */
+  signal: AbortSignal
+  log: Log
+  /** Begins step `name`: its log line, once the deploy has not been interrupted. */
+  step(name: DeployStep, fields?: Record<string, unknown>): Promise<void>
+  /** Pushed by each step that changes something; run in reverse when the deploy stops before the drain step. */
+  undos: Undo[]
+}
 
 /** For the tests that interrupt each step: the deploy waits before this step until it is interrupted. */
 const holdBefore = process.env.COURIER_DEPLOY_HOLD_BEFORE
@@ -62,6 +106,7 @@ export async function deploy(paths: StatePaths, options: DeployOptions, signal: 
   })
 }
 
+/** 1. build, then the steps below in order, then 8. prune. */
 async function run(deployRun: DeployRun): Promise<void> {
   const { paths, options, port, signal, log, step } = deployRun
   const { frontDoor } = options
@@ -97,4 +142,116 @@ async function run(deployRun: DeployRun): Promise<void> {
   }
   if (dropped.length > 0) log('assets of old deployments removed', { deployments: dropped })
   log('deployed', { deploymentId: release.id })
+}
+
+// 2. publish
+
+/**
+ * Deltas of the release's chunks against those of the deployments kept with it, each deployment's own bytes
+ * (docs/running-at-scale.md "Dictionaries after a deploy"), then its assets into its folder of nginx's shared folder
+ * (deploy/shared-assets.ts): from now on its chunks are fetchable. Undone by removing its manifest (its folder goes at
+ * the next prune). Answers the shared folder.
+ */
+async function publishRelease(run: DeployRun, release: Release): Promise<string> {
+  const { paths, options, log } = run
+  await run.step('publish', { deploymentId: release.id })
+  const assetsDir = path.join(paths.nginx, 'assets')
+  const retained = await retainedChunkFolders(assetsDir, options.keep - 1)
+  const dictionaryFiles = (await Promise.all(retained.map((folder) => dictionaryFilesIn(folder)))).flat()
+  const deltas = await writeDeltas(path.join(release.distDir, 'client', 'chunks'), dictionaryFiles)
+  const { notSmaller, tooLarge } = deltas
+  log('dictionary deltas written', { deploymentId: release.id, deltas: deltas.written.length, notSmaller, tooLarge })
+  const manifest = path.join(assetsDir, 'deployments', `${release.id}.json`)
+  run.undos.push({ what: 'unpublish', run: () => rm(manifest, { force: true }) })
+  const { files, linked } = await publishAssets(release.distDir, assetsDir, release.id)
+  log('assets published', { deploymentId: release.id, files, linkedToKept: linked })
+  return assetsDir
+}
+
+// 3. start and 4. ready
+
+/**
+ * Starts `--instances` processes of the release with the state's environment (each recorded in `starting.json` as it
+ * starts, for a deploy killed outright): the deploy's own, or systemd units with `--service-manager systemd`
+ * (deploy/instance-units.ts). Undone by stopping them; then waits until each is ready.
+ */
+async function startRelease(run: DeployRun, release: Release): Promise<Instance[]> {
+  const { paths, options, signal, log } = run
+  const { frontDoor } = options
+  await run.step('start', { deploymentId: release.id, instances: options.instances })
+  const { env, fromFile } = await instanceEnv({
+    envFile: paths.envFile,
+    listen: frontDoor.listen,
+    tls: frontDoor.tls,
+    distDir: release.distDir === path.join(release.root, 'dist') ? undefined : release.distDir,
+  })
+  const { SITE_URL, TRUST_PROXY } = env
+  log('instance environment', { envFile: paths.envFile, fromFile, SITE_URL, TRUST_PROXY })
+  const start = options.serviceManager === 'systemd' ? startUnits : startInstances
+  const started = await start({
+    paths,
+    deploymentId: release.id,
+    command: await instanceCommand(release, env),
+    count: options.instances,
+    logDir: path.join(paths.releases, release.id, 'logs'),
+    onStarted: (running) => writeJsonAtomically(paths.startingFile, running),
+    signal,
+    log,
+  })
+  const stop = async () => void (await stopInstances(started, { checkPort: false, log, paths }))
+  run.undos.push({ what: 'stop the new instances', run: stop })
+  const described = started.map(({ port, pid, log: file, unit }) => ({ port, pid, log: file, unit }))
+  log('instances started', { deploymentId: release.id, instances: described })
+
+  await run.step('ready', { deploymentId: release.id })
+  await waitAllReady(started, signal)
+  log('instances ready', { deploymentId: release.id, ports: started.map((one) => one.port) })
+  return started
+}
+
+// 5. route, 6. grace and 7. drain
+
+/**
+ * `route`: documents and unnamed requests to the new deployment, requests naming an old one still to its instances;
+ * the front door recorded, nginx and the readiness watcher started or reloaded. Undone by the routing of before.
+ * With deployments live before: `grace`, then `drain`, the switch: from there the new deployment alone is live and
+ * nothing is undone; the old instances are stopped whatever happens (an interruption now waits for it, bounded by
+ * their drain time).
+ */
+async function switchTo(run: DeployRun, next: DeployedRelease, old: DeployedRelease[]): Promise<void> {
+  const { paths, options, port, signal, log } = run
+  const { frontDoor } = options
+  await run.step('route', { deploymentId: next.id })
+  run.undos.push({
+    what: 'route back to the deployments live before',
+    run: async () => {
+      await saveState(paths, { deployments: old })
+      if (old.length > 0) {
+        await applyRouting(paths, port, { state: { deployments: old }, frontDoor, drainOldWorkers: true })
+      } else {
+        await stopWatcher(paths)
+        await stopNginx(paths.nginx, port)
+      }
+    },
+  })
+  await writeJsonAtomically(path.join(paths.dir, 'front-door.json'), frontDoor)
+  await saveState(paths, { deployments: [...old, next] })
+  await rm(paths.startingFile, { force: true })
+  await applyRouting(paths, port, { state: { deployments: [...old, next] }, frontDoor })
+  const https = frontDoor.tls?.listen
+  log('nginx routes documents to the new deployment', { deploymentId: next.id, listen: frontDoor.listen, https })
+  const watcher = await ensureWatcher(paths, frontDoor.listen)
+  log(`readiness watcher ${watcher}`, { log: paths.watcherLog })
+  if (old.length === 0) return
+
+  const ids = old.map((one) => one.id)
+  await run.step('grace', { seconds: options.oldGraceSeconds, deployments: ids })
+  await sleep(options.oldGraceSeconds * 1000, undefined, { signal })
+  await run.step('drain', { deployments: ids })
+  run.undos.length = 0
+  const oldInstances = await instancesToStop(paths, ids)
+  await saveState(paths, { deployments: [next] })
+  await applyRouting(paths, port, { state: { deployments: [next] }, drainOldWorkers: true })
+  await stopInstances(oldInstances, { checkPort: true, log, paths })
+  log('old instances drained', { deployments: ids })
 }

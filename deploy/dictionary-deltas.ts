@@ -12,7 +12,7 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { dictionaryFilesIn, writeDeltas } from '../src/build/dictionary-deltas.ts'
+import { dictionaryFilesIn, writeDeltas } from '../src/build/index.ts'
 
 const { values } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 /** The deploy's command line, read once into one typed value; every bad input is one message naming it. */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import type { DeployOptions } from './deploy-run.ts'
+import type { DeployOptions } from './deploy-steps.ts'
 import type { FrontDoor } from './nginx-control.ts'
 
 export type Command =

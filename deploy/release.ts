@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process'
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { buildSources } from '../src/build/source-hash.mjs'
+import { buildSources } from '../src/build/index.ts'
 import { linkedCopy } from './linked-copy.ts'
 import type { StatePaths } from './state.ts'
 

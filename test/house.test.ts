@@ -177,3 +177,14 @@ t.test('src/ folders import only from folders below them', async (t) => {
   })
   t.same(upwards, [], 'imports from a lower folder up to a higher one')
 })
+
+t.test('deploy/ takes the build through its one entry, src/build/index.ts', async (t) => {
+  const reaching = files
+    .filter(({ file }) => file.startsWith('deploy/'))
+    .flatMap(({ file, text }) =>
+      importsOf(file, text)
+        .filter((imported) => imported.startsWith('src/build/') && imported !== 'src/build/index.ts')
+        .map((imported) => `${file} -> ${imported}`),
+    )
+  t.same(reaching, [])
+})
