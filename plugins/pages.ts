@@ -109,7 +109,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   ) {
     if ('notFound' in answer) return reply.callNotFound()
     if ('redirect' in answer) return reply.redirect(answer.redirect.destination, answer.redirect.permanent ? 308 : 307)
-    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
+    const target = { type: 'page', page, params, data: answer.props } as const
+    return fastify.renderDocument(request, reply, { type: 'whole', target, kept })
   }
 
   /**
@@ -130,9 +131,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     const live = loadLiveData(partial.live, context, serverLimits.liveDataTimeoutMs, request)
     const kept = version.answer.props
     // A shell is kept with a kept version only: one past the bound renders whole, as its static page would stream.
-    const wanted = { page, params, version, kept, live }
-    if (versions.isKept(version) && (await fastify.renderPartialDocument(request, reply, wanted))) return reply
-    return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+    if (!versions.isKept(version))
+      return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+    return fastify.renderDocument(request, reply, { type: 'partial', partial: { page, params, version, kept, live } })
   }
 
   for (const page of site.pages) {
