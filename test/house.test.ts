@@ -177,3 +177,18 @@ t.test('src/ folders import only from folders below them', async (t) => {
   })
   t.same(upwards, [], 'imports from a lower folder up to a higher one')
 })
+
+/**
+ * The renderer gives plain bytes and the sender frames them (docs/rendering.md "Who does what"): nothing of
+ * `src/render/` knows a content coding, not even its types.
+ */
+t.test('src/render/ imports nothing of src/compression/', async (t) => {
+  const framing = files.flatMap(({ file, text }) =>
+    file.startsWith('src/render/')
+      ? importsOf(file, text)
+          .filter((imported) => imported.startsWith('src/compression/'))
+          .map((imported) => `${file} -> ${imported}`)
+      : [],
+  )
+  t.same(framing, [], 'render files that import compression')
+})
