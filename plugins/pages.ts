@@ -116,8 +116,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   ) {
     if ('notFound' in answer) return reply.callNotFound()
     if ('redirect' in answer) return reply.redirect(answer.redirect.destination, redirectStatus(answer.redirect))
-    const target = { type: 'page', page, params, data: answer.props } as const
-    return fastify.renderDocument(request, reply, { type: 'whole', target, kept })
+    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
   }
 
   /**
@@ -142,8 +141,9 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     })
     const kept = version.answer.props
     // A shell is kept with a kept version only: one past the bound renders whole, as its static page would stream.
-    if (!result.kept) return answerPage(request, reply, page, params, { props: { kept, live: await live } })
-    return fastify.renderDocument(request, reply, { type: 'partial', partial: { page, params, version, kept, live } })
+    const wanted = { page, params, version, kept, live }
+    if (result.kept && (await fastify.renderPartialDocument(request, reply, wanted))) return reply
+    return answerPage(request, reply, page, params, { props: { kept, live: await live } })
   }
 
   /** A page's document: what the one call to the page versions gives it, as bytes. */
