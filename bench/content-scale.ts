@@ -8,17 +8,17 @@
  *
  *   npm run bench:content
  */
-import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { contentIndex } from '../config/content.ts'
-import { readStartCommand } from '../src/build/start-command.ts'
+import { readStartCommand } from '../src/build/index.ts'
+import { serverEntryFile } from './build-output.ts'
+import { residentMiB } from './process-tree.ts'
+import { startServer } from './processes.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
-const port = 39_000 + (process.pid % 1_000)
-const origin = `http://127.0.0.1:${port}`
 const crawlersAtOnce = 4
 const paragraph =
   'A guide generated for the bench: its words stand for the prose an author writes, a few paragraphs under each of ' +
@@ -36,11 +36,6 @@ async function generateContent(count: number): Promise<string> {
   return dir
 }
 
-async function residentMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]) / 1024
-}
-
 async function timed(
   url: string,
   headers: Record<string, string> = {},
@@ -56,7 +51,7 @@ function percentile(sorted: readonly number[], share: number): number {
 }
 
 /** Every guide's page data, `crawlersAtOnce` at a time: each a first load. */
-async function crawl(count: number, deploymentId: string) {
+async function crawl(origin: string, count: number, deploymentId: string) {
   const times: number[] = []
   let next = 0
   let failed = 0
@@ -79,7 +74,7 @@ async function crawl(count: number, deploymentId: string) {
   }
 }
 
-async function waitForIndex(spawnedAt: number): Promise<number> {
+async function waitForIndex(origin: string, spawnedAt: number): Promise<number> {
   for (;;) {
     const health = await fetch(`${origin}/api/health`).then(
       (response) => response.json(),
@@ -95,21 +90,17 @@ async function measure(count: number, deploymentId: string) {
   const content = await generateContent(count)
   const start = await readStartCommand(root)
   const spawnedAt = performance.now()
-  const server = spawn(process.execPath, [...start.nodeArgs, path.join(root, 'dist', 'node', 'server.js')], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...start.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      CONTENT_DIR: content,
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
+  // Started as the other benches start Courier (bench/processes.ts): a free port, ready once it answers its health.
+  const server = await startServer({
+    name: 'courier',
+    args: [...start.nodeArgs, serverEntryFile],
+    env: { ...process.env, ...start.env, NODE_ENV: 'production', CONTENT_DIR: content, LOG_LEVEL: 'warn' },
+    healthPath: '/api/health',
+    probeIntervalMs: 10,
   })
+  const { origin } = server
   try {
-    const indexReadyMs = await waitForIndex(spawnedAt)
+    const indexReadyMs = await waitForIndex(origin, spawnedAt)
     const first = {
       home: await timed(`${origin}/`),
       guides: await timed(`${origin}/guides`),
@@ -124,8 +115,8 @@ async function measure(count: number, deploymentId: string) {
       listingMaxBytes = Math.max(listingMaxBytes, answer.bytes)
       listingMaxMs = Math.max(listingMaxMs, answer.ms)
     }
-    const crawled = await crawl(count, deploymentId)
-    const rss = await residentMiB(server.pid!)
+    const crawled = await crawl(origin, count, deploymentId)
+    const rss = residentMiB(server.pid)
     return {
       count,
       indexReadyMs,
@@ -137,8 +128,7 @@ async function measure(count: number, deploymentId: string) {
       rss,
     }
   } finally {
-    server.kill('SIGTERM')
-    await new Promise((resolve) => server.once('exit', resolve))
+    await server.stop()
     await rm(content, { recursive: true, force: true })
   }
 }

@@ -50,3 +50,8 @@ export function treePeakRssMiB(root: number): number | null {
   const kib = processTree(root).reduce((sum, pid) => sum + peakRssKiB(pid), 0)
   return Number((kib / 1024).toFixed(1))
 }
+
+/** VmRSS of one process now, in MiB (what a bench watching a server's memory over time reads). */
+export function residentMiB(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
+}
