@@ -9,7 +9,7 @@ import { loadConfig } from '../config/env.ts'
 import { ContentSource, contentTags } from '../src/content/content-source.ts'
 import { pageLoaders } from '../src/pages/loaders.ts'
 import { pageTable } from '../site/pages.ts'
-import type { PageHead, RouteParams } from '../site/page-types.ts'
+import type { PageHead, RouteParams } from '../src/common/page-types.ts'
 
 /** The pages of the peer that show content, by Courier's page id. */
 export type ContentPageId = 'home' | 'guides' | 'guide' | 'faq'

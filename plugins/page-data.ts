@@ -8,7 +8,7 @@ import {
   readDataFile,
   type EncodedPageAnswer,
   type PageAnswerKind,
-} from '../site/page-data.ts'
+} from '../src/common/page-data.ts'
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
@@ -56,7 +56,7 @@ function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl
 
 /**
  * Page data for client navigation: `GET|HEAD /_next/data/<deploymentId>/<page path>.json` answers the page's loader
- * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, site/page-data.ts), in JSON
+ * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, src/common/page-data.ts), in JSON
  * only, whatever the request asks for. A `static` page's answer is the one its HTML route serves, kept for the
  * deployment, with a strong ETag; a `dynamic` page's is computed per request.
  */

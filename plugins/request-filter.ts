@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { alwaysHeaders, hstsHeaderValue, siteRedirects } from '../config/request-filter.ts'
-import { deploymentIdHeader, encodePageAnswer } from '../site/page-data.ts'
+import { deploymentIdHeader, encodePageAnswer } from '../src/common/page-data.ts'
 import { errors } from '../src/errors.ts'
 import {
   createNonceStep,

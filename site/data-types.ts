@@ -3,7 +3,7 @@
  * so the server's content never reaches the client bundle through them.
  */
 import type { Root } from 'hast'
-import type { PartialData } from './page-types.ts'
+import type { PartialData } from '../src/common/page-types.ts'
 
 /**
  * Content written in Markdown (CONTENT_DIR, docs/content.md) as the server parsed it: an element tree (hast) without
@@ -100,7 +100,7 @@ export type GuidesData = GuideListPage
 /**
  * The site's pages: page id -> the data its loader gives its component. The page table (site/pages.ts), the loaders
  * (src/pages/loaders.ts) and the components (client/page-modules.ts) are each checked against it by the compiler
- * (site/page-types.ts): adding a page starts here.
+ * (src/common/page-types.ts): adding a page starts here.
  */
 export interface SitePageData {
   home: HomeData

@@ -1,13 +1,13 @@
 import type { SitePageData } from './data-types.ts'
-import type { PageDefinition, PageTable } from './page-types.ts'
+import type { PageDefinition, PageTable } from '../src/common/page-types.ts'
 
 /**
  * The page table: one entry per page of `SitePageData` (site/data-types.ts), the one source of truth for the server
  * (routes, page data, sitemap, request filter, preloads) and the client (router). Plain data and head functions only:
  * each page's component is found by its id (client/page-modules.ts), each page's server-only loader likewise
- * (src/pages/loaders.ts); the compiler checks all three against the map (site/page-types.ts).
+ * (src/pages/loaders.ts); the compiler checks all three against the map (src/common/page-types.ts).
  */
-export type { PageDefinition, PageHead, PageKind, RouteParams } from './page-types.ts'
+export type { PageDefinition, PageHead, PageKind, RouteParams } from '../src/common/page-types.ts'
 
 export const siteName = 'Courier'
 

@@ -7,7 +7,7 @@
 import { contentTags } from '../content/content-source.ts'
 import { siteImages } from '../content/images.ts'
 import { readProcessMemory } from './process-memory.ts'
-import type { LoaderTable } from '../../site/page-types.ts'
+import type { LoaderTable } from '../common/page-types.ts'
 import type { PageImage, SitePageData } from '../../site/data-types.ts'
 
 /** A listing page's number from its URL segment: 2 and up, in digits (`/guides` is page 1). */

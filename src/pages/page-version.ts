@@ -1,5 +1,5 @@
-import type { PageMatch } from '../../site/match.ts'
-import { encodePageAnswer, type EncodedPageAnswer, type PageAnswer } from '../../site/page-data.ts'
+import type { PageMatch } from '../common/match.ts'
+import { encodePageAnswer, type EncodedPageAnswer, type PageAnswer } from '../common/page-data.ts'
 import { strongEtag } from '../etag.ts'
 import type { ServerPage } from './site.ts'
 

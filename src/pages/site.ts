@@ -1,5 +1,5 @@
 import type { SitePageData } from '../../site/data-types.ts'
-import type { Loader, LoaderTable, PageDefinition, PageServerSide, PageTable } from '../../site/page-types.ts'
+import type { Loader, LoaderTable, PageDefinition, PageServerSide, PageTable } from '../common/page-types.ts'
 import { joinPartialPage } from './partial-page.ts'
 import { listPages, pageTable } from '../../site/pages.ts'
 import { pageLoaders } from './loaders.ts'
@@ -31,7 +31,7 @@ export interface Site {
 
 /**
  * Joins a page table with its loaders by page id, in the table's order. Both were checked against one map of page id
- * -> data type (site/page-types.ts): a page without its loader, or a loader without its page, does not compile.
+ * -> data type (src/common/page-types.ts): a page without its loader, or a loader without its page, does not compile.
  */
 export function joinPages<DataTypes>(
   table: PageTable<DataTypes>,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { DocumentState } from '../../site/document-state.ts'
+import type { DocumentState } from '../common/document-state.ts'
 import type { PageDefinition, RouteParams } from '../../site/pages.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { pageCacheControl, pageCacheControlOf } from '../pages/cache-control.ts'

@@ -63,7 +63,7 @@ async function adopt(root: string): Promise<void> {
   )
   edit(root, 'client/page-modules.ts', "  gallery: () => import('./pages/gallery.tsx'),\n", '')
   rmSync(path.join(root, 'client', 'pages', 'gallery.tsx'))
-  edit(root, 'client/components/layout.tsx', "  { href: '/gallery', label: 'Gallery' },\n", '')
+  edit(root, 'site/layout.tsx', "  { href: '/gallery', label: 'Gallery' },\n", '')
 
   // The partly prerendered status page likewise: Courier's tests of partial prerendering use a page of their own.
   edit(root, 'site/data-types.ts', '  status: StatusData\n', '')
@@ -81,7 +81,7 @@ async function adopt(root: string): Promise<void> {
   edit(root, 'src/pages/loaders.ts', "import { readProcessMemory } from './process-memory.ts'\n", '')
   edit(root, 'client/page-modules.ts', "  status: () => import('./pages/status.tsx'),\n", '')
   rmSync(path.join(root, 'client', 'pages', 'status.tsx'))
-  edit(root, 'client/components/layout.tsx', "  { href: '/status', label: 'Status' },\n", '')
+  edit(root, 'site/layout.tsx', "  { href: '/status', label: 'Status' },\n", '')
 
   // The example's content, all of it: the guides and the FAQ entries.
   const guides = emptyContentFolder(root, 'content/guides')
@@ -102,10 +102,10 @@ async function adopt(root: string): Promise<void> {
     "      description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',",
     "      description: 'Evening and weekend sailing for beginners, with a skipper on every boat.',",
   )
-  edit(root, 'client/pages/home.tsx', '<h1>Courier</h1>', '<h1>Harbour Sailing Club</h1>')
+  edit(root, 'site/pages/home.tsx', '<h1>Courier</h1>', '<h1>Harbour Sailing Club</h1>')
   const home = path.join(root, 'client', 'pages', 'home.tsx')
   const lead = /<p className="lead">[\s\S]*?<\/p>/
-  if (!lead.test(readFileSync(home, 'utf8'))) throw new Error('client/pages/home.tsx: no lead paragraph to change')
+  if (!lead.test(readFileSync(home, 'utf8'))) throw new Error('site/pages/home.tsx: no lead paragraph to change')
   writeFileSync(
     home,
     readFileSync(home, 'utf8').replace(

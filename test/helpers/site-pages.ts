@@ -11,7 +11,7 @@ import { projectRoot } from '../../config/env.ts'
 import { filterExclusions, siteRedirects } from '../../config/request-filter.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
 import { testPageTable } from '../site/pages.ts'
-import type { RouteParams, SiteContent } from '../../site/page-types.ts'
+import type { RouteParams, SiteContent } from '../../src/common/page-types.ts'
 import { siteContent } from './content.ts'
 
 export interface PageInstance {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { decodePageAnswer, encodePageAnswer, pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
+import { decodePageAnswer, encodePageAnswer, pageAnswerKind, type PageAnswer } from '../../src/common/page-data.ts'
 
 t.test("a page answer's JSON is Next's page-data shape, byte for byte", async (t) => {
   t.same(encodePageAnswer({ props: { a: 1 } }, 'static'), {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { siteContent } from '../helpers/content.ts'
-import type { PageMatch } from '../../site/match.ts'
+import type { PageMatch } from '../../src/common/match.ts'
 import { PageVersions } from '../../src/pages/page-versions.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
 

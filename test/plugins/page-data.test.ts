@@ -1,6 +1,6 @@
 import t from 'tap'
 import { guides } from '../helpers/content.ts'
-import type { Loader } from '../../site/page-types.ts'
+import type { Loader } from '../../src/common/page-types.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
 import { joinPartialPage } from '../../src/pages/partial-page.ts'
 import { build } from '../helpers/app.ts'

@@ -7,7 +7,7 @@ import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
 import { contentTags } from '../../src/content/content-source.ts'
 import { textOf } from '../../src/content/hast-text.ts'
-import type { LoaderTable } from '../../site/page-types.ts'
+import type { LoaderTable } from '../../src/common/page-types.ts'
 import type { PageImage } from '../../site/data-types.ts'
 import type { TestPageData } from './pages.ts'
 

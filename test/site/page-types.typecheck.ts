@@ -1,5 +1,5 @@
 /**
- * Type-level tests of the typed page declaration (site/page-types.ts), checked by `npm run typecheck` (tsc): every
+ * Type-level tests of the typed page declaration (src/common/page-types.ts), checked by `npm run typecheck` (tsc): every
  * `@ts-expect-error` line below must be an error, or tsc fails with "Unused '@ts-expect-error' directive". The lines
  * without one are the declarations that must compile. Nothing here runs.
  */
@@ -11,7 +11,7 @@ import type {
   PageComponentProps,
   PageTable,
   PartialData,
-} from '../../site/page-types.ts'
+} from '../../src/common/page-types.ts'
 import { pageTable } from '../../site/pages.ts'
 import { pageLoaders } from '../../src/pages/loaders.ts'
 

@@ -1,4 +1,4 @@
-import type { ComponentTable, NoData, PageTable } from '../../site/page-types.ts'
+import type { ComponentTable, NoData, PageTable } from '../../src/common/page-types.ts'
 import { listPages, titled } from '../../site/pages.ts'
 import type { SlowData } from './pages/test-slow.tsx'
 import type { LateErrorData } from './pages/test-late-error.tsx'
@@ -13,7 +13,7 @@ import type { TestGuideData } from './pages/test-guide.tsx'
 /**
  * The test build's pages (`/__test/...`): streaming and error paths the suites drive. They exist only in a test build
  * (`npm run build:test`, served with COURIER_TEST_ROUTES=true); the production build and its page table hold none.
- * Declared as the site's are (site/page-types.ts): one map of page id -> data type, three tables checked against it.
+ * Declared as the site's are (src/common/page-types.ts): one map of page id -> data type, three tables checked against it.
  */
 export interface TestPageData {
   'test-slow': SlowData

@@ -1,6 +1,6 @@
 import type { PageComponentProps } from '../../../client/page-modules.ts'
 import { Image } from '../../../client/components/image.tsx'
-import { contentColumn } from '../../../site/image-sources.ts'
+import { contentColumn } from '../../../src/common/image-sources.ts'
 import type { PageImage } from '../../../site/data-types.ts'
 
 export interface TestImagesData {

@@ -1,6 +1,6 @@
 import type { PageComponentProps } from '../../../client/page-modules.ts'
 import { RequestTime } from '../../../client/components/request-time.tsx'
-import type { PartialData } from '../../../site/page-types.ts'
+import type { PartialData } from '../../../src/common/page-types.ts'
 
 export interface PartialKept {
   /** Made once per kept version: the same in every shell of that version. */

@@ -1,4 +1,4 @@
-import { Link } from './link.tsx'
+import { Link } from '../../client/components/link.tsx'
 
 /** The path of page `page` of the list of guides: the first is `/guides`, the others `/guides/page/<n>`. */
 export function listingPath(page: number): string {

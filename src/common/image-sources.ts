@@ -1,4 +1,4 @@
-import { allowedWidths, images } from '../config/images.ts'
+import { allowedWidths, images } from '../../config/images.ts'
 
 /**
  * How wide an image is drawn: its `sizes` attribute, and the narrowest and widest it is drawn in CSS pixels, so that

@@ -1,4 +1,4 @@
-import { filterExclusions } from '../config/request-filter.ts'
+import { filterExclusions } from '../../config/request-filter.ts'
 
 const firstSegments = new Set<string>(filterExclusions.firstSegments)
 const exactPaths = new Set(

@@ -1,7 +1,7 @@
-import type { PageComponentProps } from '../page-modules.ts'
-import { Image } from '../components/image.tsx'
-import type { ImageSlot } from '../../site/image-sources.ts'
-import type { GalleryData } from '../../site/data-types.ts'
+import type { PageComponentProps } from '../../client/page-modules.ts'
+import { Image } from '../../client/components/image.tsx'
+import type { ImageSlot } from '../../src/common/image-sources.ts'
+import type { GalleryData } from '../data-types.ts'
 
 export type { GalleryData }
 

@@ -1,10 +1,10 @@
-import type { PageComponentProps } from '../page-modules.ts'
+import type { PageComponentProps } from '../../client/page-modules.ts'
 import { GuideList } from '../components/guide-list.tsx'
-import { Link } from '../components/link.tsx'
+import { Link } from '../../client/components/link.tsx'
 import { listingPath } from '../components/listing-pager.tsx'
-import { Image } from '../components/image.tsx'
-import { contentColumn } from '../../site/image-sources.ts'
-import type { HomeData } from '../../site/data-types.ts'
+import { Image } from '../../client/components/image.tsx'
+import { contentColumn } from '../../src/common/image-sources.ts'
+import type { HomeData } from '../data-types.ts'
 
 export default function HomePage({ data }: PageComponentProps<HomeData>) {
   return (

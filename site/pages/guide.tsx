@@ -1,7 +1,7 @@
-import type { PageComponentProps } from '../page-modules.ts'
-import type { GuideData } from '../../site/data-types.ts'
-import { Link } from '../components/link.tsx'
-import { Markdown } from '../components/markdown.tsx'
+import type { PageComponentProps } from '../../client/page-modules.ts'
+import type { GuideData } from '../data-types.ts'
+import { Link } from '../../client/components/link.tsx'
+import { Markdown } from '../../client/components/markdown.tsx'
 
 export default function GuidePage({ data }: PageComponentProps<GuideData>) {
   const { guide, previous, next } = data

@@ -7,7 +7,7 @@
  * start-up or run-time errors. Types only: nothing here reaches a bundle.
  */
 import type { ComponentType, ReactNode } from 'react'
-import type { FaqData, Guide, GuideListPage, GuideSummary } from './data-types.ts'
+import type { FaqData, Guide, GuideListPage, GuideSummary } from '../../site/data-types.ts'
 import type { PageAnswer } from './page-data.ts'
 
 export type PageKind = 'static' | 'dynamic'
@@ -109,14 +109,14 @@ export interface LoaderContext {
 }
 
 /**
- * What a loader returns: a page answer (site/page-data.ts), whose props may name with `tags` what they were made of
+ * What a loader returns: a page answer (src/common/page-data.ts), whose props may name with `tags` what they were made of
  * (`guides`, `guide:<slug>`): a revalidation of a tag regenerates every kept page whose answer carries it
  * (docs/content.md). Tags stay on the server: the answer kept and sent is the page answer without them.
  */
 export type LoaderAnswer<Data> =
   ({ props: Data } & { tags?: readonly string[] }) | Exclude<PageAnswer<Data>, { props: Data }>
 
-/** A page's server-only loader: its props, a redirect or no such page (site/page-data.ts). */
+/** A page's server-only loader: its props, a redirect or no such page (src/common/page-data.ts). */
 export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>
 
 export interface PageServerSide<Data> {

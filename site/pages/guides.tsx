@@ -1,7 +1,7 @@
-import type { PageComponentProps } from '../page-modules.ts'
+import type { PageComponentProps } from '../../client/page-modules.ts'
 import { GuideList } from '../components/guide-list.tsx'
 import { ListingPager } from '../components/listing-pager.tsx'
-import type { GuidesData } from '../../site/data-types.ts'
+import type { GuidesData } from '../data-types.ts'
 
 /** `/guides` and `/guides/page/<n>`: one page of the list of guides, with links to the pages around it. */
 export default function GuidesPage({ data }: PageComponentProps<GuidesData>) {

@@ -1,6 +1,6 @@
-import type { PageComponentProps } from '../page-modules.ts'
-import type { StatusData } from '../../site/data-types.ts'
-import { RequestTime } from '../components/request-time.tsx'
+import type { PageComponentProps } from '../../client/page-modules.ts'
+import type { StatusData } from '../data-types.ts'
+import { RequestTime } from '../../client/components/request-time.tsx'
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`

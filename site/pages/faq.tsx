@@ -1,7 +1,7 @@
 import { useId, useState } from 'react'
-import type { PageComponentProps } from '../page-modules.ts'
-import type { FaqData, FaqEntry, MarkdownContent } from '../../site/data-types.ts'
-import { Markdown } from '../components/markdown.tsx'
+import type { PageComponentProps } from '../../client/page-modules.ts'
+import type { FaqData, FaqEntry, MarkdownContent } from '../data-types.ts'
+import { Markdown } from '../../client/components/markdown.tsx'
 
 /** The text of an answer, as the filter searches it. */
 function textOf(node: MarkdownContent | MarkdownContent['children'][number]): string {

@@ -1,5 +1,5 @@
-import type { GuideSummary } from '../../site/data-types.ts'
-import { Link } from './link.tsx'
+import type { GuideSummary } from '../data-types.ts'
+import { Link } from '../../client/components/link.tsx'
 
 /** Links to guides, each with its summary: the home page lists the first page of them, /guides each page. */
 export function GuideList({ guides, ordered = false }: { guides: GuideSummary[]; ordered?: boolean }) {

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
-import { useNavigating } from '../router/router-context.tsx'
-import { Link } from './link.tsx'
+import { useNavigating } from '../client/router/router-context.tsx'
+import { Link } from '../client/components/link.tsx'
 
 /** Top-level pages, linked from every page with real links (Link), so navigation works without JavaScript too. */
 const navigation = [
