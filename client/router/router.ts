@@ -3,7 +3,7 @@ import type { DocumentState } from '../../src/common/document-state.ts'
 import { createPageMatcher } from '../../src/common/match.ts'
 import { pageDataUrl } from '../../src/common/page-data.ts'
 import type { PageAnswer } from '../../src/common/page-data.ts'
-import type { PageDefinition } from '../../src/common/page-types.ts'
+import type { PageRoute } from '../../src/common/page-types.ts'
 import { pageModule, type PageComponent, type PageModule } from '../page-modules.ts'
 import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
@@ -79,7 +79,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** A page's code chunk; a page of the table always has one, so a missing one is a build fault, not a 404. */
-function loadPageModule(page: PageDefinition): Promise<PageModule> {
+function loadPageModule(page: PageRoute): Promise<PageModule> {
   const load = pageModule(page.id)
   return load ? load() : Promise.reject(new Error(`Courier: no code chunk for page ${page.id}`))
 }
@@ -89,7 +89,7 @@ function loadPageModule(page: PageDefinition): Promise<PageModule> {
  * renders it, within `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own
  * view.
  */
-export function createRouter(pages: readonly PageDefinition[], first: View): Router {
+export function createRouter(pages: readonly PageRoute[], first: View): Router {
   const deploymentId = first.state.deploymentId
   const matchPage = createPageMatcher(pages)
   const cache = createDataCache()
@@ -116,7 +116,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     listeners.forEach((listener) => listener())
   }
 
-  function loadData(url: string, page: PageDefinition): Promise<PageAnswer> {
+  function loadData(url: string, page: PageRoute): Promise<PageAnswer> {
     return cache.load(url, page, () => fetchPageData(url, deploymentId))
   }
 
@@ -144,7 +144,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
       }
       // Not found, or (after a deploy changed the page table) data for a page this router does not know.
       if ('notFound' in data || !match || !module) return hardNavigate(target.href, shown)
-      const head = match.page.head(data.props, match.params)
+      const head = module.page.head(data.props, match.params)
       let scroll: Scroll = target.hash
       if (mode === 'pop') {
         scroll = entries.arrive(window.history.state) ?? [0, 0]

@@ -1,7 +1,16 @@
 import { useId, useState } from 'react'
-import type { PageComponentProps } from '../../client/page-modules.ts'
+import { definePage, type PageProps } from '../../client/page.ts'
+import { titled, contentRevalidateS } from '../site.ts'
+import type * as server from './faq.server.ts'
 import type { FaqData, FaqEntry, MarkdownContent } from '../data-types.ts'
 import { Markdown } from '../../client/components/markdown.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/faq',
+  kind: 'static',
+  revalidate: contentRevalidateS,
+  head: () => ({ title: titled('FAQ'), description: 'Questions operators and developers ask about Courier.' }),
+})
 
 /** The text of an answer, as the filter searches it. */
 function textOf(node: MarkdownContent | MarkdownContent['children'][number]): string {
@@ -13,7 +22,7 @@ function searchText(entry: FaqEntry): string {
   return `${entry.question} ${textOf(entry.answer)}`.toLowerCase()
 }
 
-export default function FaqPage({ data }: PageComponentProps<FaqData>) {
+export default function FaqPage({ data }: PageProps<typeof server>) {
   const [query, setQuery] = useState('')
   const inputId = useId()
   const needle = query.trim().toLowerCase()

@@ -1,7 +1,15 @@
-import type { PageComponentProps } from '../../client/page-modules.ts'
+import { definePage, type PageProps } from '../../client/page.ts'
+import { titled } from '../site.ts'
+import type * as server from './gallery.server.ts'
 import { Image } from '../../client/components/image.tsx'
 import type { ImageSlot } from '../../src/common/image-sources.ts'
 import type { GalleryData } from '../data-types.ts'
+
+export const page = definePage<typeof server>({
+  path: '/gallery',
+  kind: 'static',
+  head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),
+})
 
 export type { GalleryData }
 
@@ -13,7 +21,7 @@ const galleryCell: ImageSlot = {
   maxCssPx: 559,
 }
 
-export default function GalleryPage({ data }: PageComponentProps<GalleryData>) {
+export default function GalleryPage({ data }: PageProps<typeof server>) {
   return (
     <article className="gallery-page">
       <h1>Gallery</h1>

@@ -1,9 +1,18 @@
-import type { PageComponentProps } from '../../client/page-modules.ts'
+import { definePage, type PageProps } from '../../client/page.ts'
+import { titled, contentRevalidateS } from '../site.ts'
+import type * as server from './guide.server.ts'
 import type { GuideData } from '../data-types.ts'
 import { Link } from '../../client/components/link.tsx'
 import { Markdown } from '../../client/components/markdown.tsx'
 
-export default function GuidePage({ data }: PageComponentProps<GuideData>) {
+export const page = definePage<typeof server>({
+  path: '/guides/:slug',
+  kind: 'static',
+  revalidate: contentRevalidateS,
+  head: (data) => ({ title: titled(data.guide.title), description: data.guide.summary }),
+})
+
+export default function GuidePage({ data }: PageProps<typeof server>) {
   const { guide, previous, next } = data
   return (
     <article className="guide">

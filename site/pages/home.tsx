@@ -1,4 +1,6 @@
-import type { PageComponentProps } from '../../client/page-modules.ts'
+import { definePage, type PageProps } from '../../client/page.ts'
+import { siteName, contentRevalidateS } from '../site.ts'
+import type * as server from './home.server.ts'
 import { GuideList } from '../components/guide-list.tsx'
 import { Link } from '../../client/components/link.tsx'
 import { listingPath } from '../components/listing-pager.tsx'
@@ -6,7 +8,18 @@ import { Image } from '../../client/components/image.tsx'
 import { contentColumn } from '../../src/common/image-sources.ts'
 import type { HomeData } from '../data-types.ts'
 
-export default function HomePage({ data }: PageComponentProps<HomeData>) {
+export const page = definePage<typeof server>({
+  path: '/',
+  kind: 'static',
+  revalidate: contentRevalidateS,
+  // The hero is an Image with priority: React preloads it with the shell, with the same srcset and sizes.
+  head: () => ({
+    title: `${siteName}: React delivery on Fastify`,
+    description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',
+  }),
+})
+
+export default function HomePage({ data }: PageProps<typeof server>) {
   return (
     <article className="home">
       <h1>Courier</h1>

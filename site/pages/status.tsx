@@ -1,6 +1,16 @@
-import type { PageComponentProps } from '../../client/page-modules.ts'
+import { definePage, type PageProps } from '../../client/page.ts'
+import { titled } from '../site.ts'
+import type * as server from './status.server.ts'
 import type { StatusData } from '../data-types.ts'
 import { RequestTime } from '../../client/components/request-time.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/status',
+  kind: 'dynamic',
+  // A kept shell (headings, explanations, the deployment's facts) with the live figures as holes.
+  prerender: 'partial',
+  head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),
+})
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`
@@ -19,7 +29,7 @@ function Pending({ terms }: { terms: readonly string[] }) {
  * The server's state. Partly prerendered: everything but the live figures is rendered once per deployment and sent
  * at once; each request's figures stream into the two holes.
  */
-export default function StatusPage({ data }: PageComponentProps<StatusData>) {
+export default function StatusPage({ data }: PageProps<typeof server>) {
   const { kept, live } = data
   return (
     <article className="status">

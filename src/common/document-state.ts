@@ -1,4 +1,4 @@
-import type { RouteParams, PageKind } from '../../site/pages.ts'
+import type { RouteParams, PageKind } from './page-types.ts'
 
 /** What the server embeds in the page for hydration: the client renders exactly this first. */
 export type DocumentState =

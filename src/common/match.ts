@@ -1,4 +1,4 @@
-import type { RouteParams } from '../../site/pages.ts'
+import type { RouteParams } from './page-types.ts'
 
 /** A page of the table matched to a pathname, with its parameters decoded. */
 export interface PageMatch<Page extends { path: string }> {

@@ -1,10 +1,11 @@
 /**
- * A page is one typed declaration. A site names its pages and the data each one's loader gives its component in one
- * map of page id -> data type (`SitePageData`, site/data-types.ts); the page table (site/pages.ts), the loaders
- * (src/pages/loaders.ts) and the components (client/page-modules.ts) each `satisfies` their table type below for that
- * map. So a page without a loader or a component, a loader or a component for no page, and a loader whose data is not
- * the data its component or head reads, are type errors (test/site/page-types.typecheck.ts shows each one), not
- * start-up or run-time errors. Types only: nothing here reaches a bundle.
+ * A page is one module (docs/your-site.md): `site/pages/<id>.tsx` declares it (`export const page = definePage(...)`:
+ * its path, kind, freshness and head) and draws it (its default export), and an optional `site/pages/<id>.server.ts`
+ * beside it loads its data. The page's data type flows from that server half's loader to its head and component
+ * (`definePage<typeof server>`, `PageProps<typeof server>`), so a head or a component that reads another shape than
+ * the loader gives, a page with data but no loader, and a partly prerendered declaration without its two loaders are
+ * type errors (test/site/page-types.typecheck.ts shows each one). Types only, but for nothing: nothing here reaches a
+ * bundle.
  */
 import type { ComponentType, ReactNode } from 'react'
 import type { FaqData, Guide, GuideListPage, GuideSummary } from '../../site/data-types.ts'
@@ -36,6 +37,8 @@ interface PageEntryFields<Data> {
   revalidate?: number
   /** Title and meta of the page, from its data. */
   head: (data: Data, params: RouteParams) => PageHead
+  /** `false`: the page stays out of the sitemap (a form's thank-you page, a page only signed-in users see). */
+  sitemap?: boolean
 }
 
 /**
@@ -51,8 +54,8 @@ type PrerenderOf<Data> = unknown extends Data
     ? { kind: 'dynamic'; prerender: 'partial' }
     : { prerender?: never }
 
-/** A page's entry in the page table, typed by its data. */
-export type PageEntry<Data> = PageEntryFields<Data> & PrerenderOf<Data>
+/** What a page module declares (`export const page = definePage(...)`), typed by its data. */
+export type PageDeclaration<Data> = PageEntryFields<Data> & PrerenderOf<Data>
 
 /**
  * The request-time data of a partly prerendered page as its component gets it: loaded (`value`), failed (`failed`:
@@ -72,9 +75,6 @@ export interface PartialData<Kept, Live> {
   kept: Kept
   live: LiveData<Live>
 }
-
-/** The page table of a map of page id -> data type: one entry per page, in matching order. */
-export type PageTable<DataTypes> = { readonly [Id in keyof DataTypes]: PageEntry<DataTypes[Id]> }
 
 /**
  * The site's content as loaders read it: Markdown under CONTENT_DIR, read again at each call (docs/content.md). The
@@ -119,34 +119,46 @@ export type LoaderAnswer<Data> =
 /** A page's server-only loader: its props, a redirect or no such page (src/common/page-data.ts). */
 export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>
 
-export interface PageServerSide<Data> {
-  load?: Loader<Data>
+/** What a page's server half may export beside its loaders. */
+export interface PageServerExtras {
   /** Parameters of every instance of a parametrised page: feeds the sitemap. */
   staticParams?: (context: { content: SiteContent }) => RouteParams[] | Promise<RouteParams[]>
   /** When an instance last changed, ISO 8601: the sitemap's `lastmod` (none when unset or undefined). */
   lastModified?: (params: RouteParams, context: { content: SiteContent }) => Promise<string | undefined>
 }
 
+/** A parametrised page's instances, for the sitemap (`export const staticParams: StaticParams = ...`). */
+export type StaticParams = NonNullable<PageServerExtras['staticParams']>
+
+/** When a page's instance last changed, for the sitemap (`export const lastModified: LastModified = ...`). */
+export type LastModified = NonNullable<PageServerExtras['lastModified']>
+
 /**
- * The loaders of a partly prerendered page: `keep` once per deployment (and on revalidation), as a `static` page's,
- * `load` per request, as a `dynamic` page's. Its request-time loader cannot answer not-found or a redirect: the shell
- * has gone out with a 200 before it runs (an answer that is not props fails its holes).
+ * A page's server half, `<id>.server.ts`: its loader (`load`), for a partly prerendered page also its kept loader
+ * (`keep`: once per deployment and on revalidation, as a `static` page's; `load` then runs per request and cannot
+ * answer not-found or a redirect: the shell has gone out with a 200 before it runs), and the sitemap's helpers.
  */
-export interface PartialServerSide<Kept, Live> {
-  keep: Loader<Kept>
-  load: Loader<Live>
+export interface PageServerModule extends PageServerExtras {
+  load?: Loader<unknown>
+  keep?: Loader<unknown>
 }
 
-/** A page with data must have a loader; a page without (`NoData`) may have none; a partly prerendered page two. */
-type ServerSideOf<Data> =
-  Data extends PartialData<infer Kept, infer Live>
-    ? PartialServerSide<Kept, Live>
-    : NoData extends Data
-      ? PageServerSide<Data>
-      : PageServerSide<Data> & { load: Loader<Data> }
+/**
+ * The props a loader gives (its answers' `props`). A loader that may also answer not-found or a redirect returns a
+ * union of object literals, which TypeScript normalises by giving each member the others' properties as optional
+ * `undefined`: that `undefined` is no props a page gets, and is dropped.
+ */
+export type PropsOf<L> = L extends Loader<infer Data> ? Exclude<Data, undefined> : never
 
-/** The loaders of a map of page id -> data type: one entry per page. */
-export type LoaderTable<DataTypes> = { readonly [Id in keyof DataTypes]: ServerSideOf<DataTypes[Id]> }
+/** The data of a page, from its server half's type: a partly prerendered page's two kinds, a loader's props, or none. */
+export type DataOf<Server> = Server extends { keep: infer Keep; load: infer Load }
+  ? PartialData<PropsOf<Keep>, PropsOf<Load>>
+  : Server extends { load: infer Load }
+    ? PropsOf<Load>
+    : NoData
+
+/** What a page's component receives, from its server half's type (`PageProps<typeof server>`; none: no data). */
+export type PageProps<Server = Record<never, never>> = PageComponentProps<DataOf<Server>>
 
 /** What every page component receives: its page data and its route parameters. */
 export interface PageComponentProps<Data> {
@@ -154,34 +166,42 @@ export interface PageComponentProps<Data> {
   params: RouteParams
 }
 
-/** The components of a map of page id -> data type: each page's code chunk, whose default export draws its data. */
-export type ComponentTable<DataTypes> = {
-  readonly [Id in keyof DataTypes]: () => Promise<{ default: ComponentType<PageComponentProps<DataTypes[Id]>> }>
+/**
+ * A page's declaration as run-time code holds it, whatever its data: the router, the server and the renderer match
+ * pages by path and hand each page the data its own loader gave (`definePage<typeof server>` checked that data against
+ * its head and component). `head` is written as a method: TypeScript compares method parameters both ways, so a typed
+ * declaration is one of these without a cast, as @types/react does for its event handlers.
+ */
+export interface PageDeclared {
+  path: string
+  kind: PageKind
+  /** A `static` page's freshness in seconds (`PageDeclaration`). */
+  revalidate?: number
+  /** `partial`: partly prerendered (`PageDeclaration`). */
+  prerender?: 'partial'
+  /** `false`: not in the sitemap. */
+  sitemap?: boolean
+  head(data: unknown, params: RouteParams): PageHead
+}
+
+/** A page as the server and the renderer hold it: its declaration and its id, the name of its module's file. */
+export interface PageDefinition extends PageDeclared {
+  /** Stable id: the page module's file name (`site/pages/<id>.tsx`); names its code chunk, travels in the hydration
+   * state. */
+  id: string
 }
 
 /**
- * A page as run-time code holds it, whatever its data: the router, the server and the renderer match pages by path
- * and join them by id, and hand each page the data its own loader gave (the tables above were checked against one map,
- * so that data is the page's type). `head` is written as a method: TypeScript compares method parameters both ways,
- * so a typed entry is one of these without a cast, as @types/react does for its event handlers.
+ * A page as the client router matches it, from the manifest the build writes (src/build/page-manifest.ts): its path
+ * and what the data cache needs, never its head or its server half.
  */
-export interface PageDefinition {
-  /** Stable id: joins the server's loader and the client's code chunk (`client/pages/<id>.tsx`), travels in the
-   * hydration state. */
-  id: string
-  path: string
-  kind: PageKind
-  /** A `static` page's freshness in seconds (`PageEntry`). */
-  revalidate?: number
-  /** `partial`: partly prerendered (`PageEntry`). */
-  prerender?: 'partial'
-  head(data: unknown, params: RouteParams): PageHead
-}
+export type PageRoute = Pick<PageDefinition, 'id' | 'path' | 'kind' | 'revalidate'>
 
 /** A page's component as run-time code holds it, whatever its data (a method type, for the reason `head` is one). */
 export type PageComponent = { draw(props: PageComponentProps<unknown>): ReactNode }['draw']
 
-/** A page's code chunk as run-time code holds it. */
+/** A page's module (its code chunk) as run-time code holds it: its component and its declaration. */
 export interface PageModule {
   default: PageComponent
+  page: PageDeclared
 }

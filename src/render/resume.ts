@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { PostponedState } from 'react-dom/static'
 import type { LiveData } from '../common/page-types.ts'
-import type { PageDefinition, RouteParams } from '../../site/pages.ts'
+import type { PageDefinition, RouteParams } from '../common/page-types.ts'
 import { PieceStream } from '../compression/pieces.ts'
 import { assignDigest } from '../digest.ts'
 import { documentName, headFor, stateFor, type RenderTarget } from './document-target.ts'

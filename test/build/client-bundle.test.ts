@@ -1,5 +1,5 @@
 import t from 'tap'
-import { testPages } from '../site/pages.ts'
+import { testPages } from '../helpers/page-table.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'acorn'

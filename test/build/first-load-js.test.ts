@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 import { clientBundle } from '../../config/client-bundle.ts'
 import { loadConfig } from '../../config/env.ts'
 import { assetBase } from '../../src/render/template.ts'
-import { pages } from '../../site/pages.ts'
+import { sitePages as pages } from '../helpers/page-table.ts'
 
 /** The build under test: `npm test` builds first. */
 const clientDir = path.join(loadConfig({}).distDir, 'client')

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
 import { filterExclusions, siteRedirects } from '../../config/request-filter.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
-import { testPageTable } from '../site/pages.ts'
+import { testPage } from './page-table.ts'
 import type { RouteParams, SiteContent } from '../../src/common/page-types.ts'
 import { siteContent } from './content.ts'
 
@@ -42,11 +42,11 @@ export async function pageInstances({
 export const testRoutes = Object.freeze({ COURIER_TEST_ROUTES: 'true' })
 
 /** The test build's kept list of the content's guides (`test-guides`), whatever pages the site has. */
-export const testGuidesPath = testPageTable['test-guides'].path
+export const testGuidesPath = testPage('test-guides').path
 
 /** The test build's kept page of one guide of the content (`test-guide`), at `slug` (a guide or not). */
 export function testGuidePath(slug: string): string {
-  return testPageTable['test-guide'].path.replace(':slug', slug)
+  return testPage('test-guide').path.replace(':slug', slug)
 }
 
 /**
@@ -95,4 +95,4 @@ export function configRedirect(value: string): { from: string; to: string; perma
 }
 
 /** The route of the test build's guide page, as Fastify names it (a metrics label, a span name). */
-export const testGuideRoute = testPageTable['test-guide'].path
+export const testGuideRoute = testPage('test-guide').path

@@ -1,4 +1,4 @@
-import type { PageImage } from '../../site/data-types.ts'
+import type { PageImage } from './data-types.ts'
 
 /** The site's photographs in client/public/images, with their real pixel sizes. Plain data: shared with the browser. */
 export const siteImages: readonly PageImage[] = [
