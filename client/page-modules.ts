@@ -1,4 +1,4 @@
-import { pageModules } from 'virtual:courier/pages'
+import { pageModules } from 'virtual:courier/page-modules'
 import type { PageModule } from '../src/common/page-types.ts'
 
 export type { PageComponent, PageComponentProps, PageModule } from '../src/common/page-types.ts'

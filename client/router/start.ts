@@ -1,4 +1,4 @@
-import { pages } from 'virtual:courier/pages'
+import { pages } from 'virtual:courier/page-routes'
 import type { LoadedRouter } from './router-context.tsx'
 import { createRouter, type View } from './router.ts'
 import { Arrival } from './arrival.tsx'

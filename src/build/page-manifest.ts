@@ -5,8 +5,11 @@ import { listPageFiles, pageFolders } from '../pages/page-files.ts'
 import { importPageSources } from '../pages/page-sources.ts'
 import { joinPageSources } from '../pages/site.ts'
 
-const moduleId = 'virtual:courier/pages'
-const resolvedId = `\0${moduleId}`
+/** The router's table: in the router's chunk, loaded after hydration. */
+const routesId = 'virtual:courier/page-routes'
+/** Each page's code chunk: in the entry, which loads the first page's. */
+const modulesId = 'virtual:courier/page-modules'
+const resolved = (id: string) => `\0${id}`
 
 export interface PageManifestOptions {
   /** The project root: holds site/pages/ (and test/site/pages/). */
@@ -16,8 +19,9 @@ export interface PageManifestOptions {
 }
 
 /**
- * The client's manifest of pages, `virtual:courier/pages`: each page's id, path, kind and freshness, in matching
- * order (`pages`, for the router), and its code chunk (`pageModules`, one per page module). It is read from the page
+ * The client's manifest of pages: `virtual:courier/page-routes`, each page's id, path, kind and freshness in matching
+ * order (for the router's chunk), and `virtual:courier/page-modules`, each page's code chunk (for the entry): two
+ * modules, so the table stays out of the first load. It is read from the page
  * modules by the build itself (the same checks as the server's start: a page module that breaks the convention fails
  * the build, naming its file); heads and server halves stay out, so the router's chunk holds paths only.
  */
@@ -25,10 +29,18 @@ export function pageManifest(options: PageManifestOptions): Plugin {
   return {
     name: 'courier:page-manifest',
     resolveId(id) {
-      return id === moduleId ? resolvedId : undefined
+      return id === routesId || id === modulesId ? resolved(id) : undefined
     },
     async load(id) {
-      if (id !== resolvedId) return undefined
+      if (id === resolved(modulesId)) {
+        const files = listPageFiles(options.root, pageFolders(options.testPages))
+        const importers = files.map(
+          (file) =>
+            `  ${JSON.stringify(file.id)}: () => import(${JSON.stringify(path.join(options.root, file.file))}),`,
+        )
+        return `export const pageModules = {\n${importers.join('\n')}\n}\n`
+      }
+      if (id !== resolved(routesId)) return undefined
       const files = listPageFiles(options.root, pageFolders(options.testPages))
       for (const file of files) {
         this.addWatchFile(path.join(options.root, file.file))
@@ -38,10 +50,7 @@ export function pageManifest(options: PageManifestOptions): Plugin {
       const routes: PageRoute[] = pages.map(({ id, path, kind, revalidate }) =>
         revalidate === undefined ? { id, path, kind } : { id, path, kind, revalidate },
       )
-      const importers = files.map(
-        (file) => `  ${JSON.stringify(file.id)}: () => import(${JSON.stringify(path.join(options.root, file.file))}),`,
-      )
-      return `export const pages = ${JSON.stringify(routes)}\nexport const pageModules = {\n${importers.join('\n')}\n}\n`
+      return `export const pages = ${JSON.stringify(routes)}\n`
     },
   }
 }
