@@ -8,7 +8,8 @@
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
-import { filterExclusions, siteRedirects } from '../../config/request-filter.ts'
+import { filterExclusions } from '../../config/request-filter.ts'
+import { redirects as siteRedirects } from '../../site/request-filter.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
 import { testPage } from './page-table.ts'
 import type { RouteParams, SiteContent } from '../../src/common/page-types.ts'
@@ -84,12 +85,12 @@ export function publicImagePath(): string {
 }
 
 /**
- * The site policy's first redirect with a parameter (config/request-filter.ts), whatever it is, with its parameters
+ * The site policy's first redirect with a parameter (site/request-filter.ts), whatever it is, with its parameters
  * given `value`: where it is asked and where it sends.
  */
 export function configRedirect(value: string): { from: string; to: string; permanent: boolean } {
   const redirect = siteRedirects.find((candidate) => candidate.from.includes(':'))
-  if (!redirect) throw new Error('config/request-filter.ts has no redirect with a parameter')
+  if (!redirect) throw new Error('site/request-filter.ts has no redirect with a parameter')
   const filled = (pattern: string) => pattern.replace(/:\w+/g, () => value)
   return { from: filled(redirect.from), to: filled(redirect.to), permanent: redirect.permanent }
 }
