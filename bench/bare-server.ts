@@ -21,7 +21,7 @@ import { compileTemplate } from '../src/render/template.ts'
 import { serverLimits } from '../config/server.ts'
 import { clientDir, documentFile, loadBuiltClient, readDeploymentId } from './build-output.ts'
 
-/** The fields of Courier's status loaders (src/pages/loaders.ts), computed the same way, rendered whole per request. */
+/** The fields of Courier's status loaders (site/pages/status.server.ts), computed the same way, rendered whole per request. */
 function loadStatusData(deploymentId: string): StatusData {
   const memory = process.memoryUsage()
   const figures = {

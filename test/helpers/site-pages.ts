@@ -1,7 +1,7 @@
 /**
  * The site's pages as a test reaches them, from the server's page table (src/pages/site.ts) and the tests' own
  * content (test/helpers/content.ts), whatever pages the site has: a page without parameters at its path, a
- * parametrised one at each instance its `staticParams` names. And the test build's own pages (test/site/pages.ts),
+ * parametrised one at each instance its `staticParams` names. And the test build's own pages (test/site/pages/),
  * on which the tests of Courier's mechanics run instead of the example's: a kept list of the content's guides, a kept
  * guide page with a parameter, a partly prerendered page.
  */
@@ -39,7 +39,7 @@ export async function pageInstances({
   return instances
 }
 
-/** The environment of a server that serves the test build's pages too (test/site/pages.ts). */
+/** The environment of a server that serves the test build's pages too (test/site/pages/). */
 export const testRoutes = Object.freeze({ COURIER_TEST_ROUTES: 'true' })
 
 /** The test build's kept list of the content's guides (`test-guides`), whatever pages the site has. */

@@ -11,7 +11,7 @@ const dataUrl = (id: string, path: string) => `/_next/data/${id}${path}`
 /** The data path of a page path (`/a/b` -> `/a/b.json`). */
 const json = (pagePath: string) => `${pagePath}.json`
 
-/** The test build's partly prerendered page (test/site/pages.ts): a kept part, and the request's own `?token=`. */
+/** The test build's partly prerendered page (test/site/pages/): a kept part, and the request's own `?token=`. */
 const partialPath = '/__test/partial'
 
 t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', async (t) => {
@@ -39,7 +39,7 @@ t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', 
     t.equal(response.headers['content-type'], 'application/json; charset=utf-8', path)
     t.equal(response.headers['x-content-type-options'], 'nosniff', path)
     t.equal(response.headers['x-deployment-id'], id, path)
-    // Content pages are kept for 60 s (test/site/pages.ts `revalidate`): a CDN may share their data as long.
+    // Content pages are kept for 60 s (test/site/pages/ `revalidate`): a CDN may share their data as long.
     t.equal(response.headers['cache-control'], 'public, max-age=0, s-maxage=60, stale-while-revalidate=86400', path)
     t.equal(response.headers['x-courier-cache'], 'HIT', path)
     t.match(response.headers.etag, /^"[A-Za-z0-9_-]{27}"$/, `${path}: a strong ETag`)

@@ -18,7 +18,7 @@ import { publicImagePath, siteWithUnfilteredPage, testGuidePath, testRoutes } fr
 const id = 'dpl-test'
 
 /**
- * The pages the paths reach, whatever pages the site has: the test build's (test/site/pages.ts), with a kept page on
+ * The pages the paths reach, whatever pages the site has: the test build's (test/site/pages/), with a kept page on
  * the path the filter excludes by name (config/request-filter.ts), `excluded`.
  */
 const { site, path: excluded } = await siteWithUnfilteredPage()

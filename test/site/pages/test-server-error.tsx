@@ -7,7 +7,7 @@ export const page = definePage<typeof server>({
   kind: 'dynamic',
   head: () => ({ title: testTitled('Server error') }),
 })
-/** Never rendered: its loader (src/pages/loaders.ts) throws, so the visitor gets the 500 page. Test routes only. */
+/** Never rendered: its loader (test-server-error.server.ts) throws, so the visitor gets the 500 page. Test routes only. */
 export default function ServerErrorPage() {
   return <h1>This page's loader always fails</h1>
 }
