@@ -11,7 +11,7 @@ import { fontSubset } from './src/build/font-subset.ts'
 import { coreFontRanges } from './config/fonts.ts'
 import { pageManifest } from './src/build/page-manifest.ts'
 import { serverBuild } from './src/build/server-build.ts'
-import { buildSources, hashSources } from './src/build/source-hash.mjs'
+import { hashSources, listBuildSources } from './src/build/source-hash.mjs'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
 
 /**
@@ -68,7 +68,7 @@ export default defineConfig((): UserConfig => {
         root,
         outDir,
         // Hashed before anything is written; the test build is made from the test pages too.
-        sourceHash: hashSources(root, testBuild ? [...buildSources, 'test/site'] : buildSources),
+        sourceHash: hashSources(root, testBuild ? [...listBuildSources(root), 'test/site'] : listBuildSources(root)),
         testPages: testBuild,
       }),
     ],
