@@ -39,6 +39,16 @@ export async function pageInstances({
   return instances
 }
 
+/**
+ * The title a page instance's document carries: its head given the data its own loader gives now (from the tests'
+ * content), never made-up data, which a site's head may not expect.
+ */
+export async function titleOf({ page, params }: PageInstance, content: SiteContent = siteContent): Promise<string> {
+  const answer = page.load ? await page.load({ params, query: {}, deploymentId: 'test', content }) : { props: {} }
+  if (!('props' in answer)) throw new Error(`${page.id} answers no props at ${JSON.stringify(params)}`)
+  return page.head(answer.props, params).title
+}
+
 /** The environment of a server that serves the test build's pages too (test/site/pages/). */
 export const testRoutes = Object.freeze({ COURIER_TEST_ROUTES: 'true' })
 
