@@ -9,7 +9,9 @@ import { precompress } from './src/build/precompress.ts'
 import { fontPreload } from './src/build/font-preload.ts'
 import { fontSubset } from './src/build/font-subset.ts'
 import { coreFontRanges } from './config/fonts.ts'
+import { pageDeclarations } from './src/build/page-declarations.ts'
 import { pageManifest } from './src/build/page-manifest.ts'
+import { pageFolders } from './src/pages/page-files.ts'
 import { serverBuild } from './src/build/server-build.ts'
 import { hashSources, listBuildSources } from './src/build/source-hash.mjs'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
@@ -63,6 +65,7 @@ export default defineConfig((): UserConfig => {
       deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
       precompress(),
       pageManifest({ root, testPages: testBuild }),
+      pageDeclarations({ root, folders: pageFolders(testBuild) }),
       // Last: the server, compiled once the client's deployment id is known (`npm start` runs <outDir>/node/server.js).
       serverBuild({
         root,

@@ -106,8 +106,11 @@ export function createRouter(pages: readonly PageRoute[], first: View): Router {
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
     const firstPage = matchPage(new URL(first.href).pathname)?.page
+    // The document's own head, for a later return to it from the cache.
+    const description = document.querySelector<HTMLMetaElement>('meta[name="description"]')?.content
     cache.put(dataUrlOf(deploymentId, new URL(first.href)), firstPage ?? { kind: 'static' }, {
       props: first.state.data,
+      head: description === undefined ? { title: document.title } : { title: document.title, description },
     })
   }
 
@@ -142,9 +145,10 @@ export function createRouter(pages: readonly PageRoute[], first: View): Router {
         if (redirects >= maxRedirects) return hardNavigate(target.href, shown)
         return navigate(data.redirect.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
       }
-      // Not found, or (after a deploy changed the page table) data for a page this router does not know.
+      // Not found, or (after a deploy changed the pages) data for a page this router does not know.
       if ('notFound' in data || !match || !module) return hardNavigate(target.href, shown)
-      const head = module.page.head(data.props, match.params)
+      // The server gives the head with the data: no page's head is code in the browser.
+      const head = data.head ?? { title: document.title }
       let scroll: Scroll = target.hash
       if (mode === 'pop') {
         scroll = entries.arrive(window.history.state) ?? [0, 0]

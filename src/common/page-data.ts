@@ -1,4 +1,4 @@
-import type { PageKind } from './page-types.ts'
+import type { PageHead, PageKind } from './page-types.ts'
 
 /**
  * The page-data URL and its answers, written once for the three parties that speak them: the client router asks
@@ -47,7 +47,8 @@ export interface PageRedirect {
  * (the shape of Next's getServerSideProps), the server keeps and renders it, the data route and the request filter
  * encode it, the client router decodes it: `encodePageAnswer` and `decodePageAnswer` below are its one codec.
  */
-export type PageAnswer<Data = unknown> = { props: Data } | { notFound: true } | { redirect: PageRedirect }
+export type PageAnswer<Data = unknown> =
+  { props: Data; head?: PageHead } | { notFound: true } | { redirect: PageRedirect }
 
 /** Which of the three a page answer is (the loader span and the page-data metric name it). */
 export type PageAnswerKind = 'props' | 'notFound' | 'redirect'
@@ -63,20 +64,30 @@ export interface EncodedPageAnswer {
 }
 
 /**
- * The JSON of a page answer, Next's page-data shape: `{ pageProps, kind }` (200), `{ redirect: { destination,
+ * The JSON of a page answer, Next's page-data shape: `{ pageProps, kind, head }` (200), `{ redirect: { destination,
  * permanent } }` (200: the client router follows it, fetch never does) or `{ notFound: true }` (404). Props travel
- * with the page's kind; a redirect or a not-found answer has none to tell. Each object is built here, key by key, so
- * the bytes are the same whatever order or extra keys a loader's object has.
+ * with the page's kind and its head (title, description: what a navigation sets, so no head reaches the browser as
+ * code); a redirect or a not-found answer has none to tell. Each object is built here, key by key, so the bytes are
+ * the same whatever order or extra keys a loader's object has.
  */
-export function encodePageAnswer(answer: PageAnswer, kind: PageKind): EncodedPageAnswer
+export function encodePageAnswer(answer: PageAnswer, kind: PageKind, head: PageHead): EncodedPageAnswer
 export function encodePageAnswer(answer: Exclude<PageAnswer, { props: unknown }>): EncodedPageAnswer
-export function encodePageAnswer(answer: PageAnswer, kind?: PageKind): EncodedPageAnswer {
+export function encodePageAnswer(answer: PageAnswer, kind?: PageKind, head?: PageHead): EncodedPageAnswer {
   if ('notFound' in answer) return { statusCode: 404, body: JSON.stringify({ notFound: true }) }
   if ('redirect' in answer) {
     const { destination, permanent } = answer.redirect
     return { statusCode: 200, body: JSON.stringify({ redirect: { destination, permanent } }) }
   }
-  return { statusCode: 200, body: JSON.stringify({ pageProps: answer.props, kind }) }
+  const sentHead = head && { title: head.title, description: head.description }
+  return { statusCode: 200, body: JSON.stringify({ pageProps: answer.props, kind, head: sentHead }) }
+}
+
+/** A page head as the data carries it: a title, and a description when it is a string. */
+function readHead(value: unknown): PageHead | undefined {
+  if (!isRecord(value) || typeof value.title !== 'string') return undefined
+  return typeof value.description === 'string'
+    ? { title: value.title, description: value.description }
+    : { title: value.title }
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
@@ -86,8 +97,7 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
 /**
  * A data answer as the client reads it (its status and parsed JSON): the page answer it encodes, or undefined when it
  * is none of the three (then the router falls back to a full page load). The props are the page's data as its loader
- * gave them: the page table joins each page's loader and component by id, checked against one map of data types
- * (site/data-types.ts).
+ * gave them (`definePage<typeof server>` checked them against the page's component), with the page's head.
  */
 export function decodePageAnswer(statusCode: number, json: unknown): PageAnswer | undefined {
   if (!isRecord(json)) return undefined
@@ -97,6 +107,9 @@ export function decodePageAnswer(statusCode: number, json: unknown): PageAnswer 
   if (isRecord(redirect) && typeof redirect.destination === 'string') {
     return { redirect: { destination: redirect.destination, permanent: redirect.permanent === true } }
   }
-  if ('pageProps' in json && (json.kind === 'static' || json.kind === 'dynamic')) return { props: json.pageProps }
+  if ('pageProps' in json && (json.kind === 'static' || json.kind === 'dynamic')) {
+    const head = readHead(json.head)
+    return head ? { props: json.pageProps, head } : { props: json.pageProps }
+  }
   return undefined
 }

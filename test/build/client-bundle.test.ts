@@ -1,5 +1,6 @@
 import t from 'tap'
 import { testPages } from '../helpers/page-table.ts'
+import { headOfInstance, pageInstances } from '../helpers/site-pages.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'acorn'
@@ -65,6 +66,23 @@ t.test("no page's server half reaches the client, in either build", async (t) =>
     }
   }
   t.ok(checked > 0, `${checked} strings of server halves looked for`)
+})
+
+t.test("no page's declaration reaches the client: heads come with the page data", async (t) => {
+  const bundle = texts.map((file) => readFileSync(file, 'utf8')).join('\n')
+  let checked = 0
+  for (const instance of await pageInstances({ firstOnly: true })) {
+    const { title, description } = await headOfInstance(instance)
+    for (const words of [title, description]) {
+      if (words === undefined || words.length < 12) continue
+      checked++
+      t.notOk(
+        bundle.includes(words),
+        `${instance.page.id}'s head (${JSON.stringify(words)}) is not in the client build`,
+      )
+    }
+  }
+  t.ok(checked > 0, `${checked} heads' words looked for`)
 })
 
 t.test('the production build holds no test page: no chunk, no route, no text of one', async (t) => {

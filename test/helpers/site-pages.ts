@@ -12,7 +12,7 @@ import { filterExclusions } from '../../config/request-filter.ts'
 import { redirects as siteRedirects } from '../../site/request-filter.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
 import { testPage } from './page-table.ts'
-import type { RouteParams, SiteContent } from '../../src/common/page-types.ts'
+import type { PageHead, RouteParams, SiteContent } from '../../src/common/page-types.ts'
 import { siteContent } from './content.ts'
 
 export interface PageInstance {
@@ -43,10 +43,18 @@ export async function pageInstances({
  * The title a page instance's document carries: its head given the data its own loader gives now (from the tests'
  * content), never made-up data, which a site's head may not expect.
  */
-export async function titleOf({ page, params }: PageInstance, content: SiteContent = siteContent): Promise<string> {
+export async function titleOf(instance: PageInstance, content: SiteContent = siteContent): Promise<string> {
+  return (await headOfInstance(instance, content)).title
+}
+
+/** A page instance's head for the data its own loader gives now (from the tests' content). */
+export async function headOfInstance(
+  { page, params }: PageInstance,
+  content: SiteContent = siteContent,
+): Promise<PageHead> {
   const answer = page.load ? await page.load({ params, query: {}, deploymentId: 'test', content }) : { props: {} }
   if (!('props' in answer)) throw new Error(`${page.id} answers no props at ${JSON.stringify(params)}`)
-  return page.head(answer.props, params).title
+  return page.head(answer.props, params)
 }
 
 /** The environment of a server that serves the test build's pages too (test/site/pages/). */

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { testPage } from '../helpers/page-table.ts'
 import { guides } from '../helpers/content.ts'
 import type { Loader } from '../../src/common/page-types.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
@@ -223,7 +224,11 @@ t.test('test-only pages have data only when test routes are on', async (t) => {
   const { app } = await build(t, { COURIER_TEST_ROUTES: 'true' })
   const response = await app.inject(dataUrl(app.deploymentId, '/__test/slow.json?delay=7'))
   t.equal(response.statusCode, 200)
-  t.same(response.json(), { pageProps: { delayMs: 7 }, kind: 'dynamic' })
+  t.same(response.json(), {
+    pageProps: { delayMs: 7 },
+    kind: 'dynamic',
+    head: { title: testPage('test-slow').head({ delayMs: 7 }, {}).title },
+  })
 })
 
 t.test('beyond the bound of the static cache, data is still served', async (t) => {
