@@ -126,7 +126,10 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.match(html, `nonce="${nonce}"`, 'and the scripts carry it')
     const pageData = await fetch(data('/about'))
     t.equal(pageData.status, 200)
-    t.equal(await pageData.text(), '{"pageProps":{},"kind":"static"}')
+    t.equal(
+      await pageData.text(),
+      '{"pageProps":{},"kind":"static","head":{"title":"About us · Courier","description":"Who runs this site."}}',
+    )
     t.match(pageData.headers.get('etag'), /^"/, 'kept: a strong ETag')
   })
 
