@@ -5,13 +5,15 @@ import path from 'node:path'
 import { browserTargets } from './config/browsers.ts'
 import { defaultDistDir } from './config/env.ts'
 import { deploymentId } from './src/build/deployment-id.ts'
-import { extraPages } from './src/build/extra-pages.ts'
 import { precompress } from './src/build/precompress.ts'
 import { fontPreload } from './src/build/font-preload.ts'
 import { fontSubset } from './src/build/font-subset.ts'
 import { coreFontRanges } from './config/fonts.ts'
+import { pageDeclarations } from './src/build/page-declarations.ts'
+import { pageManifest } from './src/build/page-manifest.ts'
+import { pageFolders } from './src/pages/page-files.ts'
 import { serverBuild } from './src/build/server-build.ts'
-import { buildSources, hashSources } from './src/build/source-hash.mjs'
+import { hashSources, listBuildSources } from './src/build/source-hash.mjs'
 import { assetBase, noncePlaceholderValue } from './src/render/template.ts'
 
 /**
@@ -62,13 +64,14 @@ export default defineConfig((): UserConfig => {
       fontPreload({ match: /inter-core-wght-normal-[\w-]+\.woff2$/ }),
       deploymentId({ deploymentId: process.env.DEPLOYMENT_ID || undefined, outDir }),
       precompress(),
-      extraPages({ from: testBuild ? path.resolve(import.meta.dirname, 'test/site/pages.ts') : undefined }),
+      pageManifest({ root, testPages: testBuild }),
+      pageDeclarations({ root, folders: pageFolders(testBuild) }),
       // Last: the server, compiled once the client's deployment id is known (`npm start` runs <outDir>/node/server.js).
       serverBuild({
         root,
         outDir,
         // Hashed before anything is written; the test build is made from the test pages too.
-        sourceHash: hashSources(root, testBuild ? [...buildSources, 'test/site'] : buildSources),
+        sourceHash: hashSources(root, testBuild ? [...listBuildSources(root), 'test/site'] : listBuildSources(root)),
         testPages: testBuild,
       }),
     ],

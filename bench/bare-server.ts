@@ -9,11 +9,11 @@
 import Fastify from 'fastify'
 import fastifyStatic from '@fastify/static'
 import { readFile } from 'node:fs/promises'
-import { documentStateElementId, type DocumentState } from '../site/document-state.ts'
+import { documentStateElementId, type DocumentState } from '../src/common/document-state.ts'
 import type { StatusData } from '../site/data-types.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import { loadSite } from '../src/pages/site.ts'
-import { serializeForScript } from '../site/script-json.ts'
+import { serializeForScript } from '../src/common/script-json.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { renderStream } from '../src/render/stream.ts'
 import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
@@ -21,7 +21,7 @@ import { compileTemplate } from '../src/render/template.ts'
 import { serverLimits } from '../config/server.ts'
 import { clientDir, documentFile, loadBuiltClient, readDeploymentId } from './build-output.ts'
 
-/** The fields of Courier's status loaders (src/pages/loaders.ts), computed the same way, rendered whole per request. */
+/** The fields of Courier's status loaders (site/pages/status.server.ts), computed the same way, rendered whole per request. */
 function loadStatusData(deploymentId: string): StatusData {
   const memory = process.memoryUsage()
   const figures = {

@@ -68,7 +68,7 @@ function builtFile(url: string): string {
 /**
  * @param pagePath the page's URL path, for the report
  * @param html the page as served (its module script names the entry as the browser sees it)
- * @param pageId the page table id: the name Vite gives the page's chunk (site/pages.ts, client/page-modules.ts)
+ * @param pageId the page's id: its module's file name, the name Vite gives the page's chunk (site/pages/<id>.tsx)
  */
 export async function measureFirstLoadJs(pagePath: string, html: string, pageId: string): Promise<FirstLoadJs> {
   const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as Manifest

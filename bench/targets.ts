@@ -3,7 +3,7 @@
  * build under test (its SSR entry) and the server's loaders, never from a response: a run that gets error pages must
  * show errors, not throughput. Courier and the Next.js peer get the same targets, judged by the same markers.
  */
-import type { PageDefinition, RouteParams } from '../site/pages.ts'
+import type { PageDefinition, RouteParams } from '../src/common/page-types.ts'
 import { statusTitle } from '../config/status-titles.ts'
 import type { ServerPage } from '../src/pages/site.ts'
 import { loadConfig } from '../config/env.ts'

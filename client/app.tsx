@@ -1,9 +1,9 @@
 import { useEffect, useState, type ComponentType } from 'react'
 import { DocumentNonce } from './components/document-nonce.ts'
-import { Layout } from './components/layout.tsx'
+import { Layout } from '../site/layout.tsx'
 import type { ErrorScreenProps } from './components/error-screen.tsx'
 import { RootErrorBoundary } from './errors/error-boundary.tsx'
-import type { DocumentState } from '../site/document-state.ts'
+import type { DocumentState } from '../src/common/document-state.ts'
 import type { PageComponent } from './page-modules.ts'
 import type { View } from './router/router.ts'
 import {

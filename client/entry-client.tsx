@@ -1,6 +1,6 @@
 import { hydrateRoot } from 'react-dom/client'
 import { App } from './app.tsx'
-import { documentStateElementId, liveDataAttribute, type DocumentState } from '../site/document-state.ts'
+import { documentStateElementId, liveDataAttribute, type DocumentState } from '../src/common/document-state.ts'
 import { pageModule } from './page-modules.ts'
 import type { View } from './router/router.ts'
 import type { LoadedRouter } from './router/router-context.tsx'

@@ -6,7 +6,7 @@
 import { App } from './app.tsx'
 import { ErrorScreen } from './components/error-screen.tsx'
 import { pageModule, type PageModule } from './page-modules.ts'
-import type { DocumentState } from '../site/document-state.ts'
+import type { DocumentState } from '../src/common/document-state.ts'
 
 /**
  * Each page's module once it has loaded: the server renders the same few pages again and again, and an `import()` of

@@ -1,10 +1,15 @@
 /// <reference types="vite/client" />
 
 /**
- * Pages a build adds beside the site's own (vite.config.ts): the test build's (test/site/), none in production.
+ * The site's pages as the client knows them, written by the build from the page modules (src/build/page-manifest.ts):
+ * the router's table (paths, kinds, freshness: no head, no server half) and each page's code chunk.
  */
-declare module 'virtual:courier/extra-pages' {
-  import type { PageDefinition, PageModule } from '../site/page-types.ts'
-  export const extraPages: readonly PageDefinition[]
-  export const extraPageModules: Readonly<Record<string, () => Promise<PageModule>>>
+declare module 'virtual:courier/page-routes' {
+  import type { PageRoute } from '../src/common/page-types.ts'
+  export const pages: readonly PageRoute[]
+}
+
+declare module 'virtual:courier/page-modules' {
+  import type { PageModule } from '../src/common/page-types.ts'
+  export const pageModules: Readonly<Record<string, () => Promise<PageModule>>>
 }

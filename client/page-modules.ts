@@ -1,28 +1,13 @@
-import type { SitePageData } from '../site/data-types.ts'
-import type { ComponentTable, PageModule } from '../site/page-types.ts'
-import { extraPageModules } from 'virtual:courier/extra-pages'
+import { pageModules } from 'virtual:courier/page-modules'
+import type { PageModule } from '../src/common/page-types.ts'
 
-export type { PageComponent, PageComponentProps, PageModule } from '../site/page-types.ts'
+export type { PageComponent, PageComponentProps, PageModule } from '../src/common/page-types.ts'
 
 /**
- * Each page's code chunk by page id (the module is `client/pages/<id>.tsx`; the chunk carries its name, and the
- * server finds a page's chunks to preload by it), checked against the site's map of page data (site/page-types.ts).
- * The client entry loads the first page's chunk from here, the router every later one.
+ * The loader of page `id`'s code chunk (its module `site/pages/<id>.tsx`, the chunk named after it: the server finds a
+ * page's chunks to preload by that name), if the site has that page. The client entry loads the first page's chunk
+ * from here, the router every later one; the build writes the table (src/build/page-manifest.ts).
  */
-const sitePageModules = {
-  home: () => import('./pages/home.tsx'),
-  guides: () => import('./pages/guides.tsx'),
-  'guides-page': () => import('./pages/guides-page.tsx'),
-  guide: () => import('./pages/guide.tsx'),
-  status: () => import('./pages/status.tsx'),
-  faq: () => import('./pages/faq.tsx'),
-  gallery: () => import('./pages/gallery.tsx'),
-} satisfies ComponentTable<SitePageData>
-
-/** The site's chunks and those a build adds: a test build its own pages' (vite.config.ts), a production build none. */
-const pageModules: Readonly<Record<string, () => Promise<PageModule>>> = { ...sitePageModules, ...extraPageModules }
-
-/** The loader of page `id`'s chunk, if the site has that page. */
 export function pageModule(id: string): (() => Promise<PageModule>) | undefined {
   return Object.prototype.hasOwnProperty.call(pageModules, id) ? pageModules[id] : undefined
 }

@@ -22,7 +22,7 @@ export const images = Object.freeze({
 
 /**
  * Every width the optimizer accepts, smallest first: the two lists above, once. The optimizer validates `w` against
- * it (plugins/image.ts) and the Image component picks its `srcset` widths from it (site/image-sources.ts).
+ * it (plugins/image.ts) and the Image component picks its `srcset` widths from it (src/common/image-sources.ts).
  */
 export const allowedWidths: readonly number[] = Object.freeze(
   [...new Set([...images.imageSizes, ...images.deviceSizes])].sort((a, b) => a - b),

@@ -22,12 +22,6 @@ export interface SiteRedirect {
   permanent: boolean
 }
 
-/** The example site's redirects (ours): the old singular guide URLs. The query string is carried over. */
-export const siteRedirects: readonly SiteRedirect[] = Object.freeze([
-  Object.freeze({ from: '/guide/:slug', to: '/guides/:slug', permanent: true }),
-  Object.freeze({ from: '/guide', to: '/guides', permanent: true }),
-])
-
 /**
  * The Content-Security-Policy of filtered responses (ours), directive by directive; `script-src` gets the request's
  * nonce in front at register time. Every page must load in Chromium with zero violations (test/e2e/csp.test.ts).

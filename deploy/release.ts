@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process'
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { buildSources } from '../src/build/index.ts'
+import { listBuildSources } from '../src/build/index.ts'
 import { linkedCopy } from './linked-copy.ts'
 import type { StatePaths } from './state.ts'
 
@@ -111,7 +111,7 @@ export async function buildRelease(
   const staging = path.join(paths.releases, `.staging-${process.pid}-${Date.now()}`)
   await mkdir(staging, { recursive: true })
   try {
-    for (const entry of [...buildSources, ...runTimeFiles]) {
+    for (const entry of [...listBuildSources(sourceRoot), ...runTimeFiles]) {
       if (await exists(path.join(sourceRoot, entry))) {
         await cp(path.join(sourceRoot, entry), path.join(staging, entry), { recursive: true })
       }

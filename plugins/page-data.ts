@@ -8,12 +8,14 @@ import {
   readDataFile,
   type EncodedPageAnswer,
   type PageAnswerKind,
-} from '../site/page-data.ts'
+} from '../src/common/page-data.ts'
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
 import { pageCacheControl, pageCacheControlOf } from '../src/pages/cache-control.ts'
 import { markFreshness, type PartialResult } from '../src/pages/page-answers.ts'
+import { headOf } from '../src/pages/page-version.ts'
+import type { PageMatch } from '../src/common/match.ts'
 import { joinPartialAnswers } from '../src/pages/partial-page.ts'
 import type { PageVersions } from '../src/pages/page-versions.ts'
 import type { ServerPage } from '../src/pages/site.ts'
@@ -56,7 +58,7 @@ function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl
 
 /**
  * Page data for client navigation: `GET|HEAD /_next/data/<deploymentId>/<page path>.json` answers the page's loader
- * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, site/page-data.ts), in JSON
+ * as `{ pageProps, kind }`, `{ redirect }` or 404 `{ notFound: true }` (encodePageAnswer, src/common/page-data.ts), in JSON
  * only, whatever the request asks for. A `static` page's answer is the one its HTML route serves, kept for the
  * deployment, with a strong ETag; a `dynamic` page's is computed per request.
  */
@@ -102,10 +104,11 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
     }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
     const result = await versions.answer(match, request.query, span)
-    if (result.kind === 'partial') return answerPartialData(reply, result, match.page)
+    if (result.kind === 'partial') return answerPartialData(reply, result, match)
     if (result.kind === 'computed') {
       metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(result.answer)])
-      return sendAnswer(reply, encodePageAnswer(result.answer, match.page.kind), pageCacheControl.dynamic)
+      const head = headOf(match.page, result.answer, match.params)
+      return sendAnswer(reply, encodePageAnswer(result.answer, match.page.kind, head), pageCacheControl.dynamic)
     }
     const { data } = result.version
     if (data.statusCode !== 200) {
@@ -129,11 +132,12 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
    * A partly prerendered page's data: the kept half from its kept version (no loader run while it is kept), the
    * request-time loader run for this request (src/pages/partial-page.ts); per request, as a dynamic page's.
    */
-  async function answerPartialData(reply: FastifyReply, result: PartialResult, page: ServerPage) {
+  async function answerPartialData(reply: FastifyReply, result: PartialResult, match: PageMatch<ServerPage>) {
+    const { page } = match
     const answer = await joinPartialAnswers(result.version.answer, result.loadLive)
     metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(answer)])
     const cacheControl = 'notFound' in answer ? pageCacheControl.error : pageCacheControl.dynamic
-    return sendAnswer(reply, encodePageAnswer(answer, page.kind), cacheControl)
+    return sendAnswer(reply, encodePageAnswer(answer, page.kind, headOf(page, answer, match.params)), cacheControl)
   }
 
   // Any other method: 405 with Allow, decided before any body is read.

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { alwaysHeaders, hstsHeaderValue, siteRedirects } from '../config/request-filter.ts'
-import { deploymentIdHeader, encodePageAnswer } from '../site/page-data.ts'
+import { alwaysHeaders, hstsHeaderValue, type SiteRedirect } from '../config/request-filter.ts'
+import { deploymentIdHeader, encodePageAnswer } from '../src/common/page-data.ts'
 import { errors } from '../src/errors.ts'
 import {
   createNonceStep,
@@ -18,9 +18,10 @@ import { tracingOf } from '../src/tracing/tracing.ts'
 export interface RequestFilterOptions {
   /** Send Strict-Transport-Security (HSTS=true): only behind TLS. */
   hsts: boolean
-  /** The site's own steps, run in order after the built-in ones (nonce, security headers, the redirects of
-   * config/request-filter.ts). */
+  /** The site's own steps, run in order after the built-in ones (nonce, security headers, the site's redirects). */
   steps?: readonly PolicyStep[]
+  /** The site's redirects (site/request-filter.ts): router patterns, `from` -> `to`. */
+  redirects?: readonly SiteRedirect[]
   /** The page paths (router patterns) of the site served: the shape-based exclusions never swallow a page. */
   pagePatterns: readonly string[]
 }
@@ -60,7 +61,7 @@ function addHeaders(reply: FastifyReply, outcome: StepOutcome): void {
  * router could read differently from the filter is refused with 400 before any route runs.
  */
 async function requestFilter(fastify: FastifyInstance, options: RequestFilterOptions) {
-  const { hsts, steps: siteSteps = [], pagePatterns } = options
+  const { hsts, steps: siteSteps = [], redirects: siteRedirects = [], pagePatterns } = options
   if (!Array.isArray(pagePatterns) || pagePatterns.some((pattern) => typeof pattern !== 'string')) {
     throw new errors.OptionInvalid('pagePatterns', 'the router patterns of the pages served')
   }
@@ -68,8 +69,15 @@ async function requestFilter(fastify: FastifyInstance, options: RequestFilterOpt
   if (!Array.isArray(siteSteps) || siteSteps.some((step) => typeof step !== 'function')) {
     throw new errors.OptionInvalid('steps', 'an array of functions (request, target) => outcome')
   }
+  if (!Array.isArray(siteRedirects)) throw new errors.OptionInvalid('redirects', 'an array of { from, to, permanent }')
   for (const redirect of siteRedirects) {
-    if (!redirect.from.startsWith('/') || !redirect.to.startsWith('/') || redirect.to.startsWith('//')) {
+    if (
+      typeof redirect?.from !== 'string' ||
+      typeof redirect.to !== 'string' ||
+      !redirect.from.startsWith('/') ||
+      !redirect.to.startsWith('/') ||
+      redirect.to.startsWith('//')
+    ) {
       throw new errors.OptionInvalid('redirects', `paths of the site, got ${redirect.from} -> ${redirect.to}`)
     }
   }

@@ -1,9 +1,10 @@
 /**
- * The data each page's loader returns (src/pages/loaders.ts) and its component receives (client/pages/): types only,
- * so the server's content never reaches the client bundle through them.
+ * Shapes the example's pages share (their loaders, site/pages/*.server.ts, return them; their components draw them):
+ * types only, so the server's content never reaches the client bundle through them. A page's own data type is what
+ * its loader returns (`PageProps<typeof server>`); nothing here has to list the pages.
  */
 import type { Root } from 'hast'
-import type { PartialData } from './page-types.ts'
+import type { PartialData } from '../src/common/page-types.ts'
 
 /**
  * Content written in Markdown (CONTENT_DIR, docs/content.md) as the server parsed it: an element tree (hast) without
@@ -90,24 +91,9 @@ export interface GuideListPage {
 export interface HomeData {
   /** The first page of the list of guides. */
   guides: GuideListPage
-  /** The first view's large image: drawn with priority and preloaded in the head (site/pages.ts). */
+  /** The first view's large image: drawn with priority and preloaded in the head (site/pages/home.tsx). */
   hero: PageImage
 }
 
 /** `/guides` and `/guides/page/<n>`: one page of the list of guides. */
 export type GuidesData = GuideListPage
-
-/**
- * The site's pages: page id -> the data its loader gives its component. The page table (site/pages.ts), the loaders
- * (src/pages/loaders.ts) and the components (client/page-modules.ts) are each checked against it by the compiler
- * (site/page-types.ts): adding a page starts here.
- */
-export interface SitePageData {
-  home: HomeData
-  guides: GuidesData
-  'guides-page': GuidesData
-  guide: GuideData
-  status: StatusData
-  faq: FaqData
-  gallery: GalleryData
-}

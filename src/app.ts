@@ -38,6 +38,7 @@ import pages from '../plugins/pages.ts'
 import publicFiles from '../plugins/public-files.ts'
 import readiness from '../plugins/readiness.ts'
 import requestFilter, { type RequestFilterOptions } from '../plugins/request-filter.ts'
+import * as siteFilter from '../site/request-filter.ts'
 import sharedState from '../plugins/shared-state.ts'
 import sitemap from '../plugins/sitemap.ts'
 import tracing from '../plugins/tracing.ts'
@@ -49,8 +50,8 @@ export interface BuildOptions {
   limits?: Partial<Record<keyof typeof serverLimits, number>>
   /** The pages to serve instead of the configured site's (tests give loaders that fail or redirect). */
   site?: Site
-  /** The site's own policy steps (tests add an auth gate). */
-  requestFilter?: Pick<RequestFilterOptions, 'steps'>
+  /** The site's own policy steps and redirects, instead of site/request-filter.ts's (tests add an auth gate). */
+  requestFilter?: Pick<RequestFilterOptions, 'steps' | 'redirects'>
 }
 
 /** TRUST_PROXY for Fastify: a hop count becomes the function Fastify itself makes of one (its types omit numbers). */
@@ -198,6 +199,8 @@ async function registerFrontPlugins(
   await app.register(requestFilter, {
     hsts: config.hsts,
     pagePatterns: site.pages.map((page) => page.path),
+    redirects: siteFilter.redirects,
+    steps: siteFilter.steps,
     ...options.requestFilter,
   })
   // After the request filter's hook, before the plugins that enter their paths in the table.

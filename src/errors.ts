@@ -23,6 +23,8 @@ export const errors = {
       'sources; this server is a production build',
     500,
   ),
+  /** A page module or its server half breaks the convention of docs/your-site.md: its file and what is wrong. */
+  PageModuleInvalid: createError('COURIER_ERR_PAGE_MODULE_INVALID', '%s: %s', 500),
   /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
    * failed to): the error page falls back to plain HTML. */
   DocumentSourceNotReady: createError(

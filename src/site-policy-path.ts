@@ -7,9 +7,9 @@
  * filter's decision and the route's never disagree.
  */
 import { filterExclusions } from '../config/request-filter.ts'
-import { excludedByName } from '../site/filter-exclusions.ts'
-import { compilePattern } from '../site/match.ts'
-import { pageDataPrefix, readDataFile } from '../site/page-data.ts'
+import { excludedByName } from './common/filter-exclusions.ts'
+import { compilePattern } from './common/match.ts'
+import { pageDataPrefix, readDataFile } from './common/page-data.ts'
 
 export type PathJudgement =
   /**

@@ -7,7 +7,7 @@
 import { randomFillSync } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { contentSecurityPolicy, cspNonceBytes, documentHeaders, type SiteRedirect } from '../config/request-filter.ts'
-import { compilePattern } from '../site/match.ts'
+import { compilePattern } from './common/match.ts'
 
 /** What a step is asked about: the page path judged, and whether the request is for that page's data. */
 export interface PolicyTarget {

@@ -144,7 +144,7 @@ t.test('no product file is imported only by tests', async (t) => {
  * sends.
  */
 const srcLayers = [
-  ['toolbox', 'runtime', 'types'],
+  ['toolbox', 'runtime', 'types', 'common'],
   ['compression', 'content'],
   ['metrics'],
   ['pages'],

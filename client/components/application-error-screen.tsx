@@ -1,4 +1,4 @@
-import { applicationErrorMessage, digestLine, type ExceptionSide } from '../../site/error-messages.ts'
+import { applicationErrorMessage, digestLine, type ExceptionSide } from '../../src/common/error-messages.ts'
 
 /** The application error screen: what the root error boundary shows once the app has failed in the browser. */
 export function ApplicationErrorScreen({

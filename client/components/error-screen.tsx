@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { applicationErrorMessage, digestLine, serverExceptionConsoleMessage } from '../../site/error-messages.ts'
+import { applicationErrorMessage, digestLine, serverExceptionConsoleMessage } from '../../src/common/error-messages.ts'
 
 export interface ErrorScreenProps {
   statusCode: number

@@ -1,4 +1,4 @@
-import { fullWidth, imageSources, type ImageQuality, type ImageSlot } from '../../site/image-sources.ts'
+import { fullWidth, imageSources, type ImageQuality, type ImageSlot } from '../../src/common/image-sources.ts'
 
 export interface ImageProps {
   /** A path in client/public, e.g. `/images/dunes.jpg`. */

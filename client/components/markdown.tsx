@@ -1,7 +1,7 @@
 import { createElement, Fragment, type ReactNode } from 'react'
 import type { MarkdownContent } from '../../site/data-types.ts'
 import { contentImagePrefix } from '../../config/images.ts'
-import { contentColumn } from '../../site/image-sources.ts'
+import { contentColumn } from '../../src/common/image-sources.ts'
 import { Image } from './image.tsx'
 import { Link } from './link.tsx'
 

@@ -1,6 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react'
 import { ApplicationErrorScreen } from '../components/application-error-screen.tsx'
-import { lateErrorElementId, serverExceptionConsoleMessage } from '../../site/error-messages.ts'
+import { lateErrorElementId, serverExceptionConsoleMessage } from '../../src/common/error-messages.ts'
 import { reportClientError } from './deferred-report.ts'
 import { digestOf } from './digest.ts'
 

@@ -1,6 +1,6 @@
 import { router as timings } from '../../config/router.ts'
-import type { PageAnswer } from '../../site/page-data.ts'
-import type { PageDefinition } from '../../site/page-types.ts'
+import type { PageAnswer } from '../../src/common/page-data.ts'
+import type { PageDefinition } from '../../src/common/page-types.ts'
 
 /** What the cache needs of a page: its kind and its `revalidate`. */
 export type DataFreshness = Pick<PageDefinition, 'kind' | 'revalidate'>

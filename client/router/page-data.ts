@@ -1,5 +1,5 @@
 import { router as timings } from '../../config/router.ts'
-import { decodePageAnswer, deploymentIdHeader, type PageAnswer } from '../../site/page-data.ts'
+import { decodePageAnswer, deploymentIdHeader, type PageAnswer } from '../../src/common/page-data.ts'
 
 /**
  * The internal error a navigation reports before it falls back to a full page load (docs/page-data-and-router.md "The

@@ -1,5 +1,5 @@
 import { filterExclusions } from '../../config/request-filter.ts'
-import { excludedByName } from '../../site/filter-exclusions.ts'
+import { excludedByName } from '../../src/common/filter-exclusions.ts'
 
 /**
  * Whether a path of this site that no page matches may still be one the site policy redirects (a redirect of

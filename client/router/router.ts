@@ -1,9 +1,9 @@
 import { router as timings } from '../../config/router.ts'
-import type { DocumentState } from '../../site/document-state.ts'
-import { createPageMatcher } from '../../site/match.ts'
-import { pageDataUrl } from '../../site/page-data.ts'
-import type { PageAnswer } from '../../site/page-data.ts'
-import type { PageDefinition } from '../../site/page-types.ts'
+import type { DocumentState } from '../../src/common/document-state.ts'
+import { createPageMatcher } from '../../src/common/match.ts'
+import { pageDataUrl } from '../../src/common/page-data.ts'
+import type { PageAnswer } from '../../src/common/page-data.ts'
+import type { PageRoute } from '../../src/common/page-types.ts'
 import { pageModule, type PageComponent, type PageModule } from '../page-modules.ts'
 import { createDataCache } from './data-cache.ts'
 import { hardNavigate } from './hard-navigation.ts'
@@ -79,7 +79,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** A page's code chunk; a page of the table always has one, so a missing one is a build fault, not a 404. */
-function loadPageModule(page: PageDefinition): Promise<PageModule> {
+function loadPageModule(page: PageRoute): Promise<PageModule> {
   const load = pageModule(page.id)
   return load ? load() : Promise.reject(new Error(`Courier: no code chunk for page ${page.id}`))
 }
@@ -89,7 +89,7 @@ function loadPageModule(page: PageDefinition): Promise<PageModule> {
  * renders it, within `routeLoadTimeoutMs`; any failure falls back to a full page load. Starts on the document's own
  * view.
  */
-export function createRouter(pages: readonly PageDefinition[], first: View): Router {
+export function createRouter(pages: readonly PageRoute[], first: View): Router {
   const deploymentId = first.state.deploymentId
   const matchPage = createPageMatcher(pages)
   const cache = createDataCache()
@@ -106,8 +106,11 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
 
   if (first.state.type === 'page' && first.state.kind === 'static') {
     const firstPage = matchPage(new URL(first.href).pathname)?.page
+    // The document's own head, for a later return to it from the cache.
+    const description = document.querySelector<HTMLMetaElement>('meta[name="description"]')?.content
     cache.put(dataUrlOf(deploymentId, new URL(first.href)), firstPage ?? { kind: 'static' }, {
       props: first.state.data,
+      head: description === undefined ? { title: document.title } : { title: document.title, description },
     })
   }
 
@@ -116,7 +119,7 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
     listeners.forEach((listener) => listener())
   }
 
-  function loadData(url: string, page: PageDefinition): Promise<PageAnswer> {
+  function loadData(url: string, page: PageRoute): Promise<PageAnswer> {
     return cache.load(url, page, () => fetchPageData(url, deploymentId))
   }
 
@@ -142,9 +145,10 @@ export function createRouter(pages: readonly PageDefinition[], first: View): Rou
         if (redirects >= maxRedirects) return hardNavigate(target.href, shown)
         return navigate(data.redirect.destination, mode === 'pop' ? 'replace' : mode, redirects + 1)
       }
-      // Not found, or (after a deploy changed the page table) data for a page this router does not know.
+      // Not found, or (after a deploy changed the pages) data for a page this router does not know.
       if ('notFound' in data || !match || !module) return hardNavigate(target.href, shown)
-      const head = match.page.head(data.props, match.params)
+      // The server gives the head with the data: no page's head is code in the browser.
+      const head = data.head ?? { title: document.title }
       let scroll: Scroll = target.hash
       if (mode === 'pop') {
         scroll = entries.arrive(window.history.state) ?? [0, 0]

@@ -12,7 +12,7 @@ const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /**
  * Whether the production build at `distDir` can serve the sources checked out under `root`:
  * - `missing`: no complete build (no compiled server, no client build, or a build that stopped half-way);
- * - `stale`: built from other sources (a file of `buildSources` differs by a byte), or its compiled server and
+ * - `stale`: built from other sources (a file of its build sources, `listBuildSources`, differs by a byte), or its compiled server and
  *   client build come from two different runs;
  * - `fresh`: neither.
  *

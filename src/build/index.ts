@@ -3,6 +3,6 @@
  * from the build's own files. The sources a build reads (the build check and a release copy them), the dictionary
  * deltas of chunks against older ones, and `npm start`'s command as package.json gives it.
  */
-export { buildSources } from './source-hash.mjs'
+export { listBuildSources } from './source-hash.mjs'
 export { dictionaryFilesIn, writeDeltas } from './dictionary-deltas.ts'
 export { readStartCommand } from './start-command.ts'

@@ -6,6 +6,7 @@ import type { Plugin } from 'vite'
 import type { ServerBuildStamp } from './build-stamp.ts'
 import { deploymentManifestName, type DeploymentManifest } from './deployment-id.ts'
 import { serverManifestName } from './source-hash.mjs'
+import { listPageFiles, pageFolders, testPageFolder, type PageFile } from '../pages/page-files.ts'
 
 export interface ServerBuildOptions {
   /** The project root: holds src/server.ts. */
@@ -14,7 +15,7 @@ export interface ServerBuildOptions {
   outDir: string
   /** The hash of the sources this build is made from (src/build/source-hash.mjs). */
   sourceHash: string
-  /** The test build: its server bundles the test pages of test/site/ (served with COURIER_TEST_ROUTES). */
+  /** The test build: its server bundles the test pages of test/site/pages/ (served with COURIER_TEST_ROUTES). */
   testPages: boolean
 }
 
@@ -63,13 +64,39 @@ function isExternal(id: string): boolean {
   return externalPackages.includes(name) || externalScopes.includes(name.split('/')[0]!)
 }
 
-/** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/test-site.ts,
+/**
+ * `src/pages/page-sources.ts` as the compiled server holds it: the page modules and their server halves imported by
+ * name, so a start lists no folder and transforms no `.tsx`. The site's pages always; the test build's only in a test
+ * build, and a production build refuses them (COURIER_ERR_TEST_ROUTES_UNAVAILABLE) and holds no test code.
+ */
+function pageSourcesModule(options: ServerBuildOptions): string {
+  const errorsModule = JSON.stringify(path.join(options.root, 'src', 'errors.ts'))
+  const lines = [`import { errors } from ${errorsModule}`]
+  const entries = (files: readonly PageFile[], from: number) =>
+    files.map((file, index) => {
+      const name = from + index
+      lines.push(`import * as page${name} from ${JSON.stringify(path.join(options.root, file.file))}`)
+      if (file.serverFile) {
+        lines.push(`import * as server${name} from ${JSON.stringify(path.join(options.root, file.serverFile))}`)
+      }
+      return `{ ...${JSON.stringify(file)}, module: page${name}, server: ${file.serverFile ? `server${name}` : 'undefined'} }`
+    })
+  const site = entries(listPageFiles(options.root, pageFolders(false)), 0)
+  const test = options.testPages ? entries(listPageFiles(options.root, [testPageFolder]), site.length) : undefined
+  lines.push(`const sitePages = [${site.join(', ')}]`)
+  lines.push(
+    test
+      ? `const testPages = [${test.join(', ')}]\nexport async function loadPageSources(withTests) {\n  return withTests ? [...sitePages, ...testPages] : sitePages\n}`
+      : `export async function loadPageSources(withTests) {\n  if (withTests) throw new errors.TestRoutesUnavailable()\n  return sitePages\n}`,
+  )
+  return `${lines.join('\n')}\n`
+}
+
+/** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/page-sources.ts,
  * src/content/markdown-worker-file.ts). */
 function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): RolldownPlugin {
   const stampModule = path.join(options.root, 'src', 'build', 'build-stamp.ts')
-  const testSiteModule = path.join(options.root, 'src', 'pages', 'test-site.ts')
-  const testSite = JSON.stringify(path.join(options.root, 'test', 'site', 'site.ts'))
-  const errorsModule = JSON.stringify(path.join(options.root, 'src', 'errors.ts'))
+  const pageSources = path.join(options.root, 'src', 'pages', 'page-sources.ts')
   const markdownWorkerFileModule = path.join(options.root, 'src', 'content', 'markdown-worker-file.ts')
   const markdownWorker = path.join(options.root, 'src', 'content', 'markdown-worker.ts')
   return {
@@ -82,14 +109,7 @@ function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): R
         const reference = this.emitFile({ type: 'chunk', id: markdownWorker, name: 'markdown-worker' })
         return `export const markdownWorkerFile = new URL(import.meta.ROLLUP_FILE_URL_${reference})\n`
       }
-      if (id !== testSiteModule) return undefined
-      if (options.testPages) {
-        return `export async function loadTestSitePages() {\n  return (await import(${testSite})).testSitePages\n}\n`
-      }
-      return (
-        `import { errors } from ${errorsModule}\n` +
-        `export async function loadTestSitePages() {\n  throw new errors.TestRoutesUnavailable()\n}\n`
-      )
+      return id === pageSources ? pageSourcesModule(options) : undefined
     },
   }
 }

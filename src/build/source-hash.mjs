@@ -20,6 +20,40 @@ export const buildSources = Object.freeze([
   'vite.config.ts',
 ])
 
+/**
+ * Top-level folders of a project that no build reads: installed packages, builds, tests, docs, benches, the deploy
+ * tool and the content (read at run time). Any other folder is a source: a folder of the site's own code that a page
+ * imports (`lib/`, say) is hashed and released with the rest, without a list to keep up to date.
+ */
+export const notBuildSources = Object.freeze([
+  'node_modules',
+  'dist',
+  'dist-test',
+  'test',
+  'docs',
+  'bench',
+  'deploy',
+  'content',
+  'coverage',
+  'results',
+])
+
+/**
+ * The build sources of the project at `root`: `buildSources`, and every other top-level folder but hidden ones and
+ * `notBuildSources`, in name order.
+ *
+ * @param {string} root
+ * @returns {string[]}
+ */
+export function listBuildSources(root) {
+  const others = readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .filter((name) => !buildSources.includes(name) && !notBuildSources.includes(name))
+    .sort()
+  return [...buildSources, ...others]
+}
+
 /** Where the compiled server records what it was built from (beside its code, in `<build>/node/`). */
 export const serverManifestName = 'build.json'
 
@@ -43,15 +77,15 @@ function collect(root, entry, files) {
 }
 
 /**
- * The first 16 hex digits of a SHA-256 over every file of `entries` (under `root`): its path and bytes, in path
- * order. The same checked-out sources give the same hash on any machine; modification times play no part (a fresh
+ * The first 16 hex digits of a SHA-256 over every file of `entries` (under `root`; by default its build sources,
+ * `listBuildSources`): its path and bytes, in path order. The same checked-out sources give the same hash on any machine; modification times play no part (a fresh
  * clone or a copied build has meaningless ones).
  *
  * @param {string} root
  * @param {readonly string[]} [entries]
  * @returns {string}
  */
-export function hashSources(root, entries = buildSources) {
+export function hashSources(root, entries = listBuildSources(root)) {
   /** @type {Array<[string, string]>} */
   const files = []
   for (const entry of entries) collect(root, entry, files)

@@ -1,5 +1,5 @@
 import { regeneration } from '../../config/content.ts'
-import type { PageDefinition } from '../../site/pages.ts'
+import type { PageDefinition } from '../common/page-types.ts'
 
 /**
  * Cache-Control of everything a page answers, its document and its page data alike (docs/page-data-and-router.md "Page

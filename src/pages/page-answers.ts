@@ -1,5 +1,5 @@
 import { channel, tracingChannel } from 'node:diagnostics_channel'
-import type { PageAnswer } from '../../site/page-data.ts'
+import type { PageAnswer } from '../common/page-data.ts'
 import { pageCacheHeader } from './cache-control.ts'
 import type { PageVersion } from './page-version.ts'
 import type { ServerPage } from './site.ts'

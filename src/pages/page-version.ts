@@ -1,6 +1,7 @@
-import type { PageMatch } from '../../site/match.ts'
-import { encodePageAnswer, type EncodedPageAnswer, type PageAnswer } from '../../site/page-data.ts'
+import type { PageMatch } from '../common/match.ts'
+import { encodePageAnswer, type EncodedPageAnswer, type PageAnswer } from '../common/page-data.ts'
 import { strongEtag } from '../etag.ts'
+import type { PageDeclared, PageHead, RouteParams } from '../common/page-types.ts'
 import type { ServerPage } from './site.ts'
 
 /** A page instance's version as its loader made it: what every instance builds the same version (and ETag) from. */
@@ -40,10 +41,15 @@ export function staleAtOf(page: ServerPage, generatedAt: number): number | undef
   return page.revalidate === undefined ? undefined : generatedAt + page.revalidate * 1000
 }
 
+/** The head an answer's page data carries: the page's, for its props (none to tell for a redirect or a not-found). */
+export function headOf(page: Pick<PageDeclared, 'head'>, answer: PageAnswer, params: RouteParams): PageHead {
+  return 'props' in answer ? page.head(answer.props, params) : { title: '' }
+}
+
 /** The frozen version of `match` made of what its loader answered. */
 export function pageVersion(match: PageMatch<ServerPage>, loaded: LoadedVersion): PageVersion {
   const { answer, tags, generatedAt } = loaded
-  const data = encodePageAnswer(answer, match.page.kind)
+  const data = encodePageAnswer(answer, match.page.kind, headOf(match.page, answer, match.params))
   return Object.freeze({
     key: pageKey(match),
     answer,

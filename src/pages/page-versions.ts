@@ -1,7 +1,7 @@
 import { caches } from '../../config/caches.ts'
-import type { PageMatch } from '../../site/match.ts'
-import type { PageAnswer } from '../../site/page-data.ts'
-import type { RouteParams } from '../../site/page-types.ts'
+import type { PageMatch } from '../common/match.ts'
+import type { PageAnswer } from '../common/page-data.ts'
+import type { RouteParams } from '../common/page-types.ts'
 import type { ContentSource } from '../content/content-source.ts'
 import type { Revalidation, RevalidatedPages } from './revalidation.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
@@ -26,7 +26,7 @@ export interface PageVersionsOptions {
   deploymentId: string
   /** What loaders read the site's content from (CONTENT_DIR). */
   content: ContentSource
-  /** Reads a path as the server's routes do (site/match.ts): data URLs, revalidations and shared versions alike. */
+  /** Reads a path as the server's routes do (src/common/match.ts): data URLs, revalidations and shared versions alike. */
   matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
   /** At most this many `static` page instances kept (config/server.ts). */
   maxStaticEntries: number

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { PageAnswer } from '../../site/page-data.ts'
-import type { LiveData, Loader, LoaderAnswer, LoaderContext, PageDefinition } from '../../site/page-types.ts'
+import type { PageAnswer } from '../common/page-data.ts'
+import type { LiveData, Loader, LoaderAnswer, LoaderContext, PageDefinition } from '../common/page-types.ts'
 import { assignDigest } from '../digest.ts'
 import { withTimeOut } from '../toolbox/time-out.ts'
 import type { ServerPage } from './site.ts'
@@ -16,7 +16,7 @@ export class LiveTimeoutError extends Error {
 }
 
 /**
- * A partly prerendered page as the server holds it (site/page-types.ts `PartialServerSide`): its kept data is a
+ * A partly prerendered page as the server holds it (src/common/page-types.ts `PartialServerSide`): its kept data is a
  * `static` page of its own (same id and path, so it is kept, shared by the fleet and revalidated as any static page
  * instance is: src/pages/page-versions.ts); its `livePage` is its request-time loader alone, which the page-data
  * route runs per navigation beside the kept version's data (`joinPartialAnswers`); its `load` gives both kinds of

@@ -1,4 +1,4 @@
-import type { PageMatch } from '../../site/match.ts'
+import type { PageMatch } from '../common/match.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
 import { withLoaderTimeout } from './version-source.ts'
 import { instancePath, type LoadedVersion, type PageVersion } from './page-version.ts'

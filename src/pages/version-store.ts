@@ -1,4 +1,4 @@
-import type { PageMatch } from '../../site/match.ts'
+import type { PageMatch } from '../common/match.ts'
 import type { ServerPage } from './site.ts'
 import { pageKey, type PageVersion } from './page-version.ts'
 

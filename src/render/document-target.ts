@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import type { DocumentState } from '../../site/document-state.ts'
-import type { PageDefinition, RouteParams } from '../../site/pages.ts'
+import type { DocumentState } from '../common/document-state.ts'
+import type { PageDefinition, RouteParams } from '../common/page-types.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { pageCacheControl, pageCacheControlOf } from '../pages/cache-control.ts'
 import { errorDocumentHead } from './error-documents.ts'

@@ -1,6 +1,6 @@
 import { statusTitle } from '../../config/status-titles.ts'
-import { applicationErrorMessage, digestLine, lateErrorElementId } from '../../site/error-messages.ts'
-import { siteName } from '../../site/pages.ts'
+import { applicationErrorMessage, digestLine, lateErrorElementId } from '../common/error-messages.ts'
+import { siteName } from '../../site/site.ts'
 import { escapeHtml, type DocumentHead } from './template.ts'
 
 /**

@@ -6,7 +6,7 @@ import { documentName, headFor, stateFor, type RenderTarget } from './document-t
 import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { renderOnce } from './render-once.ts'
-import { serializeForScript } from '../../site/script-json.ts'
+import { serializeForScript } from '../common/script-json.ts'
 import { ClientGoneError, RenderTimeoutError, renderStream, type StreamRender } from './stream.ts'
 import type { DocumentHead, DocumentTemplate } from './template.ts'
 import type { DocumentSource } from './vite-client.ts'

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import type { FastifyReply } from 'fastify'
 import type { RendererOption } from '@fastify/vite'
-import { documentStateElementId, type DocumentState } from '../../site/document-state.ts'
+import { documentStateElementId, type DocumentState } from '../common/document-state.ts'
 import { errors } from '../errors.ts'
 import { compileTemplate, type DocumentTemplate, type TemplateOptions } from './template.ts'
 

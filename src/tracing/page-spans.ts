@@ -1,4 +1,4 @@
-import { pageAnswerKind } from '../../site/page-data.ts'
+import { pageAnswerKind } from '../common/page-data.ts'
 import { deploymentIdAttribute } from '../../config/tracing.ts'
 import type { RegenerationReport } from '../pages/regeneration.ts'
 import type { ServerPage } from '../pages/site.ts'

@@ -1,10 +1,12 @@
 /**
- * `npm run test:adoption`: Courier made into someone else's site, then tested. On a copy of the repository it does
- * what an adopter does by docs/your-site.md: deletes the example's gallery and status pages, every guide and FAQ
+ * `npm run test:adoption`: Courier made into someone else's site, updated, then tested. On a clone of the repository at
+ * an earlier commit (`--from=<commit>`; by default the first whose example lives in site/) it does what an adopter does
+ * by docs/your-site.md, editing site/ and content/ only: deletes the example's gallery and status pages, every guide and FAQ
  * entry of content/, changes the home page's words and the site's name, follows the guide (a page in the navigation,
  * content, a page with a loader and an image of its own, a dynamic page, a redirect, a guide of its own), and deletes
- * the tests that are about the example and the guide (test/example/, test/guide/, as "Your tests" says). Then, on the
- * copy: `npm run typecheck`, `npm run test:house`, both builds, the unit suite and the browser suite. Every one must
+ * the tests that are about the example and the guide (test/example/, test/guide/, as "Your tests" says), and commits.
+ * Then it merges this checkout's commit (HEAD) into it, as "Taking Courier's updates" says: a conflict in any file of
+ * Courier's own fails; one in the adopter's files is settled by keeping theirs. Then, on the merged copy: `npm run typecheck`, `npm run test:house`, both builds, the unit suite and the browser suite. Every one must
  * pass: Courier's own tests do not depend on the example's pages, titles or words.
  *
  * The browser suite runs in Chromium by default: what an adopter changes is pages and content, the same in every
@@ -14,10 +16,12 @@
  *
  * `--keep` leaves the copy in place (its path is printed) to look at after a failure.
  */
-import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { applyStep, copyRepository, guidePath, readGuideSteps, removeCopy } from '../helpers/guide-steps.ts'
+import { projectRoot } from '../../config/env.ts'
+import { applyStep, readGuideSteps, removeCopy } from '../helpers/guide-steps.ts'
 
 const keep = process.argv.includes('--keep')
 const engines = process.argv.find((arg) => arg.startsWith('--engine=')) ?? '--engine=chromium'
@@ -44,44 +48,14 @@ function emptyContentFolder(root: string, folder: string): number {
   return files.length
 }
 
-/** The example made into another site, as docs/your-site.md says. */
+/** The example made into another site, as docs/your-site.md says: edits under site/ and content/ only. */
 async function adopt(root: string): Promise<void> {
-  // Start from a blank site: the gallery page, in the places a page is declared, and its navigation entry.
-  edit(root, 'site/data-types.ts', '  gallery: GalleryData\n', '')
-  edit(root, 'site/data-types.ts', 'export interface GalleryData {\n  images: PageImage[]\n}\n\n', '')
-  edit(
-    root,
-    'site/pages.ts',
-    "  gallery: {\n    path: '/gallery',\n    kind: 'static',\n    head: () => ({ title: titled('Gallery'), description: 'Photographs served through the image optimizer.' }),\n  },\n",
-    '',
-  )
-  edit(
-    root,
-    'src/pages/loaders.ts',
-    '  gallery: {\n    load: () => ({ props: { images: galleryImages } }),\n  },\n',
-    '',
-  )
-  edit(root, 'client/page-modules.ts', "  gallery: () => import('./pages/gallery.tsx'),\n", '')
-  rmSync(path.join(root, 'client', 'pages', 'gallery.tsx'))
-  edit(root, 'client/components/layout.tsx', "  { href: '/gallery', label: 'Gallery' },\n", '')
-
+  // Start from a blank site: the gallery page (its module and server half) and its navigation entry.
+  for (const file of ['gallery.tsx', 'gallery.server.ts']) rmSync(path.join(root, 'site', 'pages', file))
+  edit(root, 'site/layout.tsx', "  { href: '/gallery', label: 'Gallery' },\n", '')
   // The partly prerendered status page likewise: Courier's tests of partial prerendering use a page of their own.
-  edit(root, 'site/data-types.ts', '  status: StatusData\n', '')
-  edit(
-    root,
-    'site/pages.ts',
-    "  status: {\n    path: '/status',\n    kind: 'dynamic',\n    // A kept shell (headings, explanations, the deployment's facts) with the live figures as holes.\n    prerender: 'partial',\n    head: () => ({ title: titled('Status'), description: 'Live state of this Courier server.' }),\n  },\n",
-    '',
-  )
-  const statusLoader = /  status: \{\n    \/\/ Kept with the prerendered shell[\s\S]*?\n  \},\n/
-  const loaders = path.join(root, 'src', 'pages', 'loaders.ts')
-  if (!statusLoader.test(readFileSync(loaders, 'utf8')))
-    throw new Error('src/pages/loaders.ts: no status loader to delete')
-  writeFileSync(loaders, readFileSync(loaders, 'utf8').replace(statusLoader, ''))
-  edit(root, 'src/pages/loaders.ts', "import { readProcessMemory } from './process-memory.ts'\n", '')
-  edit(root, 'client/page-modules.ts', "  status: () => import('./pages/status.tsx'),\n", '')
-  rmSync(path.join(root, 'client', 'pages', 'status.tsx'))
-  edit(root, 'client/components/layout.tsx', "  { href: '/status', label: 'Status' },\n", '')
+  for (const file of ['status.tsx', 'status.server.ts']) rmSync(path.join(root, 'site', 'pages', file))
+  edit(root, 'site/layout.tsx', "  { href: '/status', label: 'Status' },\n", '')
 
   // The example's content, all of it: the guides and the FAQ entries.
   const guides = emptyContentFolder(root, 'content/guides')
@@ -89,23 +63,23 @@ async function adopt(root: string): Promise<void> {
   say(`deleted the gallery and status pages, ${guides} guides and ${faq} FAQ entries`)
 
   // The home page's words, its head and the site's name.
-  edit(root, 'site/pages.ts', "export const siteName = 'Courier'", "export const siteName = 'Harbour Sailing Club'")
+  edit(root, 'site/site.ts', "export const siteName = 'Courier'", "export const siteName = 'Harbour Sailing Club'")
   edit(
     root,
-    'site/pages.ts',
-    '      title: `${siteName}: React delivery on Fastify`,',
-    '      title: `${siteName}: sailing lessons in the east harbour`,',
+    'site/pages/home.tsx',
+    '    title: `${siteName}: React delivery on Fastify`,',
+    '    title: `${siteName}: sailing lessons in the east harbour`,',
   )
   edit(
     root,
-    'site/pages.ts',
-    "      description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',",
-    "      description: 'Evening and weekend sailing for beginners, with a skipper on every boat.',",
+    'site/pages/home.tsx',
+    "    description: 'Courier serves a React site with streaming server rendering, page data and a prefetching router.',",
+    "    description: 'Evening and weekend sailing for beginners, with a skipper on every boat.',",
   )
-  edit(root, 'client/pages/home.tsx', '<h1>Courier</h1>', '<h1>Harbour Sailing Club</h1>')
-  const home = path.join(root, 'client', 'pages', 'home.tsx')
+  edit(root, 'site/pages/home.tsx', '<h1>Courier</h1>', '<h1>Harbour Sailing Club</h1>')
+  const home = path.join(root, 'site', 'pages', 'home.tsx')
   const lead = /<p className="lead">[\s\S]*?<\/p>/
-  if (!lead.test(readFileSync(home, 'utf8'))) throw new Error('client/pages/home.tsx: no lead paragraph to change')
+  if (!lead.test(readFileSync(home, 'utf8'))) throw new Error('site/pages/home.tsx: no lead paragraph to change')
   writeFileSync(
     home,
     readFileSync(home, 'utf8').replace(
@@ -115,12 +89,64 @@ async function adopt(root: string): Promise<void> {
   )
 
   // Pages, content, a loader, an image and a guide of its own: docs/your-site.md, block by block.
-  const steps = readGuideSteps(readFileSync(guidePath, 'utf8'))
+  const steps = readGuideSteps(readFileSync(path.join(root, 'docs', 'your-site.md'), 'utf8'))
   for (const step of steps) await applyStep(root, step)
   say(`applied the ${steps.length} steps of docs/your-site.md`)
 
   // The tests of the example and of the guide (docs/your-site.md "Your tests").
   for (const folder of ['test/example', 'test/guide']) rmSync(path.join(root, folder), { recursive: true })
+}
+
+/** A git command in `cwd`; its standard output. */
+function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync('git', ['-c', 'user.name=Adopter', '-c', 'user.email=adopter@example.com', ...args], {
+    cwd,
+    encoding: 'utf8',
+  })
+  if (result.status !== 0 && !(args[0] === 'merge' && result.status === 1)) {
+    throw new Error(`git ${args.join(' ')} failed: ${result.stderr}`)
+  }
+  return result.stdout
+}
+
+/** The files an adopter owns (docs/your-site.md "Taking Courier's updates"): a conflict there is theirs to settle. */
+function isAdoptersFile(file: string): boolean {
+  return (
+    /^(site|content)\//.test(file) || /^test\/(example|guide)\//.test(file) || file.startsWith('client/public/images/')
+  )
+}
+
+/**
+ * Courier's later commit merged into the adopted site: no conflict in Courier's own files; a conflict in one of the
+ * adopter's is settled by keeping theirs (an edited file) or their deletion, as the doc says.
+ */
+function mergeCourier(root: string, commit: string): void {
+  git(root, 'merge', '--no-edit', '--no-ff', commit)
+  const conflicted = git(root, 'diff', '--name-only', '--diff-filter=U').split('\n').filter(Boolean)
+  const courier = conflicted.filter((file) => !isAdoptersFile(file))
+  if (courier.length > 0) throw new Error(`the merge conflicts in Courier's own files: ${courier.join(', ')}`)
+  for (const file of conflicted) {
+    // Theirs edited: keep the adopter's version; theirs deleted (no version of ours): keep it deleted.
+    const ours = spawnSync('git', ['checkout', '--ours', '--', file], { cwd: root })
+    if (ours.status === 0) git(root, 'add', '--', file)
+    else git(root, 'rm', '-q', '--', file)
+  }
+  if (conflicted.length > 0) git(root, 'commit', '-q', '--no-edit')
+  say(
+    `merged ${commit.slice(0, 12)}: ${conflicted.length} conflicts, all in the adopter's files (${conflicted.join(', ') || 'none'})`,
+  )
+}
+
+/**
+ * A clone of this repository at the commit an adopter started from (`--from=<commit>`, else the first commit with
+ * the site's own folder, below), with this checkout's node_modules linked in.
+ */
+function cloneAt(from: string): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'courier-adoption-'))
+  git(projectRoot, 'clone', '-q', '--no-checkout', projectRoot, root)
+  git(root, 'checkout', '-q', '-b', 'our-site', from)
+  symlinkSync(path.join(projectRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir')
+  return root
 }
 
 /** An npm script in the copy, its output passed through; throws when it fails. */
@@ -138,13 +164,19 @@ function npm(root: string, ...args: string[]): Promise<void> {
   })
 }
 
-const root = copyRepository('courier-adoption-')
+/** The first commit whose example lives in site/ as page modules: where the adoption starts unless told. */
+const firstSiteCommit = '19269b5c5c1ed5e7147aa2486908787c81242305'
+const from = process.argv.find((arg) => arg.startsWith('--from='))?.slice('--from='.length) ?? firstSiteCommit
+const current = git(projectRoot, 'rev-parse', 'HEAD').trim()
+const root = cloneAt(from)
 let failed = false
 try {
-  say(`a copy of the repository in ${root}`)
+  say(`a clone of the repository at ${from.slice(0, 12)} in ${root}`)
   await adopt(root)
+  git(root, 'add', '-A')
+  git(root, 'commit', '-q', '-m', 'Our site')
+  mergeCourier(root, current)
   await npm(root, 'run', 'typecheck')
-  // The guide's modules under src/ keep the shape CI asks of Courier's own code there (docs/your-site.md).
   await npm(root, 'run', 'test:house')
   await npm(root, 'run', 'build')
   await npm(root, 'run', 'build:test')

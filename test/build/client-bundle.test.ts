@@ -1,10 +1,12 @@
 import t from 'tap'
-import { testPages } from '../site/pages.ts'
+import { testPages } from '../helpers/page-table.ts'
+import { headOfInstance, pageInstances } from '../helpers/site-pages.ts'
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'acorn'
 import { full } from 'acorn-walk'
-import { loadConfig } from '../../config/env.ts'
+import { loadConfig, projectRoot } from '../../config/env.ts'
+import { listPageFiles, pageFolders } from '../../src/pages/page-files.ts'
 import { textOf } from '../../src/content/markdown.ts'
 import { faq, guides } from '../helpers/content.ts'
 
@@ -34,6 +36,53 @@ t.test('server-only code and content never reach the client build', async (t) =>
   t.notMatch(bundle, 'memoryUsage', "the status page's loader stays on the server")
   t.notMatch(bundle, 'staticParams', 'the server half of the page table stays on the server')
   t.notMatch(bundle, 'micromark', 'the Markdown parser stays on the server: pages receive their content parsed')
+})
+
+/** The string literals of a server half long enough to be its own (a message, a query), as written in its file. */
+function ownStrings(file: string): string[] {
+  const text = readFileSync(path.join(projectRoot, file), 'utf8')
+  return [...text.matchAll(/'([^'\\\n]{16,})'/g)]
+    .map((match) => match[1]!)
+    .filter((literal) => !literal.startsWith('.'))
+}
+
+t.test("no page's server half reaches the client, in either build", async (t) => {
+  const builds = [
+    { folders: pageFolders(false), client: clientDir },
+    { folders: pageFolders(true), client: path.join(path.dirname(distDir), 'dist-test', 'client') },
+  ]
+  let checked = 0
+  for (const build of builds) {
+    const bundle = filesUnder(build.client)
+      .filter((file) => /\.(js|html|json)$/.test(file))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n')
+    t.notMatch(bundle, /["'`]node:\w+/, `${build.client}: no Node built-in is imported`)
+    for (const { serverFile } of listPageFiles(projectRoot, build.folders)) {
+      for (const literal of serverFile ? ownStrings(serverFile) : []) {
+        checked++
+        t.notOk(bundle.includes(literal), `${serverFile}'s ${JSON.stringify(literal)} is not in ${build.client}`)
+      }
+    }
+  }
+  t.ok(checked > 0, `${checked} strings of server halves looked for`)
+})
+
+t.test("no page's declaration reaches the client: heads come with the page data", async (t) => {
+  const bundle = texts.map((file) => readFileSync(file, 'utf8')).join('\n')
+  let checked = 0
+  for (const instance of await pageInstances({ firstOnly: true })) {
+    const { title, description } = await headOfInstance(instance)
+    for (const words of [title, description]) {
+      if (words === undefined || words.length < 12) continue
+      checked++
+      t.notOk(
+        bundle.includes(words),
+        `${instance.page.id}'s head (${JSON.stringify(words)}) is not in the client build`,
+      )
+    }
+  }
+  t.ok(checked > 0, `${checked} heads' words looked for`)
 })
 
 t.test('the production build holds no test page: no chunk, no route, no text of one', async (t) => {

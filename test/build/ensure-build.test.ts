@@ -53,6 +53,19 @@ t.test('one byte of a server or client source, a new file or a removed one makes
   await stamp({ deploymentId: 'd1', sourceHash: hashSources(root) }, { deploymentId: 'd1' })
   await writeFile(path.join(root, 'README.md'), 'words\n')
   t.equal(buildState(root, distDir).state, 'fresh', 'a file no build reads changes nothing')
+  for (const folder of ['docs', 'test', 'content', '.cache']) {
+    await mkdir(path.join(root, folder), { recursive: true })
+    await writeFile(path.join(root, folder, 'notes.md'), 'words\n')
+  }
+  t.equal(buildState(root, distDir).state, 'fresh', 'nor does a file of docs/, test/, content/ or a hidden folder')
+
+  // A folder of the site's own code a page imports, which no list names: a source like the others.
+  await mkdir(path.join(root, 'lib'))
+  await writeFile(path.join(root, 'lib', 'prices.ts'), 'export const price = 1\n')
+  t.equal(buildState(root, distDir).state, 'stale', "a new top-level folder of the site's code")
+  await stamp({ deploymentId: 'd1', sourceHash: hashSources(root) }, { deploymentId: 'd1' })
+  await writeFile(path.join(root, 'lib', 'prices.ts'), 'export const price = 2\n')
+  t.equal(buildState(root, distDir).state, 'stale', 'one byte of it changed')
 })
 
 t.test('a compiled server and a client build of two different builds are stale together', async (t) => {

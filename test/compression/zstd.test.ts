@@ -69,7 +69,7 @@ async function buildWithLargeSitemap(t: Parameters<typeof build>[0]) {
   return build(t, { ...testRoutes, CONTENT_DIR: await contentWithMoreGuides(t, 40) })
 }
 
-/** The test build's partly prerendered page (test/site/pages.ts): its holes are streamed per request. */
+/** The test build's partly prerendered page (test/site/pages/): its holes are streamed per request. */
 const streamed = '/__test/partial'
 
 /** Every kind of answer Courier compresses, the plain answer to compare with, and how the bodies compare. */

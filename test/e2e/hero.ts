@@ -4,13 +4,13 @@
  * image's own width and the content column, not from any page of the example.
  */
 import { images } from '../../config/images.ts'
-import { contentColumn } from '../../site/image-sources.ts'
+import { contentColumn } from '../../src/common/image-sources.ts'
 
 export const heroPage = '/__test/images?hero'
 export const heroSelector = 'main img.hero'
 
 const allowedWidths = [...images.imageSizes, ...images.deviceSizes].sort((a, b) => a - b)
-/** The densest screens the site serves images for: 3x (site/image-sources.ts). */
+/** The densest screens the site serves images for: 3x (src/common/image-sources.ts). */
 const densestScreen = 3
 
 const covering = (px: number) => allowedWidths.find((width) => width >= px) ?? allowedWidths[allowedWidths.length - 1]!

@@ -1,13 +1,13 @@
 /**
- * The test build's pages the browser suite navigates between (test/site/pages.ts, served with COURIER_TEST_ROUTES):
+ * The test build's pages the browser suite navigates between (test/site/pages/, served with COURIER_TEST_ROUTES):
  * their paths, page-data paths, titles and headings, and the links of their own navigation. No test names, clicks or
  * counts on a page of the example; what the content pages show comes from the tests' content (test/helpers/content.ts).
  */
 import { filterExclusions } from '../../config/request-filter.ts'
-import { pages, titled } from '../../site/pages.ts'
 import { isPageChunk } from '../helpers/changed-build.ts'
 import { guides } from '../helpers/content.ts'
-import { testPages, testPageTable } from '../site/pages.ts'
+import { sitePages as pages, testPage as testPageOf, testPages } from '../helpers/page-table.ts'
+import { testTitled } from '../site/test-title.ts'
 
 export interface TestPage {
   path: string
@@ -27,8 +27,8 @@ function testPage(path: string, title: string, heading: string): TestPage {
 type PageWithoutParameters = 'test-static' | 'test-dynamic' | 'test-guides' | 'test-filter' | 'test-partial'
 
 function tablePage(id: PageWithoutParameters, heading: string): TestPage {
-  const page = testPageTable[id]
-  return testPage(page.path, page.head().title, heading)
+  const page = testPageOf(id)
+  return testPage(page.path, page.head({}, {}).title, heading)
 }
 
 /** A static page without data or `revalidate`: its prefetched data stays fresh the router's static stale time. */
@@ -44,16 +44,16 @@ export const partialPage = tablePage('test-partial', 'Partly prerendered')
 
 /** The path of the page of the content's guide `slug` (static, `revalidate`; an unknown slug is a 404). */
 export function contentItemPath(slug: string): string {
-  return testPageTable['test-guide'].path.replace(':slug', slug)
+  return testPageOf('test-guide').path.replace(':slug', slug)
 }
 
 /** The page of one guide of the content: its title is the guide's. */
 export function contentItemPage(guide: { slug: string; title: string }): TestPage {
-  return testPage(contentItemPath(guide.slug), titled(guide.title), guide.title)
+  return testPage(contentItemPath(guide.slug), testTitled(guide.title), guide.title)
 }
 
 /** The `revalidate` of the content pages, in seconds. */
-export const contentRevalidateS = testPageTable['test-guide'].revalidate
+export const contentRevalidateS = testPageOf('test-guide').revalidate!
 
 /** The link to `path` in the test pages' own navigation (test/site/test-nav.tsx). */
 export function testNavLink(path: string): string {

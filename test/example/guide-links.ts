@@ -1,5 +1,5 @@
 /**
- * The example's guide links as its home and guides pages show them (client/components/guide-list.tsx): the example's
+ * The example's guide links as its home and guides pages show them (site/components/guide-list.tsx): the example's
  * markup, read by the example's own tests only.
  */
 import type { Page } from 'playwright-core'

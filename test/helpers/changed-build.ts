@@ -2,14 +2,15 @@
  * A second deployment of the site: a copy of the project in which one page shows one more line, built into a folder
  * of its own. That page's chunk (and the chunks that name it) get new hashes; chunks that name none keep theirs. The
  * page is the page table's first `static` page without parameters other than `/`, whatever the site holds; its module
- * (`client/pages/<id>.tsx`, client/page-modules.ts) is wrapped, not edited, so no words of the page are assumed.
+ * (`site/pages/<id>.tsx`) is wrapped, not edited, so no words of the page are assumed.
  */
 import { spawnSync } from 'node:child_process'
-import { cp, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
-import { pages, type PageDefinition } from '../../site/pages.ts'
+import type { PageDefinition } from '../../src/common/page-types.ts'
+import { sitePages as pages } from './page-table.ts'
 
 export interface ChangedBuild {
   /** The copy of the project (its node_modules a link to this one's). */
@@ -38,9 +39,9 @@ export function isPageChunk(id: string, fileName: string): boolean {
 
 /** The copy's page module: the page as it was, with the marker line above it. */
 function wrapper(id: string, marker: string): string {
-  return `import Page from './${id}.before-change.tsx'
+  return `import Page from '../before-change/${id}.tsx'
 
-export * from './${id}.before-change.tsx'
+export * from '../before-change/${id}.tsx'
 
 export default function ChangedPage(props: Parameters<typeof Page>[0]) {
   return (
@@ -71,9 +72,13 @@ export async function buildWithChangedPage(marker: string): Promise<ChangedBuild
       await cp(path.join(projectRoot, entry), path.join(sourceDir, entry), { recursive: true })
     }
     await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceDir, 'node_modules'))
-    const pagesDir = path.join(sourceDir, 'client', 'pages')
+    // The page as it was moves beside the pages' folder, at the same depth (its imports stay right): a page folder
+    // holds pages only.
+    const pagesDir = path.join(sourceDir, 'site', 'pages')
+    const beforeDir = path.join(sourceDir, 'site', 'before-change')
     const id = changedPage.id
-    await rename(path.join(pagesDir, `${id}.tsx`), path.join(pagesDir, `${id}.before-change.tsx`))
+    await mkdir(beforeDir)
+    await rename(path.join(pagesDir, `${id}.tsx`), path.join(beforeDir, `${id}.tsx`))
     await writeFile(path.join(pagesDir, `${id}.tsx`), wrapper(id, marker))
     const distDir = path.join(sourceDir, 'dist')
     const built = spawnSync('npm', ['run', 'build'], {

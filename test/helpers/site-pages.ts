@@ -1,17 +1,18 @@
 /**
  * The site's pages as a test reaches them, from the server's page table (src/pages/site.ts) and the tests' own
  * content (test/helpers/content.ts), whatever pages the site has: a page without parameters at its path, a
- * parametrised one at each instance its `staticParams` names. And the test build's own pages (test/site/pages.ts),
+ * parametrised one at each instance its `staticParams` names. And the test build's own pages (test/site/pages/),
  * on which the tests of Courier's mechanics run instead of the example's: a kept list of the content's guides, a kept
  * guide page with a parameter, a partly prerendered page.
  */
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
-import { filterExclusions, siteRedirects } from '../../config/request-filter.ts'
+import { filterExclusions } from '../../config/request-filter.ts'
+import { redirects as siteRedirects } from '../../site/request-filter.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
-import { testPageTable } from '../site/pages.ts'
-import type { RouteParams, SiteContent } from '../../site/page-types.ts'
+import { testPage } from './page-table.ts'
+import type { PageHead, RouteParams, SiteContent } from '../../src/common/page-types.ts'
 import { siteContent } from './content.ts'
 
 export interface PageInstance {
@@ -38,15 +39,33 @@ export async function pageInstances({
   return instances
 }
 
-/** The environment of a server that serves the test build's pages too (test/site/pages.ts). */
+/**
+ * The title a page instance's document carries: its head given the data its own loader gives now (from the tests'
+ * content), never made-up data, which a site's head may not expect.
+ */
+export async function titleOf(instance: PageInstance, content: SiteContent = siteContent): Promise<string> {
+  return (await headOfInstance(instance, content)).title
+}
+
+/** A page instance's head for the data its own loader gives now (from the tests' content). */
+export async function headOfInstance(
+  { page, params }: PageInstance,
+  content: SiteContent = siteContent,
+): Promise<PageHead> {
+  const answer = page.load ? await page.load({ params, query: {}, deploymentId: 'test', content }) : { props: {} }
+  if (!('props' in answer)) throw new Error(`${page.id} answers no props at ${JSON.stringify(params)}`)
+  return page.head(answer.props, params)
+}
+
+/** The environment of a server that serves the test build's pages too (test/site/pages/). */
 export const testRoutes = Object.freeze({ COURIER_TEST_ROUTES: 'true' })
 
 /** The test build's kept list of the content's guides (`test-guides`), whatever pages the site has. */
-export const testGuidesPath = testPageTable['test-guides'].path
+export const testGuidesPath = testPage('test-guides').path
 
 /** The test build's kept page of one guide of the content (`test-guide`), at `slug` (a guide or not). */
 export function testGuidePath(slug: string): string {
-  return testPageTable['test-guide'].path.replace(':slug', slug)
+  return testPage('test-guide').path.replace(':slug', slug)
 }
 
 /**
@@ -84,15 +103,15 @@ export function publicImagePath(): string {
 }
 
 /**
- * The site policy's first redirect with a parameter (config/request-filter.ts), whatever it is, with its parameters
+ * The site policy's first redirect with a parameter (site/request-filter.ts), whatever it is, with its parameters
  * given `value`: where it is asked and where it sends.
  */
 export function configRedirect(value: string): { from: string; to: string; permanent: boolean } {
   const redirect = siteRedirects.find((candidate) => candidate.from.includes(':'))
-  if (!redirect) throw new Error('config/request-filter.ts has no redirect with a parameter')
+  if (!redirect) throw new Error('site/request-filter.ts has no redirect with a parameter')
   const filled = (pattern: string) => pattern.replace(/:\w+/g, () => value)
   return { from: filled(redirect.from), to: filled(redirect.to), permanent: redirect.permanent }
 }
 
 /** The route of the test build's guide page, as Fastify names it (a metrics label, a span name). */
-export const testGuideRoute = testPageTable['test-guide'].path
+export const testGuideRoute = testPage('test-guide').path

@@ -9,7 +9,7 @@ import { parseExposition, valueOf } from './exposition.ts'
 import { startPrometheus, single } from './prometheus.ts'
 import { testRoutes } from '../helpers/site-pages.ts'
 
-/** The test build's partly prerendered page (test/site/pages.ts): rendered on every request. */
+/** The test build's partly prerendered page (test/site/pages/): rendered on every request. */
 const dynamicPage = '/__test/partial'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

@@ -24,7 +24,7 @@ async function waitForMetricsPort(origin: string): Promise<void> {
   throw new Error(`${origin}/metrics never answered 200`)
 }
 
-/** The test build's partly prerendered page (test/site/pages.ts): a dynamic page, whatever pages the site has. */
+/** The test build's partly prerendered page (test/site/pages/): a dynamic page, whatever pages the site has. */
 const dynamicPage = '/__test/partial'
 /** The optimizer's URL of a public image of the site, whatever it is. */
 const imageUrl = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=640`

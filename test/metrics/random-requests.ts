@@ -4,7 +4,7 @@
  * any of them as a label value would show it. Seeded: the same seed makes the same requests.
  */
 import { Pool } from 'undici'
-import { pages } from '../../site/pages.ts'
+import { sitePages as pages } from '../helpers/page-table.ts'
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every platform. */
 function prng(state: number): () => number {

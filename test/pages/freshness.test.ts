@@ -1,11 +1,11 @@
 import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { siteContent } from '../helpers/content.ts'
-import { createPageMatcher } from '../../site/match.ts'
+import { createPageMatcher } from '../../src/common/match.ts'
 import { PageVersions } from '../../src/pages/page-versions.ts'
 import type { RegenerationReport } from '../../src/pages/regeneration.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
-import type { LoaderAnswer } from '../../site/page-types.ts'
+import type { LoaderAnswer } from '../../src/common/page-types.ts'
 
 /** A page with `revalidate` whose loader versions what `next` says, counting its runs. */
 function versionedPage(revalidate: number | undefined) {

@@ -1,12 +1,21 @@
 import t from 'tap'
-import { decodePageAnswer, encodePageAnswer, pageAnswerKind, type PageAnswer } from '../../site/page-data.ts'
+import { decodePageAnswer, encodePageAnswer, pageAnswerKind, type PageAnswer } from '../../src/common/page-data.ts'
 
 t.test("a page answer's JSON is Next's page-data shape, byte for byte", async (t) => {
-  t.same(encodePageAnswer({ props: { a: 1 } }, 'static'), {
+  t.same(encodePageAnswer({ props: { a: 1 } }, 'static', { title: 'A', description: 'About a' }), {
     statusCode: 200,
-    body: '{"pageProps":{"a":1},"kind":"static"}',
+    body: '{"pageProps":{"a":1},"kind":"static","head":{"title":"A","description":"About a"}}',
   })
-  t.same(encodePageAnswer({ props: {} }, 'dynamic'), { statusCode: 200, body: '{"pageProps":{},"kind":"dynamic"}' })
+  t.same(encodePageAnswer({ props: {} }, 'dynamic', { title: 'B' }), {
+    statusCode: 200,
+    body: '{"pageProps":{},"kind":"dynamic","head":{"title":"B"}}',
+  })
+  const extra = { title: 'C', description: 'D', robots: 'noindex' } as { title: string; description: string }
+  t.same(
+    encodePageAnswer({ props: {} }, 'static', extra).body,
+    '{"pageProps":{},"kind":"static","head":{"title":"C","description":"D"}}',
+    "a head's fields only: title and description",
+  )
   t.same(encodePageAnswer({ redirect: { destination: '/b', permanent: true } }), {
     statusCode: 200,
     body: '{"redirect":{"destination":"/b","permanent":true}}',
@@ -16,17 +25,22 @@ t.test("a page answer's JSON is Next's page-data shape, byte for byte", async (t
 
 t.test("a loader's redirect is written key by key: its key order and extra keys do not reach the wire", async (t) => {
   const written = { permanent: false, destination: '/b', basePath: false }
-  t.equal(encodePageAnswer({ redirect: written }, 'static').body, '{"redirect":{"destination":"/b","permanent":false}}')
+  t.equal(
+    encodePageAnswer({ redirect: written }, 'static', { title: '' }).body,
+    '{"redirect":{"destination":"/b","permanent":false}}',
+  )
 })
 
 t.test('decoding gives back the answer that was encoded', async (t) => {
   const answers: Array<[PageAnswer, string]> = [
-    [{ props: { list: [1, 2], text: '</script>' } }, 'props'],
+    [{ props: { list: [1, 2], text: '</script>' }, head: { title: 'List', description: 'Two' } }, 'props'],
+    [{ props: {}, head: { title: 'No description' } }, 'props'],
     [{ redirect: { destination: '/elsewhere?x=1', permanent: false } }, 'redirect'],
     [{ notFound: true }, 'notFound'],
   ]
   for (const [answer, kind] of answers) {
-    const { statusCode, body } = encodePageAnswer(answer, 'static')
+    const head = 'props' in answer ? answer.head! : { title: '' }
+    const { statusCode, body } = encodePageAnswer(answer, 'static', head)
     t.same(decodePageAnswer(statusCode, JSON.parse(body)), answer, kind)
     t.equal(pageAnswerKind(answer), kind)
   }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { siteContent } from '../helpers/content.ts'
-import type { PageMatch } from '../../site/match.ts'
+import type { PageMatch } from '../../src/common/match.ts'
 import { PageVersions } from '../../src/pages/page-versions.ts'
 import type { ServerPage } from '../../src/pages/site.ts'
 
@@ -39,7 +39,7 @@ t.test(
       'one entry for HTML and data alike',
     )
     t.same(entries[0]!.answer, { props: { value: 1 } })
-    t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static' })
+    t.same(JSON.parse(entries[0]!.data.body), { pageProps: { value: 1 }, kind: 'static', head: { title: 'Counted' } })
     t.ok(versions.isKept(entries[0]!), 'a kept instance: its document is kept too')
     t.ok(Object.isFrozen(entries[0]) && Object.isFrozen(entries[0]!.data), 'a version is frozen')
     await versions.staticVersion(match(page, 'a'))

@@ -2,7 +2,7 @@
  * Images of the content (docs/content.md "Images of the content"): CONTENT_DIR/images/<file> served at
  * /content/images/<file> by the content's rules, revalidated like pages, local sources of /_next/image keyed by their
  * bytes, and drawn with their size when a guide's Markdown shows one. The content is a folder of the test's own; the
- * page that shows a guide is the test build's (test/site/pages.ts), whatever pages the site has.
+ * page that shows a guide is the test build's (test/site/pages/), whatever pages the site has.
  */
 import t, { type Test } from 'tap'
 import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises'
@@ -13,7 +13,7 @@ import { contentImages } from '../../config/content.ts'
 import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 import { build } from '../helpers/app.ts'
 
-/** The test build's guide page (test/site/pages.ts), whatever pages the site has. */
+/** The test build's guide page (test/site/pages/), whatever pages the site has. */
 const guidePath = testGuidePath
 
 const pngOf = (width: number, height: number, background = '#336699') =>

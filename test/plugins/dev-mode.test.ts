@@ -1,20 +1,16 @@
 import t from 'tap'
 import { build } from '../helpers/app.ts'
-import { pageInstances } from '../helpers/site-pages.ts'
+import { pageInstances, titleOf } from '../helpers/site-pages.ts'
 import { escapeHtml } from '../../src/render/template.ts'
 
 t.test('dev mode serves the same pages through Vite, with HMR', async (t) => {
   const { app } = await build(t, { COURIER_DEV: 'true' })
   t.equal(app.deploymentId, 'development')
-  // The site's first page without parameters (from its page table), with the title its head gives.
+  // The site's first page without parameters, with the title its head gives for its loader's data.
   const first = (await pageInstances({ firstOnly: true })).find(({ page }) => !page.path.includes(':'))!
   const page = await app.inject(first.url)
   t.equal(page.statusCode, 200)
-  t.match(
-    page.body,
-    `<title>${escapeHtml(first.page.head(undefined, {}).title)}</title>`,
-    'rendered on the server from the sources',
-  )
+  t.match(page.body, `<title>${escapeHtml(await titleOf(first))}</title>`, 'rendered on the server from the sources')
   t.match(page.body, /<main[^>]*>[\s\S]*?<h1[^>]*>[^<]/, 'with its content')
   t.match(page.body, '/_next/static/@vite/client', 'the HMR client is in the page')
   t.match(page.body, 'data-dpl-id="development"')

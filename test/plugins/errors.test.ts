@@ -11,7 +11,7 @@ import {
 } from '../helpers/site-pages.ts'
 import { getChunks, listen } from '../helpers/http.ts'
 import { rawRequest } from '../helpers/raw.ts'
-import { siteName } from '../../site/pages.ts'
+import { siteName } from '../../site/site.ts'
 
 t.test('an unknown path is the 404 page, in the layout, uncached', async (t) => {
   const { app } = await build(t)

@@ -1,6 +1,7 @@
 import t from 'tap'
+import { testPage } from '../helpers/page-table.ts'
 import { guides } from '../helpers/content.ts'
-import type { Loader } from '../../site/page-types.ts'
+import type { Loader } from '../../src/common/page-types.ts'
 import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
 import { joinPartialPage } from '../../src/pages/partial-page.ts'
 import { build } from '../helpers/app.ts'
@@ -11,7 +12,7 @@ const dataUrl = (id: string, path: string) => `/_next/data/${id}${path}`
 /** The data path of a page path (`/a/b` -> `/a/b.json`). */
 const json = (pagePath: string) => `${pagePath}.json`
 
-/** The test build's partly prerendered page (test/site/pages.ts): a kept part, and the request's own `?token=`. */
+/** The test build's partly prerendered page (test/site/pages/): a kept part, and the request's own `?token=`. */
 const partialPath = '/__test/partial'
 
 t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', async (t) => {
@@ -39,7 +40,7 @@ t.test('static page data: JSON with kind, deployment id, nosniff, strong ETag', 
     t.equal(response.headers['content-type'], 'application/json; charset=utf-8', path)
     t.equal(response.headers['x-content-type-options'], 'nosniff', path)
     t.equal(response.headers['x-deployment-id'], id, path)
-    // Content pages are kept for 60 s (test/site/pages.ts `revalidate`): a CDN may share their data as long.
+    // Content pages are kept for 60 s (test/site/pages/ `revalidate`): a CDN may share their data as long.
     t.equal(response.headers['cache-control'], 'public, max-age=0, s-maxage=60, stale-while-revalidate=86400', path)
     t.equal(response.headers['x-courier-cache'], 'HIT', path)
     t.match(response.headers.etag, /^"[A-Za-z0-9_-]{27}"$/, `${path}: a strong ETag`)
@@ -223,7 +224,11 @@ t.test('test-only pages have data only when test routes are on', async (t) => {
   const { app } = await build(t, { COURIER_TEST_ROUTES: 'true' })
   const response = await app.inject(dataUrl(app.deploymentId, '/__test/slow.json?delay=7'))
   t.equal(response.statusCode, 200)
-  t.same(response.json(), { pageProps: { delayMs: 7 }, kind: 'dynamic' })
+  t.same(response.json(), {
+    pageProps: { delayMs: 7 },
+    kind: 'dynamic',
+    head: { title: testPage('test-slow').head({ delayMs: 7 }, {}).title },
+  })
 })
 
 t.test('beyond the bound of the static cache, data is still served', async (t) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { lateErrorElementId } from '../../site/error-messages.ts'
+import { lateErrorElementId } from '../../src/common/error-messages.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { rawGet } from '../helpers/raw.ts'

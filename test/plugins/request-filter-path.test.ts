@@ -5,7 +5,7 @@
 import t from 'tap'
 import { filterExclusions } from '../../config/request-filter.ts'
 import { compileExclusions, judgePath } from '../../src/site-policy-path.ts'
-import { compilePattern } from '../../site/match.ts'
+import { compilePattern } from '../../src/common/match.ts'
 import { cspTemplate, createNonceStep, createRedirectStep } from '../../src/site-policy.ts'
 import type { FastifyRequest } from 'fastify'
 

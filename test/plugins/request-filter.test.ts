@@ -9,16 +9,22 @@ import type { FastifyRequest } from 'fastify'
 import { build, type Built, type LogLine } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { guides as contentGuides } from '../helpers/content.ts'
-import { siteRedirects } from '../../config/request-filter.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { redirects as siteRedirects } from '../../site/request-filter.ts'
 import type { PolicyStep } from '../../src/site-policy.ts'
-import { publicImagePath, siteWithUnfilteredPage, testGuidePath, testRoutes } from '../helpers/site-pages.ts'
+import {
+  pageInstances,
+  publicImagePath,
+  siteWithUnfilteredPage,
+  testGuidePath,
+  testRoutes,
+  titleOf,
+} from '../helpers/site-pages.ts'
 
 /** A deployment id for data URLs; the filter judges the page path whatever the id. */
 const id = 'dpl-test'
 
 /**
- * The pages the paths reach, whatever pages the site has: the test build's (test/site/pages.ts), with a kept page on
+ * The pages the paths reach, whatever pages the site has: the test build's (test/site/pages/), with a kept page on
  * the path the filter excludes by name (config/request-filter.ts), `excluded`.
  */
 const { site, path: excluded } = await siteWithUnfilteredPage()
@@ -415,8 +421,8 @@ t.test('a site step (an auth gate) guards pages and their data alike, and not th
     `/_next/data/${id}${guidePath}.json`,
     `/_next/data/${id}/index.json`,
   ]
-  // Words of the pages guarded: the home page's title (from the page table) and the guide's.
-  const homeTitle = (await loadSite(false)).pages.find((page) => page.path === '/')!.head(undefined, {}).title
+  // Words of the pages guarded: the home page's title (its head, for its loader's data) and the guide's.
+  const homeTitle = await titleOf((await pageInstances({ firstOnly: true })).find(({ url }) => url === '/')!)
   for (const url of guarded) {
     const denied = await app.inject(url)
     t.equal(denied.statusCode, 401, `${url}: 401 without the session`)

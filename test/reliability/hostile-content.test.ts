@@ -17,7 +17,7 @@ import { siteContent } from '../helpers/content.ts'
 import { startServer, type ServerProcess } from './server-process.ts'
 
 const { pages } = await loadSite(false)
-/** The test build's guide page (test/site/pages.ts), whatever pages the site has. */
+/** The test build's guide page (test/site/pages/), whatever pages the site has. */
 const guidePath = testGuidePath
 
 async function contentCopy(t: Test): Promise<string> {

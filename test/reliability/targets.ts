@@ -1,12 +1,12 @@
 /**
  * The request mix of the load and memory runs, and how each response is known to be the right one. Expectations
  * come from the page table, the loaders and the build on disk, never from a response under load: an error page or
- * a cut-off stream under load must count as a mismatch. The pages are the test build's (test/site/pages.ts, served with
+ * a cut-off stream under load must count as a mismatch. The pages are the test build's (test/site/pages/, served with
  * COURIER_TEST_ROUTES) and the home page, whatever other pages the site has.
  */
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { RouteParams } from '../../site/pages.ts'
+import type { RouteParams } from '../../src/common/page-types.ts'
 import { images } from '../../config/images.ts'
 import { statusTitle } from '../../config/status-titles.ts'
 import { loadSite, type ServerPage } from '../../src/pages/site.ts'

@@ -7,7 +7,7 @@ import { serverLimits } from '../../config/server.ts'
 import { build } from '../helpers/app.ts'
 import { listen } from '../helpers/http.ts'
 import { inlineScriptHashes } from '../../src/render/shell-hash.ts'
-import { documentStateElementId, liveDataAttribute } from '../../site/document-state.ts'
+import { documentStateElementId, liveDataAttribute } from '../../src/common/document-state.ts'
 
 /** The test build's partly prerendered page (test/site/pages/test-partial.tsx): a kept shell, one hole. */
 const partialPath = '/__test/partial'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { serializeForScript } from '../../site/script-json.ts'
+import { serializeForScript } from '../../src/common/script-json.ts'
 
 t.test('data cannot end the script element or break a JS literal', async (t) => {
   const hostile = { text: '</script><script>alert(1)</script>', comment: '<!-- x', amp: 'a & b', ls: 'a\u2028b\u2029c' }

@@ -107,7 +107,7 @@ t.test(
   async (t) => {
     const { code, output } = await startOnce({ COURIER_TEST_ROUTES: 'true' })
     t.equal(code, 1, 'the production build refuses the test routes')
-    t.match(output, /at loadTestSitePages \(\S+\/src\/pages\/test-site\.ts:\d+:\d+\)/)
+    t.match(output, /at loadPageSources \(\S+\/src\/pages\/page-sources\.ts:\d+:\d+\)/)
     t.match(output, /at buildApp \(\S+\/src\/app\.ts:\d+:\d+\)/)
   },
 )

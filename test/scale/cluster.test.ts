@@ -14,7 +14,7 @@ import { startServer } from '../reliability/server-process.ts'
 import type { LogLine } from '../helpers/app.ts'
 import { testGuidePath } from '../helpers/site-pages.ts'
 
-/** The test build's partly prerendered page (test/site/pages.ts): rendered on every request. */
+/** The test build's partly prerendered page (test/site/pages/): rendered on every request. */
 const dynamicPage = '/__test/partial'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))

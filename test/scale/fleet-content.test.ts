@@ -5,7 +5,7 @@
  * Markdown file is edited and `POST /api/revalidate` is called through nginx: after each 200, every instance (asked
  * directly) serves the new document and page data, the loader ran once for the whole fleet, and no request of the
  * load is answered 5xx or wrong. Then a guide is added and another removed, and a tag revalidation brings the list of
- * guides and both pages along on every instance. The pages are the test build's (test/site/pages.ts), whatever pages
+ * guides and both pages along on every instance. The pages are the test build's (test/site/pages/), whatever pages
  * the site has. The time from the 200 to the last instance serving the change, and the
  * load's latency while pages regenerate, are printed (comments); `npm run bench:revalidation` measures them.
  */
@@ -16,7 +16,7 @@ import t from 'tap'
 import { Agent, request } from 'undici'
 import { revalidation } from '../../config/content.ts'
 import { defaultDistDir } from '../../config/env.ts'
-import { pageDataUrl } from '../../site/page-data.ts'
+import { pageDataUrl } from '../../src/common/page-data.ts'
 import { siteContent } from '../helpers/content.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis, waitFor } from './processes.ts'

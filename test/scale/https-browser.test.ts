@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
-import { buildSources } from '../../src/build/source-hash.mjs'
+import { listBuildSources } from '../../src/build/source-hash.mjs'
 import { chromiumArgs, chromiumPath } from '../e2e/harness.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 import { firstDeploy, makeCertificate, runDeploy, stateFolder } from './deploy-run.ts'
@@ -56,7 +56,7 @@ const origin = `https://localhost:${first.ports[1]}`
 // B's sources: what a build reads, its content, and the checkout's installed packages.
 const sourceB = await mkdtemp(path.join(tmpdir(), 'courier-source-b-'))
 t.teardown(() => rm(sourceB, { recursive: true, force: true }))
-for (const entry of [...buildSources, 'content', '.node-version'])
+for (const entry of [...listBuildSources(projectRoot), 'content', '.node-version'])
   await cp(path.join(projectRoot, entry), path.join(sourceB, entry), { recursive: true })
 await symlink(path.join(projectRoot, 'node_modules'), path.join(sourceB, 'node_modules'))
 await appendFile(

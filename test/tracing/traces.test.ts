@@ -30,7 +30,7 @@ async function requestSpan(receiver: OtlpReceiver, server: ServerProcess, url: s
 }
 
 const forgedTraceId = '4bf92f3577b34da6a3ce929d0e0e4736'
-/** The test build's partly prerendered page (test/site/pages.ts). */
+/** The test build's partly prerendered page (test/site/pages/). */
 const partialPath = '/__test/partial'
 /** An optimizer URL of a public image of the site, whatever it is. */
 const imageUrl = `/_next/image?url=${encodeURIComponent(publicImagePath())}&w=64&q=75`

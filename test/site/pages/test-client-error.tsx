@@ -1,4 +1,12 @@
+import { definePage } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
 import { useState } from 'react'
+
+export const page = definePage({
+  path: '/__test/client-error',
+  kind: 'dynamic',
+  head: () => ({ title: testTitled('Client error') }),
+})
 
 function Exploding(): never {
   throw new Error('a component failed in the browser on purpose (test route)')

@@ -1,5 +1,13 @@
-import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-dynamic.server.ts'
 import { TestNav } from '../test-nav.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/__test/dynamic',
+  kind: 'dynamic',
+  head: () => ({ title: testTitled('Dynamic') }),
+})
 
 export interface DynamicData {
   /** The deployment whose server loaded this request's data. */

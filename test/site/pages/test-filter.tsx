@@ -1,6 +1,15 @@
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-filter.server.ts'
 import { useId, useState } from 'react'
-import type { PageComponentProps } from '../../../client/page-modules.ts'
 import { TestNav } from '../test-nav.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/__test/filter',
+  kind: 'static',
+  revalidate: 60,
+  head: () => ({ title: testTitled('Filter') }),
+})
 
 export interface FilterData {
   /** The FAQ entries of CONTENT_DIR, each answer as plain text. */

@@ -1,8 +1,17 @@
-import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-guide.server.ts'
 import { Link } from '../../../client/components/link.tsx'
 import { Markdown } from '../../../client/components/markdown.tsx'
 import type { Guide, GuideSummary } from '../../../site/data-types.ts'
 import { TestNav } from '../test-nav.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/__test/guides/:slug',
+  kind: 'static',
+  revalidate: 60,
+  head: (data) => ({ title: testTitled(data.guide.title), description: data.guide.summary }),
+})
 
 export interface TestGuideData {
   guide: Guide

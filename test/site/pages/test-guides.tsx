@@ -1,8 +1,19 @@
-import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-guides.server.ts'
 import { Link } from '../../../client/components/link.tsx'
 import type { GuideSummary } from '../../../site/data-types.ts'
 import { Filler } from '../filler.tsx'
 import { TestNav } from '../test-nav.tsx'
+
+export const page = definePage<typeof server>({
+  // Those that read the guides of the content (CONTENT_DIR), kept and fresh within a minute of an edit as a site's
+  // content pages are: a list and a page per guide, which the other suites drive too (test/helpers/site-pages.ts).
+  path: '/__test/guides',
+  kind: 'static',
+  revalidate: 60,
+  head: () => ({ title: testTitled('Guides of the content') }),
+})
 
 export interface TestGuidesData {
   guides: GuideSummary[]

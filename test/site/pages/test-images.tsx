@@ -1,7 +1,15 @@
-import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-images.server.ts'
 import { Image } from '../../../client/components/image.tsx'
-import { contentColumn } from '../../../site/image-sources.ts'
+import { contentColumn } from '../../../src/common/image-sources.ts'
 import type { PageImage } from '../../../site/data-types.ts'
+
+export const page = definePage<typeof server>({
+  path: '/__test/images',
+  kind: 'dynamic',
+  head: () => ({ title: testTitled('Images') }),
+})
 
 export interface TestImagesData {
   /** Every image of the site's public folder (client/public/images/), with its real pixel size. */

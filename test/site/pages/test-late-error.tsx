@@ -1,6 +1,14 @@
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-late-error.server.ts'
 import { Suspense, use } from 'react'
-import type { PageComponentProps } from '../../../client/page-modules.ts'
-import { settleAfter } from './test-delay.ts'
+import { settleAfter } from '../test-delay.ts'
+
+export const page = definePage<typeof server>({
+  path: '/__test/late-error',
+  kind: 'dynamic',
+  head: () => ({ title: testTitled('Late error') }),
+})
 
 export interface LateErrorData {
   delayMs: number

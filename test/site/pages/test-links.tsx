@@ -1,6 +1,14 @@
-import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-links.server.ts'
 import { Link } from '../../../client/components/link.tsx'
 import { Filler } from '../filler.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/__test/links',
+  kind: 'dynamic',
+  head: () => ({ title: testTitled('Links') }),
+})
 
 export interface TestLinksData {
   /** `grid`: every link in view at once. `spaced`: two links far below the fold, one further than the other. */

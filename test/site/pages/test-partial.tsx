@@ -1,6 +1,15 @@
-import type { PageComponentProps } from '../../../client/page-modules.ts'
+import { definePage, type PageComponentProps } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+import type * as server from './test-partial.server.ts'
 import { RequestTime } from '../../../client/components/request-time.tsx'
-import type { PartialData } from '../../../site/page-types.ts'
+import type { PartialData } from '../../../src/common/page-types.ts'
+
+export const page = definePage<typeof server>({
+  path: '/__test/partial',
+  kind: 'dynamic',
+  prerender: 'partial',
+  head: () => ({ title: testTitled('Partial') }),
+})
 
 export interface PartialKept {
   /** Made once per kept version: the same in every shell of that version. */

@@ -1,3 +1,11 @@
+import { definePage } from '../../../client/page.ts'
+import { testTitled } from '../test-title.ts'
+
+export const page = definePage({
+  path: '/__test/shell-error',
+  kind: 'dynamic',
+  head: () => ({ title: testTitled('Shell error') }),
+})
 function Broken(): never {
   throw new Error('a component failed before the shell on purpose (test route)')
 }

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import Link from 'next/link'
 
-/** Courier's layout (client/components/layout.tsx), the same markup. */
+/** Courier's layout (site/layout.tsx), the same markup. */
 const navigation = [
   { href: '/', label: 'Home' },
   { href: '/guides', label: 'Guides' },

@@ -12,7 +12,7 @@ interface Props {
 
 export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<FaqData>('faq', '/faq')
 
-/** Courier's FAQ page (client/pages/faq.tsx), the same markup and filter. */
+/** Courier's FAQ page (site/pages/faq.tsx), the same markup and filter. */
 export default function FaqPage({ data, head }: Props) {
   const [query, setQuery] = useState('')
   const inputId = useId()

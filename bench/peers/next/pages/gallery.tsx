@@ -10,7 +10,7 @@ interface Props {
 
 export const getStaticProps: GetStaticProps<Props> = async () => ({ props: site.gallery })
 
-/** Courier's gallery (client/pages/gallery.tsx): the same markup and `sizes`, each photograph through next/image. */
+/** Courier's gallery (site/pages/gallery.tsx): the same markup and `sizes`, each photograph through next/image. */
 export default function GalleryPage({ data, head }: Props) {
   return (
     <article className="gallery-page">

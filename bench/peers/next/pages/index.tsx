@@ -12,7 +12,7 @@ interface Props {
 
 export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<HomeData>('home', '/')
 
-/** Courier's home page (client/pages/home.tsx): the same markup, the hero through next/image. */
+/** Courier's home page (site/pages/home.tsx): the same markup, the hero through next/image. */
 export default function HomePage({ data, head }: Props) {
   return (
     <article className="home">

@@ -48,7 +48,7 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }
 
-/** Courier's status page (client/pages/status.tsx), the same markup. */
+/** Courier's status page (site/pages/status.tsx), the same markup. */
 export default function StatusPage({ data, head }: Props) {
   return (
     <article className="status">

@@ -23,7 +23,7 @@ export const getStaticProps: GetStaticProps<Props> = async ({ params }) => {
   return runContentLoader<GuideData>('guide', `/guides/${slug}`, { slug })
 }
 
-/** Courier's guide page (client/pages/guide.tsx), the same markup. */
+/** Courier's guide page (site/pages/guide.tsx), the same markup. */
 export default function GuidePage({ data, head }: Props) {
   const { guide, previous, next } = data
   return (

@@ -11,7 +11,7 @@ interface Props {
 
 export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<GuidesData>('guides', '/guides')
 
-/** Courier's guide index (client/pages/guides.tsx with client/components/guide-list.tsx), the same markup. */
+/** Courier's guide index (site/pages/guides.tsx with site/components/guide-list.tsx), the same markup. */
 export default function GuidesPage({ data, head }: Props) {
   return (
     <article className="guides">

@@ -1,0 +1,35 @@
+/**
+ * What a page module imports from Courier (docs/your-site.md): `definePage` for its declaration, `defineLoader` for
+ * its server half's loaders, and the types of both. `definePage<typeof server>` takes the data type from the server
+ * half (`import type * as server from './<id>.server.ts'`, erased from the bundle), so the head and the component read
+ * the shape the loader gives; the server half itself never reaches the browser.
+ */
+import type { DataOf, Loader, PageDeclaration, PageServerModule } from '../src/common/page-types.ts'
+
+export type {
+  DataOf,
+  LastModified,
+  LiveData,
+  Loader,
+  LoaderContext,
+  NoData,
+  PageComponentProps,
+  PageHead,
+  PageKind,
+  PageProps,
+  PartialData,
+  RouteParams,
+  StaticParams,
+} from '../src/common/page-types.ts'
+
+/** A page's declaration, checked against the data its server half's loader gives (none without one). */
+export function definePage<Server extends PageServerModule = Record<never, never>>(
+  page: PageDeclaration<DataOf<Server>>,
+): PageDeclaration<DataOf<Server>> {
+  return page
+}
+
+/** A loader, its data type taken from what it returns (a redirect or not-found answer keeps its literal type). */
+export function defineLoader<Data>(load: Loader<Data>): Loader<Data> {
+  return load
+}

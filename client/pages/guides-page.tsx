@@ -1,2 +1,0 @@
-// The list of guides past its first page draws as its first page does.
-export { default } from './guides.tsx'

@@ -1,0 +1,36 @@
+import { definePage, type PageProps } from '../../client/page.ts'
+import { titled, contentRevalidateS } from '../site.ts'
+import type * as server from './guide.server.ts'
+import type { GuideData } from '../data-types.ts'
+import { Link } from '../../client/components/link.tsx'
+import { Markdown } from '../../client/components/markdown.tsx'
+
+export const page = definePage<typeof server>({
+  path: '/guides/:slug',
+  kind: 'static',
+  revalidate: contentRevalidateS,
+  head: (data) => ({ title: titled(data.guide.title), description: data.guide.summary }),
+})
+
+export default function GuidePage({ data }: PageProps<typeof server>) {
+  const { guide, previous, next } = data
+  return (
+    <article className="guide">
+      <p className="breadcrumb">
+        <Link href="/guides">Guides</Link>
+      </p>
+      <h1>{guide.title}</h1>
+      <p className="lead">{guide.summary}</p>
+      {guide.sections.map((section) => (
+        <section key={section.anchor}>
+          <h2 id={section.anchor}>{section.heading}</h2>
+          <Markdown content={section.content} />
+        </section>
+      ))}
+      <nav className="pager" aria-label="More guides">
+        {previous ? <Link href={`/guides/${previous.slug}`}>← {previous.title}</Link> : <span />}
+        {next ? <Link href={`/guides/${next.slug}`}>{next.title} →</Link> : <span />}
+      </nav>
+    </article>
+  )
+}

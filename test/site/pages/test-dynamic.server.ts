@@ -1,0 +1,4 @@
+import { defineLoader } from '../../../client/page.ts'
+import type { DynamicData } from './test-dynamic.tsx'
+
+export const load = defineLoader<DynamicData>(({ deploymentId }) => ({ props: { deploymentId } }))
