@@ -10,6 +10,7 @@ import { assignDigest } from '../src/digest.ts'
 import { PageVersions } from '../src/pages/page-versions.ts'
 import type { PageVersion } from '../src/pages/page-version.ts'
 import type { RegenerationReport } from '../src/pages/regeneration.ts'
+import { pageRequestOf } from '../src/pages/page-request.ts'
 import { markFreshness, redirectStatus, type PartialResult } from '../src/pages/page-answers.ts'
 import type { PartialPage, ServerPage, Site } from '../src/pages/site.ts'
 import { loadLiveData } from '../src/pages/partial-page.ts'
@@ -149,7 +150,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   /** A page's document: what the one call to the page versions gives it, as bytes. */
   async function servePage(request: FastifyRequest, reply: FastifyReply, page: ServerPage) {
     const params = (request.params ?? {}) as RouteParams
-    const result = await versions.answer({ page, params }, request.query as Record<string, unknown>, request)
+    const query = request.query as Record<string, unknown>
+    const result = await versions.answer({ page, params }, query, request, pageRequestOf(request))
     if (result.kind === 'partial') return servePartialPage(request, reply, page, params, result)
     if (result.kind === 'computed') return answerPage(request, reply, page, params, result.answer)
     markFreshness(reply, result)

@@ -25,6 +25,12 @@ export const errors = {
   ),
   /** A page module or its server half breaks the convention of docs/your-site.md: its file and what is wrong. */
   PageModuleInvalid: createError('COURIER_ERR_PAGE_MODULE_INVALID', '%s: %s', 500),
+  /** A loader whose answer is kept for every visitor read the request: refused, so no visitor's data is shared. */
+  PageRequestInKeptLoader: createError(
+    'COURIER_ERR_PAGE_REQUEST_IN_KEPT_LOADER',
+    "Page %s: a kept page's loader read the request; a per-user page is dynamic, with defineRequestLoader",
+    500,
+  ),
   /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
    * failed to): the error page falls back to plain HTML. */
   DocumentSourceNotReady: createError(

@@ -100,12 +100,29 @@ export interface SiteContent {
 }
 
 /** What a loader is told: the page's route parameters, the query (a `dynamic` page's only), the deployment and the
- * site's content. */
+ * site's content. Nothing of the request: what a kept page's loader gives is shared by every visitor. */
 export interface LoaderContext {
   params: RouteParams
   query: Readonly<Record<string, unknown>>
   deploymentId: string
   content: SiteContent
+}
+
+/**
+ * The request as a per-request loader reads it (`defineRequestLoader`): its headers, its cookies and its session. A
+ * page whose loader reads it is per-user: only a `dynamic` page (or a partly prerendered page's request-time half,
+ * its holes) may have one, and its answers are never kept, shared or cached publicly (docs/sessions.md).
+ */
+export interface PageRequest {
+  /** The request's headers, names in lowercase. */
+  headers: Readonly<Record<string, string | string[] | undefined>>
+  /** The request's cookies by name. */
+  cookies: Readonly<Record<string, string | undefined>>
+}
+
+/** What a per-request loader is told: a loader's context and the request. */
+export interface RequestLoaderContext extends LoaderContext {
+  request: PageRequest
 }
 
 /**
@@ -118,6 +135,11 @@ export type LoaderAnswer<Data> =
 
 /** A page's server-only loader: its props, a redirect or no such page (src/common/page-data.ts). */
 export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>
+
+/** A loader that reads the request (`defineRequestLoader`): marked so, for the compiler and for the server's start. */
+export type RequestLoader<Data> = ((
+  context: RequestLoaderContext,
+) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>) & { readonly perRequest: true }
 
 /** What a page's server half may export beside its loaders. */
 export interface PageServerExtras {
@@ -139,7 +161,7 @@ export type LastModified = NonNullable<PageServerExtras['lastModified']>
  * answer not-found or a redirect: the shell has gone out with a 200 before it runs), and the sitemap's helpers.
  */
 export interface PageServerModule extends PageServerExtras {
-  load?: Loader<unknown>
+  load?: Loader<unknown> | RequestLoader<unknown>
   keep?: Loader<unknown>
 }
 
@@ -148,7 +170,12 @@ export interface PageServerModule extends PageServerExtras {
  * union of object literals, which TypeScript normalises by giving each member the others' properties as optional
  * `undefined`: that `undefined` is no props a page gets, and is dropped.
  */
-export type PropsOf<L> = L extends Loader<infer Data> ? Exclude<Data, undefined> : never
+export type PropsOf<L> =
+  L extends RequestLoader<infer Data>
+    ? Exclude<Data, undefined>
+    : L extends Loader<infer Data>
+      ? Exclude<Data, undefined>
+      : never
 
 /** The data of a page, from its server half's type: a partly prerendered page's two kinds, a loader's props, or none. */
 export type DataOf<Server> = Server extends { keep: infer Keep; load: infer Load }
@@ -156,6 +183,16 @@ export type DataOf<Server> = Server extends { keep: infer Keep; load: infer Load
   : Server extends { load: infer Load }
     ? PropsOf<Load>
     : NoData
+
+/**
+ * A page whose loader reads the request is per-user: `dynamic` only, so nothing of it is kept or shared. (A partly
+ * prerendered page's request-time loader may read it: its shell's loader, `keep`, cannot.)
+ */
+export type PerUserOf<Server> = Server extends { keep: unknown }
+  ? unknown
+  : Server extends { load: RequestLoader<unknown> }
+    ? { kind: 'dynamic'; revalidate?: never }
+    : unknown
 
 /** What a page's component receives, from its server half's type (`PageProps<typeof server>`; none: no data). */
 export type PageProps<Server = Record<never, never>> = PageComponentProps<DataOf<Server>>
