@@ -5,6 +5,9 @@
  * the shape the loader gives; the server half itself never reaches the browser.
  */
 import type {
+  Action,
+  ActionAnswer,
+  ActionContext,
   DataOf,
   Loader,
   PageDeclaration,
@@ -16,7 +19,10 @@ import type {
 import type { LoaderAnswer } from '../src/common/page-types.ts'
 
 export type {
+  ActionAnswer,
+  ActionContext,
   DataOf,
+  FormFields,
   LastModified,
   LiveData,
   Loader,
@@ -43,6 +49,17 @@ export function definePage<Server extends PageServerModule = Record<never, never
 /** A loader, its data type taken from what it returns (a redirect or not-found answer keeps its literal type). */
 export function defineLoader<Data>(load: Loader<Data>): Loader<Data> {
   return load
+}
+
+/**
+ * A page's action, run by a `POST` to the page's own path (a `<Form>` of the page sends it, with or without
+ * JavaScript): it reads the form and the request, and answers a redirect (303) or the submission refused (`invalid`,
+ * shown with the page as its `actionData`, status 422). docs/forms.md.
+ */
+export function defineAction<Invalid>(
+  action: (context: ActionContext) => ActionAnswer<Invalid> | Promise<ActionAnswer<Invalid>>,
+): Action<Invalid> {
+  return Object.assign(action, { perRequest: true as const })
 }
 
 /**

@@ -21,6 +21,7 @@ import { PageDocuments } from '../src/render/page-documents.ts'
 import { observePageSpans, traceRegeneration } from '../src/tracing/page-spans.ts'
 import { tracingOf, type Tracing } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
+import pageActions from './page-actions.ts'
 import revalidate from './revalidate.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageShare } from '../src/pages/page-share.ts'
@@ -39,8 +40,9 @@ export interface PagesOptions {
   revalidateToken?: string | undefined
 }
 
-/** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
+/** Methods a page answers; any other gets 405 with `Allow: GET, HEAD` (and `POST` where it has an action). */
 const pageMethods = ['GET', 'HEAD'] as const
+const actionPageMethods = ['GET', 'HEAD', 'POST'] as const
 
 /** One regeneration's end: its log line, its count and time, its span. */
 function regenerationReporter(fastify: FastifyInstance, tracing: Tracing, instance: string) {
@@ -168,10 +170,12 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         return servePage(request, reply, page)
       },
     })
-    fastify.methodTable?.allow(page.path, pageMethods)
+    fastify.methodTable?.allow(page.path, page.action ? actionPageMethods : pageMethods)
   }
 
   await fastify.register(pageData, { versions, tracing, sender: options.sender })
+  // Its own context: the form parsers it adds serve its routes only.
+  await fastify.register(pageActions, { pages: site.pages, versions, content })
   // The route only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others' revalidations.
   await fastify.register(revalidate, { token: options.revalidateToken, pages: versions })
   fastify.log.debug({ pages: site.pages.length }, 'pages ready')

@@ -111,7 +111,7 @@ export interface LoaderContext {
 /**
  * The request as a per-request loader reads it (`defineRequestLoader`): its headers, its cookies and its session. A
  * page whose loader reads it is per-user: only a `dynamic` page (or a partly prerendered page's request-time half,
- * its holes) may have one, and its answers are never kept, shared or cached publicly (docs/sessions.md).
+ * its holes) may have one, and its answers are never kept, shared or cached publicly (docs/forms.md).
  */
 export interface PageRequest {
   /** The request's headers, names in lowercase. */
@@ -141,6 +141,29 @@ export type RequestLoader<Data> = ((
   context: RequestLoaderContext,
 ) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>) & { readonly perRequest: true }
 
+/** A form's fields as an action reads them: each name's value, or its values when the form sent it more than once. */
+export type FormFields = Readonly<Record<string, string | readonly string[]>>
+
+/** What an action is told: a per-request loader's context, and the form it was sent. */
+export interface ActionContext extends RequestLoaderContext {
+  form: FormFields
+}
+
+/**
+ * What an action answers (docs/forms.md): a redirect (sent as `303 See Other`, so the browser then GETs the
+ * destination, and a reload never sends the form twice), or the submission refused (`invalid`): the same page shown
+ * again with this as its `actionData` (the errors by field and the values to keep), with `status` 422 (or 400).
+ */
+export type ActionAnswer<Invalid> = { redirect: { destination: string } } | { invalid: Invalid; status?: 400 | 422 }
+
+/** A page's action: what a `POST` to its own path runs (`defineAction`). */
+export type Action<Invalid> = ((context: ActionContext) => ActionAnswer<Invalid> | Promise<ActionAnswer<Invalid>>) & {
+  readonly perRequest: true
+}
+
+/** The `actionData` an action gives its page when it refuses a submission (none without an action). */
+export type ActionDataOf<Server> = Server extends { action: Action<infer Invalid> } ? Invalid : never
+
 /** What a page's server half may export beside its loaders. */
 export interface PageServerExtras {
   /** Parameters of every instance of a parametrised page: feeds the sitemap. */
@@ -163,6 +186,7 @@ export type LastModified = NonNullable<PageServerExtras['lastModified']>
 export interface PageServerModule extends PageServerExtras {
   load?: Loader<unknown> | RequestLoader<unknown>
   keep?: Loader<unknown>
+  action?: Action<unknown>
 }
 
 /**
@@ -195,12 +219,16 @@ export type PerUserOf<Server> = Server extends { keep: unknown }
     : unknown
 
 /** What a page's component receives, from its server half's type (`PageProps<typeof server>`; none: no data). */
-export type PageProps<Server = Record<never, never>> = PageComponentProps<DataOf<Server>>
+export type PageProps<Server = Record<never, never>> = PageComponentProps<DataOf<Server>, ActionDataOf<Server>>
 
-/** What every page component receives: its page data and its route parameters. */
-export interface PageComponentProps<Data> {
+/**
+ * What every page component receives: its page data and its route parameters, and after a submission its action
+ * refused, what the action said (`actionData`: errors by field, the values sent).
+ */
+export interface PageComponentProps<Data, ActionData = never> {
   data: Data
   params: RouteParams
+  actionData?: ActionData
 }
 
 /**
@@ -235,7 +263,7 @@ export interface PageDefinition extends PageDeclared {
 export type PageRoute = Pick<PageDefinition, 'id' | 'path' | 'kind' | 'revalidate'>
 
 /** A page's component as run-time code holds it, whatever its data (a method type, for the reason `head` is one). */
-export type PageComponent = { draw(props: PageComponentProps<unknown>): ReactNode }['draw']
+export type PageComponent = { draw(props: PageComponentProps<unknown, unknown>): ReactNode }['draw']
 
 /** A page's module (its code chunk) as run-time code holds it: its component and its declaration. */
 export interface PageModule {

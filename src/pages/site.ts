@@ -1,4 +1,5 @@
 import type {
+  Action,
   Loader,
   LoaderAnswer,
   LoaderContext,
@@ -23,6 +24,8 @@ export type ServerLoader = (
 /** A page as the server serves it: its module's declaration joined with its server half's loaders. */
 export interface ServerPage extends PageDefinition, PageServerExtras {
   load?: ServerLoader
+  /** What a `POST` to the page's path runs (docs/forms.md). */
+  action?: Action<unknown>
   /**
    * A partly prerendered page's two halves (src/pages/partial-page.ts): its kept data as a `static` page of its own
    * (kept, shared and revalidated as one), and its request-time loader. Its `load` gives both, for its page data.
@@ -46,7 +49,7 @@ export interface Site {
 }
 
 /** What a server half may export: its loaders and the sitemap's helpers. */
-const serverExports = new Set(['load', 'keep', 'staticParams', 'lastModified'])
+const serverExports = new Set(['load', 'keep', 'action', 'staticParams', 'lastModified'])
 
 /** The declaration a page module exports, checked: a declaration the compiler did not see (plain JavaScript, a cast)
  * fails here, with its file, rather than as a wrong page at run time. */

@@ -1,5 +1,5 @@
 /**
- * A per-user page (docs/sessions.md): a loader that reads the request makes its page the visitor's own, never kept,
+ * A per-user page (docs/forms.md): a loader that reads the request makes its page the visitor's own, never kept,
  * shared or cached publicly; a kept page's loader that reads the request fails instead of keeping one visitor's data.
  */
 import t from 'tap'
