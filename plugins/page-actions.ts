@@ -88,7 +88,8 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
     })
   }
 
-  fastify.post<DataSubmission>(`${pageDataPrefix}:deploymentId/*`, async function submitData(request, reply) {
+  /** The page with an action a data URL names; a data URL of any other (or of another deployment) is refused. */
+  function submittedPage(request: FastifyRequest<DataSubmission>, reply: FastifyReply) {
     reply.header(deploymentIdHeader, deploymentId).header('x-content-type-options', 'nosniff')
     const claimed = request.headers[deploymentIdHeader]
     if (request.params.deploymentId !== deploymentId || (claimed !== undefined && claimed !== deploymentId)) {
@@ -100,18 +101,29 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
       reply.header('allow', 'GET, HEAD')
       throw new errors.MethodNotAllowed('POST', `${pageDataPrefix}*`)
     }
-    const answer = await act(match.page, match.params, request)
-    ownAnswer(reply).type('application/json; charset=utf-8')
-    if ('redirect' in answer) {
-      return reply.send(JSON.stringify({ redirect: { destination: answer.redirect.destination, permanent: false } }))
-    }
-    const data = await dataOf(match.page, match.params, request)
-    if (!('props' in data)) return reply.code(404).send(JSON.stringify({ notFound: true }))
-    const head = headOf(match.page, data, match.params)
-    const { kind } = match.page
-    return reply
-      .code(answer.status ?? 422)
-      .send(JSON.stringify({ pageProps: data.props, kind, head, actionData: answer.invalid }))
+    return match
+  }
+
+  fastify.post<DataSubmission>(`${pageDataPrefix}:deploymentId/*`, {
+    // Decided before any body is read: the data URL of a page without an action takes no POST.
+    onRequest: async function refuseWithoutAction(request, reply) {
+      submittedPage(request, reply)
+    },
+    handler: async function submitData(request, reply) {
+      const match = submittedPage(request, reply)
+      const answer = await act(match.page, match.params, request)
+      ownAnswer(reply).type('application/json; charset=utf-8')
+      if ('redirect' in answer) {
+        return reply.send(JSON.stringify({ redirect: { destination: answer.redirect.destination, permanent: false } }))
+      }
+      const data = await dataOf(match.page, match.params, request)
+      if (!('props' in data)) return reply.code(404).send(JSON.stringify({ notFound: true }))
+      const head = headOf(match.page, data, match.params)
+      const { kind } = match.page
+      return reply
+        .code(answer.status ?? 422)
+        .send(JSON.stringify({ pageProps: data.props, kind, head, actionData: answer.invalid }))
+    },
   })
 }
 
