@@ -62,7 +62,7 @@ export function App({ state: documentState, Page: documentPage, ErrorScreen, hre
                 />
               ) : null
             ) : (
-              <Page key={view.href} data={state.data} params={state.params} />
+              <Page key={view.href} data={state.data} params={state.params} actionData={state.actionData} />
             )}
           </Layout>
           {loaded ? <loaded.Arrival view={view} announce={announce} /> : null}

@@ -4,10 +4,25 @@
  * half (`import type * as server from './<id>.server.ts'`, erased from the bundle), so the head and the component read
  * the shape the loader gives; the server half itself never reaches the browser.
  */
-import type { DataOf, Loader, PageDeclaration, PageServerModule } from '../src/common/page-types.ts'
+import type {
+  Action,
+  ActionAnswer,
+  ActionContext,
+  DataOf,
+  Loader,
+  PageDeclaration,
+  PageServerModule,
+  PerUserOf,
+  RequestLoader,
+  RequestLoaderContext,
+} from '../src/common/page-types.ts'
+import type { LoaderAnswer } from '../src/common/page-types.ts'
 
 export type {
+  ActionAnswer,
+  ActionContext,
   DataOf,
+  FormFields,
   LastModified,
   LiveData,
   Loader,
@@ -17,14 +32,16 @@ export type {
   PageHead,
   PageKind,
   PageProps,
+  PageRequest,
   PartialData,
+  RequestLoaderContext,
   RouteParams,
   StaticParams,
 } from '../src/common/page-types.ts'
 
 /** A page's declaration, checked against the data its server half's loader gives (none without one). */
 export function definePage<Server extends PageServerModule = Record<never, never>>(
-  page: PageDeclaration<DataOf<Server>>,
+  page: PageDeclaration<DataOf<Server>> & PerUserOf<Server>,
 ): PageDeclaration<DataOf<Server>> {
   return page
 }
@@ -32,4 +49,26 @@ export function definePage<Server extends PageServerModule = Record<never, never
 /** A loader, its data type taken from what it returns (a redirect or not-found answer keeps its literal type). */
 export function defineLoader<Data>(load: Loader<Data>): Loader<Data> {
   return load
+}
+
+/**
+ * A page's action, run by a `POST` to the page's own path (a `<Form>` of the page sends it, with or without
+ * JavaScript): it reads the form and the request, and answers a redirect (303) or the submission refused (`invalid`,
+ * shown with the page as its `actionData`, status 422). docs/forms.md.
+ */
+export function defineAction<Invalid>(
+  action: (context: ActionContext) => ActionAnswer<Invalid> | Promise<ActionAnswer<Invalid>>,
+): Action<Invalid> {
+  return Object.assign(action, { perRequest: true as const })
+}
+
+/**
+ * A loader that reads the request (`request`: its headers, cookies, session): the page is per-user, so it must be
+ * `dynamic` (the compiler says so at `definePage`, the server's start and the build too), and nothing it gives is ever
+ * kept, shared or cached publicly.
+ */
+export function defineRequestLoader<Data>(
+  load: (context: RequestLoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>,
+): RequestLoader<Data> {
+  return Object.assign(load, { perRequest: true as const })
 }

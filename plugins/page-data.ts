@@ -12,7 +12,9 @@ import {
 import { errors } from '../src/errors.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageDataOutcome } from '../src/metrics/recorder.ts'
-import { pageCacheControl, pageCacheControlOf } from '../src/pages/cache-control.ts'
+import { pageCacheControl, pageCacheControlOf, variesByVisitor } from '../src/pages/cache-control.ts'
+import { addVary } from '../src/compression/vary.ts'
+import { pageRequestOf } from '../src/pages/page-request.ts'
 import { markFreshness, type PartialResult } from '../src/pages/page-answers.ts'
 import { headOf } from '../src/pages/page-version.ts'
 import type { PageMatch } from '../src/common/match.ts'
@@ -53,6 +55,7 @@ const outcomes: Readonly<Record<PageAnswerKind, PageDataOutcome>> = {
 
 /** An answer computed per request, or one with no data: plugins/compression.ts compresses it as it goes. */
 function sendAnswer(reply: FastifyReply, answer: EncodedPageAnswer, cacheControl: string) {
+  if (variesByVisitor(cacheControl)) addVary(reply, 'Cookie')
   return reply.code(answer.statusCode).header('cache-control', cacheControl).type(jsonType).send(answer.body)
 }
 
@@ -103,7 +106,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       return sendAnswer(reply, noSuchPage, pageCacheControl.error)
     }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
-    const result = await versions.answer(match, request.query, span)
+    const result = await versions.answer(match, request.query, span, pageRequestOf(request))
     if (result.kind === 'partial') return answerPartialData(reply, result, match)
     if (result.kind === 'computed') {
       metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(result.answer)])

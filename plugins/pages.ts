@@ -10,6 +10,7 @@ import { assignDigest } from '../src/digest.ts'
 import { PageVersions } from '../src/pages/page-versions.ts'
 import type { PageVersion } from '../src/pages/page-version.ts'
 import type { RegenerationReport } from '../src/pages/regeneration.ts'
+import { pageRequestOf } from '../src/pages/page-request.ts'
 import { markFreshness, redirectStatus, type PartialResult } from '../src/pages/page-answers.ts'
 import type { PartialPage, ServerPage, Site } from '../src/pages/site.ts'
 import { loadLiveData } from '../src/pages/partial-page.ts'
@@ -20,6 +21,7 @@ import { PageDocuments } from '../src/render/page-documents.ts'
 import { observePageSpans, traceRegeneration } from '../src/tracing/page-spans.ts'
 import { tracingOf, type Tracing } from '../src/tracing/tracing.ts'
 import pageData from './page-data.ts'
+import pageActions from './page-actions.ts'
 import revalidate from './revalidate.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageShare } from '../src/pages/page-share.ts'
@@ -38,8 +40,9 @@ export interface PagesOptions {
   revalidateToken?: string | undefined
 }
 
-/** Methods a page answers; any other gets 405 with `Allow: GET, HEAD`. */
+/** Methods a page answers; any other gets 405 with `Allow: GET, HEAD` (and `POST` where it has an action). */
 const pageMethods = ['GET', 'HEAD'] as const
+const actionPageMethods = ['GET', 'HEAD', 'POST'] as const
 
 /** One regeneration's end: its log line, its count and time, its span. */
 function regenerationReporter(fastify: FastifyInstance, tracing: Tracing, instance: string) {
@@ -149,7 +152,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   /** A page's document: what the one call to the page versions gives it, as bytes. */
   async function servePage(request: FastifyRequest, reply: FastifyReply, page: ServerPage) {
     const params = (request.params ?? {}) as RouteParams
-    const result = await versions.answer({ page, params }, request.query as Record<string, unknown>, request)
+    const query = request.query as Record<string, unknown>
+    const result = await versions.answer({ page, params }, query, request, pageRequestOf(request))
     if (result.kind === 'partial') return servePartialPage(request, reply, page, params, result)
     if (result.kind === 'computed') return answerPage(request, reply, page, params, result.answer)
     markFreshness(reply, result)
@@ -166,10 +170,12 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
         return servePage(request, reply, page)
       },
     })
-    fastify.methodTable?.allow(page.path, pageMethods)
+    fastify.methodTable?.allow(page.path, page.action ? actionPageMethods : pageMethods)
   }
 
   await fastify.register(pageData, { versions, tracing, sender: options.sender })
+  // Its own context: the form parsers it adds serve its routes only.
+  await fastify.register(pageActions, { pages: site.pages, versions, content })
   // The route only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others' revalidations.
   await fastify.register(revalidate, { token: options.revalidateToken, pages: versions })
   fastify.log.debug({ pages: site.pages.length }, 'pages ready')

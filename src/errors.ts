@@ -25,6 +25,12 @@ export const errors = {
   ),
   /** A page module or its server half breaks the convention of docs/your-site.md: its file and what is wrong. */
   PageModuleInvalid: createError('COURIER_ERR_PAGE_MODULE_INVALID', '%s: %s', 500),
+  /** A loader whose answer is kept for every visitor read the request: refused, so no visitor's data is shared. */
+  PageRequestInKeptLoader: createError(
+    'COURIER_ERR_PAGE_REQUEST_IN_KEPT_LOADER',
+    "Page %s: a kept page's loader read the request; a per-user page is dynamic, with defineRequestLoader",
+    500,
+  ),
   /** A document was asked for before @fastify/vite handed over the template or the SSR module (or the dev server
    * failed to): the error page falls back to plain HTML. */
   DocumentSourceNotReady: createError(
@@ -40,6 +46,13 @@ export const errors = {
   /** A request that arrived while the server drains for shutdown (plugins/drain.ts). */
   ServerClosing: createError('COURIER_ERR_SERVER_CLOSING', 'The server is shutting down', 503),
   MethodNotAllowed: createError('COURIER_ERR_METHOD_NOT_ALLOWED', '%s is not allowed on %s', 405),
+  /** A page's action takes forms: urlencoded, or multipart without files (docs/forms.md). */
+  FormMediaType: createError(
+    'COURIER_ERR_FORM_MEDIA_TYPE',
+    'A form is sent as application/x-www-form-urlencoded or multipart/form-data without files',
+    415,
+  ),
+  FormMalformed: createError('COURIER_ERR_FORM_MALFORMED', 'The form could not be read: %s', 400),
   ClientErrorMediaType: createError(
     'COURIER_ERR_CLIENT_ERROR_MEDIA_TYPE',
     'Client error reports must be sent as application/json',

@@ -28,6 +28,8 @@ export interface DataCache {
   has(url: string): boolean
   /** Data that arrived another way (the document's own, for the page shown first). */
   put(url: string, page: DataFreshness, data: PageAnswer): void
+  /** Forgets everything: after a form's action, any page's data may have changed (a sign-out, say). */
+  clear(): void
 }
 
 /** A page's stale time: 300 s static (at most its `revalidate`), 0 s dynamic (dynamic data is never reused). */
@@ -93,5 +95,6 @@ export function createDataCache(): DataCache {
       const keepMs = keepMsOf(page)
       if (keepMs > 0) keep(url, Promise.resolve(data), keepMs)
     },
+    clear: () => entries.clear(),
   }
 }

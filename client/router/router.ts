@@ -12,6 +12,7 @@ import { createNearViewport } from './near-viewport.ts'
 import { fetchPageData } from './page-data.ts'
 import { mayBeRedirected } from './redirect-sources.ts'
 import { createPrefetchQueue, savesData } from './prefetch-queue.ts'
+import { submitForm } from './submit.ts'
 
 export type { PageComponent }
 
@@ -64,6 +65,11 @@ export interface Router {
    */
   handles(href: string): boolean
   navigate(href: string, mode?: Mode): Promise<void>
+  /**
+   * Sends a form to its page's action (docs/forms.md) and shows the answer: the redirect's page, or the same page with
+   * what the action said; forgets every page's data it kept, which the action may have changed.
+   */
+  submit(form: HTMLFormElement, submitter: HTMLElement | null): Promise<void>
   /** Queues the code of `href`'s page, and its data when the page is `static`. */
   prefetch(href: string): void
   /** Prefetches `href` once `element` comes within `prefetchMarginPx` of the viewport; returns the undo. */
@@ -182,6 +188,28 @@ export function createRouter(pages: readonly PageRoute[], first: View): Router {
     }
   }
 
+  async function submit(form: HTMLFormElement, submitter: HTMLElement | null): Promise<void> {
+    const target = new URL(form.getAttribute('action') || window.location.href, window.location.href)
+    const match = target.origin === window.location.origin ? matchPage(target.pathname) : undefined
+    // A form to elsewhere, or to no page of this site: the browser sends it.
+    if (!match) return form.submit()
+    const id = ++latest
+    settle({ status: 'loading', view: navigation.view, target: target.href, id })
+    const [result, module] = await Promise.all([
+      submitForm(form, submitter, dataUrlOf(deploymentId, target), deploymentId),
+      loadPageModule(match.page).catch(() => undefined),
+    ])
+    cache.clear()
+    if (id !== latest) return
+    if ('redirect' in result) return navigate(result.redirect, 'push')
+    settle({ status: 'idle', view: navigation.view })
+    if ('unusable' in result || !module) return form.submit()
+    const { props, actionData } = result.refused
+    const { id: pageId, kind } = match.page
+    const state = { type: 'page', pageId, kind, params: match.params, data: props, actionData, deploymentId } as const
+    settle({ status: 'idle', view: { state, Page: module.default, href: target.href } })
+  }
+
   function prefetch(href: string): void {
     if (savesData()) return
     const target = new URL(href, window.location.href)
@@ -222,6 +250,7 @@ export function createRouter(pages: readonly PageRoute[], first: View): Router {
       return !(target.hash && target.pathname === here.pathname && target.search === here.search)
     },
     navigate: (href, mode) => navigate(href, mode),
+    submit,
     prefetch,
     observe: (element, href) => nearViewport(element, () => prefetch(href)),
   }

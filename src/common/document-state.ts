@@ -14,6 +14,8 @@ export type DocumentState =
        * data (`PartialData.live`) came inside its holes, each carrying it in a script element of `liveDataAttribute`.
        */
       liveInHoles?: true
+      /** What the page's action said of a submission it refused (docs/forms.md): errors by field, values kept. */
+      actionData?: unknown
     }
   | {
       type: 'error'

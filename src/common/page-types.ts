@@ -100,12 +100,29 @@ export interface SiteContent {
 }
 
 /** What a loader is told: the page's route parameters, the query (a `dynamic` page's only), the deployment and the
- * site's content. */
+ * site's content. Nothing of the request: what a kept page's loader gives is shared by every visitor. */
 export interface LoaderContext {
   params: RouteParams
   query: Readonly<Record<string, unknown>>
   deploymentId: string
   content: SiteContent
+}
+
+/**
+ * The request as a per-request loader reads it (`defineRequestLoader`): its headers, its cookies and its session. A
+ * page whose loader reads it is per-user: only a `dynamic` page (or a partly prerendered page's request-time half,
+ * its holes) may have one, and its answers are never kept, shared or cached publicly (docs/forms.md).
+ */
+export interface PageRequest {
+  /** The request's headers, names in lowercase. */
+  headers: Readonly<Record<string, string | string[] | undefined>>
+  /** The request's cookies by name. */
+  cookies: Readonly<Record<string, string | undefined>>
+}
+
+/** What a per-request loader is told: a loader's context and the request. */
+export interface RequestLoaderContext extends LoaderContext {
+  request: PageRequest
 }
 
 /**
@@ -118,6 +135,34 @@ export type LoaderAnswer<Data> =
 
 /** A page's server-only loader: its props, a redirect or no such page (src/common/page-data.ts). */
 export type Loader<Data> = (context: LoaderContext) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>
+
+/** A loader that reads the request (`defineRequestLoader`): marked so, for the compiler and for the server's start. */
+export type RequestLoader<Data> = ((
+  context: RequestLoaderContext,
+) => LoaderAnswer<Data> | Promise<LoaderAnswer<Data>>) & { readonly perRequest: true }
+
+/** A form's fields as an action reads them: each name's value, or its values when the form sent it more than once. */
+export type FormFields = Readonly<Record<string, string | readonly string[]>>
+
+/** What an action is told: a per-request loader's context, and the form it was sent. */
+export interface ActionContext extends RequestLoaderContext {
+  form: FormFields
+}
+
+/**
+ * What an action answers (docs/forms.md): a redirect (sent as `303 See Other`, so the browser then GETs the
+ * destination, and a reload never sends the form twice), or the submission refused (`invalid`): the same page shown
+ * again with this as its `actionData` (the errors by field and the values to keep), with `status` 422 (or 400).
+ */
+export type ActionAnswer<Invalid> = { redirect: { destination: string } } | { invalid: Invalid; status?: 400 | 422 }
+
+/** A page's action: what a `POST` to its own path runs (`defineAction`). */
+export type Action<Invalid> = ((context: ActionContext) => ActionAnswer<Invalid> | Promise<ActionAnswer<Invalid>>) & {
+  readonly perRequest: true
+}
+
+/** The `actionData` an action gives its page when it refuses a submission (none without an action). */
+export type ActionDataOf<Server> = Server extends { action: Action<infer Invalid> } ? Invalid : never
 
 /** What a page's server half may export beside its loaders. */
 export interface PageServerExtras {
@@ -139,8 +184,9 @@ export type LastModified = NonNullable<PageServerExtras['lastModified']>
  * answer not-found or a redirect: the shell has gone out with a 200 before it runs), and the sitemap's helpers.
  */
 export interface PageServerModule extends PageServerExtras {
-  load?: Loader<unknown>
+  load?: Loader<unknown> | RequestLoader<unknown>
   keep?: Loader<unknown>
+  action?: Action<unknown>
 }
 
 /**
@@ -148,7 +194,12 @@ export interface PageServerModule extends PageServerExtras {
  * union of object literals, which TypeScript normalises by giving each member the others' properties as optional
  * `undefined`: that `undefined` is no props a page gets, and is dropped.
  */
-export type PropsOf<L> = L extends Loader<infer Data> ? Exclude<Data, undefined> : never
+export type PropsOf<L> =
+  L extends RequestLoader<infer Data>
+    ? Exclude<Data, undefined>
+    : L extends Loader<infer Data>
+      ? Exclude<Data, undefined>
+      : never
 
 /** The data of a page, from its server half's type: a partly prerendered page's two kinds, a loader's props, or none. */
 export type DataOf<Server> = Server extends { keep: infer Keep; load: infer Load }
@@ -157,13 +208,27 @@ export type DataOf<Server> = Server extends { keep: infer Keep; load: infer Load
     ? PropsOf<Load>
     : NoData
 
-/** What a page's component receives, from its server half's type (`PageProps<typeof server>`; none: no data). */
-export type PageProps<Server = Record<never, never>> = PageComponentProps<DataOf<Server>>
+/**
+ * A page whose loader reads the request is per-user: `dynamic` only, so nothing of it is kept or shared. (A partly
+ * prerendered page's request-time loader may read it: its shell's loader, `keep`, cannot.)
+ */
+export type PerUserOf<Server> = Server extends { keep: unknown }
+  ? unknown
+  : Server extends { load: RequestLoader<unknown> }
+    ? { kind: 'dynamic'; revalidate?: never }
+    : unknown
 
-/** What every page component receives: its page data and its route parameters. */
-export interface PageComponentProps<Data> {
+/** What a page's component receives, from its server half's type (`PageProps<typeof server>`; none: no data). */
+export type PageProps<Server = Record<never, never>> = PageComponentProps<DataOf<Server>, ActionDataOf<Server>>
+
+/**
+ * What every page component receives: its page data and its route parameters, and after a submission its action
+ * refused, what the action said (`actionData`: errors by field, the values sent).
+ */
+export interface PageComponentProps<Data, ActionData = never> {
   data: Data
   params: RouteParams
+  actionData?: ActionData
 }
 
 /**
@@ -198,7 +263,7 @@ export interface PageDefinition extends PageDeclared {
 export type PageRoute = Pick<PageDefinition, 'id' | 'path' | 'kind' | 'revalidate'>
 
 /** A page's component as run-time code holds it, whatever its data (a method type, for the reason `head` is one). */
-export type PageComponent = { draw(props: PageComponentProps<unknown>): ReactNode }['draw']
+export type PageComponent = { draw(props: PageComponentProps<unknown, unknown>): ReactNode }['draw']
 
 /** A page's module (its code chunk) as run-time code holds it: its component and its declaration. */
 export interface PageModule {

@@ -11,6 +11,6 @@ export function addVary(reply: FastifyReply, field: string): void {
     .toLowerCase()
     .split(',')
     .map((name) => name.trim())
-  if (fields.includes('*') || fields.includes(field)) return
+  if (fields.includes('*') || fields.includes(field.toLowerCase())) return
   reply.header('vary', `${String(current)}, ${field}`)
 }

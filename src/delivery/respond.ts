@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { caches } from '../../config/caches.ts'
+import { addVary } from '../compression/vary.ts'
+import { variesByVisitor } from '../pages/cache-control.ts'
 import type { Readable } from 'node:stream'
 import type { MetricsRecorder } from '../metrics/recorder.ts'
 import { DocumentCache, type KeptDocument, type KeptDocumentSlot } from '../render/document-cache.ts'
@@ -67,6 +69,7 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
 
   function answerHead(request: FastifyRequest, reply: FastifyReply, target: RenderTarget): FastifyReply {
     const [statusCode, cacheControl] = statusAndCacheControl(target, request)
+    if (variesByVisitor(cacheControl)) addVary(reply, 'Cookie')
     return reply.code(statusCode).type('text/html; charset=utf-8').header('cache-control', cacheControl)
   }
 

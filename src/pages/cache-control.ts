@@ -29,5 +29,14 @@ export function pageCacheControlOf(page: Pick<PageDefinition, 'kind' | 'revalida
   )
 }
 
+/**
+ * A `dynamic` page's answer may be a visitor's own (its loader may read the request's cookies and session): besides
+ * `private, no-store`, it varies by `Cookie`, so no cache in between (a proxy, a CDN told to ignore `private`) can
+ * hand it to another visitor.
+ */
+export function variesByVisitor(cacheControl: string): boolean {
+  return cacheControl === pageCacheControl.dynamic
+}
+
 /** The header that says whether a kept page with `revalidate` was served fresh or stale (docs/content.md). */
 export const pageCacheHeader = 'x-courier-cache'

@@ -1,7 +1,7 @@
 import { caches } from '../../config/caches.ts'
 import type { PageMatch } from '../common/match.ts'
 import type { PageAnswer } from '../common/page-data.ts'
-import type { RouteParams } from '../common/page-types.ts'
+import type { PageRequest, RouteParams } from '../common/page-types.ts'
 import type { ContentSource } from '../content/content-source.ts'
 import type { Revalidation, RevalidatedPages } from './revalidation.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
@@ -85,25 +85,28 @@ export class PageVersions implements RevalidatedPages {
   /**
    * What a request for a page gets (src/pages/page-answers.ts): the one call a route makes. A kept version is given
    * at once (nothing awaited); a loader run a request waits for (a `dynamic` page's, a first load) is published on
-   * `pageLoads` for observers, with `origin` (the route's span parent), and a kept answer on `keptAnswers`.
+   * `pageLoads` for observers, with `origin` (the route's span parent), and a kept answer on `keptAnswers`. `request`:
+   * what a `dynamic` loader (a partly prerendered page's request-time one) may read of the request; a kept one never.
    */
   answer(
     match: PageMatch<ServerPage>,
     query: Readonly<Record<string, unknown>>,
     origin?: object,
+    request?: PageRequest,
   ): PageResult | Promise<PageResult> {
     const { page, params } = match
     const identity = (answer: PageAnswer) => answer
     if (page.partial) {
       const { kept, livePage } = page.partial
-      const loadLive = () => this.#observed(livePage, origin, () => this.load(livePage, params, query), identity)
+      const loadLive = () =>
+        this.#observed(livePage, origin, () => this.load(livePage, params, query, request), identity)
       const toPartial = ({ version, kept }: KeptResult): PartialResult => ({ kind: 'partial', version, kept, loadLive })
       const keptHalf = this.#kept({ page: kept, params }, origin)
       return keptHalf instanceof Promise ? keptHalf.then(toPartial) : toPartial(keptHalf)
     }
     if (page.kind === 'dynamic') {
       const computed = (answer: PageAnswer): PageResult => ({ kind: 'computed', answer })
-      return this.#observed(page, origin, () => this.load(page, params, query), identity).then(computed)
+      return this.#observed(page, origin, () => this.load(page, params, query, request), identity).then(computed)
     }
     return this.#kept(match, origin)
   }
@@ -147,8 +150,13 @@ export class PageVersions implements RevalidatedPages {
   }
 
   /** The answer of a `dynamic` page for this request. */
-  load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
-    return this.#source.load(page, params, query)
+  load(
+    page: ServerPage,
+    params: RouteParams,
+    query: Readonly<Record<string, unknown>>,
+    request?: PageRequest,
+  ): Promise<PageAnswer> {
+    return this.#source.load(page, params, query, request)
   }
 
   /**

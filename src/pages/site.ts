@@ -1,12 +1,31 @@
-import type { Loader, PageDeclared, PageDefinition, PageServerExtras } from '../common/page-types.ts'
+import type {
+  Action,
+  Loader,
+  LoaderAnswer,
+  LoaderContext,
+  PageDeclared,
+  PageDefinition,
+  PageRequest,
+  PageServerExtras,
+} from '../common/page-types.ts'
 import { errors } from '../errors.ts'
 import { testPageFolder } from './page-files.ts'
 import { loadPageSources, type PageSource } from './page-sources.ts'
 import { joinPartialPage } from './partial-page.ts'
 
+/**
+ * A loader as the server runs it: told the request too when it has one, which a per-request loader reads (the server
+ * always gives one to a `dynamic` page's; src/pages/version-source.ts makes reading it from a kept one throw).
+ */
+export type ServerLoader = (
+  context: LoaderContext & { readonly request?: PageRequest },
+) => LoaderAnswer<unknown> | Promise<LoaderAnswer<unknown>>
+
 /** A page as the server serves it: its module's declaration joined with its server half's loaders. */
 export interface ServerPage extends PageDefinition, PageServerExtras {
-  load?: Loader<unknown>
+  load?: ServerLoader
+  /** What a `POST` to the page's path runs (docs/forms.md). */
+  action?: Action<unknown>
   /**
    * A partly prerendered page's two halves (src/pages/partial-page.ts): its kept data as a `static` page of its own
    * (kept, shared and revalidated as one), and its request-time loader. Its `load` gives both, for its page data.
@@ -30,7 +49,7 @@ export interface Site {
 }
 
 /** What a server half may export: its loaders and the sitemap's helpers. */
-const serverExports = new Set(['load', 'keep', 'staticParams', 'lastModified'])
+const serverExports = new Set(['load', 'keep', 'action', 'staticParams', 'lastModified'])
 
 /** The declaration a page module exports, checked: a declaration the compiler did not see (plain JavaScript, a cast)
  * fails here, with its file, rather than as a wrong page at run time. */
@@ -63,6 +82,19 @@ function serverHalfOf(
   for (const name of serverExports) {
     if (server[name] !== undefined && typeof server[name] !== 'function')
       throw new errors.PageModuleInvalid(file, `\`${name}\` is not a function`)
+  }
+  const perRequest = (loader: unknown) => (loader as { perRequest?: unknown } | undefined)?.perRequest === true
+  if (perRequest(server.keep)) {
+    throw new errors.PageModuleInvalid(
+      file,
+      '`keep` reads the request, but a shell is kept for every visitor: read it in `load` (the holes)',
+    )
+  }
+  if (perRequest(server.load) && page.kind === 'static') {
+    throw new errors.PageModuleInvalid(
+      file,
+      "`load` reads the request (a per-user page) but the page is declared static, kept for every visitor: declare kind: 'dynamic'",
+    )
   }
   if ((page.prerender === 'partial') !== (server.keep !== undefined)) {
     throw new errors.PageModuleInvalid(

@@ -1,6 +1,7 @@
 import type { PageMatch } from '../common/match.ts'
 import type { PageAnswer } from '../common/page-data.ts'
-import type { RouteParams } from '../common/page-types.ts'
+import type { LoaderContext as PageLoaderContext, PageRequest, RouteParams } from '../common/page-types.ts'
+import { errors } from '../errors.ts'
 import type { ContentSource } from '../content/content-source.ts'
 import { withTimeOut } from '../toolbox/time-out.ts'
 import type { RevalidationMessage } from './revalidation.ts'
@@ -32,15 +33,35 @@ export function withLoaderTimeout<T>(work: Promise<T>, timeoutMs: number): Promi
   return withTimeOut(work, timeoutMs, () => new LoaderTimeoutError(timeoutMs))
 }
 
+/**
+ * What a loader is told. With a request (a `dynamic` page's loader, a partly prerendered page's request-time one), its
+ * `request`; without (a kept page's loader, whose answer every visitor gets), reading `request` throws, so a loader
+ * written against the request that ends up kept fails loudly instead of keeping one visitor's data for all.
+ */
+function loaderContextOf(
+  page: ServerPage,
+  base: PageLoaderContext,
+  request: PageRequest | undefined,
+): PageLoaderContext & { request: PageRequest } {
+  if (request) return { ...base, request }
+  return Object.defineProperty(base, 'request', {
+    get() {
+      throw new errors.PageRequestInKeptLoader(page.id)
+    },
+  }) as PageLoaderContext & { request: PageRequest }
+}
+
 /** Runs a page's loader: its answer (without tags, which stay on the server) and the tags its props carry. */
 export async function runLoader(
   page: ServerPage,
   params: RouteParams,
   query: Readonly<Record<string, unknown>>,
   context: LoaderContext,
+  request?: PageRequest,
 ): Promise<{ answer: PageAnswer; tags: readonly string[] }> {
   if (!page.load) return { answer: { props: {} }, tags: [] }
-  const result = await page.load({ params, query, deploymentId: context.deploymentId, content: context.content })
+  const base = { params, query, deploymentId: context.deploymentId, content: context.content }
+  const result = await page.load(loaderContextOf(page, base, request))
   if (!('props' in result)) return { answer: result, tags: [] }
   return { answer: { props: result.props }, tags: result.tags ?? [] }
 }
@@ -71,9 +92,14 @@ export class VersionSource {
     this.#now = options.now
   }
 
-  /** The answer of a `dynamic` page for this request. */
-  async load(page: ServerPage, params: RouteParams, query: Readonly<Record<string, unknown>>): Promise<PageAnswer> {
-    return (await runLoader(page, params, query, this.#context)).answer
+  /** The answer of a `dynamic` page for this request (`request`: what its loader may read of it). */
+  async load(
+    page: ServerPage,
+    params: RouteParams,
+    query: Readonly<Record<string, unknown>>,
+    request?: PageRequest,
+  ): Promise<PageAnswer> {
+    return (await runLoader(page, params, query, this.#context, request)).answer
   }
 
   /** Whether a version loaded at `generatedAt` is past its page's `revalidate` time. */

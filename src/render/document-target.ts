@@ -12,7 +12,14 @@ import type { DocumentHead } from './template.ts'
  * line).
  */
 export type RenderTarget =
-  | { type: 'page'; page: PageDefinition; params: RouteParams; data: unknown }
+  | {
+      type: 'page'
+      page: PageDefinition
+      params: RouteParams
+      data: unknown
+      /** A submission the page's action refused: what it said, and the status (422 or 400) the page is sent with. */
+      refused?: { actionData: unknown; statusCode: 400 | 422 }
+    }
   | { type: 'error'; statusCode: number; digest?: string }
 
 /** The state the client reads from the document: what it hydrates. `host`: where the error page says to report. */
@@ -25,6 +32,7 @@ export function stateFor(target: RenderTarget, deploymentId: string, host: strin
       params: target.params,
       data: target.data,
       deploymentId,
+      ...(target.refused ? { actionData: target.refused.actionData } : {}),
     }
   }
   return {
@@ -51,9 +59,10 @@ export function headFor(
 
 /** The status and Cache-Control of the document's answer. */
 export function statusAndCacheControl(target: RenderTarget, request: FastifyRequest): [number, string] {
-  return target.type === 'page'
-    ? [200, pageCacheControlOf(target.page, request.cspNonce !== undefined)]
-    : [target.statusCode, pageCacheControl.error]
+  if (target.type === 'error') return [target.statusCode, pageCacheControl.error]
+  // A refused submission is the visitor's own: never kept nor shared, whatever the page's kind.
+  if (target.refused) return [target.refused.statusCode, pageCacheControl.dynamic]
+  return [200, pageCacheControlOf(target.page, request.cspNonce !== undefined)]
 }
 
 /** A key that names the document in logs. */

@@ -78,7 +78,7 @@ t.test('a page module and its server half are checked, each error naming the fil
     ],
     [
       source('team', { path: '/team', kind: 'static' }, { loader: load }),
-      /site\/pages\/team\.server\.ts: exports loader; a server half exports load, keep, staticParams, lastModified only/,
+      /site\/pages\/team\.server\.ts: exports loader; a server half exports load, keep, action, staticParams, lastModified only/,
     ],
     [
       source('team', { path: '/team', kind: 'static' }, { load: { props: {} } }),

@@ -4,7 +4,7 @@
  * lines without one are the declarations that must compile. Nothing here runs. Each `const ...Server` stands for a
  * page's server half (`import type * as server from './<id>.server.ts'`, then `typeof server`).
  */
-import { defineLoader, definePage, type PageProps } from '../../client/page.ts'
+import { defineLoader, definePage, defineRequestLoader, type PageProps } from '../../client/page.ts'
 
 // A page with data and a route parameter: its loader's props flow to its head and its component.
 const itemServer = {
@@ -78,3 +78,32 @@ export const partialOneLoader = definePage<typeof itemServer>({ path: '/items/:i
 // A server half that exports a loader of another shape than a loader.
 // @ts-expect-error: 'load' is not a Loader
 export const notALoader = definePage<{ load: (count: number) => string }>({ path: '/x', kind: 'static', head: () => ({ title: 'X' }) })
+
+// A per-user page: its loader reads the request (`defineRequestLoader`), so it is `dynamic`, never kept.
+const accountServer = {
+  load: defineRequestLoader(({ request }) => ({ props: { name: request.cookies.name ?? 'nobody' } })),
+}
+export const accountPage = definePage<typeof accountServer>({
+  path: '/account',
+  kind: 'dynamic',
+  head: (data) => ({ title: data.name }),
+})
+
+// Declared static: its answer would be kept and shared by every visitor.
+// @ts-expect-error: type '"static"' is not assignable to type '"dynamic"'
+export const accountStatic = definePage<typeof accountServer>({ path: '/account', kind: 'static', head: () => ({ title: 'Account' }) })
+
+// A kept loader has no request to read.
+// @ts-expect-error: property 'request' does not exist on a kept loader's context
+export const keptReadsRequest = defineLoader(({ request }) => ({ props: { name: String(request) } }))
+
+// A partly prerendered page's shell loader may not read the request: its holes' loader may.
+const dashboardServer = { keep: defineLoader(() => ({ props: { title: 'Dashboard' } })), load: accountServer.load }
+export const dashboardPage = definePage<typeof dashboardServer>({
+  path: '/dashboard',
+  kind: 'dynamic',
+  prerender: 'partial',
+  head: (data) => ({ title: data.kept.title }),
+})
+// @ts-expect-error: `keep` must be a kept loader, which reads no request
+export const shellReadsRequest = definePage<{ keep: typeof accountServer.load; load: typeof accountServer.load }>({ path: '/d', kind: 'dynamic', prerender: 'partial', head: () => ({ title: 'D' }) })
