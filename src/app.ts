@@ -24,6 +24,7 @@ import { caches } from '../config/caches.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
+import crossSite from '../plugins/cross-site.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import drain from '../plugins/drain.ts'
 import errors from '../plugins/errors.ts'
@@ -203,6 +204,8 @@ async function registerFrontPlugins(
     steps: siteFilter.steps,
     ...options.requestFilter,
   })
+  // Before any route's body is read: an unsafe method from another site's page is refused first.
+  await app.register(crossSite, { siteUrl: config.siteUrl })
   // After the request filter's hook, before the plugins that enter their paths in the table.
   await app.register(methodNotAllowed, { routerOptions })
 }

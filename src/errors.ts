@@ -69,6 +69,8 @@ export const errors = {
     409,
   ),
   FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
+  /** An unsafe method from another site's page (docs/forms.md "Cross-site requests"): the origin it came from. */
+  CrossSiteRefused: createError('COURIER_ERR_CROSS_SITE_REFUSED', 'A %s from another site (%s) is refused', 403),
   FilterResponded: createError('COURIER_ERR_FILTER_RESPONDED', 'The site policy answered this request', 403),
   /** Node's parser refused the request: malformed, or framed in a way it cannot read (src/connection-errors.ts). */
   BadRequest: createError('COURIER_ERR_BAD_REQUEST', 'The request is malformed', 400),
