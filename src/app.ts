@@ -25,6 +25,7 @@ import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
 import crossSite from '../plugins/cross-site.ts'
+import sessions from '../plugins/sessions.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import drain from '../plugins/drain.ts'
 import errors from '../plugins/errors.ts'
@@ -197,6 +198,8 @@ async function registerFrontPlugins(
     sampleIntervalMs: limits.loadSampleIntervalMs,
     retryAfterSeconds: limits.overloadRetryAfterSeconds,
   })
+  // Before the request filter: a site's policy step may read the session (a sign-in gate, docs/request-filter.md).
+  await app.register(sessions, { secret: config.sessionSecret, redisUrl: config.sessionRedisUrl })
   await app.register(requestFilter, {
     hsts: config.hsts,
     pagePatterns: site.pages.map((page) => page.path),

@@ -69,6 +69,10 @@ export const errors = {
     409,
   ),
   FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
+  /** The session store (SESSION_REDIS_URL) did not answer: a request that needed to write a session waits and retries. */
+  SessionStoreDown: createError('COURIER_ERR_SESSION_STORE_DOWN', 'Sessions are unavailable: %s', 503),
+  /** `signIn`/`signOut` where no session plugin is registered (an app without sessions, a plugin tested alone). */
+  SessionsOff: createError('COURIER_ERR_SESSIONS_OFF', 'Sessions are not set up on this server', 500),
   /** An unsafe method from another site's page (docs/forms.md "Cross-site requests"): the origin it came from. */
   CrossSiteRefused: createError('COURIER_ERR_CROSS_SITE_REFUSED', 'A %s from another site (%s) is refused', 403),
   FilterResponded: createError('COURIER_ERR_FILTER_RESPONDED', 'The site policy answered this request', 403),
