@@ -56,7 +56,7 @@ async function sessions(fastify: FastifyInstance, options: SessionsOptions) {
     cookieName: limits.cookieName,
     saveUninitialized: false,
     rolling: false,
-    store: storeOf(fastify, options.redisUrl) as unknown as fastifySession.SessionStore,
+    store: storeOf(fastify, options.redisUrl),
     cookie: { path: '/', httpOnly: true, secure: 'auto', sameSite: 'lax', maxAge: limits.maxAgeMs },
   })
   fastify.addHook('onError', async function retryWhenStoreIsBack(_request, reply, error) {

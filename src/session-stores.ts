@@ -1,19 +1,19 @@
-import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyBaseLogger, Session } from 'fastify'
 import type { Redis } from 'ioredis'
 import { sessions as limits } from '../config/sessions.ts'
 import { errors } from './errors.ts'
 import { withTimeOut } from './toolbox/time-out.ts'
 
-/** What @fastify/session asks of a store, in its callback style. */
+/** What @fastify/session asks of a store (its `SessionStore`), in its callback style. */
 export interface CallbackSessionStore {
-  get(sessionId: string, callback: (error: Error | null, session?: Record<string, unknown> | null) => void): void
-  set(sessionId: string, session: Record<string, unknown>, callback: (error?: Error | null) => void): void
+  get(sessionId: string, callback: (error: Error | null, session?: Session | null) => void): void
+  set(sessionId: string, session: Session, callback: (error?: Error | null) => void): void
   destroy(sessionId: string, callback: (error?: Error | null) => void): void
 }
 
 /** When a session stored now stops being valid, from its cookie's expiry (else the configured lifetime). */
-function expiresAtOf(session: Record<string, unknown>): number {
-  const cookie = session.cookie as { expires?: string | Date | null } | undefined
+function expiresAtOf(session: Session): number {
+  const cookie = (session as { cookie?: { expires?: string | Date | null } }).cookie
   const expires = cookie?.expires ? new Date(cookie.expires).getTime() : Number.NaN
   return Number.isFinite(expires) ? expires : Date.now() + limits.maxAgeMs
 }
@@ -23,7 +23,7 @@ function expiresAtOf(session: Record<string, unknown>): number {
  * past its expiry. They end with the process, and each instance has its own: a fleet uses Redis.
  */
 export class MemorySessionStore implements CallbackSessionStore {
-  readonly #sessions = new Map<string, { session: Record<string, unknown>; expiresAt: number }>()
+  readonly #sessions = new Map<string, { session: Session; expiresAt: number }>()
   readonly #max: number
 
   constructor(max = limits.memoryMaxSessions) {
@@ -34,13 +34,13 @@ export class MemorySessionStore implements CallbackSessionStore {
     return this.#sessions.size
   }
 
-  get(sessionId: string, callback: (error: Error | null, session?: Record<string, unknown> | null) => void): void {
+  get(sessionId: string, callback: (error: Error | null, session?: Session | null) => void): void {
     const kept = this.#sessions.get(sessionId)
     if (kept && kept.expiresAt <= Date.now()) this.#sessions.delete(sessionId)
     callback(null, kept && kept.expiresAt > Date.now() ? structuredClone(kept.session) : null)
   }
 
-  set(sessionId: string, session: Record<string, unknown>, callback: (error?: Error | null) => void): void {
+  set(sessionId: string, session: Session, callback: (error?: Error | null) => void): void {
     this.#sessions.delete(sessionId)
     this.#sessions.set(sessionId, { session: structuredClone(session), expiresAt: expiresAtOf(session) })
     while (this.#sessions.size > this.#max) this.#sessions.delete(this.#sessions.keys().next().value!)
@@ -86,11 +86,11 @@ export class RedisSessionStore implements CallbackSessionStore {
     this.#down = false
   }
 
-  get(sessionId: string, callback: (error: Error | null, session?: Record<string, unknown> | null) => void): void {
+  get(sessionId: string, callback: (error: Error | null, session?: Session | null) => void): void {
     this.#answered(this.#redis.get(keyOf(sessionId))).then(
       (text) => {
         this.#recovered()
-        callback(null, text ? (JSON.parse(text) as Record<string, unknown>) : null)
+        callback(null, text ? (JSON.parse(text) as Session) : null)
       },
       (error: unknown) => {
         this.#failed(error, 'read')
@@ -99,7 +99,7 @@ export class RedisSessionStore implements CallbackSessionStore {
     )
   }
 
-  set(sessionId: string, session: Record<string, unknown>, callback: (error?: Error | null) => void): void {
+  set(sessionId: string, session: Session, callback: (error?: Error | null) => void): void {
     const ttlMs = Math.max(1, expiresAtOf(session) - Date.now())
     this.#answered(this.#redis.set(keyOf(sessionId), JSON.stringify(session), 'PX', ttlMs)).then(
       () => {
