@@ -1,29 +1,30 @@
-import type { FastifyBaseLogger, Session } from 'fastify'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Redis } from 'ioredis'
 import { sessions as limits } from '../config/sessions.ts'
 import { errors } from './errors.ts'
 import { withTimeOut } from './toolbox/time-out.ts'
 
-/** What @fastify/session asks of a store (its `SessionStore`), in its callback style. */
-export interface CallbackSessionStore {
-  get(sessionId: string, callback: (error: Error | null, session?: Session | null) => void): void
-  set(sessionId: string, session: Session, callback: (error?: Error | null) => void): void
-  destroy(sessionId: string, callback: (error?: Error | null) => void): void
+/** What a session holds: who signed in, the site's own values, and when it ends. */
+export interface SessionRecord {
+  userId?: string
+  data: Readonly<Record<string, unknown>>
+  /** Epoch milliseconds. */
+  expiresAt: number
 }
 
-/** When a session stored now stops being valid, from its cookie's expiry (else the configured lifetime). */
-function expiresAtOf(session: Session): number {
-  const cookie = (session as { cookie?: { expires?: string | Date | null } }).cookie
-  const expires = cookie?.expires ? new Date(cookie.expires).getTime() : Number.NaN
-  return Number.isFinite(expires) ? expires : Date.now() + limits.maxAgeMs
+/** Where sessions are kept (docs/sessions.md "Where sessions are kept"). */
+export interface SessionStore {
+  get(id: string): Promise<SessionRecord | undefined>
+  set(id: string, record: SessionRecord): Promise<void>
+  destroy(id: string): Promise<void>
 }
 
 /**
  * Sessions in this process (no SESSION_REDIS_URL): bounded by count, the oldest going first, and each dropped once
  * past its expiry. They end with the process, and each instance has its own: a fleet uses Redis.
  */
-export class MemorySessionStore implements CallbackSessionStore {
-  readonly #sessions = new Map<string, { session: Session; expiresAt: number }>()
+export class MemorySessionStore implements SessionStore {
+  readonly #records = new Map<string, SessionRecord>()
   readonly #max: number
 
   constructor(max = limits.memoryMaxSessions) {
@@ -31,29 +32,28 @@ export class MemorySessionStore implements CallbackSessionStore {
   }
 
   get size(): number {
-    return this.#sessions.size
+    return this.#records.size
   }
 
-  get(sessionId: string, callback: (error: Error | null, session?: Session | null) => void): void {
-    const kept = this.#sessions.get(sessionId)
-    if (kept && kept.expiresAt <= Date.now()) this.#sessions.delete(sessionId)
-    callback(null, kept && kept.expiresAt > Date.now() ? structuredClone(kept.session) : null)
+  async get(id: string): Promise<SessionRecord | undefined> {
+    const record = this.#records.get(id)
+    if (!record || record.expiresAt > Date.now()) return record && structuredClone(record)
+    this.#records.delete(id)
+    return undefined
   }
 
-  set(sessionId: string, session: Session, callback: (error?: Error | null) => void): void {
-    this.#sessions.delete(sessionId)
-    this.#sessions.set(sessionId, { session: structuredClone(session), expiresAt: expiresAtOf(session) })
-    while (this.#sessions.size > this.#max) this.#sessions.delete(this.#sessions.keys().next().value!)
-    callback(null)
+  async set(id: string, record: SessionRecord): Promise<void> {
+    this.#records.delete(id)
+    this.#records.set(id, structuredClone(record))
+    while (this.#records.size > this.#max) this.#records.delete(this.#records.keys().next().value!)
   }
 
-  destroy(sessionId: string, callback: (error?: Error | null) => void): void {
-    this.#sessions.delete(sessionId)
-    callback(null)
+  async destroy(id: string): Promise<void> {
+    this.#records.delete(id)
   }
 }
 
-const keyOf = (sessionId: string) => `courier:session:${sessionId}`
+const keyOf = (id: string) => `courier:session:${id}`
 
 /**
  * Sessions in a Redis of their own (SESSION_REDIS_URL: persistent, `noeviction`, docs/sessions.md), shared by the
@@ -61,7 +61,7 @@ const keyOf = (sessionId: string) => `courier:session:${sessionId}`
  * is no session for that request (its page shows the signed-out view, never a 5xx), logged once per outage; a
  * session that cannot be written or ended fails its request with 503 and Retry-After (COURIER_ERR_SESSION_STORE_DOWN).
  */
-export class RedisSessionStore implements CallbackSessionStore {
+export class RedisSessionStore implements SessionStore {
   readonly #redis: Redis
   readonly #log: FastifyBaseLogger
   #down = false
@@ -71,49 +71,38 @@ export class RedisSessionStore implements CallbackSessionStore {
     this.#log = log
   }
 
-  #answered<T>(work: Promise<T>): Promise<T> {
-    return withTimeOut(work, limits.storeTimeoutMs, () => new Error(`no answer in ${limits.storeTimeoutMs} ms`))
+  async #answered<T>(action: string, work: Promise<T>): Promise<T> {
+    try {
+      const result = await withTimeOut(
+        work,
+        limits.storeTimeoutMs,
+        () => new Error(`no answer in ${limits.storeTimeoutMs} ms`),
+      )
+      if (this.#down) this.#log.info('session store available again')
+      this.#down = false
+      return result
+    } catch (error) {
+      if (!this.#down) this.#log.error({ err: error, action }, 'session store unavailable')
+      this.#down = true
+      throw new errors.SessionStoreDown(error instanceof Error ? error.message : String(error))
+    }
   }
 
-  #failed(error: unknown, action: string): Error {
-    if (!this.#down) this.#log.error({ err: error, action }, 'session store unavailable')
-    this.#down = true
-    return new errors.SessionStoreDown(error instanceof Error ? error.message : String(error))
+  async get(id: string): Promise<SessionRecord | undefined> {
+    try {
+      const text = await this.#answered('read', this.#redis.get(keyOf(id)))
+      return text ? (JSON.parse(text) as SessionRecord) : undefined
+    } catch {
+      return undefined
+    }
   }
 
-  #recovered(): void {
-    if (this.#down) this.#log.info('session store available again')
-    this.#down = false
+  async set(id: string, record: SessionRecord): Promise<void> {
+    const ttlMs = Math.max(1, record.expiresAt - Date.now())
+    await this.#answered('write', this.#redis.set(keyOf(id), JSON.stringify(record), 'PX', ttlMs))
   }
 
-  get(sessionId: string, callback: (error: Error | null, session?: Session | null) => void): void {
-    this.#answered(this.#redis.get(keyOf(sessionId))).then(
-      (text) => {
-        this.#recovered()
-        callback(null, text ? (JSON.parse(text) as Session) : null)
-      },
-      (error: unknown) => {
-        this.#failed(error, 'read')
-        callback(null, null)
-      },
-    )
-  }
-
-  set(sessionId: string, session: Session, callback: (error?: Error | null) => void): void {
-    const ttlMs = Math.max(1, expiresAtOf(session) - Date.now())
-    this.#answered(this.#redis.set(keyOf(sessionId), JSON.stringify(session), 'PX', ttlMs)).then(
-      () => {
-        this.#recovered()
-        callback(null)
-      },
-      (error: unknown) => callback(this.#failed(error, 'write')),
-    )
-  }
-
-  destroy(sessionId: string, callback: (error?: Error | null) => void): void {
-    this.#answered(this.#redis.del(keyOf(sessionId))).then(
-      () => callback(null),
-      (error: unknown) => callback(this.#failed(error, 'end')),
-    )
+  async destroy(id: string): Promise<void> {
+    await this.#answered('end', this.#redis.del(keyOf(id)))
   }
 }

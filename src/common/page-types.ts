@@ -127,10 +127,11 @@ export interface PageRequest {
  * own. Kept server-side (docs/sessions.md), named by a signed cookie.
  */
 export interface PageSession {
-  /** Who signed in (`signIn`), or undefined: nobody. */
-  readonly userId: string | undefined
-  get(key: string): unknown
-  set(key: string, value: unknown): void
+  /** Who signed in (`signIn`), or undefined: nobody. The session is read from its store on first use. */
+  userId(): Promise<string | undefined>
+  get(key: string): Promise<unknown>
+  /** Keeps a small (JSON) value in the session, starting one if the visitor had none. */
+  set(key: string, value: unknown): Promise<void>
   /** Signs `userId` in: a new session (and cookie) replaces whatever the visitor had, so a planted one is worthless. */
   signIn(userId: string): Promise<void>
   /** Ends the session server-side: its cookie names nothing any more, wherever it was copied to. */

@@ -25,7 +25,7 @@ async function instance(t: Test, redisUrl: string) {
     await pageRequestOf(request).session.signIn('ada')
     return { ok: true }
   })
-  fastify.get('/api/who', async (request) => ({ userId: pageRequestOf(request).session.userId ?? null }))
+  fastify.get('/api/who', async (request) => ({ userId: (await pageRequestOf(request).session.userId()) ?? null }))
   return fastify
 }
 

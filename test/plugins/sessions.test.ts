@@ -23,7 +23,7 @@ async function app(t: Test, options: { trustProxy?: boolean } = {}): Promise<Fas
     await pageRequestOf(request).session.signOut()
     return { ok: true }
   })
-  fastify.get('/who', async (request) => ({ userId: pageRequestOf(request).session.userId ?? null }))
+  fastify.get('/who', async (request) => ({ userId: (await pageRequestOf(request).session.userId()) ?? null }))
   return fastify
 }
 
