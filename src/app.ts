@@ -25,6 +25,8 @@ import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
 import crossSite from '../plugins/cross-site.ts'
+import siteRoutes from '../plugins/site-routes.ts'
+import { loadSiteRoutes } from './site-routes.ts'
 import sessions from '../plugins/sessions.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import drain from '../plugins/drain.ts'
@@ -243,4 +245,6 @@ async function registerRoutes(app: FastifyInstance, { config, limits, site, cont
   // With the revalidate route (only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others').
   const { staticPageCacheEntries } = limits
   await app.register(pages, { site, content, staticPageCacheEntries, sender, revalidateToken: config.revalidateToken })
+  // Last: the site's own routes and plugins, each in a context of its own (docs/your-routes.md).
+  await app.register(siteRoutes, { routes: await loadSiteRoutes(config.testRoutes) })
 }

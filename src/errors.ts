@@ -25,6 +25,8 @@ export const errors = {
   ),
   /** A page module or its server half breaks the convention of docs/your-site.md: its file and what is wrong. */
   PageModuleInvalid: createError('COURIER_ERR_PAGE_MODULE_INVALID', '%s: %s', 500),
+  /** A file of the site's routes folder that is no route plugin (docs/your-routes.md): the file and what is wrong. */
+  SiteRouteInvalid: createError('COURIER_ERR_SITE_ROUTE_INVALID', '%s: %s', 500),
   /** A loader whose answer is kept for every visitor read the request: refused, so no visitor's data is shared. */
   PageRequestInKeptLoader: createError(
     'COURIER_ERR_PAGE_REQUEST_IN_KEPT_LOADER',
