@@ -6,6 +6,7 @@ import { ConfigError, EnvValueError, flag, integer, oneOf, readEnv, secret, text
 
 export { ConfigError }
 import { contentLayout, revalidation } from './content.ts'
+import { sessions } from './sessions.ts'
 import { loadTracingConfig, type TracingConfig } from './tracing.ts'
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -42,6 +43,17 @@ const variables = {
   CONTENT_DIR: text({ default: contentLayout.defaultDir }),
   /** The bearer token of POST /api/revalidate (docs/content.md); unset, the route does not exist. */
   REVALIDATE_TOKEN: secret({ minLength: revalidation.minTokenLength, minDistinct: revalidation.minTokenDistinct }),
+  /**
+   * The secret that signs session cookies (docs/sessions.md). Unset: one made at start, so sessions end when the
+   * process does and each instance has its own; a fleet sets one for all.
+   */
+  SESSION_SECRET: secret({ minLength: sessions.minSecretLength, minDistinct: sessions.minSecretDistinct }),
+  /** Where sessions are kept for a fleet: a Redis of their own, persistent and `noeviction` (docs/sessions.md).
+   * Unset: in this process's memory. It may carry a password: never shown. */
+  SESSION_REDIS_URL: text({
+    pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' },
+    holdsSecret: true,
+  }),
   /** Where the image optimizer caches its output (relative paths from the project root). */
   IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
   /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
@@ -92,6 +104,10 @@ export interface Config {
   readonly webConcurrency: number
   /** Redis for shared state; undefined when every instance keeps its own. */
   readonly redisUrl: string | undefined
+  /** The secret that signs session cookies; undefined: one made at start (docs/sessions.md). */
+  readonly sessionSecret: string | undefined
+  /** Redis for sessions; undefined: kept in memory. */
+  readonly sessionRedisUrl: string | undefined
   /** OpenTelemetry traces (the OTEL_* variables, config/tracing.ts); undefined when off. */
   readonly tracing: TracingConfig | undefined
   /** The Prometheus endpoint's port; undefined: metrics off, nothing of them loaded. */
@@ -185,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
     webConcurrency: raw.WEB_CONCURRENCY,
     redisUrl: raw.REDIS_URL,
+    sessionSecret: raw.SESSION_SECRET,
+    sessionRedisUrl: raw.SESSION_REDIS_URL,
     tracing: loadTracingConfig(env),
     metricsPort: raw.METRICS_PORT,
     metricsHost: raw.METRICS_HOST,

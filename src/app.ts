@@ -24,6 +24,10 @@ import { caches } from '../config/caches.ts'
 import accessLog from '../plugins/access-log.ts'
 import clientErrors from '../plugins/client-errors.ts'
 import compression from '../plugins/compression.ts'
+import crossSite from '../plugins/cross-site.ts'
+import siteRoutes from '../plugins/site-routes.ts'
+import { loadSiteRoutes } from './site-routes.ts'
+import sessions from '../plugins/sessions.ts'
 import deploymentId from '../plugins/deployment-id.ts'
 import drain from '../plugins/drain.ts'
 import errors from '../plugins/errors.ts'
@@ -196,6 +200,8 @@ async function registerFrontPlugins(
     sampleIntervalMs: limits.loadSampleIntervalMs,
     retryAfterSeconds: limits.overloadRetryAfterSeconds,
   })
+  // Before the request filter: a site's policy step may read the session (a sign-in gate, docs/request-filter.md).
+  await app.register(sessions, { secret: config.sessionSecret, redisUrl: config.sessionRedisUrl })
   await app.register(requestFilter, {
     hsts: config.hsts,
     pagePatterns: site.pages.map((page) => page.path),
@@ -203,6 +209,8 @@ async function registerFrontPlugins(
     steps: siteFilter.steps,
     ...options.requestFilter,
   })
+  // Before any route's body is read: an unsafe method from another site's page is refused first.
+  await app.register(crossSite, { siteUrl: config.siteUrl })
   // After the request filter's hook, before the plugins that enter their paths in the table.
   await app.register(methodNotAllowed, { routerOptions })
 }
@@ -237,4 +245,6 @@ async function registerRoutes(app: FastifyInstance, { config, limits, site, cont
   // With the revalidate route (only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others').
   const { staticPageCacheEntries } = limits
   await app.register(pages, { site, content, staticPageCacheEntries, sender, revalidateToken: config.revalidateToken })
+  // Last: the site's own routes and plugins, each in a context of its own (docs/your-routes.md).
+  await app.register(siteRoutes, { routes: await loadSiteRoutes(config.testRoutes) })
 }

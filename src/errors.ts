@@ -25,6 +25,8 @@ export const errors = {
   ),
   /** A page module or its server half breaks the convention of docs/your-site.md: its file and what is wrong. */
   PageModuleInvalid: createError('COURIER_ERR_PAGE_MODULE_INVALID', '%s: %s', 500),
+  /** A file of the site's routes folder that is no route plugin (docs/your-routes.md): the file and what is wrong. */
+  SiteRouteInvalid: createError('COURIER_ERR_SITE_ROUTE_INVALID', '%s: %s', 500),
   /** A loader whose answer is kept for every visitor read the request: refused, so no visitor's data is shared. */
   PageRequestInKeptLoader: createError(
     'COURIER_ERR_PAGE_REQUEST_IN_KEPT_LOADER',
@@ -69,6 +71,12 @@ export const errors = {
     409,
   ),
   FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
+  /** The session store (SESSION_REDIS_URL) did not answer: a request that needed to write a session waits and retries. */
+  SessionStoreDown: createError('COURIER_ERR_SESSION_STORE_DOWN', 'Sessions are unavailable: %s', 503),
+  /** `signIn`/`signOut` where no session plugin is registered (an app without sessions, a plugin tested alone). */
+  SessionsOff: createError('COURIER_ERR_SESSIONS_OFF', 'Sessions are not set up on this server', 500),
+  /** An unsafe method from another site's page (docs/forms.md "Cross-site requests"): the origin it came from. */
+  CrossSiteRefused: createError('COURIER_ERR_CROSS_SITE_REFUSED', 'A %s from another site (%s) is refused', 403),
   FilterResponded: createError('COURIER_ERR_FILTER_RESPONDED', 'The site policy answered this request', 403),
   /** Node's parser refused the request: malformed, or framed in a way it cannot read (src/connection-errors.ts). */
   BadRequest: createError('COURIER_ERR_BAD_REQUEST', 'The request is malformed', 400),

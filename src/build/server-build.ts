@@ -7,6 +7,7 @@ import type { ServerBuildStamp } from './build-stamp.ts'
 import { deploymentManifestName, type DeploymentManifest } from './deployment-id.ts'
 import { serverManifestName } from './source-hash.mjs'
 import { listPageFiles, pageFolders, testPageFolder, type PageFile } from '../pages/page-files.ts'
+import { listSiteRouteFiles, siteRouteFolders, testRouteFolder } from '../site-route-files.ts'
 
 export interface ServerBuildOptions {
   /** The project root: holds src/server.ts. */
@@ -92,11 +93,32 @@ function pageSourcesModule(options: ServerBuildOptions): string {
   return `${lines.join('\n')}\n`
 }
 
+/**
+ * `src/site-routes.ts` as the compiled server holds it: the site's route plugins (and the test build's, in a test
+ * build) imported by name.
+ */
+function siteRoutesModule(options: ServerBuildOptions): string {
+  const lines: string[] = []
+  const entries = (files: readonly string[], from: number) =>
+    files.map((file, index) => {
+      lines.push(`import route${from + index} from ${JSON.stringify(path.join(options.root, file))}`)
+      return `{ file: ${JSON.stringify(file)}, plugin: route${from + index} }`
+    })
+  const site = entries(listSiteRouteFiles(options.root, siteRouteFolders(false)), 0)
+  const test = options.testPages ? entries(listSiteRouteFiles(options.root, [testRouteFolder]), site.length) : []
+  lines.push(`const siteRoutes = [${site.join(', ')}]`, `const testRoutes = [${test.join(', ')}]`)
+  lines.push(
+    'export async function loadSiteRoutes(withTests) {\n  return withTests ? [...siteRoutes, ...testRoutes] : siteRoutes\n}',
+  )
+  return `${lines.join('\n')}\n`
+}
+
 /** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/page-sources.ts,
- * src/content/markdown-worker-file.ts). */
+ * src/site-routes.ts, src/content/markdown-worker-file.ts). */
 function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): RolldownPlugin {
   const stampModule = path.join(options.root, 'src', 'build', 'build-stamp.ts')
   const pageSources = path.join(options.root, 'src', 'pages', 'page-sources.ts')
+  const siteRoutes = path.join(options.root, 'src', 'site-routes.ts')
   const markdownWorkerFileModule = path.join(options.root, 'src', 'content', 'markdown-worker-file.ts')
   const markdownWorker = path.join(options.root, 'src', 'content', 'markdown-worker.ts')
   return {
@@ -109,6 +131,7 @@ function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): R
         const reference = this.emitFile({ type: 'chunk', id: markdownWorker, name: 'markdown-worker' })
         return `export const markdownWorkerFile = new URL(import.meta.ROLLUP_FILE_URL_${reference})\n`
       }
+      if (id === siteRoutes) return siteRoutesModule(options)
       return id === pageSources ? pageSourcesModule(options) : undefined
     },
   }

@@ -118,6 +118,24 @@ export interface PageRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>
   /** The request's cookies by name. */
   cookies: Readonly<Record<string, string | undefined>>
+  /** The visitor's session (docs/sessions.md). */
+  session: PageSession
+}
+
+/**
+ * The visitor's session as a per-request loader or an action reads it: who signed in, and small values of the site's
+ * own. Kept server-side (docs/sessions.md), named by a signed cookie.
+ */
+export interface PageSession {
+  /** Who signed in (`signIn`), or undefined: nobody. The session is read from its store on first use. */
+  userId(): Promise<string | undefined>
+  get(key: string): Promise<unknown>
+  /** Keeps a small (JSON) value in the session, starting one if the visitor had none. */
+  set(key: string, value: unknown): Promise<void>
+  /** Signs `userId` in: a new session (and cookie) replaces whatever the visitor had, so a planted one is worthless. */
+  signIn(userId: string): Promise<void>
+  /** Ends the session server-side: its cookie names nothing any more, wherever it was copied to. */
+  signOut(): Promise<void>
 }
 
 /** What a per-request loader is told: a loader's context and the request. */

@@ -166,8 +166,17 @@ function npm(root: string, ...args: string[]): Promise<void> {
 
 /** The first commit whose example lives in site/ as page modules: where the adoption starts unless told. */
 const firstSiteCommit = '19269b5c5c1ed5e7147aa2486908787c81242305'
-const from = process.argv.find((arg) => arg.startsWith('--from='))?.slice('--from='.length) ?? firstSiteCommit
+const asked = process.argv.find((arg) => arg.startsWith('--from='))?.slice('--from='.length)
 const current = git(projectRoot, 'rev-parse', 'HEAD').trim()
+/** Whether this checkout holds `commit` (a shallow clone may not: then the adoption starts at HEAD, and says so). */
+const holds = (commit: string) =>
+  spawnSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: projectRoot }).status === 0
+const from = asked ?? (holds(firstSiteCommit) ? firstSiteCommit : current)
+if (from === current && asked === undefined) {
+  say(
+    `this checkout does not hold ${firstSiteCommit.slice(0, 12)} (a shallow clone?): adopting HEAD, no update to merge`,
+  )
+}
 const root = cloneAt(from)
 let failed = false
 try {
@@ -175,7 +184,7 @@ try {
   await adopt(root)
   git(root, 'add', '-A')
   git(root, 'commit', '-q', '-m', 'Our site')
-  mergeCourier(root, current)
+  if (from !== current) mergeCourier(root, current)
   await npm(root, 'run', 'typecheck')
   await npm(root, 'run', 'test:house')
   await npm(root, 'run', 'build')

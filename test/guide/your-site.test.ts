@@ -219,6 +219,18 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.notMatch(sitemap, '/team/nobody')
   })
 
+  await t.test('a route of its own: JSON, its 405', async (t) => {
+    const response = await fetch(`${origin}/api/team`)
+    t.equal(response.status, 200)
+    t.same(await response.json(), [
+      { slug: 'ada', name: 'Ada Lovelace' },
+      { slug: 'grace', name: 'Grace Hopper' },
+    ])
+    const put = await fetch(`${origin}/api/team`, { method: 'PUT' })
+    t.equal(put.status, 405)
+    t.equal(put.headers.get('allow'), 'GET, HEAD')
+  })
+
   await t.test('a client navigation in Chromium: from /about to /team/ada without a full page load', async (t) => {
     const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
     t.teardown(() => browser.close())

@@ -1,0 +1,43 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { judgeSender, unsafeMethods } from '../src/cross-site.ts'
+import { errors } from '../src/errors.ts'
+
+export interface CrossSiteOptions {
+  /** The site's public origin (SITE_URL, `https://courier.example`): where its own pages are. */
+  siteUrl: string
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `true`: this route takes unsafe methods from other sites' pages too (a public API, with @fastify/cors for its
+     * preflight); its own authentication decides (docs/forms.md "Cross-site requests").
+     */
+    crossSite?: boolean
+  }
+}
+
+/**
+ * Cross-site requests refused by default (docs/forms.md "Cross-site requests"): a POST, PUT, PATCH or DELETE to any
+ * route, a page's action or a site's own route, from another site's page is answered 403 from the status table before
+ * anything of it runs, so a page elsewhere cannot sign a visitor in or out, or send a form in their name (CSRF,
+ * `SameSite=Lax` cookies or not). A route opens itself to other sites with `config: { crossSite: true }`.
+ */
+async function crossSite(fastify: FastifyInstance, options: CrossSiteOptions) {
+  const siteOrigin = new URL(options.siteUrl).origin
+
+  fastify.addHook('onRequest', async function refuseCrossSite(request: FastifyRequest, reply: FastifyReply) {
+    if (!unsafeMethods.has(request.method)) return
+    if (request.routeOptions.config?.crossSite === true) return
+    // The request's own origin as a browser writes it (no default port).
+    const ownOrigin = new URL(`${request.protocol}://${request.host}`).origin
+    const verdict = judgeSender(request, [siteOrigin, ownOrigin])
+    if (verdict.sameSite) return
+    request.log.warn({ method: request.method, from: verdict.from }, 'cross-site request refused')
+    reply.header('cache-control', 'no-store')
+    throw new errors.CrossSiteRefused(request.method, verdict.from)
+  })
+}
+
+export default fp(crossSite, { name: 'courier-cross-site', fastify: '5.x' })

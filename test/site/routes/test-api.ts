@@ -1,0 +1,12 @@
+import type { FastifyInstance } from 'fastify'
+
+/** The test build's own routes (served with COURIER_TEST_ROUTES), as a site's file of site/routes/ is. */
+export default async function testApi(fastify: FastifyInstance) {
+  fastify.get('/api/__test/hello', async () => ({ hello: 'world' }))
+  fastify.post('/api/__test/echo', async (request) => ({ echo: request.body }))
+  fastify.get('/api/__test/fail', async () => {
+    throw new Error('a route of the site failed on purpose (test route)')
+  })
+  // Open to other sites' pages (docs/your-routes.md): the cross-site refusal lets it be.
+  fastify.post('/api/__test/open', { config: { crossSite: true } }, async () => ({ open: true }))
+}
