@@ -19,6 +19,19 @@ declare module 'fastify' {
 }
 
 /**
+ * The request's own origin as a browser writes it (no default port), or none when its Host is no host (empty,
+ * garbage: then only SITE_URL's origin is the site's).
+ */
+function ownOriginOf(request: FastifyRequest): string | undefined {
+  if (!request.host) return undefined
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Cross-site requests refused by default (docs/forms.md "Cross-site requests"): a POST, PUT, PATCH or DELETE to any
  * route, a page's action or a site's own route, from another site's page is answered 403 from the status table before
  * anything of it runs, so a page elsewhere cannot sign a visitor in or out, or send a form in their name (CSRF,
@@ -30,9 +43,7 @@ async function crossSite(fastify: FastifyInstance, options: CrossSiteOptions) {
   fastify.addHook('onRequest', async function refuseCrossSite(request: FastifyRequest, reply: FastifyReply) {
     if (!unsafeMethods.has(request.method)) return
     if (request.routeOptions.config?.crossSite === true) return
-    // The request's own origin as a browser writes it (no default port).
-    const ownOrigin = new URL(`${request.protocol}://${request.host}`).origin
-    const verdict = judgeSender(request, [siteOrigin, ownOrigin])
+    const verdict = judgeSender(request, [siteOrigin, ownOriginOf(request)])
     if (verdict.sameSite) return
     request.log.warn({ method: request.method, from: verdict.from }, 'cross-site request refused')
     reply.header('cache-control', 'no-store')

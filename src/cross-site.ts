@@ -24,10 +24,12 @@ function originOf(url: string): string | undefined {
  * here, and its route's own authentication decides. `siteOrigins`: the site's public origin (SITE_URL) and the
  * origin the request itself names (its scheme and Host as the trusted proxy says).
  */
-export function judgeSender(request: FastifyRequest, siteOrigins: readonly string[]): SenderVerdict {
+export function judgeSender(request: FastifyRequest, siteOrigins: ReadonlyArray<string | undefined>): SenderVerdict {
   const origin = request.headers.origin
   if (origin !== undefined) {
-    return siteOrigins.includes(origin) ? { sameSite: true } : { sameSite: false, from: `Origin ${origin}` }
+    return origin !== 'null' && siteOrigins.includes(origin)
+      ? { sameSite: true }
+      : { sameSite: false, from: `Origin ${origin}` }
   }
   const fetchSite = request.headers['sec-fetch-site']
   if (typeof fetchSite === 'string') {

@@ -37,7 +37,10 @@ interface PageEntryFields<Data> {
   revalidate?: number
   /** Title and meta of the page, from its data. */
   head: (data: Data, params: RouteParams) => PageHead
-  /** `false`: the page stays out of the sitemap (a form's thank-you page, a page only signed-in users see). */
+  /**
+   * `false`: the page stays out of the sitemap (a form's thank-you page); `true`: in it even when per-user. Unset: in
+   * it, but for a per-user page (a loader of `defineRequestLoader`), which a crawler cannot see.
+   */
   sitemap?: boolean
 }
 

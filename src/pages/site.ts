@@ -149,12 +149,21 @@ export function joinPageSources(sources: readonly PageSource[]): readonly Server
   return Object.freeze(pages)
 }
 
-/** The pages of a crawler's sitemap: the site's own, but for those declared `sitemap: false`. */
+/** Whether a page is per-user: its loader reads the request (docs/forms.md "Per-user pages"), its holes' aside. */
+export function isPerUser(page: ServerPage): boolean {
+  return !page.partial && (page.load as { perRequest?: unknown } | undefined)?.perRequest === true
+}
+
+/**
+ * The pages of a crawler's sitemap: the site's own, but for those declared `sitemap: false` and, unless declared
+ * `sitemap: true`, the per-user ones (a crawler has no account: it would index a sign-in redirect).
+ */
 export function publicPagesOf(pages: readonly ServerPage[], sources: readonly PageSource[]): readonly ServerPage[] {
   const testIds = new Set(
     sources.filter((source) => source.file.startsWith(`${testPageFolder}/`)).map((source) => source.id),
   )
-  return Object.freeze(pages.filter((page) => !testIds.has(page.id) && page.sitemap !== false))
+  const listed = (page: ServerPage) => page.sitemap ?? !isPerUser(page)
+  return Object.freeze(pages.filter((page) => !testIds.has(page.id) && listed(page)))
 }
 
 /**

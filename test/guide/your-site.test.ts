@@ -231,6 +231,34 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     t.equal(put.headers.get('allow'), 'GET, HEAD')
   })
 
+  await t.test(
+    'a form: refused with its errors (422), kept and redirected (303), refused from another site',
+    async (t) => {
+      const form = { 'content-type': 'application/x-www-form-urlencoded' }
+      const refused = await fetch(`${origin}/contact`, { method: 'POST', headers: form, body: 'email=nope&text=' })
+      t.equal(refused.status, 422)
+      const html = await refused.text()
+      t.match(html, 'An email address has an @.')
+      t.match(html, 'Say something.')
+      t.match(html, 'value="nope"', 'the value sent is kept')
+      const sent = await fetch(`${origin}/contact`, {
+        method: 'POST',
+        headers: form,
+        body: 'email=ada%40example.com&text=Hello',
+        redirect: 'manual',
+      })
+      t.equal(sent.status, 303)
+      t.equal(sent.headers.get('location'), '/contact?sent=1')
+      t.match(await (await fetch(`${origin}/contact?sent=1`)).text(), 'Thank you')
+      const crossSite = await fetch(`${origin}/contact`, {
+        method: 'POST',
+        headers: { ...form, origin: 'https://attacker.example' },
+        body: 'email=m%40x.y&text=spam',
+      })
+      t.equal(crossSite.status, 403)
+    },
+  )
+
   await t.test('a client navigation in Chromium: from /about to /team/ada without a full page load', async (t) => {
     const browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs })
     t.teardown(() => browser.close())

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
 import { filterExclusions } from '../../config/request-filter.ts'
 import { redirects as siteRedirects } from '../../site/request-filter.ts'
-import { loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
+import { isPerUser, loadSite, type ServerPage, type Site } from '../../src/pages/site.ts'
 import { testPage } from './page-table.ts'
 import type { PageHead, RouteParams, SiteContent } from '../../src/common/page-types.ts'
 import { siteContent } from './content.ts'
@@ -30,7 +30,8 @@ export async function pageInstances({
   content = siteContent,
 }: { firstOnly?: boolean; content?: SiteContent } = {}): Promise<PageInstance[]> {
   const instances: PageInstance[] = []
-  for (const page of (await loadSite(false)).publicPages) {
+  // A per-user page needs a visitor to load: the tests never make one up (docs/your-site.md "Your tests").
+  for (const page of (await loadSite(false)).publicPages.filter((candidate) => !isPerUser(candidate))) {
     const all = page.path.includes(':') ? ((await page.staticParams?.({ content })) ?? []) : [{}]
     for (const params of firstOnly ? all.slice(0, 1) : all) {
       instances.push({ page, params, url: page.path.replace(/:(\w+)/g, (_match, name: string) => params[name]!) })

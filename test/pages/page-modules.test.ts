@@ -129,6 +129,16 @@ t.test("a page declared `sitemap: false` and the test build's pages stay out of 
     publicPagesOf(joinPageSources(sources), sources).map((page) => page.id),
     ['about'],
   )
+  const perUser = Object.assign(() => ({ props: {} }), { perRequest: true as const })
+  const accounts = [
+    source('account', { path: '/account', kind: 'dynamic' }, { load: perUser }),
+    source('profile', { path: '/profile', kind: 'dynamic', sitemap: true }, { load: perUser }),
+  ]
+  t.same(
+    publicPagesOf(joinPageSources(accounts), accounts).map((page) => page.id),
+    ['profile'],
+    'a per-user page leaves the sitemap unless it says `sitemap: true`',
+  )
 })
 
 t.test('the build fails on a page that breaks the convention, naming its file', async (t) => {

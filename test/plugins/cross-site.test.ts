@@ -70,6 +70,29 @@ t.test("a form sent from another site's page is refused, from the site itself ac
   }
 })
 
+t.test('a Host that is no host is no 5xx: the request is judged by the public origin alone', async (t) => {
+  const { app } = await build(t, { ...testRoutes, SITE_URL: siteUrl })
+  const form = { 'content-type': 'application/x-www-form-urlencoded' }
+  for (const host of ['', 'exa mple', '[::1']) {
+    const none = await app.inject({ method: 'POST', url: formPath, headers: { ...form, host }, payload: good })
+    t.ok(none.statusCode < 500, `Host ${JSON.stringify(host)}, no Origin: ${none.statusCode}`)
+    const cross = await app.inject({
+      method: 'POST',
+      url: formPath,
+      headers: { ...form, host, origin: 'https://attacker.example' },
+      payload: good,
+    })
+    t.equal(cross.statusCode, 403, `Host ${JSON.stringify(host)}, another Origin: refused`)
+    const own = await app.inject({
+      method: 'POST',
+      url: formPath,
+      headers: { ...form, host, origin: siteUrl },
+      payload: good,
+    })
+    t.ok(own.statusCode < 500, `Host ${JSON.stringify(host)}, the public Origin: ${own.statusCode}`)
+  }
+})
+
 t.test('safe methods are never judged; POST /api/revalidate from curl reaches its own authentication', async (t) => {
   const { app } = await build(t, { ...testRoutes, REVALIDATE_TOKEN: 'q8Zr3LmX0vTn5YwB7cKd2HsJ9fGp4AeU' })
   const get = await app.inject({ url: formPath, headers: { origin: 'https://attacker.example' } })
