@@ -1,5 +1,5 @@
 /**
- * The repository's nginx and Courier agree on how large a request body may be (docs/forms.md "Bodies"): a body nginx
+ * The repository's nginx and Courier agree on how large a request body may be (docs/forms.md, "An action"): a body nginx
  * lets through is one Courier reads, and one Courier refuses (413) nginx refuses first, with the same status.
  */
 import t from 'tap'
