@@ -170,7 +170,8 @@ export async function pageTargets(pages: readonly ServerPage[], who: ServerIdent
     deploymentId: who.deploymentId,
     content: benchContent,
   })) as {
-    props: { guides: Array<{ title: string }> }
+    // The home page's first page of the list of guides (site/pages/home.server.ts).
+    props: { guides: { guides: Array<{ title: string }> } }
   }
   const dataPrefix = `/_next/data/${who.deploymentId}`
   const html = { expectedStatus: 200, body: 'html' as const, server: who.server }
@@ -185,7 +186,7 @@ export async function pageTargets(pages: readonly ServerPage[], who: ServerIdent
       path: `${dataPrefix}/index.json`,
       expectedStatus: 200,
       body: 'text',
-      markers: [JSON.stringify(homeData.props.guides[0]!.title)],
+      markers: [JSON.stringify(homeData.props.guides.guides[0]!.title)],
       headers: who.dataHeaders,
     },
     {
