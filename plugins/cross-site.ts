@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { judgeSender, unsafeMethods } from '../src/cross-site.ts'
 import { errors } from '../src/errors.ts'
 
@@ -40,15 +40,18 @@ function ownOriginOf(request: FastifyRequest): string | undefined {
 async function crossSite(fastify: FastifyInstance, options: CrossSiteOptions) {
   const siteOrigin = new URL(options.siteUrl).origin
 
-  fastify.addHook('onRequest', async function refuseCrossSite(request: FastifyRequest, reply: FastifyReply) {
-    if (!unsafeMethods.has(request.method)) return
-    if (request.routeOptions.config?.crossSite === true) return
-    const verdict = judgeSender(request, [siteOrigin, ownOriginOf(request)])
-    if (verdict.sameSite) return
-    request.log.warn({ method: request.method, from: verdict.from }, 'cross-site request refused')
-    reply.header('cache-control', 'no-store')
-    throw new errors.CrossSiteRefused(request.method, verdict.from)
-  })
+  // A callback hook, not an async one: every request passes here, and a GET must cost no promise.
+  fastify.addHook(
+    'onRequest',
+    function refuseCrossSite(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+      if (!unsafeMethods.has(request.method) || request.routeOptions.config?.crossSite === true) return done()
+      const verdict = judgeSender(request, [siteOrigin, ownOriginOf(request)])
+      if (verdict.sameSite) return done()
+      request.log.warn({ method: request.method, from: verdict.from }, 'cross-site request refused')
+      reply.header('cache-control', 'no-store')
+      done(new errors.CrossSiteRefused(request.method, verdict.from))
+    },
+  )
 }
 
 export default fp(crossSite, { name: 'courier-cross-site', fastify: '5.x' })

@@ -53,16 +53,22 @@ async function sessions(fastify: FastifyInstance, options: SessionsOptions) {
   await fastify.register(fastifyCookie, { secret, hook: false })
   fastify.decorate('sessions', new Sessions(storeOf(fastify, options.redisUrl), fastify))
 
-  fastify.addHook('onSend', async function writeSessionCookie(request: FastifyRequest, reply: FastifyReply, payload) {
-    const cookie = fastify.sessions!.pendingCookie(request)
-    if (cookie === undefined) return payload
-    const had = reply.getHeader('set-cookie')
-    reply.header(
-      'set-cookie',
-      had === undefined ? cookie : [...([] as string[]).concat(had as string | string[]), cookie],
-    )
-    return payload
-  })
+  const sessionsOfApp = fastify.sessions!
+  // A callback hook, not an async one: every answer passes here, and one without a session must cost no promise.
+  fastify.addHook(
+    'onSend',
+    function writeSessionCookie(request: FastifyRequest, reply: FastifyReply, payload: unknown, done) {
+      const cookie = sessionsOfApp.pendingCookie(request)
+      if (cookie !== undefined) {
+        const had = reply.getHeader('set-cookie')
+        reply.header(
+          'set-cookie',
+          had === undefined ? cookie : [...([] as string[]).concat(had as string | string[]), cookie],
+        )
+      }
+      done(null, payload)
+    },
+  )
   fastify.addHook('onError', async function retryWhenStoreIsBack(_request, reply, error) {
     if ((error as { code?: string }).code === 'COURIER_ERR_SESSION_STORE_DOWN') {
       reply.header('retry-after', String(limits.storeDownRetryAfterS))
