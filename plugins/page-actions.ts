@@ -58,17 +58,27 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
   )
 
   /** The action's answer to this submission. */
-  function act(page: ServerPage, params: RouteParams, request: FastifyRequest): Promise<ActionAnswer<unknown>> {
+  function act(
+    page: ServerPage,
+    params: RouteParams,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<ActionAnswer<unknown>> {
     const form = (request.body ?? {}) as Record<string, string>
     const query = request.query as Readonly<Record<string, unknown>>
-    const context = { params, query, deploymentId, content, request: pageRequestOf(request), form }
+    const context = { params, query, deploymentId, content, request: pageRequestOf(request, reply), form }
     return Promise.resolve(page.action!(context))
   }
 
   /** The page's data for this request, to show with a refused submission. */
-  async function dataOf(page: ServerPage, params: RouteParams, request: FastifyRequest): Promise<PageAnswer> {
+  async function dataOf(
+    page: ServerPage,
+    params: RouteParams,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<PageAnswer> {
     const query = request.query as Readonly<Record<string, unknown>>
-    const result = await versions.answer({ page, params }, query, request, pageRequestOf(request))
+    const result = await versions.answer({ page, params }, query, request, pageRequestOf(request, reply))
     if (result.kind === 'computed') return result.answer
     if (result.kind === 'kept') return result.version.answer
     const joined = await joinPartialAnswers(result.version.answer, result.loadLive)
@@ -78,10 +88,10 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
   for (const page of withActions) {
     fastify.post(page.path, async function submitPage(request, reply) {
       const params = (request.params ?? {}) as RouteParams
-      const answer = await act(page, params, request)
+      const answer = await act(page, params, request, reply)
       ownAnswer(reply)
       if ('redirect' in answer) return reply.redirect(answer.redirect.destination, 303)
-      const data = await dataOf(page, params, request)
+      const data = await dataOf(page, params, request, reply)
       if (!('props' in data)) return reply.callNotFound()
       const refused = { actionData: answer.invalid, statusCode: answer.status ?? 422 }
       return fastify.renderDocument(request, reply, { type: 'page', page, params, data: data.props, refused })
@@ -111,12 +121,12 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
     },
     handler: async function submitData(request, reply) {
       const match = submittedPage(request, reply)
-      const answer = await act(match.page, match.params, request)
+      const answer = await act(match.page, match.params, request, reply)
       ownAnswer(reply).type('application/json; charset=utf-8')
       if ('redirect' in answer) {
         return reply.send(JSON.stringify({ redirect: { destination: answer.redirect.destination, permanent: false } }))
       }
-      const data = await dataOf(match.page, match.params, request)
+      const data = await dataOf(match.page, match.params, request, reply)
       if (!('props' in data)) return reply.code(404).send(JSON.stringify({ notFound: true }))
       const head = headOf(match.page, data, match.params)
       const { kind } = match.page

@@ -106,7 +106,7 @@ async function pageData(fastify: FastifyInstance, options: PageDataOptions) {
       return sendAnswer(reply, noSuchPage, pageCacheControl.error)
     }
     span.setAttributes({ 'courier.page.id': match.page.id, 'courier.page.kind': match.page.kind })
-    const result = await versions.answer(match, request.query, span, pageRequestOf(request))
+    const result = await versions.answer(match, request.query, span, pageRequestOf(request, reply))
     if (result.kind === 'partial') return answerPartialData(reply, result, match)
     if (result.kind === 'computed') {
       metrics?.pageDataAnswered('dynamic', outcomes[pageAnswerKind(result.answer)])

@@ -153,7 +153,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   async function servePage(request: FastifyRequest, reply: FastifyReply, page: ServerPage) {
     const params = (request.params ?? {}) as RouteParams
     const query = request.query as Record<string, unknown>
-    const result = await versions.answer({ page, params }, query, request, pageRequestOf(request))
+    const result = await versions.answer({ page, params }, query, request, pageRequestOf(request, reply))
     if (result.kind === 'partial') return servePartialPage(request, reply, page, params, result)
     if (result.kind === 'computed') return answerPage(request, reply, page, params, result.answer)
     markFreshness(reply, result)

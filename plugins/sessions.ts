@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin'
-import fastifyCookie from '@fastify/cookie'
+import { Signer } from '@fastify/cookie'
+import { parseCookie, stringifySetCookie } from 'cookie'
 import { randomBytes } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { sessions as limits } from '../config/sessions.ts'
 import { errors } from '../src/errors.ts'
-import { Sessions } from '../src/session.ts'
+import { Sessions, type CookieTools } from '../src/session.ts'
 import { MemorySessionStore, RedisSessionStore, type SessionStore } from '../src/session-stores.ts'
 
 export interface SessionsOptions {
@@ -35,7 +36,7 @@ function storeOf(fastify: FastifyInstance, redisUrl: string | undefined): Sessio
 }
 
 /**
- * Sessions (docs/sessions.md): @fastify/cookie reads and signs cookies (its hook off: a cookie is parsed only when a
+ * Sessions (docs/sessions.md): @fastify/cookie's functions read and sign cookies (a cookie is parsed only when a
  * session is asked for); Courier's `Sessions` reads a request's session on first use and keeps it server-side, so a
  * request that never asks (a static page, an asset) costs nothing, and signing out ends a session for good.
  * @fastify/session was measured and left: it makes a session object with a random id for every request, cookie or not
@@ -50,25 +51,17 @@ async function sessions(fastify: FastifyInstance, options: SessionsOptions) {
   if (secret.length < limits.minSecretLength) {
     throw new errors.OptionInvalid('secret', `at least ${limits.minSecretLength} characters (SESSION_SECRET)`)
   }
-  await fastify.register(fastifyCookie, { secret, hook: false })
-  fastify.decorate('sessions', new Sessions(storeOf(fastify, options.redisUrl), fastify))
-
-  const sessionsOfApp = fastify.sessions!
-  // A callback hook, not an async one: every answer passes here, and one without a session must cost no promise.
-  fastify.addHook(
-    'onSend',
-    function writeSessionCookie(request: FastifyRequest, reply: FastifyReply, payload: unknown, done) {
-      const cookie = sessionsOfApp.pendingCookie(request)
-      if (cookie !== undefined) {
-        const had = reply.getHeader('set-cookie')
-        reply.header(
-          'set-cookie',
-          had === undefined ? cookie : [...([] as string[]).concat(had as string | string[]), cookie],
-        )
-      }
-      done(null, payload)
-    },
-  )
+  // The cookie package's parser and serialiser and @fastify/cookie's signer, as functions: registering the plugin adds an onSend
+  // hook, and any onSend hook sends every answer of the app through Fastify's hook runner (measured: `/` and its data
+  // 17 to 28 % fewer requests a second). A session cookie is set on its answer when the session writes it.
+  const signer = new Signer(secret)
+  const cookies: CookieTools = {
+    parseCookie: (header) => parseCookie(header),
+    signCookie: (value) => signer.sign(value),
+    unsignCookie: (value) => signer.unsign(value),
+    serializeCookie: (name, value, options) => stringifySetCookie({ name, value, ...options }),
+  }
+  fastify.decorate('sessions', new Sessions(storeOf(fastify, options.redisUrl), cookies))
   fastify.addHook('onError', async function retryWhenStoreIsBack(_request, reply, error) {
     if ((error as { code?: string }).code === 'COURIER_ERR_SESSION_STORE_DOWN') {
       reply.header('retry-after', String(limits.storeDownRetryAfterS))

@@ -73,6 +73,12 @@ export const errors = {
   FilterPathInvalid: createError('COURIER_ERR_FILTER_PATH_INVALID', 'The request path is not accepted: %s', 400),
   /** The session store (SESSION_REDIS_URL) did not answer: a request that needed to write a session waits and retries. */
   SessionStoreDown: createError('COURIER_ERR_SESSION_STORE_DOWN', 'Sessions are unavailable: %s', 503),
+  /** A session written where there is no answer to set its cookie on (a policy step): pass the reply. */
+  SessionNeedsReply: createError(
+    'COURIER_ERR_SESSION_NEEDS_REPLY',
+    'A session is written with the reply its cookie goes on: pageRequestOf(request, reply)',
+    500,
+  ),
   /** `signIn`/`signOut` where no session plugin is registered (an app without sessions, a plugin tested alone). */
   SessionsOff: createError('COURIER_ERR_SESSIONS_OFF', 'Sessions are not set up on this server', 500),
   /** An unsafe method from another site's page (docs/forms.md "Cross-site requests"): the origin it came from. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { sessions as limits } from '../config/sessions.ts'
 import type { PageSession } from './common/page-types.ts'
 import { errors } from './errors.ts'
@@ -10,11 +10,12 @@ export interface CookieTools {
   parseCookie(header: string): Record<string, string | undefined>
   signCookie(value: string): string
   unsignCookie(value: string): { valid: boolean; value: string | null }
-  serializeCookie(name: string, value: string, options: Record<string, unknown>): string
+  serializeCookie(
+    name: string,
+    value: string,
+    options: { path: string; httpOnly: boolean; sameSite: 'lax'; secure: boolean; maxAge: number },
+  ): string
 }
-
-/** A Set-Cookie a request's session asks its answer to carry (plugins/sessions.ts writes it in `onSend`). */
-export type PendingCookie = string | undefined
 
 /**
  * The sessions of one app (docs/sessions.md): each request's session is read on first use only, so a request that
@@ -24,17 +25,10 @@ export type PendingCookie = string | undefined
 export class Sessions {
   readonly #store: SessionStore
   readonly #cookies: CookieTools
-  readonly #pending: WeakMap<FastifyRequest, string>
 
   constructor(store: SessionStore, cookies: CookieTools) {
     this.#store = store
     this.#cookies = cookies
-    this.#pending = new WeakMap()
-  }
-
-  /** The Set-Cookie the request's session asked for, if any. */
-  pendingCookie(request: FastifyRequest): PendingCookie {
-    return this.#pending.get(request)
   }
 
   /** The id the request's cookie names, when it is one this server signed. */
@@ -47,29 +41,33 @@ export class Sessions {
     return unsigned.valid && unsigned.value ? unsigned.value : undefined
   }
 
-  #setCookie(request: FastifyRequest, id: string | undefined): void {
+  /** Sets (or, without an id, clears) the session cookie on the answer, beside any other cookie it sets. */
+  #setCookie(request: FastifyRequest, reply: FastifyReply | undefined, id: string | undefined): void {
+    if (!reply) throw new errors.SessionNeedsReply()
     const options = {
       path: '/',
       httpOnly: true,
-      sameSite: 'lax',
+      sameSite: 'lax' as const,
       secure: request.protocol === 'https',
       maxAge: id ? Math.floor(limits.maxAgeMs / 1000) : 0,
     }
-    this.#pending.set(
-      request,
-      this.#cookies.serializeCookie(limits.cookieName, id ? this.#cookies.signCookie(id) : '', options),
+    const cookie = this.#cookies.serializeCookie(limits.cookieName, id ? this.#cookies.signCookie(id) : '', options)
+    const had = reply.getHeader('set-cookie')
+    reply.header(
+      'set-cookie',
+      had === undefined ? cookie : [...([] as string[]).concat(had as string | string[]), cookie],
     )
   }
 
-  /** The request's session, read from the store when first asked. */
-  of(request: FastifyRequest): PageSession {
+  /** The request's session, read from the store when first asked; what it writes sets its cookie on `reply`. */
+  of(request: FastifyRequest, reply: FastifyReply | undefined): PageSession {
     let id = this.#idOf(request)
     let loaded: Promise<SessionRecord | undefined> | undefined
     const read = () => (loaded ??= id === undefined ? Promise.resolve(undefined) : this.#store.get(id))
     const write = async (record: SessionRecord) => {
       if (id === undefined) {
         id = randomBytes(24).toString('base64url')
-        this.#setCookie(request, id)
+        this.#setCookie(request, reply, id)
       }
       await this.#store.set(id, record)
       loaded = Promise.resolve(record)
@@ -91,7 +89,7 @@ export class Sessions {
         if (id !== undefined) await this.#store.destroy(id)
         id = undefined
         loaded = Promise.resolve(undefined)
-        this.#setCookie(request, undefined)
+        this.#setCookie(request, reply, undefined)
       },
     }
   }

@@ -21,11 +21,13 @@ async function instance(t: Test, redisUrl: string) {
   t.teardown(() => fastify.close())
   await fastify.register(errorsPlugin)
   await fastify.register(sessions, { secret, redisUrl })
-  fastify.post('/api/sign-in', async (request) => {
-    await pageRequestOf(request).session.signIn('ada')
+  fastify.post('/api/sign-in', async (request, reply) => {
+    await pageRequestOf(request, reply).session.signIn('ada')
     return { ok: true }
   })
-  fastify.get('/api/who', async (request) => ({ userId: (await pageRequestOf(request).session.userId()) ?? null }))
+  fastify.get('/api/who', async (request, reply) => ({
+    userId: (await pageRequestOf(request, reply).session.userId()) ?? null,
+  }))
   return fastify
 }
 

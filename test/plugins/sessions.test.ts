@@ -15,15 +15,17 @@ async function app(t: Test, options: { trustProxy?: boolean } = {}): Promise<Fas
   const fastify = Fastify({ trustProxy: options.trustProxy ?? false })
   t.teardown(() => fastify.close())
   await fastify.register(sessions, { secret })
-  fastify.post('/sign-in', async (request) => {
-    await pageRequestOf(request).session.signIn(String((request.query as { user?: string }).user))
+  fastify.post('/sign-in', async (request, reply) => {
+    await pageRequestOf(request, reply).session.signIn(String((request.query as { user?: string }).user))
     return { ok: true }
   })
-  fastify.post('/sign-out', async (request) => {
-    await pageRequestOf(request).session.signOut()
+  fastify.post('/sign-out', async (request, reply) => {
+    await pageRequestOf(request, reply).session.signOut()
     return { ok: true }
   })
-  fastify.get('/who', async (request) => ({ userId: (await pageRequestOf(request).session.userId()) ?? null }))
+  fastify.get('/who', async (request, reply) => ({
+    userId: (await pageRequestOf(request, reply).session.userId()) ?? null,
+  }))
   return fastify
 }
 
