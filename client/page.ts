@@ -6,6 +6,7 @@
  */
 import type {
   Action,
+  ActionRateLimit,
   ActionAnswer,
   ActionContext,
   DataOf,
@@ -20,6 +21,7 @@ import type { LoaderAnswer } from '../src/common/page-types.ts'
 
 export type {
   ActionAnswer,
+  ActionRateLimit,
   ActionContext,
   DataOf,
   FormFields,
@@ -54,12 +56,14 @@ export function defineLoader<Data>(load: Loader<Data>): Loader<Data> {
 /**
  * A page's action, run by a `POST` to the page's own path (a `<Form>` of the page sends it, with or without
  * JavaScript): it reads the form and the request, and answers a redirect (303) or the submission refused (`invalid`,
- * shown with the page as its `actionData`, status 422). docs/forms.md.
+ * shown with the page as its `actionData`, status 422). `rateLimit`: how many submissions one client may make in a
+ * window (a sign-in's guesses), counted across the fleet with REDIS_URL. docs/forms.md.
  */
 export function defineAction<Invalid>(
   action: (context: ActionContext) => ActionAnswer<Invalid> | Promise<ActionAnswer<Invalid>>,
+  options: { rateLimit?: ActionRateLimit } = {},
 ): Action<Invalid> {
-  return Object.assign(action, { perRequest: true as const })
+  return Object.assign(action, { perRequest: true as const }, options.rateLimit ? { rateLimit: options.rateLimit } : {})
 }
 
 /**

@@ -1,5 +1,4 @@
 import fp from 'fastify-plugin'
-import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   clientErrorLimits,
@@ -11,8 +10,7 @@ import {
 import { digestAttribute } from '../config/tracing.ts'
 import { errors } from '../src/errors.ts'
 import { loggableUrl } from '../src/logger.ts'
-import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
-import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
+import { registerRateLimits } from '../src/rate-limits.ts'
 import { tracingOf } from '../src/tracing/tracing.ts'
 
 const reportSchema = {
@@ -76,16 +74,6 @@ async function logClientError(request: FastifyRequest<{ Body: ClientErrorReport 
 }
 
 /**
- * The rate limiter's key: the sender's address, as @fastify/rate-limit keys it by default (an IPv6 /64 as one client).
- * Node forgets the address once the connection is gone, which can happen before this hook runs (a body that breaks
- * right after the head); such requests share one budget of their own, so hanging up never skips the limit.
- */
-function clientKey(request: FastifyRequest): string {
-  const address: string | undefined = request.ip
-  return address === undefined ? 'connection-gone' : normalizeIP(address)
-}
-
-/**
  * POST /api/client-errors: exceptions the browser reports (error boundary, window.onerror, unhandledrejection),
  * validated by schema, size-capped, rate-limited per client and written to the log. 204 when logged; 400 for a bad
  * body, 413 for a big one, 415 for anything but JSON, 429 for a flood; all JSON, by the status-title table.
@@ -94,15 +82,8 @@ async function clientErrors(fastify: FastifyInstance) {
   const { maxPerWindow, windowMs } = clientErrorLimits
   // Its own scope: the rate limiter's hooks and decorators stay with this route.
   await fastify.register(async function clientErrorRoute(scope) {
-    await scope.register(rateLimit, {
-      global: false,
-      keyGenerator: clientKey,
-      // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
-      ...(fastify.hasDecorator('sharedRedis') && fastify.sharedRedis
-        ? { store: sharedRateLimitStore(redisRateLimits(fastify.sharedRedis)) }
-        : {}),
-      errorResponseBuilder: (_request, context) => new errors.ClientErrorRateLimited(context.after),
-    })
+    // With REDIS_URL, one budget per client across instances (plugins/shared-state.ts).
+    await registerRateLimits(scope, (after) => new errors.ClientErrorRateLimited(after))
     scope.post(clientErrorsPath, {
       bodyLimit: clientErrorLimits.bodyLimitBytes,
       config: { rateLimit: { max: maxPerWindow, timeWindow: windowMs } },

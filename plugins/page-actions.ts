@@ -4,6 +4,7 @@ import { deploymentIdHeader, pageDataPrefix, readDataFile, type PageAnswer } fro
 import type { ActionAnswer, RouteParams } from '../src/common/page-types.ts'
 import { addVary } from '../src/compression/vary.ts'
 import { errors } from '../src/errors.ts'
+import { clientOf, registerRateLimits, routeRateLimit } from '../src/rate-limits.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import { formMediaTypes, readFormFields } from '../src/pages/form-body.ts'
 import { joinPartialAnswers } from '../src/pages/partial-page.ts'
@@ -57,6 +58,33 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
     },
   )
 
+  // A page whose action has a rate limit (a sign-in's guesses) counts its submissions per client, the page's own POST
+  // and its data URL's together, before any body is read.
+  await registerRateLimits(fastify)
+  const limiters = new Map(
+    withActions.flatMap((page) => {
+      const rule = page.action!.rateLimit
+      if (!rule) return []
+      const limit = fastify.createRateLimit({
+        ...routeRateLimit(rule),
+        keyGenerator: (request) => `action:${page.id}:${clientOf(request)}`,
+      })
+      return [[page.id, limit] as const]
+    }),
+  )
+
+  /** Counts a submission to `page`; a client past its budget gets 429 with `Retry-After`. */
+  async function countSubmission(page: ServerPage, request: FastifyRequest, reply: FastifyReply) {
+    const limit = limiters.get(page.id)
+    if (!limit) return
+    const counted = await limit(request)
+    if (counted.isAllowed || !counted.isExceeded) return
+    const retryAfter = Math.max(1, counted.ttlInSeconds)
+    request.log.warn({ page: page.id, retryAfter }, 'page action refused: too many submissions from this client')
+    reply.header('retry-after', String(retryAfter))
+    throw new errors.RateLimited(`${retryAfter} seconds`)
+  }
+
   /** The action's answer to this submission. */
   function act(
     page: ServerPage,
@@ -86,15 +114,18 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
   }
 
   for (const page of withActions) {
-    fastify.post(page.path, async function submitPage(request, reply) {
-      const params = (request.params ?? {}) as RouteParams
-      const answer = await act(page, params, request, reply)
-      ownAnswer(reply)
-      if ('redirect' in answer) return reply.redirect(answer.redirect.destination, 303)
-      const data = await dataOf(page, params, request, reply)
-      if (!('props' in data)) return reply.callNotFound()
-      const refused = { actionData: answer.invalid, statusCode: answer.status ?? 422 }
-      return fastify.renderDocument(request, reply, { type: 'page', page, params, data: data.props, refused })
+    fastify.post(page.path, {
+      onRequest: (request, reply) => countSubmission(page, request, reply),
+      handler: async function submitPage(request, reply) {
+        const params = (request.params ?? {}) as RouteParams
+        const answer = await act(page, params, request, reply)
+        ownAnswer(reply)
+        if ('redirect' in answer) return reply.redirect(answer.redirect.destination, 303)
+        const data = await dataOf(page, params, request, reply)
+        if (!('props' in data)) return reply.callNotFound()
+        const refused = { actionData: answer.invalid, statusCode: answer.status ?? 422 }
+        return fastify.renderDocument(request, reply, { type: 'page', page, params, data: data.props, refused })
+      },
     })
   }
 
@@ -117,7 +148,7 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
   fastify.post<DataSubmission>(`${pageDataPrefix}:deploymentId/*`, {
     // Decided before any body is read: the data URL of a page without an action takes no POST.
     onRequest: async function refuseWithoutAction(request, reply) {
-      submittedPage(request, reply)
+      await countSubmission(submittedPage(request, reply).page, request, reply)
     },
     handler: async function submitData(request, reply) {
       const match = submittedPage(request, reply)

@@ -1,11 +1,9 @@
 import fp from 'fastify-plugin'
-import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
-import { sharedRateLimitStore } from '../src/shared-state/rate-limit-store.ts'
-import { redisRateLimits } from '../src/shared-state/redis-rate-limit.ts'
+import { clientOf, registerRateLimits } from '../src/rate-limits.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
 import type { RevalidatedPages, RevalidationMessage } from '../src/pages/revalidation.ts'
 import type { SharedRedis } from '../src/shared-state/redis.ts'
@@ -148,14 +146,7 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
   }
 
   await fastify.register(async function revalidateRoute(scope) {
-    const clientOf = (request: FastifyRequest) =>
-      request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip)
-    await scope.register(rateLimit, {
-      global: false,
-      keyGenerator: clientOf,
-      ...(redis ? { store: sharedRateLimitStore(redisRateLimits(redis)) } : {}),
-      errorResponseBuilder: (_request, context) => new errors.RevalidateRateLimited(context.after),
-    })
+    await registerRateLimits(scope, (after) => new errors.RevalidateRateLimited(after))
     // Failed calls per client, a budget of their own (config/content.ts maxFailuresPerWindow), shared by the fleet
     // like the calls' budget. A client already out of it is refused before its token is compared; a failure is counted
     // in one atomic step (one Lua script in Redis, src/shared-state/redis-rate-limit.ts; one synchronous step in

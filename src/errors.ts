@@ -137,6 +137,8 @@ export const errors = {
     401,
   ),
   RevalidateRateLimited: createError('COURIER_ERR_REVALIDATE_RATE_LIMITED', 'Too many revalidations: retry in %s', 429),
+  /** A page action or a site route with a rate limit (docs/forms.md, docs/your-routes.md): the client spent its budget. */
+  RateLimited: createError('COURIER_ERR_RATE_LIMITED', 'Too many requests: retry in %s', 429),
   /** Load shedding: the event loop is saturated; the request is refused before any work, with `Retry-After`. */
   ServerOverloaded: createError('COURIER_ERR_SERVER_OVERLOADED', 'The server is overloaded; retry shortly', 503),
 } as const

@@ -177,9 +177,16 @@ export interface ActionContext extends RequestLoaderContext {
  */
 export type ActionAnswer<Invalid> = { redirect: { destination: string } } | { invalid: Invalid; status?: 400 | 422 }
 
-/** A page's action: what a `POST` to its own path runs (`defineAction`). */
+/** At most `max` submissions per client within `windowMs`; beyond, a 429 with `Retry-After` (docs/forms.md). */
+export interface ActionRateLimit {
+  max: number
+  windowMs: number
+}
+
+/** A page's action: what a `POST` to its own path runs (`defineAction`), and its rate limit when it has one. */
 export type Action<Invalid> = ((context: ActionContext) => ActionAnswer<Invalid> | Promise<ActionAnswer<Invalid>>) & {
   readonly perRequest: true
+  readonly rateLimit?: ActionRateLimit
 }
 
 /** The `actionData` an action gives its page when it refuses a submission (none without an action). */

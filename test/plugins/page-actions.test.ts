@@ -103,3 +103,26 @@ t.test('methods: POST where a page has an action, 405 with the right Allow elsew
   t.equal(data.statusCode, 405, 'nor its data URL')
   t.equal(data.headers.allow, 'GET, HEAD')
 })
+
+t.test(
+  "an action's rate limit: the page's POSTs and its data URL's share one budget per client, then 429",
+  async (t) => {
+    const { app } = await build(t, testRoutes)
+    const guarded = testPage('test-guarded').path
+    const wrong = { method: 'POST' as const, headers: form, payload: 'secret=guess' }
+    t.equal((await app.inject({ ...wrong, url: guarded })).statusCode, 422)
+    t.equal((await app.inject({ ...wrong, url: guarded })).statusCode, 422)
+    t.equal((await app.inject({ ...wrong, url: dataOf(app.deploymentId, guarded) })).statusCode, 422)
+    const refused = await app.inject({ ...wrong, url: guarded, payload: 'secret=open sesame' })
+    t.equal(refused.statusCode, 429, 'the fourth within the minute, even with the right secret')
+    t.match(refused.headers['retry-after'], /^\d+$/)
+    t.ok(Number(refused.headers['retry-after']) > 0 && Number(refused.headers['retry-after']) <= 60)
+    const asData = await app.inject({ ...wrong, url: dataOf(app.deploymentId, guarded) })
+    t.equal(asData.statusCode, 429)
+    t.match(asData.json(), { statusCode: 429, code: 'COURIER_ERR_RATE_LIMITED' })
+    const other = await app.inject({ ...wrong, url: formPath, payload: 'name=Ada&email=ada@example.com' })
+    t.equal(other.statusCode, 303, "another page's action keeps its own (unlimited) way")
+    const fromElsewhere = await app.inject({ ...wrong, url: guarded, remoteAddress: '10.0.0.9' })
+    t.equal(fromElsewhere.statusCode, 422, 'another client has a budget of its own')
+  },
+)

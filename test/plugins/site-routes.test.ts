@@ -53,3 +53,46 @@ t.test('a file of the folder that is no route plugin stops the start, naming it'
     message: /site\/routes\/api\.ts: no default export/,
   })
 })
+
+t.test("a site's route that asks for a rate limit gets one: 429 from the table with Retry-After", async (t) => {
+  const { app } = await build(t, testRoutes)
+  const post = () => app.inject({ method: 'POST', url: '/api/__test/limited', payload: {} })
+  for (let count = 1; count <= 3; count += 1) t.equal((await post()).statusCode, 200, `request ${count} of 3`)
+  const refused = await post()
+  t.equal(refused.statusCode, 429)
+  t.match(refused.json(), { statusCode: 429, code: 'COURIER_ERR_RATE_LIMITED' })
+  t.match(refused.headers['retry-after'], /^\d+$/)
+  t.equal((await app.inject('/api/__test/hello')).statusCode, 200, 'a route that does not ask is not limited')
+})
+
+t.test('a route opened to a partner with @fastify/cors: its preflight is answered, not a 405', async (t) => {
+  const { app } = await build(t, testRoutes)
+  const partner = 'https://partner.example'
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/api/__test/partner',
+    headers: {
+      origin: partner,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type',
+    },
+  })
+  t.equal(preflight.statusCode, 204)
+  t.equal(preflight.headers['access-control-allow-origin'], partner)
+  t.match(preflight.headers['access-control-allow-methods'], /POST/)
+  const posted = await app.inject({
+    method: 'POST',
+    url: '/api/__test/partner',
+    headers: { origin: partner },
+    payload: {},
+  })
+  t.equal(posted.statusCode, 200, 'the partner may post: the route opened itself to other sites')
+  t.equal(posted.headers['access-control-allow-origin'], partner)
+  const stranger = await app.inject({
+    method: 'POST',
+    url: '/api/__test/echo',
+    headers: { origin: partner },
+    payload: {},
+  })
+  t.equal(stranger.statusCode, 403, 'a route that did not open itself still refuses the partner')
+})

@@ -7,6 +7,10 @@ export default async function testApi(fastify: FastifyInstance) {
   fastify.get('/api/__test/fail', async () => {
     throw new Error('a route of the site failed on purpose (test route)')
   })
+  // Three a minute per client (docs/your-routes.md "Rate limits").
+  fastify.post('/api/__test/limited', { config: { rateLimit: { max: 3, timeWindow: 60_000 } } }, async () => ({
+    counted: true,
+  }))
   // Open to other sites' pages (docs/your-routes.md): the cross-site refusal lets it be.
   fastify.post('/api/__test/open', { config: { crossSite: true } }, async () => ({ open: true }))
 }
