@@ -54,6 +54,11 @@ const variables = {
     pattern: { test: /^rediss?:\/\/[^\s]+$/, says: 'a redis:// or rediss:// URL' },
     holdsSecret: true,
   }),
+  /**
+   * Where the site keeps its own data (an embedded database: docs/your-site.md), relative paths from the project
+   * root. A deploy gives it a folder of the state, outside every release, so the data outlives deploys and pruning.
+   */
+  DATA_DIR: text({ default: 'data' }),
   /** Where the image optimizer caches its output (relative paths from the project root). */
   IMAGE_CACHE_DIR: text({ default: '.image-cache' }),
   /** Let the image optimizer serve SVG sources (as they are, sandboxed by CSP); refused with 400 otherwise. */
@@ -95,6 +100,8 @@ export interface Config {
   readonly testRoutes: boolean
   /** Absolute folder of the site's content (Markdown guides and FAQ), read by the loaders at run time. */
   readonly contentDir: string
+  /** DATA_DIR, absolute: the site's own data, outside the release. */
+  readonly dataDir: string
   /** The bearer token of POST /api/revalidate; undefined: no such route. */
   readonly revalidateToken: string | undefined
   /** Absolute folder of the image optimizer's disk cache. */
@@ -197,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     testRoutes: raw.COURIER_TEST_ROUTES,
     imageCacheDir: path.resolve(projectRoot, raw.IMAGE_CACHE_DIR),
     contentDir: path.resolve(projectRoot, raw.CONTENT_DIR),
+    dataDir: path.resolve(projectRoot, raw.DATA_DIR),
     revalidateToken: raw.REVALIDATE_TOKEN,
     imagesAllowSvg: raw.IMAGES_ALLOW_SVG,
     webConcurrency: raw.WEB_CONCURRENCY,

@@ -184,6 +184,7 @@ async function startRelease(run: DeployRun, release: Release): Promise<Instance[
     listen: frontDoor.listen,
     tls: frontDoor.tls,
     distDir: release.distDir === path.join(release.root, 'dist') ? undefined : release.distDir,
+    dataDir: paths.data,
   })
   const { SITE_URL, TRUST_PROXY } = env
   log('instance environment', { envFile: paths.envFile, fromFile, SITE_URL, TRUST_PROXY })

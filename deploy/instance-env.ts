@@ -2,7 +2,8 @@
  * The environment of a deployment's instances: the state's env file (`<state>/courier.env`: REDIS_URL,
  * REVALIDATE_TOKEN, LOG_LEVEL, ... as NAME=value lines, Node's own parser), a few variables of the machine, and what
  * the deploy knows better than a file: nginx's address (TRUST_PROXY), the public origin (SITE_URL, unless the file
- * names one), the build (DIST_DIR for `--dist`), loopback only (HOST). Nothing else of the shell that ran the
+ * names one), the site's data folder (DATA_DIR, `<state>/data` unless the file names one), the build (DIST_DIR for
+ * `--dist`), loopback only (HOST). Nothing else of the shell that ran the
  * deploy reaches them: a deploy run from cron, a terminal or a service unit starts the same instances.
  */
 import { X509Certificate } from 'node:crypto'
@@ -66,6 +67,8 @@ export async function instanceEnv(options: {
   tls: TlsOptions | undefined
   /** Set for a `--dist` build, which may not be `<root>/dist`. */
   distDir: string | undefined
+  /** The state's data folder: DATA_DIR unless the env file names one. */
+  dataDir: string
 }): Promise<{ env: Record<string, string>; fromFile: string[] }> {
   const file = await readEnvFile(options.envFile)
   const machine = Object.fromEntries(
@@ -74,6 +77,7 @@ export async function instanceEnv(options: {
   const env: Record<string, string> = {
     ...machine,
     SITE_URL: await publicOrigin(options.listen, options.tls),
+    DATA_DIR: options.dataDir,
     ...file,
     HOST: '127.0.0.1',
     TRUST_PROXY: nginxAddress,

@@ -46,6 +46,9 @@ export interface StatePaths {
   startingFile: string
   /** `<port>.json`: what runs on each port of an instance (deploy/instance-record.ts). */
   instances: string
+  /** The site's own data (DATA_DIR of every instance, unless the env file names another): outside every release, so
+   * it outlives deploys and the pruning of old releases. */
+  data: string
 }
 
 export function statePaths(dir: string): StatePaths {
@@ -61,6 +64,7 @@ export function statePaths(dir: string): StatePaths {
     watcherLog: path.join(dir, 'watcher.log'),
     startingFile: path.join(dir, 'starting.json'),
     instances: path.join(dir, 'instances'),
+    data: path.join(dir, 'data'),
   }
 }
 

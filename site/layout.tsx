@@ -9,6 +9,7 @@ const navigation = [
   { href: '/status', label: 'Status' },
   { href: '/faq', label: 'FAQ' },
   { href: '/gallery', label: 'Gallery' },
+  { href: '/account', label: 'Account' },
 ] as const
 
 export function Layout({ children }: { children: ReactNode }) {

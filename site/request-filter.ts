@@ -4,6 +4,7 @@
  */
 import type { SiteRedirect } from '../config/request-filter.ts'
 import type { PolicyStep } from '../src/site-policy.ts'
+import { pageRequestOf } from '../src/pages/page-request.ts'
 
 /** The old singular guide URLs. The query string is carried over. */
 export const redirects: readonly SiteRedirect[] = [
@@ -11,4 +12,11 @@ export const redirects: readonly SiteRedirect[] = [
   { from: '/guide', to: '/guides', permanent: true },
 ]
 
-export const steps: readonly PolicyStep[] = []
+/** Pages under /account are for signed-in visitors: anyone else goes to the sign-in page, and back after it. */
+const requireSignIn: PolicyStep = async function requireSignIn(request, target) {
+  if (target.pathname !== '/account' && !target.pathname.startsWith('/account/')) return { action: 'continue' }
+  if ((await pageRequestOf(request).session.userId()) !== undefined) return { action: 'continue' }
+  return { action: 'redirect', location: `/sign-in?next=${encodeURIComponent(target.pathname)}`, permanent: false }
+}
+
+export const steps: readonly PolicyStep[] = [requireSignIn]

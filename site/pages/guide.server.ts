@@ -1,5 +1,7 @@
-import { defineLoader, type LastModified, type StaticParams } from '../../client/page.ts'
+import { defineAction, defineLoader, type LastModified, type StaticParams } from '../../client/page.ts'
 import { contentTags } from '../../src/content/content-source.ts'
+import { leaveFeedback } from '../data/feedback.ts'
+import { field } from '../data/form-fields.ts'
 
 export const load = defineLoader(async ({ params, content }) => {
   // This guide's own file (a made-up URL costs one read), then its neighbours for the pager from the index: no other
@@ -18,3 +20,21 @@ export const staticParams: StaticParams = async ({ content }) =>
   (await content.guideSummaries()).map((guide) => ({ slug: guide.slug }))
 
 export const lastModified: LastModified = (params, { content }) => content.guideLastModified(params.slug)
+
+/** The most a feedback says. */
+const feedbackMaxLength = 2000
+
+// Feedback on this guide from a signed-in reader, kept for them (their account page lists it); anyone else signs in
+// first and comes back. The page itself stays kept and shared: the form is the same for every reader.
+export const action = defineAction(async ({ params, form, request, content }) => {
+  const slug = params.slug!
+  const author = await request.session.userId()
+  if (author === undefined) return { redirect: { destination: `/sign-in?next=/guides/${encodeURIComponent(slug)}` } }
+  if (!(await content.guide(slug))) return { invalid: { error: 'There is no such guide.', body: '' }, status: 400 }
+  const body = field(form, 'body')
+  if (body === '' || body.length > feedbackMaxLength) {
+    return { invalid: { error: `Feedback is 1 to ${feedbackMaxLength} characters.`, body } }
+  }
+  leaveFeedback(author, slug, body)
+  return { redirect: { destination: '/account' } }
+})

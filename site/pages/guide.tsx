@@ -4,6 +4,7 @@ import type * as server from './guide.server.ts'
 import type { GuideData } from '../data-types.ts'
 import { Link } from '../../client/components/link.tsx'
 import { Markdown } from '../../client/components/markdown.tsx'
+import { Form } from '../../client/components/form.tsx'
 
 export const page = definePage<typeof server>({
   path: '/guides/:slug',
@@ -12,7 +13,7 @@ export const page = definePage<typeof server>({
   head: (data) => ({ title: titled(data.guide.title), description: data.guide.summary }),
 })
 
-export default function GuidePage({ data }: PageProps<typeof server>) {
+export default function GuidePage({ data, actionData }: PageProps<typeof server>) {
   const { guide, previous, next } = data
   return (
     <article className="guide">
@@ -27,6 +28,20 @@ export default function GuidePage({ data }: PageProps<typeof server>) {
           <Markdown content={section.content} />
         </section>
       ))}
+      <Form aria-label="Feedback" className="feedback">
+        <label>
+          Feedback on this guide (signed in; only you see it, on your account page)
+          <textarea
+            name="body"
+            rows={3}
+            maxLength={2000}
+            defaultValue={actionData?.body ?? ''}
+            aria-invalid={actionData ? true : undefined}
+          />
+        </label>
+        {actionData ? <p className="field-error">{actionData.error}</p> : null}
+        <button type="submit">Send feedback</button>
+      </Form>
       <nav className="pager" aria-label="More guides">
         {previous ? <Link href={`/guides/${previous.slug}`}>← {previous.title}</Link> : <span />}
         {next ? <Link href={`/guides/${next.slug}`}>{next.title} →</Link> : <span />}

@@ -22,7 +22,7 @@ export const buildSources = Object.freeze([
 
 /**
  * Top-level folders of a project that no build reads: installed packages, builds, tests, docs, benches, the deploy
- * tool and the content (read at run time). Any other folder is a source: a folder of the site's own code that a page
+ * tool, the content (read at run time) and the site's data (`data/`, DATA_DIR's default). Any other folder is a source: a folder of the site's own code that a page
  * imports (`lib/`, say) is hashed and released with the rest, without a list to keep up to date.
  */
 export const notBuildSources = Object.freeze([
@@ -34,6 +34,7 @@ export const notBuildSources = Object.freeze([
   'bench',
   'deploy',
   'content',
+  'data',
   'coverage',
   'results',
 ])

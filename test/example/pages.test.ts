@@ -21,7 +21,11 @@ async function text(session: Session, selector: string): Promise<string> {
 /** What every page shares: the main navigation and the footer. */
 async function assertLayout(t: Test, session: Session) {
   const navigation = await session.page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()
-  t.same(navigation, ['Home', 'Guides', 'Status', 'FAQ', 'Gallery'], 'the main navigation links every top-level page')
+  t.same(
+    navigation,
+    ['Home', 'Guides', 'Status', 'FAQ', 'Gallery', 'Account'],
+    'the main navigation links every top-level page',
+  )
   t.match(await text(session, 'footer'), /Courier delivers this site/, 'the footer is shown')
 }
 

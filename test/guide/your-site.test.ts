@@ -217,6 +217,7 @@ t.test('the guide applies to the repository as written, type-checks and builds',
     for (const pagePath of ['/about', '/team/ada', '/team/grace', '/clock', '/guides/our-boat'])
       t.match(sitemap, `<loc>http://localhost:3000${pagePath}</loc>`, pagePath)
     t.notMatch(sitemap, '/team/nobody')
+    t.notMatch(sitemap, '/crew', 'a per-user page stays out')
   })
 
   await t.test('a route of its own: JSON, its 405', async (t) => {
@@ -256,6 +257,33 @@ t.test('the guide applies to the repository as written, type-checks and builds',
         body: 'email=m%40x.y&text=spam',
       })
       t.equal(crossSite.status, 403)
+    },
+  )
+
+  await t.test(
+    "a signed-in page: a redirect to sign-in without a session, the visitor's own page with one",
+    async (t) => {
+      const refused = await fetch(`${origin}/crew`, {
+        redirect: 'manual',
+        headers: { cookie: 'courier_session=forged' },
+      })
+      t.equal(refused.status, 307)
+      t.equal(refused.headers.get('location'), '/sign-in?next=/crew')
+      const form = { 'content-type': 'application/x-www-form-urlencoded' }
+      const signedIn = await fetch(`${origin}/sign-in`, {
+        method: 'POST',
+        headers: form,
+        body: 'intent=create&name=guide-reader&password=a-password-of-the-guide&next=%2Fcrew',
+        redirect: 'manual',
+      })
+      t.equal(signedIn.status, 303)
+      t.equal(signedIn.headers.get('location'), '/crew')
+      const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
+      const crew = await fetch(`${origin}/crew`, { headers: { cookie } })
+      t.equal(crew.status, 200)
+      t.match(await crew.text(), /Welcome aboard, (<!-- -->)?guide-reader/)
+      t.equal(crew.headers.get('cache-control'), pageCacheControl.dynamic)
+      t.match(crew.headers.get('vary'), /Cookie/)
     },
   )
 
