@@ -3,7 +3,7 @@
  * Courier's built-in ones on every page and its data. Courier reads this file by convention (src/app.ts).
  */
 import type { SiteRedirect } from '../config/request-filter.ts'
-import type { PolicyStep } from '../src/site-policy.ts'
+import { proceed, type PolicyStep } from '../src/site-policy.ts'
 import { pageRequestOf } from '../src/pages/page-request.ts'
 
 /** The old singular guide URLs. The query string is carried over. */
@@ -12,11 +12,26 @@ export const redirects: readonly SiteRedirect[] = [
   { from: '/guide', to: '/guides', permanent: true },
 ]
 
-/** Pages under /account are for signed-in visitors: anyone else goes to the sign-in page, and back after it. */
-const requireSignIn: PolicyStep = async function requireSignIn(request, target) {
-  if (target.pathname !== '/account' && !target.pathname.startsWith('/account/')) return { action: 'continue' }
-  if ((await pageRequestOf(request).session.userId()) !== undefined) return { action: 'continue' }
-  return { action: 'redirect', location: `/sign-in?next=${encodeURIComponent(target.pathname)}`, permanent: false }
+/** Whether a page is for signed-in visitors only. */
+const isMembersOnly = (pathname: string) => pathname === '/account' || pathname.startsWith('/account/')
+
+/**
+ * Pages under /account are for signed-in visitors: anyone else goes to the sign-in page, and back after it. Every other
+ * page passes at once, without a promise: the step runs on every page request.
+ */
+const requireSignIn: PolicyStep = function requireSignIn(request, target) {
+  if (!isMembersOnly(target.pathname)) return proceed
+  return pageRequestOf(request)
+    .session.userId()
+    .then((userId) =>
+      userId !== undefined
+        ? proceed
+        : {
+            action: 'redirect' as const,
+            location: `/sign-in?next=${encodeURIComponent(target.pathname)}`,
+            permanent: false,
+          },
+    )
 }
 
 export const steps: readonly PolicyStep[] = [requireSignIn]

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../config/env.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
-import { loadSite } from '../src/pages/site.ts'
+import { isPerUser, loadSite } from '../src/pages/site.ts'
 
 const root = loadConfig({}).rootDir
 
@@ -111,8 +111,11 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
   // switched on by the environment, so Node's arguments stay exactly npm start's.
   const { child, port } = await startServer(t, { env: { NODE_V8_COVERAGE: coverageDir } })
   t.equal((await get(port, '/')).status, 200, 'serves /')
-  // A page rendered per request: the site's first dynamic page (from its page table), else its 404 page.
-  const dynamic = (await loadSite(false)).pages.find((page) => page.kind === 'dynamic' && !page.path.includes(':'))
+  // A page rendered per request: the site's first dynamic page that is not per-user (from its page table), else its
+  // 404 page.
+  const dynamic = (await loadSite(false)).pages.find(
+    (page) => page.kind === 'dynamic' && !page.path.includes(':') && !isPerUser(page),
+  )
   const rendered = await get(port, dynamic?.path ?? '/no-such-page')
   t.equal(rendered.status, dynamic ? 200 : 404, `serves ${dynamic?.path ?? 'the 404 page'} (a streamed render)`)
   const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0').filter(Boolean)

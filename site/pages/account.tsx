@@ -1,5 +1,4 @@
 import { definePage, type PageProps } from '../../client/page.ts'
-import { Form } from '../../client/components/form.tsx'
 import { Link } from '../../client/components/link.tsx'
 import { titled } from '../site.ts'
 import type * as server from './account.server.ts'
@@ -29,9 +28,10 @@ export default function AccountPage({ data }: PageProps<typeof server>) {
           ))}
         </ul>
       )}
-      <Form aria-label="Sign out">
+      {/* A plain form: signing out loads the whole site again as the visitor now is. */}
+      <form method="post" aria-label="Sign out">
         <button type="submit">Sign out</button>
-      </Form>
+      </form>
     </article>
   )
 }

@@ -4,7 +4,6 @@ import type * as server from './guide.server.ts'
 import type { GuideData } from '../data-types.ts'
 import { Link } from '../../client/components/link.tsx'
 import { Markdown } from '../../client/components/markdown.tsx'
-import { Form } from '../../client/components/form.tsx'
 
 export const page = definePage<typeof server>({
   path: '/guides/:slug',
@@ -28,7 +27,8 @@ export default function GuidePage({ data, actionData }: PageProps<typeof server>
           <Markdown content={section.content} />
         </section>
       ))}
-      <Form aria-label="Feedback" className="feedback">
+      {/* A plain form (docs/client-bundle.md, "Form on two pages"): sending feedback lands on the account page. */}
+      <form method="post" aria-label="Feedback" className="feedback">
         <label>
           Feedback on this guide (signed in; only you see it, on your account page)
           <textarea
@@ -41,7 +41,7 @@ export default function GuidePage({ data, actionData }: PageProps<typeof server>
         </label>
         {actionData ? <p className="field-error">{actionData.error}</p> : null}
         <button type="submit">Send feedback</button>
-      </Form>
+      </form>
       <nav className="pager" aria-label="More guides">
         {previous ? <Link href={`/guides/${previous.slug}`}>← {previous.title}</Link> : <span />}
         {next ? <Link href={`/guides/${next.slug}`}>{next.title} →</Link> : <span />}

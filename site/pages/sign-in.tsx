@@ -1,5 +1,4 @@
 import { definePage, type PageProps } from '../../client/page.ts'
-import { Form } from '../../client/components/form.tsx'
 import { titled } from '../site.ts'
 import type * as server from './sign-in.server.ts'
 
@@ -21,7 +20,9 @@ export default function SignInPage({ data, actionData }: PageProps<typeof server
           {errors.form}
         </p>
       ) : null}
-      <Form aria-label="Sign in">
+      {/* A plain form (docs/client-bundle.md, "Form on two pages"): signing in loads the site again as the visitor now
+          is. */}
+      <form method="post" aria-label="Sign in">
         <input type="hidden" name="next" value={data.next} />
         <label>
           Name{' '}
@@ -49,7 +50,7 @@ export default function SignInPage({ data, actionData }: PageProps<typeof server
         <button type="submit" name="intent" value="create">
           Create account
         </button>
-      </Form>
+      </form>
     </article>
   )
 }

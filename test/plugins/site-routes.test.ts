@@ -70,7 +70,7 @@ t.test('a route opened to a partner with @fastify/cors: its preflight is answere
   const partner = 'https://partner.example'
   const preflight = await app.inject({
     method: 'OPTIONS',
-    url: '/api/__test/partner',
+    url: '/api/__test/partner/orders',
     headers: {
       origin: partner,
       'access-control-request-method': 'POST',
@@ -82,7 +82,7 @@ t.test('a route opened to a partner with @fastify/cors: its preflight is answere
   t.match(preflight.headers['access-control-allow-methods'], /POST/)
   const posted = await app.inject({
     method: 'POST',
-    url: '/api/__test/partner',
+    url: '/api/__test/partner/orders',
     headers: { origin: partner },
     payload: {},
   })

@@ -1,5 +1,4 @@
 import { definePage, type PageProps } from '../../../client/page.ts'
-import { Form } from '../../../client/components/form.tsx'
 import { testTitled } from '../test-title.ts'
 import type * as server from './test-guarded.server.ts'
 
@@ -9,13 +8,13 @@ export const page = definePage<typeof server>({
   head: () => ({ title: testTitled('Guarded form') }),
 })
 
-/** A form whose action has a rate limit. */
+/** A form whose action has a rate limit (a plain one: the forms journey's page is the one with `Form`). */
 export default function GuardedPage({ actionData }: PageProps<typeof server>) {
   return (
-    <Form aria-label="Guarded">
+    <form method="post" aria-label="Guarded">
       {actionData?.wrong ? <p data-testid="wrong">Wrong.</p> : null}
       <input name="secret" type="password" />
       <button type="submit">Try</button>
-    </Form>
+    </form>
   )
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { pageRequestOf } from '../../../src/pages/page-request.ts'
 
 /** The test build's own routes (served with COURIER_TEST_ROUTES), as a site's file of site/routes/ is. */
 export default async function testApi(fastify: FastifyInstance) {
@@ -7,7 +8,12 @@ export default async function testApi(fastify: FastifyInstance) {
   fastify.get('/api/__test/fail', async () => {
     throw new Error('a route of the site failed on purpose (test route)')
   })
-  // Three a minute per client (docs/your-routes.md "Rate limits").
+  // Signs the visitor in as `{ user }`: the per-user test page (/__test/visitor) then names them.
+  fastify.post<{ Body: { user: string } }>('/api/__test/sign-in', async (request, reply) => {
+    await pageRequestOf(request, reply).session.signIn(request.body.user)
+    return { signedIn: request.body.user }
+  })
+  // Three a minute per client (docs/your-routes.md, rate limits).
   fastify.post('/api/__test/limited', { config: { rateLimit: { max: 3, timeWindow: 60_000 } } }, async () => ({
     counted: true,
   }))
