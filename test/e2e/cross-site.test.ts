@@ -1,7 +1,8 @@
 /**
  * Cross-site requests in Chromium (docs/forms.md "Cross-site requests"): a page on another origin that posts a form to
  * the site's form page, or sends a fetch to its data URL or to a JSON route, is refused (403), and the action never
- * runs; the same form sent from the site's own page goes through (test/e2e/journeys/forms.test.ts shows it in every
+ * runs; another site's page cannot sign a visitor in (login CSRF) or out, which the site's own page can; the same form
+ * sent from the site's own page goes through (test/e2e/journeys/forms.test.ts shows it in every
  * engine, JavaScript on and off).
  */
 import t from 'tap'
@@ -75,4 +76,51 @@ t.test("another site's page cannot send the site's form, nor fetch its data URL 
     suite.serverLogs().some((line) => line.msg === 'client error reported' || /forged/.test(JSON.stringify(line))),
     'the forged report was never taken',
   )
+})
+
+t.test("another site's page cannot sign the visitor in or out; the site's own page can", async (t) => {
+  const session = await suite.open(t)
+  const target = suite.origin
+  const visitorData = `/_next/data/${suite.deploymentId}${testPage('test-visitor').path}.json`
+  attackerBody = attackerPage('<p>elsewhere</p>')
+  await session.page.goto(`${attacker}/signing`)
+  await session.page.evaluate(async (target) => {
+    const send = (url: string, body: string) =>
+      fetch(url, {
+        method: 'POST',
+        mode: 'no-cors',
+        credentials: 'include',
+        headers: { 'content-type': 'text/plain' },
+        body,
+      })
+    await send(`${target}/api/__test/sign-in`, '{"user":"mallory"}')
+    await send(`${target}/api/__test/sign-out`, '')
+  }, target)
+  const fromElsewhere = session.recording.requests.filter(
+    (request) => request.url.startsWith(target) && request.method === 'POST',
+  )
+  t.same(
+    fromElsewhere.map((request) => `${request.url.slice(target.length)} ${request.status}`),
+    ['/api/__test/sign-in 403', '/api/__test/sign-out 403'],
+    'both refused',
+  )
+  t.same(
+    (await session.context.cookies(target)).filter((cookie) => cookie.name === 'courier_session'),
+    [],
+    'no session cookie was planted',
+  )
+
+  await session.page.goto(`${target}${testPage('test-static').path}`)
+  const fromTheSite = await session.page.evaluate(
+    async ({ visitorData }) => {
+      const json = { 'content-type': 'application/json' }
+      const signIn = await fetch('/api/__test/sign-in', { method: 'POST', headers: json, body: '{"user":"ada"}' })
+      const signedIn = (await (await fetch(visitorData)).json()) as { pageProps: { visitor: string } }
+      const signOut = await fetch('/api/__test/sign-out', { method: 'POST' })
+      const signedOut = (await (await fetch(visitorData)).json()) as { pageProps: { visitor: string } }
+      return [signIn.status, signedIn.pageProps.visitor, signOut.status, signedOut.pageProps.visitor]
+    },
+    { visitorData },
+  )
+  t.same(fromTheSite, [200, 'ada', 200, 'nobody'], 'signed in, named, signed out, nobody again')
 })

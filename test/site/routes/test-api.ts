@@ -13,6 +13,11 @@ export default async function testApi(fastify: FastifyInstance) {
     await pageRequestOf(request, reply).session.signIn(request.body.user)
     return { signedIn: request.body.user }
   })
+  // Ends the visitor's session.
+  fastify.post('/api/__test/sign-out', async (request, reply) => {
+    await pageRequestOf(request, reply).session.signOut()
+    return { signedOut: true }
+  })
   // Three a minute per client (docs/your-routes.md, rate limits).
   fastify.post('/api/__test/limited', { config: { rateLimit: { max: 3, timeWindow: 60_000 } } }, async () => ({
     counted: true,
