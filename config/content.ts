@@ -112,6 +112,9 @@ export const regeneration = Object.freeze({
   /** After a failed regeneration, the next try waits this long: a broken file or a down source is not read again on
    * every request; requests meanwhile get the kept version. Next.js retries on the next request; Courier backs off. */
   retryBackoffMs: 5_000,
+  /** Regenerations an instance runs at once (more wait their turn): a revalidation that names every guide marks them,
+   * and each regenerates when next asked for, a few at a time, never all at once against the reads visitors need. */
+  maxAtOnce: 4,
   /** `stale-while-revalidate` told to a CDN: how long past `s-maxage` it may serve the kept version while it asks
    * again (a day, bounded: Next.js says a year by default). */
   cdnStaleWhileRevalidateS: 86_400,
@@ -122,7 +125,7 @@ export const revalidation = Object.freeze({
   path: '/api/revalidate',
   /** A call names a few pages or tags (a CMS's webhook for one edit); larger bodies get 413 before parsing. */
   bodyLimitBytes: 16 * 1024,
-  /** Paths or tags one call may name: each starts a regeneration. */
+  /** Paths or tags one call may name: each marks the pages it names. */
   maxItems: 100,
   /** A path or tag's length at most. */
   maxItemLength: 512,

@@ -9,7 +9,7 @@ import { regeneration } from '../config/content.ts'
 import { assignDigest } from '../src/digest.ts'
 import { PageVersions } from '../src/pages/page-versions.ts'
 import type { PageVersion } from '../src/pages/page-version.ts'
-import type { RegenerationReport } from '../src/pages/regeneration.ts'
+import type { RegenerationReport, RegenerationStats } from '../src/pages/regeneration.ts'
 import { pageRequestOf } from '../src/pages/page-request.ts'
 import { markFreshness, redirectStatus, type PartialResult } from '../src/pages/page-answers.ts'
 import type { PartialPage, ServerPage, Site } from '../src/pages/site.ts'
@@ -26,6 +26,13 @@ import revalidate from './revalidate.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import type { PageShare } from '../src/pages/page-share.ts'
 import type { SharedRedis } from '../src/shared-state/redis.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What this instance's page regenerations are doing (`/api/health`, the revalidate answer). */
+    pageRegenerations?: () => RegenerationStats
+  }
+}
 
 export interface PagesOptions {
   /** The pages to serve, loaded once at start-up (src/pages/site.ts). */
@@ -58,6 +65,9 @@ function regenerationReporter(fastify: FastifyInstance, tracing: Tracing, instan
     const { digest } = assignDigest(error, 'regeneration')
     traceRegeneration(tracing, report, fastify.deploymentId, digest)
     const retryInMs = regeneration.retryBackoffMs
+    // Once per page at error level: the same page failing again, until it succeeds, is a debug line (the counter and
+    // /api/health count every failure).
+    if (report.repeated) return fastify.log.debug({ ...fields, digest, retryInMs }, 'page regeneration failed again')
     fastify.log.error({ ...fields, err: error, digest, retryInMs }, 'page regeneration failed')
   }
 }
@@ -105,6 +115,7 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   metrics?.watchContentReads(() => content.readStats)
   const tracing = tracingOf(fastify)
   const versions = await createPageVersions(fastify, options, tracing)
+  fastify.decorate('pageRegenerations', () => versions.regenerationStats)
 
   // A kept version's document, rendered once; none for a version not kept (past the bound): its requests stream.
   const documents = new PageDocuments()

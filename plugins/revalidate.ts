@@ -4,6 +4,7 @@ import { revalidation } from '../config/content.ts'
 import { errors } from '../src/errors.ts'
 import { bearerToken, tokenCheck } from '../src/pages/bearer-token.ts'
 import { clientOf, registerRateLimits } from '../src/rate-limits.ts'
+import { regenerationStatsSchema } from '../src/pages/regeneration.ts'
 import { ClusterRevalidation } from '../src/shared-state/cluster-revalidation.ts'
 import type { RevalidatedPages, RevalidationMessage } from '../src/pages/revalidation.ts'
 import type { SharedRedis } from '../src/shared-state/redis.ts'
@@ -49,6 +50,8 @@ const responseSchema = {
       instances: { type: 'integer' },
       /** Instances known alive (their heartbeat in Redis, or the cluster's workers). */
       alive: { type: 'integer' },
+      /** This instance's regenerations after the call: the pages marked and not asked for since, and failures. */
+      regenerations: regenerationStatsSchema,
       now: { type: 'integer' },
     },
   },
@@ -141,7 +144,8 @@ async function revalidate(fastify: FastifyInstance, options: RevalidateOptions) 
     const { instances, alive } = await transport.tell(wanted)
     const durationMs = Math.round((performance.now() - startedAt) * 10) / 10
     request.log.info({ ...wanted, instances, alive, durationMs }, 'revalidation told')
-    const answer = { revalidated: wanted, instances, alive, now: Date.now() }
+    const regenerations = fastify.pageRegenerations ? { regenerations: fastify.pageRegenerations() } : {}
+    const answer = { revalidated: wanted, instances, alive, ...regenerations, now: Date.now() }
     return reply.code(200).header('cache-control', 'no-store').send(answer)
   }
 

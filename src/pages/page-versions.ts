@@ -1,4 +1,5 @@
 import { caches } from '../../config/caches.ts'
+import { regeneration } from '../../config/content.ts'
 import type { PageMatch } from '../common/match.ts'
 import type { PageAnswer } from '../common/page-data.ts'
 import type { PageRequest, RouteParams } from '../common/page-types.ts'
@@ -16,7 +17,7 @@ import {
 } from './page-answers.ts'
 import { loadHere, type PageShare } from './page-share.ts'
 import { pageKey, type PageVersion } from './page-version.ts'
-import { Regenerations, type RegenerationReport } from './regeneration.ts'
+import { Regenerations, type RegenerationReport, type RegenerationStats } from './regeneration.ts'
 import { RetryBackoff } from './retry-backoff.ts'
 import type { ServerPage } from './site.ts'
 import { VersionSource } from './version-source.ts'
@@ -36,6 +37,8 @@ export interface PageVersionsOptions {
   retryBackoffMs?: number
   /** Told of every regeneration's end. */
   onRegeneration?: (report: RegenerationReport) => void
+  /** Regenerations at once (config/content.ts maxAtOnce). */
+  maxRegenerationsAtOnce?: number
   /** With REDIS_URL: the versions the fleet shares; without, every loader run is this instance's own. */
   share?: PageShare
   /** The clock (tests move it). */
@@ -78,6 +81,7 @@ export class PageVersions implements RevalidatedPages {
       backoff: new RetryBackoff(options.retryBackoffMs ?? 0, now, caches.failedLoads),
       loaderTimeoutMs: this.#loaderTimeoutMs,
       onRegeneration: options.onRegeneration ?? (() => undefined),
+      maxAtOnce: options.maxRegenerationsAtOnce ?? regeneration.maxAtOnce,
       now,
     })
   }
@@ -214,10 +218,11 @@ export class PageVersions implements RevalidatedPages {
   }
 
   /**
-   * Marks the kept instances a revalidation names (its paths, any spelling; its tags; or every one) for regeneration
-   * and starts each one's: requests for them wait for it. Returns the paths of the instances named.
+   * Marks the kept instances a revalidation names (its paths, any spelling; its tags; or every one): each regenerates
+   * when next asked for, and the requests for it wait for that one regeneration. Nothing is loaded here, so this
+   * returns at once, however many pages it names: their paths.
    */
-  revalidate(request: Revalidation): string[] {
+  revalidate(request: Revalidation | RevalidationRequest): string[] {
     // A revalidation is a new reason to try now: a first load that failed before is tried again too, and the content's
     // index is checked again before the pages named read it.
     this.#firstLoadBackoff.clearAll()
@@ -226,14 +231,15 @@ export class PageVersions implements RevalidatedPages {
   }
 
   /**
-   * Regenerates the kept instances a revalidation names while requests keep getting their kept versions, and resolves
-   * once each has its new version (or has failed and kept the last good one): the instance that takes
-   * `POST /api/revalidate` answers after this, as Next's `res.revalidate()` does, so the loader's time is the call's,
-   * not its visitors'. Returns the paths of the instances named.
+   * A revalidation this instance takes (`POST /api/revalidate`): marked as `revalidate` marks, then told to the
+   * others. Resolves at once with the paths marked; every request after it gets the new version.
    */
-  regenerateNow(request: RevalidationRequest): Promise<string[]> {
-    this.#firstLoadBackoff.clearAll()
-    this.#content.recheckIndex()
-    return this.#regenerations.regenerateNow(this.#store.named(request, this.match))
+  async regenerateNow(request: RevalidationRequest): Promise<string[]> {
+    return this.revalidate(request)
+  }
+
+  /** What the regenerations are doing: marked, running, queued, failing (`/api/health`). */
+  get regenerationStats(): RegenerationStats {
+    return this.#regenerations.stats
   }
 }

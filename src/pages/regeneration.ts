@@ -1,5 +1,6 @@
 import type { PageMatch } from '../common/match.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
+import { Semaphore } from '../toolbox/semaphore.ts'
 import { withLoaderTimeout } from './version-source.ts'
 import { instancePath, type LoadedVersion, type PageVersion } from './page-version.ts'
 import type { RetryBackoff } from './retry-backoff.ts'
@@ -20,6 +21,8 @@ export interface RegenerationReport {
   /** Whether this instance ran the loader (else it took the version another instance made: docs/content.md). */
   loaderRan: boolean
   error?: unknown
+  /** A failure of an instance whose last regeneration failed too: logged once per page, at error level the first time. */
+  repeated?: boolean
 }
 
 export interface RegenerationsOptions {
@@ -30,14 +33,42 @@ export interface RegenerationsOptions {
   loaderTimeoutMs: number
   /** Told of every regeneration's end. */
   onRegeneration: (report: RegenerationReport) => void
+  /** Regenerations at once (config/content.ts maxAtOnce); more wait their turn. */
+  maxAtOnce?: number
   now: () => number
 }
 
+/** What the regenerations are doing, for `/api/health` and the revalidate answer. */
+export interface RegenerationStats {
+  /** Page instances a revalidation marked that no request has asked for since: each regenerates when next asked. */
+  marked: number
+  running: number
+  /** Waiting for a place (config/content.ts maxAtOnce). */
+  queued: number
+  /** Instances whose last regeneration failed (their last good version is served), and failures since start. */
+  failing: number
+  failedTotal: number
+}
+
+/** `RegenerationStats` as a response schema: `/api/health` and the revalidate answer carry them. */
+export const regenerationStatsSchema = {
+  type: 'object',
+  properties: {
+    marked: { type: 'integer' },
+    running: { type: 'integer' },
+    queued: { type: 'integer' },
+    failing: { type: 'integer' },
+    failedTotal: { type: 'integer' },
+  },
+} as const
+
 /**
  * Loads current versions again: stale-while-revalidate when a page's `revalidate` time has passed (the current
- * version is served meanwhile, one regeneration runs in the background), and on demand when a revalidation names an
- * instance (requests then wait for its one regeneration). One regeneration per instance at a time; one that fails or
- * times out keeps the current version, and the next waits for the back-off.
+ * version is served meanwhile, one regeneration runs in the background), and on demand once a revalidation has marked
+ * an instance: a revalidation only marks, and the instance regenerates when next asked for (that request and any
+ * beside it wait for its one regeneration), so naming 10,000 pages costs nothing until they are read, and no request
+ * after the revalidation gets the version before it. One regeneration per instance at a time and `maxAtOnce` in all;
+ * one that fails or times out keeps the current version, is counted, and the next waits for the back-off.
  */
 export class Regenerations {
   readonly #store: PageVersionStore
@@ -47,6 +78,12 @@ export class Regenerations {
   readonly #onRegeneration: (report: RegenerationReport) => void
   readonly #now: () => number
   readonly #running = new SingleFlight<string, PageVersion | undefined>()
+  /** The revalidation count when each running regeneration started: one that began before a mark does not answer it. */
+  readonly #startMarks = new Map<string, number>()
+  readonly #slots: Semaphore
+  /** Instances whose last regeneration failed. */
+  readonly #failing = new Set<string>()
+  #failedTotal = 0
   /** Instances a revalidation named, not regenerated yet: requests wait for their regeneration. Each with the count
    * of revalidations when it was named: a regeneration that started before it does not clear it. */
   readonly #named = new Map<string, { reason: RegenerationReason; mark: number }>()
@@ -59,6 +96,17 @@ export class Regenerations {
     this.#loaderTimeoutMs = options.loaderTimeoutMs
     this.#onRegeneration = options.onRegeneration
     this.#now = options.now
+    this.#slots = new Semaphore({ max: options.maxAtOnce ?? Number.POSITIVE_INFINITY })
+  }
+
+  get stats(): RegenerationStats {
+    return {
+      marked: this.#named.size,
+      running: this.#slots.running,
+      queued: this.#slots.queued,
+      failing: this.#failing.size,
+      failedTotal: this.#failedTotal,
+    }
   }
 
   /** Whether a version is past its page's `revalidate` time: served while its regeneration runs. */
@@ -77,15 +125,25 @@ export class Regenerations {
     return current.version
   }
 
-  /** The regeneration a request must wait for (a revalidation named the instance); undefined when none. */
+  /**
+   * The regeneration a request must wait for (a revalidation marked the instance); undefined when none. One that
+   * started before the mark may have read the content before the change: the request waits for it, then for another.
+   */
   awaitNamed(current: CurrentVersion): Promise<PageVersion | undefined> | undefined {
     const { key } = current.version
     const named = this.#named.get(key)
     if (!named || !this.#backoff.mayTry(key)) return undefined
+    const running = this.#running.get(key)
+    if (running && (this.#startMarks.get(key) ?? 0) < named.mark) {
+      return running.then(() => this.#regenerate(key, current.match, named.reason))
+    }
     return this.#regenerate(key, current.match, named.reason)
   }
 
-  /** Marks the instances a revalidation named and starts each one's regeneration: their paths. */
+  /**
+   * Marks the instances a revalidation named, at once and without loading anything: each regenerates when next asked
+   * for. Their paths.
+   */
   name(named: Map<string, { reason: RegenerationReason; current: CurrentVersion }>): string[] {
     const mark = ++this.#revalidations
     const paths: string[] = []
@@ -93,27 +151,9 @@ export class Regenerations {
       this.#named.set(key, { reason, mark })
       // A revalidation is a new reason to try now, whatever failed before.
       this.#backoff.clear(key)
-      void this.#regenerate(key, current.match, reason)
       paths.push(instancePath(current.match))
     }
     return paths
-  }
-
-  /**
-   * Regenerates the named instances while requests keep getting their current versions; resolves once each has its
-   * new version (or has failed and kept the current one): their paths.
-   */
-  async regenerateNow(named: Map<string, { reason: RegenerationReason; current: CurrentVersion }>): Promise<string[]> {
-    const entries = [...named]
-    await Promise.all(
-      entries.map(async ([key, { reason, current }]) => {
-        // One that started before this call may have read the content before the change: this one starts after it.
-        await this.#running.get(key)
-        this.#backoff.clear(key)
-        await this.#regenerate(key, current.match, reason)
-      }),
-    )
-    return entries.map(([, { current }]) => instancePath(current.match))
   }
 
   /** Loads an instance again, once at a time: the new version (not current when the page is gone), or the current. */
@@ -121,15 +161,11 @@ export class Regenerations {
     const running = this.#running.get(key)
     if (running) return running
     const startMark = this.#revalidations
-    const regeneration = this.#running.run(key, () => this.#regenerateOnce(key, match, reason, startMark))
-    void regeneration.finally(() => {
-      // Named again while this one ran (it may have read the content before the change): once more.
-      const again = this.#named.get(key)
-      const current = this.#store.get(key)
-      if (again && again.mark > startMark && current && this.#backoff.mayTry(key)) {
-        void this.#regenerate(key, current.match, again.reason)
-      }
-    })
+    this.#startMarks.set(key, startMark)
+    const regeneration = this.#running.run(key, () =>
+      this.#slots.run(() => this.#regenerateOnce(key, match, reason, startMark)),
+    )
+    void regeneration.finally(() => this.#startMarks.delete(key))
     return regeneration
   }
 
@@ -142,10 +178,12 @@ export class Regenerations {
     const startedAt = performance.now()
     const before = this.#store.get(key)?.version
     let loaderRan = true
+    let repeated = false
     const report = (outcome: RegenerationReport['outcome'], error?: unknown) => {
       const durationMs = performance.now() - startedAt
       const path = instancePath(match)
-      this.#onRegeneration({ page: match.page, path, reason, durationMs, outcome, loaderRan, error })
+      const failure = outcome === 'failed' ? { error, repeated } : {}
+      this.#onRegeneration({ page: match.page, path, reason, durationMs, outcome, loaderRan, ...failure })
     }
     // Past its time, a version fits when it is newer than the current one and not past its own; when a revalidation
     // named the page, any version no revalidation has named since its loader started (the share checks that).
@@ -158,6 +196,7 @@ export class Regenerations {
       const { version } = made
       if ((this.#named.get(key)?.mark ?? 0) <= startMark) this.#named.delete(key)
       this.#backoff.clear(key)
+      this.#failing.delete(key)
       if ('notFound' in version.answer) {
         this.#store.delete(key)
         report('removed')
@@ -168,6 +207,9 @@ export class Regenerations {
       return version
     } catch (error) {
       this.#backoff.failed(key, error)
+      this.#failedTotal += 1
+      repeated = this.#failing.has(key)
+      this.#failing.add(key)
       report('failed', error)
       return this.#store.get(key)?.version
     }

@@ -138,15 +138,14 @@ t.test('a page whose loader now says not found is removed: its path versions not
 })
 
 t.test(
-  'named again while its regeneration runs: once more after it, so a change read too late is not lost',
+  'marked again while its regeneration runs: once more after it, so a change read too late is not lost',
   async (t) => {
     const { versions, state, reports, matchPage, versionOf } = setUp(undefined)
     t.equal((await versionOf()).version, 1)
     state.version = 2
     let release: () => void = () => undefined
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const load = state
-    // The first regeneration's loader reads version 2 and then waits; the content changes to 3 and is named again.
+    // The first regeneration's loader reads version 2 and then waits; the content changes to 3 and is marked again.
     const page = matchPage('/versioned/a')!.page
     const original = page.load!
     let calls = 0
@@ -157,13 +156,17 @@ t.test(
       return answer
     }
     versions.revalidate({ paths: ['/versioned/a'], tags: [] })
+    t.equal(calls, 0, 'marking loads nothing')
+    const first = versionOf()
     await sleep(1)
-    load.version = 3
+    t.equal(calls, 1, 'the next request regenerates it')
+    state.version = 3
     versions.revalidate({ paths: ['/versioned/a'], tags: [] })
+    const second = versionOf()
     release()
-    await sleep(5)
-    t.equal((await versionOf()).version, 3, 'the second naming is served, not the version read before it')
-    t.equal(calls, 2, 'two loader runs: one per naming')
+    t.equal((await first).version, 2, 'the request before the second mark gets what its regeneration read')
+    t.equal((await second).version, 3, 'the request after it waits for one more: the version read after the change')
+    t.equal(calls, 2, 'two loader runs: one per mark that a request met')
     t.match(reports, [
       { reason: 'path', outcome: 'regenerated' },
       { reason: 'path', outcome: 'regenerated' },
@@ -172,31 +175,22 @@ t.test(
 )
 
 t.test(
-  'regenerated now, for the instance that takes the call: requests keep the kept version until the new one is in',
+  'the call an instance takes marks at once: nothing is loaded until a request asks, and that request gets the new one',
   async (t) => {
-    const { versions, state, match, versionOf } = setUp(undefined)
+    const { versions, state, versionOf } = setUp(undefined)
     t.equal((await versionOf()).version, 1)
+    t.equal(state.runs, 1)
     state.version = 2
-    const page = match.page
-    const original = page.load!
-    let release: () => void = () => undefined
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    page.load = async (context) => {
-      const answer = await original(context)
-      await gate
-      return answer
-    }
-    const regenerating = versions.regenerateNow({ paths: ['/versioned/a'], tags: [] })
-    await sleep(1)
-    t.ok(versions.keptVersion(match), 'the kept version is still served at once while the loader runs')
-    t.equal((await versionOf()).version, 1, 'with the version before')
-    release()
-    t.same(await regenerating, ['/versioned/a'], 'resolves with the paths named once regenerated')
-    t.equal((await versionOf()).version, 2, 'then the new version')
+    t.same(await versions.regenerateNow({ paths: ['/versioned/a'], tags: [] }), ['/versioned/a'], 'the paths marked')
+    t.equal(state.runs, 1, 'no loader ran for the call')
+    t.match(versions.regenerationStats, { marked: 1, running: 0 })
+    t.equal((await versionOf()).version, 2, 'the next request waits for its regeneration: the new version')
+    t.equal(state.runs, 2)
+    t.match(versions.regenerationStats, { marked: 0, running: 0, failing: 0 })
     t.same(
       await versions.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }),
       [],
-      'nothing kept: nothing named',
+      'nothing kept: nothing marked',
     )
   },
 )

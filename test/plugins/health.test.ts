@@ -10,8 +10,10 @@ t.test('GET /api/health answers liveness, uncached', async (t) => {
     {
       status: 'ok',
       content: { readsInFlight: 0, readsStuck: 0, readTimeouts: 0, index: { ready: false, guides: 0, version: 0 } },
+      regenerations: { marked: 0, running: 0, queued: 0, failing: 0, failedTotal: 0 },
     },
-    'with how the reads of CONTENT_DIR fare, and the index of the guides (built once a page needs it, or on listening)',
+    'with how the reads of CONTENT_DIR fare, the index of the guides (built once a page needs it, or on listening) ' +
+      'and what the page regenerations are doing',
   )
   await app.inject('/sitemap.xml')
   const { index } = (await app.inject('/api/health')).json().content

@@ -144,11 +144,21 @@ t.test(
     // The sitemap: every instance the page table derives from the content as it now is, the new guide's too.
     const withIt = (await pageInstances({ content: new ContentSource(dir) })).map((instance) => instance.url)
     t.same(await sitemap(), new Set(withIt), 'the sitemap lists the pages of the content as it now is')
-    const runs = logs().filter((line) => line.msg === 'page regenerated')
+    const runs = () => logs().filter((line) => line.msg === 'page regenerated')
     t.same(
-      runs.map((line) => line.path).sort(),
-      [testGuidesPath, testGuidePath(guides[0]!.slug), testGuidePath(last.slug)].sort(),
-      'each kept page of the tag once',
+      runs()
+        .map((line) => line.path)
+        .sort(),
+      [testGuidesPath, testGuidePath(last.slug)].sort(),
+      'each kept page of the tag asked for since, once: the revalidation only marked them',
+    )
+    await app.inject(testGuidePath(guides[0]!.slug))
+    t.same(
+      runs()
+        .map((line) => line.path)
+        .filter((regenerated) => regenerated === testGuidePath(guides[0]!.slug)),
+      [testGuidePath(guides[0]!.slug)],
+      'the other marked page regenerates when asked for',
     )
 
     await unlink(path.join(dir, 'guides', 'freshly-written.md'))
@@ -186,9 +196,22 @@ t.test('bad content on revalidation keeps the last good version, logged with the
     payload: { tags: ['guides'] },
   })
   t.equal(told.statusCode, 200)
+  t.match(told.json().regenerations, { marked: 1, running: 0, failing: 0 }, 'the answer says what it marked, at once')
   const after = await app.inject(unfilteredPath)
   t.equal(after.statusCode, 200, 'still served')
   t.equal(after.body, good.body, 'the last good version')
+  t.match((await app.inject('/api/health')).json().regenerations, { marked: 1, failing: 1, failedTotal: 1 })
+  // Marked again: the next request tries again, fails again, and is counted; the error line is not written twice.
+  await app.inject({
+    method: 'POST',
+    url: revalidation.path,
+    headers: { authorization },
+    payload: { tags: ['guides'] },
+  })
+  t.equal((await app.inject(unfilteredPath)).body, good.body)
+  t.match((await app.inject('/api/health')).json().regenerations, { failing: 1, failedTotal: 2 })
+  t.equal(logs().filter((line) => line.msg === 'page regeneration failed').length, 1, 'one error line per page')
+  t.equal(logs().filter((line) => line.msg === 'page regeneration failed again').length, 1, 'then a debug line')
   const failure = logs().find((line) => line.msg === 'page regeneration failed')
   t.match(failure, { page: 'test-guides', path: unfilteredPath, reason: 'tag', digest: /^[0-9a-f]{10}$/ })
   t.match(
