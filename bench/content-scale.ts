@@ -3,8 +3,10 @@
  * content folder of N generated guides (2.9 KB each), for N = 13, 1,000 and 10,000 (and what the arguments name, e.g.
  * `-- 100000`). For each: the time from spawn to the index of the guides being ready (`/api/health`), the first
  * answers of `/`, `/guides`, `/guides/page/2` and a guide, the size of every listing page, a crawl of every guide's
- * page data 4 at a time (total, p50, p99), and the server's resident set after it. Needs `npm run build` first; only
- * 127.0.0.1.
+ * page data 4 at a time (total, p50, p99), the server's resident set after it, and a revalidation of the tag
+ * `guides` (docs/content.md "Revalidation on demand": every kept guide marked) while 4 clients keep reading guides:
+ * the call's time and what it marked, the readers' p50/p99 and 5xx, and the resident set after. Needs `npm run build`
+ * first; only 127.0.0.1.
  *
  *   npm run bench:content
  */
@@ -20,6 +22,10 @@ import { startServer } from './processes.ts'
 
 const root = path.resolve(import.meta.dirname, '..')
 const crawlersAtOnce = 4
+/** The bench's own REVALIDATE_TOKEN (printable, 32 characters or more). */
+const revalidateToken = 'bench-content-scale-revalidate-token-0123456789'
+/** How long the readers go on after the revalidation. */
+const readAfterRevalidationMs = 10_000
 const paragraph =
   'A guide generated for the bench: its words stand for the prose an author writes, a few paragraphs under each of ' +
   'its headings, so that each file weighs what a real guide of the example weighs. '
@@ -74,6 +80,48 @@ async function crawl(origin: string, count: number, deploymentId: string) {
   }
 }
 
+/**
+ * `POST /api/revalidate {"tags":["guides"]}` while `crawlersAtOnce` clients read random guides' page data (each marked
+ * guide regenerates when a reader asks for it): the call's answer, and the readers from a second before it to
+ * `readAfterRevalidationMs` after.
+ */
+async function revalidateUnderLoad(origin: string, count: number, deploymentId: string) {
+  let reading = true
+  let serverErrors = 0
+  const times: number[] = []
+  const reader = async () => {
+    while (reading) {
+      const url = `${origin}/_next/data/${deploymentId}/guides/guide-${Math.floor(Math.random() * count)}.json`
+      const answer = await timed(url, { 'x-deployment-id': deploymentId })
+      if (answer.status >= 500) serverErrors++
+      times.push(answer.ms)
+    }
+  }
+  const readers = Array.from({ length: crawlersAtOnce }, reader)
+  await sleep(1_000)
+  const started = performance.now()
+  const response = await fetch(`${origin}/api/revalidate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${revalidateToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ tags: ['guides'] }),
+  })
+  const answer = (await response.json()) as { regenerations?: { marked: number } }
+  const answerMs = performance.now() - started
+  await sleep(readAfterRevalidationMs)
+  reading = false
+  await Promise.all(readers)
+  times.sort((a, b) => a - b)
+  return {
+    status: response.status,
+    answerMs,
+    marked: answer.regenerations?.marked ?? Number.NaN,
+    reads: times.length,
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    serverErrors,
+  }
+}
+
 async function waitForIndex(origin: string, spawnedAt: number): Promise<number> {
   for (;;) {
     const health = await fetch(`${origin}/api/health`).then(
@@ -94,7 +142,14 @@ async function measure(count: number, deploymentId: string) {
   const server = await startServer({
     name: 'courier',
     args: [...start.nodeArgs, serverEntryFile],
-    env: { ...process.env, ...start.env, NODE_ENV: 'production', CONTENT_DIR: content, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      ...start.env,
+      NODE_ENV: 'production',
+      CONTENT_DIR: content,
+      LOG_LEVEL: 'warn',
+      REVALIDATE_TOKEN: revalidateToken,
+    },
     healthPath: '/api/health',
     probeIntervalMs: 10,
   })
@@ -117,7 +172,11 @@ async function measure(count: number, deploymentId: string) {
     }
     const crawled = await crawl(origin, count, deploymentId)
     const rss = residentMiB(server.pid)
+    const revalidated = await revalidateUnderLoad(origin, count, deploymentId)
+    const rssAfterRevalidation = residentMiB(server.pid)
     return {
+      revalidated,
+      rssAfterRevalidation,
       count,
       indexReadyMs,
       first,
@@ -157,6 +216,9 @@ async function main() {
           `/guides/page/2 ${ms(r.first.page2.ms)} (${r.first.page2.bytes} B, ${r.first.page2.status}), a guide ${ms(r.first.guide.ms)} (${r.first.guide.bytes} B)`,
         `  listing pages (${r.pagesChecked} checked): largest ${r.listingMaxBytes} B, slowest first answer ${ms(r.listingMaxMs)}`,
         `  crawl of every guide's page data, ${crawlersAtOnce} at a time: ${r.crawled.totalS.toFixed(1)} s, p50 ${ms(r.crawled.p50)}, p99 ${ms(r.crawled.p99)}, ${r.crawled.failed} failed`,
+        `  revalidation of the tag guides with ${crawlersAtOnce} readers: ${r.revalidated.status} in ${ms(r.revalidated.answerMs)}, ` +
+          `${r.revalidated.marked} marked; readers ${r.revalidated.reads} reads, p50 ${ms(r.revalidated.p50)}, ` +
+          `p99 ${ms(r.revalidated.p99)}, ${r.revalidated.serverErrors} 5xx; RSS after ${r.rssAfterRevalidation.toFixed(0)} MiB`,
       ].join('\n'),
     )
   }

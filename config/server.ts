@@ -38,6 +38,11 @@ export const serverLimits = Object.freeze({
    * page data as sent and its document rendered once. Loaders decide which paths exist (not-found answers are never
    * kept), and this caps what a large site can hold. Error documents without a digest are kept by status besides. */
   staticPageCacheEntries: 1000,
+  /** ...and at most this many bytes of them, estimated (src/pages/version-store.ts keptVersionBytes: about four times
+   * a page's data). Past either bound the least recently asked-for instance goes, with its document, and is loaded
+   * again when next asked for (counted: `courier_kept_pages_evicted_total`). 64 MiB holds the thousand pages of a
+   * few kilobytes each; a site of large pages keeps fewer rather than grow without bound. */
+  staticPageCacheBytes: 64 * 1024 * 1024,
   /** SIGTERM: in-flight requests get this long to finish before the process exits anyway (docs/operations.md
    * "Shutdown"). */
   shutdownGraceMs: 10_000,

@@ -39,8 +39,10 @@ export interface PagesOptions {
   site: Site
   /** The site's content, which loaders read at run time (CONTENT_DIR). */
   content: ContentSource
-  /** `static` page instances kept per deployment, at most this many (config/server.ts). */
+  /** `static` page instances kept per deployment, at most this many (config/server.ts)... */
   staticPageCacheEntries: number
+  /** ...and at most this many bytes of them, by their estimate (config/server.ts; default: no bound by bytes). */
+  staticPageCacheBytes?: number
   /** How kept page data goes on the wire (src/delivery/send.ts): the one `buildApp` makes. */
   sender: Sender
   /** REVALIDATE_TOKEN, for `POST /api/revalidate` (plugins/revalidate.ts, registered here with the page versions). */
@@ -86,6 +88,8 @@ async function createPageVersions(fastify: FastifyInstance, options: PagesOption
     matchPage: createPageMatcher(options.site.pages),
     content: options.content,
     maxStaticEntries: options.staticPageCacheEntries,
+    ...(options.staticPageCacheBytes === undefined ? {} : { maxStaticBytes: options.staticPageCacheBytes }),
+    onEvict: () => fastify.metrics?.keptPageEvicted(),
     loaderTimeoutMs: regeneration.loaderTimeoutMs,
     retryBackoffMs: regeneration.retryBackoffMs,
     onRegeneration: regenerationReporter(fastify, tracing, `${hostname()}:${process.pid}`),

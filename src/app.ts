@@ -243,8 +243,9 @@ async function registerRoutes(app: FastifyInstance, { config, limits, site, cont
     sender,
   })
   // With the revalidate route (only with REVALIDATE_TOKEN; with REDIS_URL every instance hears the others').
-  const { staticPageCacheEntries } = limits
-  await app.register(pages, { site, content, staticPageCacheEntries, sender, revalidateToken: config.revalidateToken })
+  const { staticPageCacheEntries, staticPageCacheBytes } = limits
+  const revalidateToken = config.revalidateToken
+  await app.register(pages, { site, content, staticPageCacheEntries, staticPageCacheBytes, sender, revalidateToken })
   // Last: the site's own routes and plugins, each in a context of its own (docs/your-routes.md).
   await app.register(siteRoutes, { routes: await loadSiteRoutes(config.testRoutes) })
 }

@@ -9,14 +9,24 @@ export class BoundedCache<K, V> {
   readonly #entries = new Map<K, { value: V; bytes: number }>()
   readonly #bounds: CacheBounds
   readonly #sizeOf: (value: V, key: K) => number
+  readonly #onEvict: ((key: K, value: V) => void) | undefined
   #bytes = 0
   /** The most recently used key: asked again (the common case: one browser's header), nothing moves. */
   #newest: K | undefined
 
-  /** `sizeOf`: an estimate of the bytes an entry holds (its strings and buffers). */
-  constructor(bounds: CacheBounds, sizeOf: (value: V, key: K) => number) {
+  /**
+   * `sizeOf`: an estimate of the bytes an entry holds (its strings and buffers). `onEvict`: told of each entry the
+   * bounds push out (not of those deleted or replaced).
+   */
+  constructor(bounds: CacheBounds, sizeOf: (value: V, key: K) => number, onEvict?: (key: K, value: V) => void) {
     this.#bounds = bounds
     this.#sizeOf = sizeOf
+    this.#onEvict = onEvict
+  }
+
+  /** The entries, least recently used first, without touching their order. */
+  *entries(): IterableIterator<[K, V]> {
+    for (const [key, entry] of this.#entries) yield [key, entry.value]
   }
 
   get size(): number {
@@ -51,10 +61,16 @@ export class BoundedCache<K, V> {
       if (this.#bytes + bytes <= maxBytes && this.#entries.size < maxEntries) break
       this.#entries.delete(oldest)
       this.#bytes -= entry.bytes
+      this.#onEvict?.(oldest, entry.value)
     }
     this.#entries.set(key, { value, bytes })
     this.#newest = key
     this.#bytes += bytes
+  }
+
+  /** The value of `key` without making it the most recently used. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key)?.value
   }
 
   /** The value of `key`, made by `make` and kept when none is. */

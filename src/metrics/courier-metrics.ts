@@ -73,6 +73,11 @@ export class CourierMetrics implements MetricsRecorder {
     labelNames: ['reason', 'outcome'],
     registers: [this.registry],
   })
+  readonly #keptPagesEvicted = new Counter({
+    name: 'courier_kept_pages_evicted_total',
+    help: 'Kept static page instances pushed out by the bounds (count or bytes, config/server.ts): loaded again when asked.',
+    registers: [this.registry],
+  })
   readonly #images = new LabelledCounter({
     name: 'courier_image_responses_total',
     help: 'Image optimizer responses, by cache state (as in x-image-cache) and the cache tier the bytes came from.',
@@ -192,6 +197,10 @@ export class CourierMetrics implements MetricsRecorder {
 
   pageRegenerated(reason: RegenerationReason, outcome: RegenerationOutcome, _seconds: number): void {
     this.#regenerations.inc(reason, outcome)
+  }
+
+  keptPageEvicted(): void {
+    this.#keptPagesEvicted.inc()
   }
 
   imageServed(state: ImageCacheState, tier: ImageCacheTier): void {

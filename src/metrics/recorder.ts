@@ -21,6 +21,8 @@ export interface MetricsRecorder {
   pageDataAnswered(kind: PageDataKind, answer: PageDataOutcome): void
   /** A kept page's regeneration ended (plugins/pages.ts): why it ran, how it ended, how long it took. */
   pageRegenerated(reason: RegenerationReason, outcome: RegenerationOutcome, seconds: number): void
+  /** A kept page instance pushed out by the bounds of the kept pages (count or bytes). */
+  keptPageEvicted(): void
   /** One image response of the optimizer (plugins/image.ts): where its bytes came from. */
   imageServed(state: ImageCacheState, tier: ImageCacheTier): void
   /** One transform by sharp, from the queue's start to its end. */

@@ -7,8 +7,8 @@ import type { ServerPage } from './site.ts'
 /**
  * What a request for a page gets, one kind per page kind (`PageVersions.answer`): the document route and the
  * page-data route only turn it into bytes.
- * - `kept`: a `static` page's version, kept for the deployment (`kept` false: past the bound, or replaced meanwhile,
- *   so its document streams), with its freshness when the page has `revalidate`;
+ * - `kept`: a `static` page's version, kept for the deployment (`kept` false: pushed out by the bounds, or replaced
+ *   meanwhile, so its document streams), with its freshness when the page has `revalidate`;
  * - `computed`: a `dynamic` page's answer, computed for this request;
  * - `partial`: a partly prerendered page's kept half (its shell's data) and its request-time loader, run per request.
  */

@@ -29,8 +29,12 @@ export interface PageVersionsOptions {
   content: ContentSource
   /** Reads a path as the server's routes do (src/common/match.ts): data URLs, revalidations and shared versions alike. */
   matchPage: (pathname: string) => PageMatch<ServerPage> | undefined
-  /** At most this many `static` page instances kept (config/server.ts). */
+  /** At most this many `static` page instances kept (config/server.ts)... */
   maxStaticEntries: number
+  /** ...and at most this many bytes of them, by their estimate; past either, the least recently used goes. */
+  maxStaticBytes?: number
+  /** Told of each instance the bounds push out. */
+  onEvict?: () => void
   /** A loader run for a `static` instance that has not answered by then fails (config/content.ts). */
   loaderTimeoutMs?: number
   /** After a failed regeneration, the next waits this long (config/content.ts). */
@@ -70,7 +74,14 @@ export class PageVersions implements RevalidatedPages {
     const now = options.now ?? Date.now
     this.match = options.matchPage
     this.#loaderTimeoutMs = options.loaderTimeoutMs ?? Number.POSITIVE_INFINITY
-    this.#store = new PageVersionStore(options.maxStaticEntries)
+    // An instance pushed out by the bounds takes its mark and its failure count with it: it loads afresh when asked.
+    this.#store = new PageVersionStore(
+      { maxEntries: options.maxStaticEntries, maxBytes: options.maxStaticBytes ?? Number.POSITIVE_INFINITY },
+      (key) => {
+        this.#regenerations.forget(key)
+        options.onEvict?.()
+      },
+    )
     const { deploymentId, content, matchPage } = options
     this.#content = content
     this.#firstLoadBackoff = new RetryBackoff(options.retryBackoffMs ?? 0, now, caches.failedLoads)
@@ -202,8 +213,8 @@ export class PageVersions implements RevalidatedPages {
         this.#firstLoadBackoff.failed(key, error)
         throw error
       })
-    // Past the bound, an instance is loaded per request and not kept.
-    if (this.#store.size + this.#firstLoads.size >= this.#store.maxEntries) return first()
+    // A store that keeps nothing (staticPageCacheEntries 0): loaded per request.
+    if (this.#store.maxEntries <= 0) return first()
     return this.#firstLoads.run(key, () =>
       first().then((version) => {
         if (!('notFound' in version.answer)) this.#store.set(version, match)

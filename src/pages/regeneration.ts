@@ -156,6 +156,12 @@ export class Regenerations {
     return paths
   }
 
+  /** An instance the store let go: no mark nor failure of it is left. */
+  forget(key: string): void {
+    this.#named.delete(key)
+    this.#failing.delete(key)
+  }
+
   /** Loads an instance again, once at a time: the new version (not current when the page is gone), or the current. */
   #regenerate(key: string, match: PageMatch<ServerPage>, reason: RegenerationReason): Promise<PageVersion | undefined> {
     const running = this.#running.get(key)

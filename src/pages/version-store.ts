@@ -1,5 +1,6 @@
 import type { PageMatch } from '../common/match.ts'
 import type { ServerPage } from './site.ts'
+import { BoundedCache } from '../bounded-cache.ts'
 import { pageKey, type PageVersion } from './page-version.ts'
 
 /** A current version with the match it was loaded for (its page and parameters). */
@@ -17,16 +18,34 @@ export interface RevalidationRequest {
 /** Why a kept page is loaded again: its time ran out, or a revalidation named its path or one of its tags. */
 export type RegenerationReason = 'time' | 'path' | 'tag'
 
+/** How many page instances, and how many bytes of them, a store keeps (config/server.ts). */
+export interface VersionStoreBounds {
+  maxEntries: number
+  maxBytes: number
+}
+
+/**
+ * What a kept version holds, estimated: its page data as sent (a one-byte string: its length), the compressed codings
+ * of it and the document rendered once from it, which together measured about three times the page data, and a
+ * kilobyte for the objects around them.
+ */
+export function keptVersionBytes({ version }: CurrentVersion): number {
+  return version.data.body.length * 4 + 1024
+}
+
 /**
  * Which version of which `static` page instance is current in this process, and nothing else: no loader runs here.
- * At most `maxEntries` instances have a version (config/server.ts); a revalidation asks which of them it names.
+ * Bounded by count and by bytes (config/server.ts): past either, the least recently asked-for instance goes (its
+ * document with it), and is loaded again when next asked for. A revalidation asks which of them it names.
  */
 export class PageVersionStore {
   readonly maxEntries: number
-  readonly #current = new Map<string, CurrentVersion>()
+  readonly #current: BoundedCache<string, CurrentVersion>
 
-  constructor(maxEntries: number) {
-    this.maxEntries = maxEntries
+  /** `onEvict`: told of each instance the bounds push out. */
+  constructor(bounds: VersionStoreBounds, onEvict?: (key: string, current: CurrentVersion) => void) {
+    this.maxEntries = bounds.maxEntries
+    this.#current = new BoundedCache(bounds, keptVersionBytes, onEvict)
   }
 
   /** How many page instances have a current version. */
@@ -34,11 +53,17 @@ export class PageVersionStore {
     return this.#current.size
   }
 
+  /** The bytes the kept versions hold, by their estimate. */
+  get bytes(): number {
+    return this.#current.bytes
+  }
+
+  /** The current version of an instance, now its most recently used. */
   get(key: string): CurrentVersion | undefined {
     return this.#current.get(key)
   }
 
-  /** Makes `version` current for its page instance. */
+  /** Makes `version` current for its page instance, pushing out the least recently used ones it does not fit beside. */
   set(version: PageVersion, match: PageMatch<ServerPage>): void {
     this.#current.set(version.key, { version, match })
   }
@@ -48,9 +73,14 @@ export class PageVersionStore {
     this.#current.delete(key)
   }
 
-  /** Whether `version` is the current one of its page instance (a replaced one, or one past the bound, is not). */
+  /** Whether `version` is the current one of its page instance (a replaced one, or one pushed out, is not). */
   isCurrent(version: PageVersion): boolean {
-    return this.#current.get(version.key)?.version === version
+    return this.#peek(version.key)?.version === version
+  }
+
+  /** The current version without making it the most recently used. */
+  #peek(key: string): CurrentVersion | undefined {
+    return this.#current.peek(key)
   }
 
   /**
@@ -63,17 +93,17 @@ export class PageVersionStore {
   ): Map<string, { reason: RegenerationReason; current: CurrentVersion }> {
     const named = new Map<string, { reason: RegenerationReason; current: CurrentVersion }>()
     if (request === 'everything') {
-      for (const [key, current] of this.#current) named.set(key, { reason: 'path', current })
+      for (const [key, current] of this.#current.entries()) named.set(key, { reason: 'path', current })
       return named
     }
     for (const path of request.paths) {
       const match = matchPage(path)
       const key = match && pageKey(match)
-      const current = key === undefined ? undefined : this.#current.get(key)
+      const current = key === undefined ? undefined : this.#peek(key)
       if (key !== undefined && current) named.set(key, { reason: 'path', current })
     }
     if (request.tags.length === 0) return named
-    for (const [key, current] of this.#current) {
+    for (const [key, current] of this.#current.entries()) {
       if (!named.has(key) && current.version.tags.some((tag) => request.tags.includes(tag))) {
         named.set(key, { reason: 'tag', current })
       }

@@ -182,6 +182,12 @@ t.test('page data: answers by page kind and what they say', async (t) => {
   t.equal(answers('none', 'deployment_skew'), 1)
 })
 
+t.test('kept pages pushed out by their bound are counted', async (t) => {
+  const { app } = await build(t, { ...testRoutes, METRICS_PORT: '0' }, { limits: { staticPageCacheEntries: 1 } })
+  for (const guide of guides.slice(0, 3)) t.equal((await app.inject(testGuidePath(guide.slug))).statusCode, 200)
+  t.equal(valueOf(await scrape(app), 'courier_kept_pages_evicted_total', {}), 2, 'the first two, each in its turn')
+})
+
 t.test('client reports: accepted and refused, by reason', async (t) => {
   const { app } = await build(t, { METRICS_PORT: '0' })
   const report = { source: 'boundary', message: 'boom', url: 'https://courier.example/a-page' }

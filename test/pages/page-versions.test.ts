@@ -47,23 +47,46 @@ t.test(
   },
 )
 
-t.test('the static cache is bounded: past it, instances are loaded per request and not kept', async (t) => {
+t.test('the static cache is bounded by count: past it, the least recently asked-for instance goes', async (t) => {
   const page = countingPage('static', () => ({ props: {} }))
+  let evicted = 0
   const versions = new PageVersions({
     deploymentId: 'd1',
     content: siteContent,
     matchPage: noMatch,
-    maxStaticEntries: 1,
+    maxStaticEntries: 2,
+    onEvict: () => evicted++,
   })
   await versions.staticVersion(match(page, 'a'))
-  const beyond = await versions.staticVersion(match(page, 'b'))
   await versions.staticVersion(match(page, 'b'))
-  t.equal(page.runs, 3, 'b is loaded on each request')
-  t.notOk(versions.isKept(beyond), 'and its document streams')
-  t.ok(versions.keptVersion(match(page, 'a')), 'a is kept')
-  t.equal(versions.keptVersion(match(page, 'b')), undefined, 'b is not')
-  await versions.staticVersion(match(page, 'a'))
-  t.equal(page.runs, 3, 'a stays kept')
+  t.ok(versions.keptVersion(match(page, 'a')), 'a asked for again: now the most recently used')
+  const c = await versions.staticVersion(match(page, 'c'))
+  t.equal(page.runs, 3)
+  t.ok(versions.isKept(c), 'c is kept')
+  t.equal(evicted, 1, 'one pushed out, and told')
+  t.equal(versions.keptVersion(match(page, 'b')), undefined, 'b, the least recently used, went')
+  t.ok(versions.keptVersion(match(page, 'a')), 'a stayed')
+  await versions.staticVersion(match(page, 'b'))
+  t.equal(page.runs, 4, 'b is loaded again when asked for')
+})
+
+t.test('the static cache is bounded by bytes too, and a store of 0 entries keeps nothing', async (t) => {
+  const big = 'x'.repeat(10_000)
+  const page = countingPage('static', () => ({ props: { big } }))
+  const versions = new PageVersions({
+    deploymentId: 'd1',
+    content: siteContent,
+    matchPage: noMatch,
+    maxStaticEntries: 100,
+    maxStaticBytes: 100_000,
+  })
+  for (const id of ['a', 'b', 'c', 'd']) await versions.staticVersion(match(page, id))
+  const kept = ['a', 'b', 'c', 'd'].filter((id) => versions.keptVersion(match(page, id)))
+  t.same(kept, ['c', 'd'], 'about 41 kB each by the estimate: the two most recent fit in 100 kB')
+  const none = new PageVersions({ deploymentId: 'd1', content: siteContent, matchPage: noMatch, maxStaticEntries: 0 })
+  const once = await none.staticVersion(match(page, 'a'))
+  t.notOk(none.isKept(once), 'nothing is kept: its document streams')
+  t.equal(none.keptVersion(match(page, 'a')), undefined)
 })
 
 t.test('not-found versions and failed loads are not kept', async (t) => {
@@ -177,7 +200,8 @@ t.test(
     t.equal(versions.keptVersion(match(page, 'a')), version, 'the same version once it has run')
     t.equal(page.runs, 1)
     await versions.staticVersion(match(page, 'b'))
-    t.equal(versions.keptVersion(match(page, 'b')), undefined, 'an instance past the bound is not kept')
+    t.ok(versions.keptVersion(match(page, 'b')), 'another instance past the bound is kept in its place')
+    t.equal(versions.keptVersion(match(page, 'a')), undefined, 'and the least recently used one went')
     answer = () => ({ notFound: true })
     const other = new PageVersions({
       deploymentId: 'd1',

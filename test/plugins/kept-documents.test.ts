@@ -99,7 +99,7 @@ t.test('concurrent first requests share one render', async (t) => {
   t.equal(logs().filter(renderedOnce).length, 1, 'rendered once')
 })
 
-t.test('the number of kept documents is bounded: past it, pages stream per request', async (t) => {
+t.test('the number of kept documents is bounded: past it, the least recently asked-for page goes', async (t) => {
   const { app, logs } = await build(t, testRoutes, { limits: { staticPageCacheEntries: 2 } })
   for (const guide of guides.slice(0, 4)) {
     const first = await app.inject(testGuidePath(guide.slug))
@@ -107,7 +107,9 @@ t.test('the number of kept documents is bounded: past it, pages stream per reque
     t.equal(first.statusCode, 200)
     t.equal(withoutNonce(first), withoutNonce(again))
   }
-  t.equal(logs().filter(renderedOnce).length, 2, 'only the first two are kept')
+  t.equal(logs().filter(renderedOnce).length, 4, 'each kept in its turn, its document rendered once')
+  await app.inject(testGuidePath(guides[0]!.slug))
+  t.equal(logs().filter(renderedOnce).length, 5, 'the first, pushed out since, is loaded and rendered again')
 })
 
 t.test('unknown slugs are never kept: their not-found answer is the one 404 document', async (t) => {
