@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { caches } from '../../config/caches.ts'
 import { compression } from '../../config/compression.ts'
-import { compressBody, flushedStream } from '../compression/compress.ts'
+import { compressBody, compressOnceOffLoop, flushedStream } from '../compression/compress.ts'
 import type { DictionaryCoding } from '../compression/dictionaries.ts'
 import {
   dictionaryCoding,
@@ -70,7 +70,7 @@ export class Sender {
   readonly #bytes = new KeptBytes()
   readonly #openings: KeptOpenings
   /** Kept bodies' encodings, each made once, by the body they encode. */
-  readonly #bodies = new WeakMap<KeptBody, Map<ContentCoding, Buffer>>()
+  readonly #bodies = new WeakMap<KeptBody, Map<ContentCoding, Buffer | Promise<Buffer>>>()
 
   constructor(
     bounds: { acceptEncoding: typeof caches.acceptEncoding; keptOpenings: typeof caches.keptOpenings } = caches,
@@ -124,10 +124,16 @@ export class Sender {
   }
 
   /**
-   * A body kept whole for the deployment: its encoding compressed once per coding (the best each does), its ETag that
-   * encoding's own; 304 when If-None-Match names any encoding of it.
+   * A body kept whole for the deployment: its encoding compressed once per coding (the best each does, on the thread
+   * pool: the first request of a coding waits for it, with any beside it, while the event loop serves others), its
+   * ETag that encoding's own; 304 when If-None-Match names any encoding of it.
    */
-  sendKeptBody(request: FastifyRequest, reply: FastifyReply, kept: KeptBody, head: AnswerHead): FastifyReply {
+  sendKeptBody(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kept: KeptBody,
+    head: AnswerHead,
+  ): FastifyReply | Promise<FastifyReply> {
     const coding = this.codingFor(request, 'pageData', Buffer.byteLength(kept.body))
     this.varyByCoding(reply)
     reply.header('etag', encodedEtag(kept.etag, coding))
@@ -139,12 +145,26 @@ export class Sender {
     if (coding === 'identity') return reply.send(kept.body)
     let encodings = this.#bodies.get(kept)
     if (!encodings) this.#bodies.set(kept, (encodings = new Map()))
-    let encoded = encodings.get(coding)
-    if (!encoded) {
-      encoded = compressBody(kept.body, coding, 'once')
-      encodings.set(coding, encoded)
-    }
-    return sendBytes(reply, encoded, coding)
+    const encoded = encodings.get(coding)
+    if (encoded !== undefined && !(encoded instanceof Promise)) return sendBytes(reply, encoded, coding)
+    const compressing = encoded ?? this.#compressOnce(encodings, kept.body, coding)
+    return compressing.then((bytes) => sendBytes(reply, bytes, coding))
+  }
+
+  /** `body` in `coding` at the best ratio, off the event loop; kept in `encodings` once made (a failure is not). */
+  #compressOnce(encodings: Map<ContentCoding, Buffer | Promise<Buffer>>, body: string, coding: ContentCoding) {
+    const compressing = compressOnceOffLoop(body, coding).then(
+      (bytes) => {
+        encodings.set(coding, bytes)
+        return bytes
+      },
+      (error: unknown) => {
+        encodings.delete(coding)
+        throw error
+      },
+    )
+    encodings.set(coding, compressing)
+    return compressing
   }
 
   /**
