@@ -3,10 +3,16 @@
  * own (`sitePages`: whatever pages it has), and the test build's (`testPage(id)`: test/site/pages/<id>.tsx).
  */
 import type { ServerPage } from '../../src/pages/site.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { isPerUser, loadSite } from '../../src/pages/site.ts'
 
 /** The site's pages, in matching order, whatever they are. */
 export const sitePages: readonly ServerPage[] = (await loadSite(false)).pages
+
+/**
+ * The site's pages a visitor without an account sees as they are: all but the per-user ones (docs/forms.md
+ * "Per-user pages"), which need a visitor Courier's tests would have to make up, and may redirect without one.
+ */
+export const publicSitePages: readonly ServerPage[] = sitePages.filter((page) => !isPerUser(page))
 
 const withTestPages = await loadSite(true)
 

@@ -12,7 +12,7 @@ import { Redis } from 'ioredis'
 import { Agent, request } from 'undici'
 import { revalidation } from '../../config/content.ts'
 import { defaultDistDir } from '../../config/env.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { publicSitePages } from '../helpers/page-table.ts'
 import { projectRoot, startServer, type ServerProcess } from '../reliability/server-process.ts'
 import { startNginxInFront, startRedis, waitFor } from './processes.ts'
 
@@ -48,7 +48,7 @@ async function get(
 
 t.test('10,000 distinct missing page instances through nginx: 404s, no page version, Redis as it was', async (t) => {
   // A kept page with a parameter, from the page table: its loader answers not found for an instance that is not there.
-  const { pages } = await loadSite(false)
+  const pages = publicSitePages
   const page = pages.find((candidate) => candidate.kind === 'static' && candidate.path.includes(':'))
   if (!page) return t.fail('the site has no static page with a parameter to ask for missing instances of')
   const missing = (index: number) => page.path.replace(/:(\w+)/g, `no-such-${index}-$1`)
