@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { instanceEnv } from '../../deploy/instance-env.ts'
-import { statePaths } from '../../deploy/state.ts'
+import { statePaths, type StatePaths } from '../../deploy/state.ts'
 import { listBuildSources } from '../../src/build/index.ts'
 import { projectRoot } from '../../config/env.ts'
 import { siteDataDir } from '../../src/site-data.ts'
@@ -22,29 +22,28 @@ function stateOf(t: Test, env: string) {
   return paths
 }
 
-t.test("every release's instances keep their data in the state, outside every release", async (t) => {
-  const paths = stateOf(t, 'LOG_LEVEL=info\n')
-  t.equal(paths.data, path.join(paths.dir, 'data'))
-  t.notOk(paths.data.startsWith(paths.releases + path.sep), 'not under releases/, which a deploy prunes')
-  const { env } = await instanceEnv({
+/** The instances' environment a deploy on this state would give. */
+function envOf(paths: StatePaths) {
+  return instanceEnv({
     envFile: paths.envFile,
     listen: '127.0.0.1:8080',
     tls: undefined,
     distDir: undefined,
     dataDir: paths.data,
   })
+}
+
+t.test("every release's instances keep their data in the state, outside every release", async (t) => {
+  const paths = stateOf(t, 'LOG_LEVEL=info\n')
+  t.equal(paths.data, path.join(paths.dir, 'data'))
+  t.notOk(paths.data.startsWith(paths.releases + path.sep), 'not under releases/, which a deploy prunes')
+  const { env } = await envOf(paths)
   t.equal(env.DATA_DIR, paths.data)
 })
 
 t.test("courier.env's DATA_DIR wins over the state's folder", async (t) => {
   const paths = stateOf(t, 'DATA_DIR=/srv/shared-data\n')
-  const { env } = await instanceEnv({
-    envFile: paths.envFile,
-    listen: '127.0.0.1:8080',
-    tls: undefined,
-    distDir: undefined,
-    dataDir: paths.data,
-  })
+  const { env } = await envOf(paths)
   t.equal(env.DATA_DIR, '/srv/shared-data')
 })
 
