@@ -17,7 +17,7 @@
  * `--keep` leaves the copy in place (its path is printed) to look at after a failure.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { projectRoot } from '../../config/env.ts'
@@ -131,7 +131,11 @@ function mergeCourier(root: string, commit: string): void {
     if (ours.status === 0) git(root, 'add', '--', file)
     else git(root, 'rm', '-q', '--', file)
   }
+  // What the update added to the example's and the guide's tests, which the adopter deleted: deleted again.
+  const arrived = ['test/example', 'test/guide'].filter((folder) => existsSync(path.join(root, folder)))
+  for (const folder of arrived) git(root, 'rm', '-r', '-q', '--', folder)
   if (conflicted.length > 0) git(root, 'commit', '-q', '--no-edit')
+  else if (arrived.length > 0) git(root, 'commit', '-q', '-m', 'Delete the tests of the example and the guide again')
   say(
     `merged ${commit.slice(0, 12)}: ${conflicted.length} conflicts, all in the adopter's files (${conflicted.join(', ') || 'none'})`,
   )

@@ -303,6 +303,8 @@ function judge(reply: RawReply, head: boolean): string | undefined {
   if (reply.status >= 500) return `a ${reply.status}`
   // Page data of a path no page serves: the data answer the client router reads (plugins/page-data.ts), not an error.
   if (reply.status === 404 && reply.body === '{"notFound":true}') return undefined
+  // A page action's refusal (docs/forms.md): the page, or its data, again with what the action said; not an error.
+  if ((reply.status === 422 || reply.status === 400) && reply.body.includes('"actionData":')) return undefined
   if (reply.status >= 400 && !head && reply.body !== '') {
     const title = statusTitle(reply.status)
     const json = /json/.test(reply.headers['content-type'] ?? '')

@@ -11,12 +11,11 @@ import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { contentLayout } from '../../config/content.ts'
-import { loadSite } from '../../src/pages/site.ts'
+import { publicSitePages as pages } from '../helpers/page-table.ts'
 import { testGuidePath, testRoutes } from '../helpers/site-pages.ts'
 import { siteContent } from '../helpers/content.ts'
 import { startServer, type ServerProcess } from './server-process.ts'
 
-const { pages } = await loadSite(false)
 /** The test build's guide page (test/site/pages/), whatever pages the site has. */
 const guidePath = testGuidePath
 
