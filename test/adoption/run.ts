@@ -133,7 +133,7 @@ function mergeCourier(root: string, commit: string): void {
   }
   // What the update added to the example's and the guide's tests, which the adopter deleted: deleted again.
   const arrived = ['test/example', 'test/guide'].filter((folder) => existsSync(path.join(root, folder)))
-  for (const folder of arrived) git(root, 'rm', '-r', '-q', '--', folder)
+  for (const folder of arrived) git(root, 'rm', '-r', '-q', '-f', '--', folder)
   if (conflicted.length > 0) git(root, 'commit', '-q', '--no-edit')
   else if (arrived.length > 0) git(root, 'commit', '-q', '-m', 'Delete the tests of the example and the guide again')
   say(
