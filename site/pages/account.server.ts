@@ -6,7 +6,7 @@ import { feedbackOf } from '../data/feedback.ts'
 export const load = defineRequestLoader(async ({ request }) => {
   const name = await request.session.userId()
   if (name === undefined) return { redirect: { destination: '/sign-in?next=/account', permanent: false } }
-  return { props: { name, feedback: feedbackOf(name) } }
+  return { props: { name, feedback: await feedbackOf(name) } }
 })
 
 /** Signs out: the session ends on the server, so every copy of its cookie names nobody from now on. */

@@ -35,6 +35,6 @@ export const action = defineAction(async ({ params, form, request, content }) =>
   if (body === '' || body.length > feedbackMaxLength) {
     return { invalid: { error: `Feedback is 1 to ${feedbackMaxLength} characters.`, body } }
   }
-  leaveFeedback(author, slug, body)
+  await leaveFeedback(author, slug, body)
   return { redirect: { destination: '/account' } }
 })

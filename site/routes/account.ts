@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { pageRequestOf } from '../../src/pages/page-request.ts'
 import { feedbackOf } from '../data/feedback.ts'
+import { closeSiteStores } from '../data/site-store.ts'
 
 interface SignedIn {
   account?: string
@@ -13,6 +14,8 @@ interface SignedIn {
  */
 export default async function accountApi(fastify: FastifyInstance) {
   fastify.decorateRequest('account', undefined)
+  // The site's shared store (SITE_REDIS_URL) closes with the server.
+  fastify.addHook('onClose', closeSiteStores)
   fastify.addHook('onRequest', async function requireSession(request: FastifyRequest & SignedIn, reply) {
     request.account = await pageRequestOf(request, reply).session.userId()
     if (request.account === undefined) {
@@ -26,6 +29,6 @@ export default async function accountApi(fastify: FastifyInstance) {
   fastify.get('/api/account', async (request: FastifyRequest & SignedIn, reply) => {
     const name = request.account!
     reply.header('cache-control', 'private, no-store').header('vary', 'Cookie')
-    return { name, feedback: feedbackOf(name) }
+    return { name, feedback: await feedbackOf(name) }
   })
 }
