@@ -3,7 +3,7 @@
  * SITE_REDIS_URL, a Redis every instance of a fleet on several hosts shares. That Redis must keep what it is given:
  * persistent and `noeviction`, like the sessions' own (docs/sessions.md); the shared-state cache Redis is not one.
  */
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { statement } from './site-database.ts'
 
 export interface StoredAccount {
@@ -62,20 +62,24 @@ const sqliteStore: SiteStore = {
   },
 }
 
-/** Accounts as `site:account:<name>` (made with NX, so a name is taken once), feedback as a capped list per author. */
-function redisStore(redis: Redis): SiteStore {
+/**
+ * Accounts as `site:account:<name>` (made with NX, so a name is taken once), feedback as a capped list per author.
+ * `connected`: the client, loaded on first use (ioredis stays off the start of a server that does not use it).
+ */
+function redisStore(connected: Promise<Redis>): SiteStore {
   return {
     async createAccount(name, { salt, hash }) {
       const value = JSON.stringify({ salt: salt.toString('base64'), hash: hash.toString('base64'), at: Date.now() })
-      return (await redis.set(`site:account:${name}`, value, 'NX')) === 'OK'
+      return (await (await connected).set(`site:account:${name}`, value, 'NX')) === 'OK'
     },
     async account(name) {
-      const value = await redis.get(`site:account:${name}`)
+      const value = await (await connected).get(`site:account:${name}`)
       if (value === null) return undefined
       const { salt, hash } = JSON.parse(value) as { salt: string; hash: string }
       return { salt: Buffer.from(salt, 'base64'), hash: Buffer.from(hash, 'base64') }
     },
     async leaveFeedback(author, guide, body) {
+      const redis = await connected
       const id = await redis.incr('site:feedback:seq')
       const key = `site:feedback:${author}`
       await redis
@@ -85,13 +89,13 @@ function redisStore(redis: Redis): SiteStore {
         .exec()
     },
     async feedbackOf(author) {
-      const items = await redis.lrange(`site:feedback:${author}`, 0, feedbackShown - 1)
+      const items = await (await connected).lrange(`site:feedback:${author}`, 0, feedbackShown - 1)
       return items.map((item) => JSON.parse(item) as Feedback)
     },
   }
 }
 
-const redisStores = new Map<string, { store: SiteStore; redis: Redis }>()
+const redisStores = new Map<string, { store: SiteStore; redis: Promise<Redis> }>()
 
 /** The store SITE_REDIS_URL names, else the data folder's SQLite. */
 export function siteStore(env: NodeJS.ProcessEnv = process.env): SiteStore {
@@ -99,7 +103,7 @@ export function siteStore(env: NodeJS.ProcessEnv = process.env): SiteStore {
   if (!url) return sqliteStore
   let opened = redisStores.get(url)
   if (!opened) {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1 })
+    const redis = import('ioredis').then(({ Redis }) => new Redis(url, { maxRetriesPerRequest: 1 }))
     redisStores.set(url, (opened = { store: redisStore(redis), redis }))
   }
   return opened.store
@@ -109,5 +113,10 @@ export function siteStore(env: NodeJS.ProcessEnv = process.env): SiteStore {
 export async function closeSiteStores(): Promise<void> {
   const opened = [...redisStores.values()]
   redisStores.clear()
-  await Promise.all(opened.map(({ redis }) => redis.quit().catch(() => redis.disconnect())))
+  await Promise.all(
+    opened.map(async (entry) => {
+      const redis = await entry.redis
+      await redis.quit().catch(() => redis.disconnect())
+    }),
+  )
 }
