@@ -3,7 +3,6 @@ import { Signer } from '@fastify/cookie'
 import { parseCookie, stringifySetCookie } from 'cookie'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
 import { sessions as limits } from '../config/sessions.ts'
 import { errors } from '../src/errors.ts'
 import { Sessions, type CookieTools } from '../src/session.ts'
@@ -23,9 +22,13 @@ declare module 'fastify' {
   }
 }
 
-/** The store of SESSION_REDIS_URL, its own connection (never the shared state's, which may evict), or memory. */
-function storeOf(fastify: FastifyInstance, redisUrl: string | undefined): SessionStore {
+/**
+ * The store of SESSION_REDIS_URL, its own connection (never the shared state's, which may evict), or memory. ioredis
+ * is loaded only then: a server without it does not parse the client's 200 kB at start.
+ */
+async function storeOf(fastify: FastifyInstance, redisUrl: string | undefined): Promise<SessionStore> {
   if (!redisUrl) return new MemorySessionStore()
+  const { Redis } = await import('ioredis')
   // A command waits for the connection at most the store's time-out (src/session-stores.ts), then counts as down.
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 })
   redis.on('error', () => undefined) // each failed command is reported by the store, once per outage
@@ -61,7 +64,7 @@ async function sessions(fastify: FastifyInstance, options: SessionsOptions) {
     unsignCookie: (value) => signer.unsign(value),
     serializeCookie: (name, value, options) => stringifySetCookie({ name, value, ...options }),
   }
-  fastify.decorate('sessions', new Sessions(storeOf(fastify, options.redisUrl), cookies))
+  fastify.decorate('sessions', new Sessions(await storeOf(fastify, options.redisUrl), cookies))
   fastify.addHook('onError', async function retryWhenStoreIsBack(_request, reply, error) {
     if ((error as { code?: string }).code === 'COURIER_ERR_SESSION_STORE_DOWN') {
       reply.header('retry-after', String(limits.storeDownRetryAfterS))
