@@ -67,6 +67,12 @@ export function createHoleTurns(limits: HoleTurnLimits): HoleTurns {
     enqueue(resume) {
       waiting.push({ resume, queuedAt: performance.now() })
       if (callbacks === 0) scheduleTurn()
+      // A turn scheduled but not started yet takes it too: resumes queued in one tick share a turn, whatever the time
+      // the event loop takes to reach it (a timer due by then would otherwise run between them).
+      else if (turnStarted === 0 && callbacks < mostPerTurn) {
+        callbacks += 1
+        setImmediate(runNext)
+      }
     },
   }
 }
