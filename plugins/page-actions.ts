@@ -4,7 +4,7 @@ import { deploymentIdHeader, pageDataPrefix, readDataFile, type PageAnswer } fro
 import type { ActionAnswer, RouteParams } from '../src/common/page-types.ts'
 import { addVary } from '../src/compression/vary.ts'
 import { errors } from '../src/errors.ts'
-import { clientOf, registerRateLimits, routeRateLimit } from '../src/rate-limits.ts'
+import { clientOf, registerRateLimits } from '../src/rate-limits.ts'
 import { pageCacheControl } from '../src/pages/cache-control.ts'
 import { formMediaTypes, readFormFields } from '../src/pages/form-body.ts'
 import { joinPartialAnswers } from '../src/pages/partial-page.ts'
@@ -59,17 +59,14 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
   )
 
   // A page whose action has a rate limit (a sign-in's guesses) counts its submissions per client, the page's own POST
-  // and its data URL's together, before any body is read.
-  await registerRateLimits(fastify)
+  // and its data URL's together, before any body is read. Without one, no limiter is registered.
+  const limited = withActions.filter((page) => page.action!.rateLimit)
+  if (limited.length > 0) await registerRateLimits(fastify)
   const limiters = new Map(
-    withActions.flatMap((page) => {
-      const rule = page.action!.rateLimit
-      if (!rule) return []
-      const limit = fastify.createRateLimit({
-        ...routeRateLimit(rule),
-        keyGenerator: (request) => `action:${page.id}:${clientOf(request)}`,
-      })
-      return [[page.id, limit] as const]
+    limited.map((page) => {
+      const { max, windowMs } = page.action!.rateLimit!
+      const keyGenerator = (request: FastifyRequest) => `action:${page.id}:${clientOf(request)}`
+      return [page.id, fastify.createRateLimit({ max, timeWindow: windowMs, keyGenerator })] as const
     }),
   )
 

@@ -13,17 +13,6 @@ export function clientOf(request: FastifyRequest): string {
   return request.ip === undefined ? 'connection-gone' : normalizeIP(request.ip)
 }
 
-/** What a limit allows: `max` requests per client within `windowMs`. */
-export interface RateLimitRule {
-  max: number
-  windowMs: number
-}
-
-/** What a route's `config.rateLimit` reads (@fastify/rate-limit's own names). */
-export function routeRateLimit(rule: RateLimitRule): { max: number; timeWindow: number } {
-  return { max: rule.max, timeWindow: rule.windowMs }
-}
-
 /**
  * @fastify/rate-limit in `scope` for the routes that ask (`config: { rateLimit: { max, timeWindow } }`) and the
  * limiters made with `scope.createRateLimit`: counted per client, across the fleet with REDIS_URL (in memory while

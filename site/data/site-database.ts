@@ -29,17 +29,18 @@ const schema = `
   CREATE INDEX IF NOT EXISTS feedback_by_author ON feedback (author, id);
 `
 
-const opened = new Map<string, DatabaseSync>()
+/** Each database opened, by the DATA_DIR it was opened for: a query reads the folder's name, nothing more. */
+const opened = new Map<string | undefined, DatabaseSync>()
 const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>()
 
-/** The database of the data folder DATA_DIR names, opened (and its tables made) on first use. */
+/** The database of the data folder DATA_DIR names, opened (its folder and tables made) on first use. */
 export function siteDatabase(): DatabaseSync {
-  const file = path.join(siteDataDir(), 'site.db')
-  let database = opened.get(file)
+  const dataDir = process.env.DATA_DIR
+  let database = opened.get(dataDir)
   if (!database) {
-    database = new DatabaseSync(file)
+    database = new DatabaseSync(path.join(siteDataDir(), 'site.db'))
     database.exec(schema)
-    opened.set(file, database)
+    opened.set(dataDir, database)
   }
   return database
 }

@@ -1,6 +1,6 @@
 import { defineAction, defineLoader, type LastModified, type StaticParams } from '../../client/page.ts'
 import { contentTags } from '../../src/content/content-source.ts'
-import { leaveFeedback } from '../data/feedback.ts'
+import { siteStore } from '../data/site-store.ts'
 import { field } from '../data/form-fields.ts'
 
 export const load = defineLoader(async ({ params, content }) => {
@@ -35,6 +35,6 @@ export const action = defineAction(async ({ params, form, request, content }) =>
   if (body === '' || body.length > feedbackMaxLength) {
     return { invalid: { error: `Feedback is 1 to ${feedbackMaxLength} characters.`, body } }
   }
-  await leaveFeedback(author, slug, body)
+  await siteStore().leaveFeedback(author, slug, body)
   return { redirect: { destination: '/account' } }
 })

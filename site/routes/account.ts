@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { pageRequestOf } from '../../src/pages/page-request.ts'
-import { feedbackOf } from '../data/feedback.ts'
-import { closeSiteStores } from '../data/site-store.ts'
+import { closeSiteStores, siteStore } from '../data/site-store.ts'
 
 interface SignedIn {
   account?: string
@@ -29,6 +28,6 @@ export default async function accountApi(fastify: FastifyInstance) {
   fastify.get('/api/account', async (request: FastifyRequest & SignedIn, reply) => {
     const name = request.account!
     reply.header('cache-control', 'private, no-store').header('vary', 'Cookie')
-    return { name, feedback: await feedbackOf(name) }
+    return { name, feedback: await siteStore().feedbackOf(name) }
   })
 }

@@ -75,12 +75,8 @@ export class PageVersionStore {
 
   /** Whether `version` is the current one of its page instance (a replaced one, or one pushed out, is not). */
   isCurrent(version: PageVersion): boolean {
-    return this.#peek(version.key)?.version === version
-  }
-
-  /** The current version without making it the most recently used. */
-  #peek(key: string): CurrentVersion | undefined {
-    return this.#current.peek(key)
+    // Read without making it the most recently used: asking whether a version is kept is not using it.
+    return this.#current.peek(version.key)?.version === version
   }
 
   /**
@@ -99,7 +95,7 @@ export class PageVersionStore {
     for (const path of request.paths) {
       const match = matchPage(path)
       const key = match && pageKey(match)
-      const current = key === undefined ? undefined : this.#peek(key)
+      const current = key === undefined ? undefined : this.#current.peek(key)
       if (key !== undefined && current) named.set(key, { reason: 'path', current })
     }
     if (request.tags.length === 0) return named

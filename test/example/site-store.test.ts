@@ -14,8 +14,9 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'courier-example-store-'))
 process.env.DATA_DIR = dataDir
 t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
 const { createAccount, passwordMatches } = await import('../../site/data/accounts.ts')
-const { feedbackOf, leaveFeedback } = await import('../../site/data/feedback.ts')
-const { closeSiteStores, feedbackShown } = await import('../../site/data/site-store.ts')
+const { closeSiteStores, feedbackShown, siteStore } = await import('../../site/data/site-store.ts')
+const leaveFeedback = (author: string, guide: string, body: string) => siteStore().leaveFeedback(author, guide, body)
+const feedbackOf = (author: string) => siteStore().feedbackOf(author)
 
 async function keepsItsPromises(t: Test, prefix: string) {
   const ada = `${prefix}-ada`

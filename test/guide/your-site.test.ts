@@ -114,6 +114,10 @@ t.test('the guide applies to the repository as written, type-checks and builds',
   await npm('build')
   const { origin, deploymentId } = await serve(t, root)
   const data = (pagePath: string) => `${origin}/_next/data/${deploymentId}${pagePath}.json`
+  const form = { 'content-type': 'application/x-www-form-urlencoded' }
+  /** A browser form's POST to `pagePath`, its redirect not followed. */
+  const postForm = (pagePath: string, body: string) =>
+    fetch(`${origin}${pagePath}`, { method: 'POST', headers: form, body, redirect: 'manual' })
 
   await t.test('a static page: its document, with a nonce on its scripts, and its data', async (t) => {
     const response = await fetch(`${origin}/about`)
@@ -235,19 +239,13 @@ t.test('the guide applies to the repository as written, type-checks and builds',
   await t.test(
     'a form: refused with its errors (422), kept and redirected (303), refused from another site',
     async (t) => {
-      const form = { 'content-type': 'application/x-www-form-urlencoded' }
-      const refused = await fetch(`${origin}/contact`, { method: 'POST', headers: form, body: 'email=nope&text=' })
+      const refused = await postForm('/contact', 'email=nope&text=')
       t.equal(refused.status, 422)
       const html = await refused.text()
       t.match(html, 'An email address has an @.')
       t.match(html, 'Say something.')
       t.match(html, 'value="nope"', 'the value sent is kept')
-      const sent = await fetch(`${origin}/contact`, {
-        method: 'POST',
-        headers: form,
-        body: 'email=ada%40example.com&text=Hello',
-        redirect: 'manual',
-      })
+      const sent = await postForm('/contact', 'email=ada%40example.com&text=Hello')
       t.equal(sent.status, 303)
       t.equal(sent.headers.get('location'), '/contact?sent=1')
       t.match(await (await fetch(`${origin}/contact?sent=1`)).text(), 'Thank you')
@@ -269,13 +267,10 @@ t.test('the guide applies to the repository as written, type-checks and builds',
       })
       t.equal(refused.status, 307)
       t.equal(refused.headers.get('location'), '/sign-in?next=/crew')
-      const form = { 'content-type': 'application/x-www-form-urlencoded' }
-      const signedIn = await fetch(`${origin}/sign-in`, {
-        method: 'POST',
-        headers: form,
-        body: 'intent=create&name=guide-reader&password=a-password-of-the-guide&next=%2Fcrew',
-        redirect: 'manual',
-      })
+      const signedIn = await postForm(
+        '/sign-in',
+        'intent=create&name=guide-reader&password=a-password-of-the-guide&next=%2Fcrew',
+      )
       t.equal(signedIn.status, 303)
       t.equal(signedIn.headers.get('location'), '/crew')
       const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!
