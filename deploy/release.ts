@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process'
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, unlink } from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { listBuildSources } from '../src/build/index.ts'
 import { linkedCopy } from './linked-copy.ts'
 import type { StatePaths } from './state.ts'
@@ -69,6 +70,28 @@ export async function removeStaleStaging(paths: StatePaths): Promise<void> {
   }
 }
 
+const groupAlive = (groupId: number): boolean => {
+  try {
+    process.kill(-groupId, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function waitGroupGone(groupId: number, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs
+  while (groupAlive(groupId) && Date.now() < deadline) await sleep(50)
+  return !groupAlive(groupId)
+}
+
+/** Resolves once no process of the group is left: after SIGTERM it has 5 s, then SIGKILL. */
+async function groupStopped(groupId: number): Promise<void> {
+  if (await waitGroupGone(groupId, 5_000)) return
+  process.kill(-groupId, 'SIGKILL')
+  await waitGroupGone(groupId, 2_000)
+}
+
 /** `npm run build` in `root`, its output on stderr (stdout is the deploy's JSON lines), in a process group of its own
  * so that an interrupted deploy stops the whole build. */
 function runBuild(root: string, signal: AbortSignal): Promise<void> {
@@ -81,7 +104,9 @@ function runBuild(root: string, signal: AbortSignal): Promise<void> {
     child.once('error', reject)
     child.once('exit', (code, killedBy) => {
       signal.removeEventListener('abort', stop)
-      if (signal.aborted) reject(signal.reason)
+      // npm exits on SIGTERM before Vite and its workers do: the deploy waits for the whole group.
+      if (signal.aborted && child.pid) void groupStopped(child.pid).then(() => reject(signal.reason))
+      else if (signal.aborted) reject(signal.reason)
       else if (code === 0) resolve()
       else {
         const how = killedBy ?? `exit ${code}`
