@@ -15,6 +15,14 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 const variables = {
   PORT: integer({ minimum: 0, maximum: 65535, default: 3000 }),
   HOST: text({ default: '0.0.0.0' }),
+  /**
+   * Listen on this Unix socket instead of HOST:PORT (docs/running-at-scale.md "Instances on Unix sockets"): an absolute
+   * path whose folder alone decides who may connect (the socket itself is open to all who reach it).
+   */
+  SOCKET_PATH: text({
+    // sun_path holds 108 bytes with its terminating NUL.
+    pattern: { test: /^\/[^\0]+$/, says: 'an absolute path' },
+  }),
   LOG_LEVEL: oneOf(logLevels, 'info'),
   /** Build time: the deployment id baked into the client. At run time it must match the build, or start-up stops. */
   DEPLOYMENT_ID: text({ pattern: { test: /^[A-Za-z0-9._-]{1,64}$/, says: '1 to 64 of A-Z a-z 0-9 . _ -' } }),
@@ -85,6 +93,8 @@ export type LogLevel = (typeof logLevels)[number]
 export interface Config {
   readonly port: number
   readonly host: string
+  /** SOCKET_PATH: a Unix socket to listen on instead of host and port. */
+  readonly socketPath: string | undefined
   readonly logLevel: LogLevel
   /** Set when the operator pinned an id; the server checks it against the build's. */
   readonly deploymentId: string | undefined
@@ -190,9 +200,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (raw.METRICS_PORT !== undefined && raw.METRICS_PORT !== 0 && raw.METRICS_PORT === raw.PORT) {
     throw new ConfigError(`invalid environment: METRICS_PORT must differ from PORT (both ${raw.PORT})`)
   }
+  // sun_path holds 108 bytes with its terminating NUL: a longer path fails at listen with a less helpful error.
+  if (raw.SOCKET_PATH !== undefined && Buffer.byteLength(raw.SOCKET_PATH) > 107) {
+    throw new ConfigError(
+      `invalid environment: SOCKET_PATH must be at most 107 bytes long (got ${Buffer.byteLength(raw.SOCKET_PATH)})`,
+    )
+  }
   return Object.freeze({
     port: raw.PORT,
     host: raw.HOST,
+    socketPath: raw.SOCKET_PATH,
     logLevel: raw.LOG_LEVEL,
     deploymentId: raw.DEPLOYMENT_ID,
     trustProxy: parseTrustProxy(raw.TRUST_PROXY),

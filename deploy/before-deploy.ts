@@ -4,6 +4,7 @@
  */
 import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { prepareSocketFolder } from './instance-socket.ts'
 import { stopInstances, type Log } from './instances.ts'
 import { nginxMaster, portOf, type FrontDoor } from './nginx-control.ts'
 import { removeStaleStaging } from './release.ts'
@@ -26,6 +27,7 @@ export async function prepareState(paths: StatePaths, frontDoor: FrontDoor, log:
     })
   }
   await checkReachableByNginxWorkers(paths.dir)
+  await prepareSocketFolder(paths)
   await removeStaleStaging(paths)
   await stopLeftoverInstances(paths, log)
   const running = await recordedFrontDoor(paths)
@@ -73,9 +75,9 @@ export async function stopLeftoverInstances(paths: StatePaths, log: Log): Promis
   )
   const leftovers = starting.filter((instance) => !live.has(instance.pid))
   if (leftovers.length > 0) {
-    log('stopping instances a killed deploy left', { instances: leftovers.map(({ pid, port }) => ({ pid, port })) })
+    log('stopping instances a killed deploy left', { instances: leftovers.map(({ pid, socket }) => ({ pid, socket })) })
   }
-  await stopInstances(leftovers, { checkPort: false, log, paths })
+  await stopInstances(leftovers, { checkSocket: false, log, paths })
   await rm(paths.startingFile, { force: true })
 }
 

@@ -199,14 +199,14 @@ async function startRelease(run: DeployRun, release: Release): Promise<Instance[
     signal,
     log,
   })
-  const stop = async () => void (await stopInstances(started, { checkPort: false, log, paths }))
+  const stop = async () => void (await stopInstances(started, { checkSocket: false, log, paths }))
   run.undos.push({ what: 'stop the new instances', run: stop })
-  const described = started.map(({ port, pid, log: file, unit }) => ({ port, pid, log: file, unit }))
+  const described = started.map(({ socket, pid, log: file, unit }) => ({ socket, pid, log: file, unit }))
   log('instances started', { deploymentId: release.id, instances: described })
 
   await run.step('ready', { deploymentId: release.id })
   await waitAllReady(started, signal)
-  log('instances ready', { deploymentId: release.id, ports: started.map((one) => one.port) })
+  log('instances ready', { deploymentId: release.id, sockets: started.map((one) => one.socket) })
   return started
 }
 
@@ -253,6 +253,6 @@ async function switchTo(run: DeployRun, next: DeployedRelease, old: DeployedRele
   const oldInstances = await instancesToStop(paths, ids)
   await saveState(paths, { deployments: [next] })
   await applyRouting(paths, port, { state: { deployments: [next] }, drainOldWorkers: true })
-  await stopInstances(oldInstances, { checkPort: true, log, paths })
+  await stopInstances(oldInstances, { checkSocket: true, log, paths })
   log('old instances drained', { deployments: ids })
 }

@@ -15,8 +15,9 @@ import { readPrivateFile, UntrustedPathError } from './state-trust.ts'
 /** What the instances take from the machine (the locale, the time zone, where temporary files go). */
 const machineVariables = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR']
 
-/** nginx runs on this machine and connects to the instances from loopback (deployments.conf names 127.0.0.1). */
-export const nginxAddress = '127.0.0.1'
+/** The one peer an instance's socket admits is nginx (deploy/instance-socket.ts): its X-Forwarded-For names the
+ * visitor, and nothing past it is trusted. */
+const trustNginxAlone = '1'
 
 /** The env file's variables (none without one); refused unless it is the user's (or root's) and mode 0600
  * (deploy/state-trust.ts): its NODE_OPTIONS alone would run its writer's code in every instance. */
@@ -79,8 +80,7 @@ export async function instanceEnv(options: {
     SITE_URL: await publicOrigin(options.listen, options.tls),
     DATA_DIR: options.dataDir,
     ...file,
-    HOST: '127.0.0.1',
-    TRUST_PROXY: nginxAddress,
+    TRUST_PROXY: trustNginxAlone,
   }
   if (options.distDir) env.DIST_DIR = options.distDir
   return { env, fromFile: Object.keys(file) }

@@ -1,24 +1,26 @@
 /**
  * One instance of a state, in the foreground, as the deploy started it:
  *
- *   node deploy/instance-run.ts --state <dir> --port <port>
+ *   node deploy/instance-run.ts --state <dir> --instance <name>
  *
- * runs what `<state>/instances/<port>.json` records for that port (deploy/instance-record.ts: the release's server, its
- * Node, flags and environment, `PORT` the port nginx sends to), its output appended to the instance's log. It becomes
- * that server (process.execve: the pid systemd, a shell or the deploy watches is the server's), after recording its
- * pid, so the state (state.json's readers, the readiness watcher, `--stop`) knows the process that now serves the
- * port. systemd's `courier-instance@.service` runs it (docs/running-at-scale.md "As a service"), and a person can, to
- * start again an instance that exited.
+ * runs what `<state>/instances/<name>.json` records for that instance (deploy/instance-record.ts: the release's server,
+ * its Node, flags and environment, SOCKET_PATH the socket nginx sends to), its output appended to the instance's log. It
+ * becomes that server (process.execve: the pid systemd, a shell or the deploy watches is the server's), after recording
+ * its pid, so the state (state.json's readers, the readiness watcher, `--stop`) knows the process that now serves the
+ * instance (a stale socket file is the server's to remove: src/runtime/socket-path.ts). `--port <port>` names an
+ * instance an older deploy started on a port. systemd's `courier-instance@.service` runs it (docs/running-at-scale.md
+ * "As a service"), and a person can, to start again an instance that exited.
  *
- * Refuses, exit 78 (EX_CONFIG, the unit's RestartPreventExitStatus: starting it again changes nothing), a port that
+ * Refuses, exit 78 (EX_CONFIG, the unit's RestartPreventExitStatus: starting it again changes nothing), a name that
  * is no instance of a live or starting deployment of the state (InstanceNotInStateError), one whose instance runs
  * (InstanceRunningError) and a state folder another user could change (UntrustedPathError, deploy/state-trust.ts).
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { readRecord, recordFile, writeRecord, type InstanceRecord } from './instance-record.ts'
+import { instanceName, instanceNamePattern } from './instance-socket.ts'
 import { isSameProcess, startTimeOf } from './process-identity.ts'
-import { readStarting, readStateAsWritten, statePaths, type StatePaths } from './state.ts'
+import { readStarting, readStateAsWritten, statePaths, type Instance, type StatePaths } from './state.ts'
 import { stateModes, trustStateFolder, UntrustedPathError } from './state-trust.ts'
 
 export class InstanceNotInStateError extends Error {
@@ -29,37 +31,40 @@ export class InstanceRunningError extends Error {
   override name = 'InstanceRunningError'
 }
 
-/** The record of `port`, once it is known to be an instance of the state that is not running. */
-async function recordToRun(paths: StatePaths, port: number): Promise<InstanceRecord> {
-  const record = await readRecord(paths, port)
+/** The record of instance `name`, once it is known to be an instance of the state that is not running. */
+async function recordToRun(paths: StatePaths, name: string): Promise<InstanceRecord> {
+  const record = await readRecord(paths, name)
   if (!record) {
     throw new InstanceNotInStateError(
-      `port ${port} is no instance of the state ${paths.dir}: ${recordFile(paths, port)} does not exist ` +
+      `${name} is no instance of the state ${paths.dir}: ${recordFile(paths, name)} does not exist ` +
         '(the deploy records each instance it starts there)',
     )
   }
+  const named = (one: Instance) => instanceName(one) === name
   const { deployments } = await readStateAsWritten(paths)
-  const live = deployments.some((one) => one.id === record.deploymentId && one.instances.some((i) => i.port === port))
-  const starting = (await readStarting(paths)).some((one) => one.port === port)
+  const live = deployments.some((one) => one.id === record.deploymentId && one.instances.some(named))
+  const starting = (await readStarting(paths)).some(named)
   if (!live && !starting) {
     throw new InstanceNotInStateError(
-      `port ${port} was an instance of deployment ${record.deploymentId}, which is not live in ${paths.stateFile} ` +
+      `${name} was an instance of deployment ${record.deploymentId}, which is not live in ${paths.stateFile} ` +
         'nor being started by a deploy',
     )
   }
   if (record.pid !== undefined && record.startTime !== undefined) {
     if (await isSameProcess({ pid: record.pid, startTime: record.startTime })) {
-      throw new InstanceRunningError(`the instance on port ${port} runs already (pid ${record.pid})`)
+      throw new InstanceRunningError(`the instance ${name} runs already (pid ${record.pid})`)
     }
   }
   return record
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  const { values } = parseArgs({ options: { state: { type: 'string' }, port: { type: 'string' } } })
-  const port = Number(values.port)
-  if (!values.state || !Number.isInteger(port) || port < 1 || port > 65535) {
-    process.stderr.write('usage: node deploy/instance-run.ts --state <dir> --port <port>\n')
+  const { values } = parseArgs({
+    options: { state: { type: 'string' }, instance: { type: 'string' }, port: { type: 'string' } },
+  })
+  const name = values.instance ?? values.port
+  if (!values.state || name === undefined || !instanceNamePattern.test(name)) {
+    process.stderr.write('usage: node deploy/instance-run.ts --state <dir> --instance <name>\n')
     process.exit(2)
   }
   process.umask(stateModes.umask)
@@ -68,7 +73,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   try {
     // The record is a command line to run: from a state another user could write, it would be theirs.
     await trustStateFolder(paths.dir)
-    record = await recordToRun(paths, port)
+    record = await recordToRun(paths, name)
   } catch (error) {
     const refused = [InstanceNotInStateError, InstanceRunningError, UntrustedPathError]
     if (!(error instanceof Error) || !refused.some((kind) => error instanceof kind)) throw error

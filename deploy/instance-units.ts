@@ -1,54 +1,34 @@
 /**
  * The `start` step under systemd (`--service-manager systemd`): each instance is a unit,
- * `courier-instance@<port>.service` (deploy/systemctl.ts), which systemd starts again when it fails. The port is picked
- * here, since the unit is named by it and an instance started again must listen where nginx sends: one the system gives
- * a socket bound to port 0, closed at once, that no other instance of the state is recorded on. Another process could
- * take it in between; the instance then fails to listen and the deploy fails, naming it. Each instance is recorded
- * first (deploy/instance-record.ts), then its unit started; deploy/instance-run.ts, which the unit runs, records its
- * pid. Not exercised by the tests (no systemd runs as PID 1 where they run); instance-run.ts is.
+ * `courier-instance@<name>.service` (deploy/systemctl.ts), which systemd starts again when it fails, on the same
+ * socket (deploy/instance-socket.ts: the name is picked here, since the unit is named by it). Each instance is
+ * recorded first (deploy/instance-record.ts), then its unit started; deploy/instance-run.ts, which the unit runs,
+ * records its pid. Not exercised by the tests (no systemd runs as PID 1 where they run); instance-run.ts is.
  */
 import { mkdir } from 'node:fs/promises'
-import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readRecord, writeRecord } from './instance-record.ts'
-import { stopInstances, tailOf, waits, type StartOptions } from './instances.ts'
-import { isSameProcess, listensOn, type ProcessIdentity } from './process-identity.ts'
+import { instanceName } from './instance-socket.ts'
+import { newInstanceSocket, stopInstances, tailOf, waits, waitListening, type StartOptions } from './instances.ts'
+import { isSameProcess, type ProcessIdentity } from './process-identity.ts'
 import type { Instance, StatePaths } from './state.ts'
 import { startUnit, unitOf } from './systemctl.ts'
 
-function portTheSystemGives(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-async function pickPort(paths: StatePaths): Promise<number> {
-  for (;;) {
-    const port = await portTheSystemGives()
-    if (!(await readRecord(paths, port))) return port
-  }
-}
-
-/** The process instance-run recorded for `instance`, once it listens on the instance's port. */
+/** The process instance-run recorded for `instance`, once it runs. */
 async function recordedProcess(paths: StatePaths, instance: Instance, signal: AbortSignal): Promise<ProcessIdentity> {
   const deadline = Date.now() + waits.listeningMs
   while (Date.now() < deadline) {
     signal.throwIfAborted()
-    const record = await readRecord(paths, instance.port)
+    const record = await readRecord(paths, instanceName(instance))
     if (record?.pid !== undefined && record.startTime !== undefined) {
       const identity = { pid: record.pid, startTime: record.startTime }
-      if ((await listensOn(identity.pid, instance.port)) && (await isSameProcess(identity))) return identity
+      if (await isSameProcess(identity)) return identity
     }
     await sleep(100, undefined, { signal })
   }
   throw new Error(
-    `${instance.unit} did not listen on port ${instance.port} within ${waits.listeningMs} ms (\`journalctl -u ` +
+    `${instance.unit} did not start within ${waits.listeningMs} ms (\`journalctl -u ` +
       `${instance.unit}\`); its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
   )
 }
@@ -59,20 +39,23 @@ export async function startUnits(options: StartOptions): Promise<Instance[]> {
   const started: Instance[] = []
   try {
     for (let index = 0; index < count; index += 1) {
-      const port = await pickPort(paths)
-      const file = path.join(logDir, `instance-${port}.log`)
-      const env = { ...command.env, PORT: String(port) }
-      await writeRecord(paths, { port, deploymentId, log: file, command: { ...command, env } })
+      const { name, socket } = await newInstanceSocket(paths)
+      const file = path.join(logDir, `instance-${name}.log`)
+      const env = { ...command.env, SOCKET_PATH: socket }
+      await writeRecord(paths, { name, deploymentId, log: file, command: { ...command, env } })
       // In starting.json before it starts: a deploy killed now leaves a unit that the next deploy stops.
-      started.push({ pid: 0, startTime: '', port, log: file, unit: unitOf(port) })
+      started.push({ pid: 0, startTime: '', socket, log: file, unit: unitOf(name) })
       await onStarted(started)
-      await startUnit(unitOf(port))
+      await startUnit(unitOf(name))
     }
-    for (const instance of started) Object.assign(instance, await recordedProcess(paths, instance, signal))
+    for (const instance of started) {
+      Object.assign(instance, await recordedProcess(paths, instance, signal))
+      await waitListening(instance, signal)
+    }
     await onStarted(started)
     return started
   } catch (error) {
-    await stopInstances(started, { checkPort: false, log, paths })
+    await stopInstances(started, { checkSocket: false, log, paths })
     throw error
   }
 }

@@ -1,20 +1,28 @@
 /**
  * Steps 3 and 4 of a deploy, and the end of every instance: started as `npm start` starts the server (package.json's
- * `start`: its variables and Node's flags) on the release's own Node (its node_modules/.bin/node), each on a loopback
- * port the system gives it (PORT=0: no port is picked here and freed for the instance to take, which another process
- * could take first), learnt from its sockets, with its log in the release folder, then recorded with that port
+ * `start`: its variables and Node's flags) on the release's own Node (its node_modules/.bin/node), each on a Unix socket
+ * of the state named before it starts (deploy/instance-socket.ts), with its log in the release folder, and recorded
  * (deploy/instance-record.ts: so it can be started again where nginx sends); ready when `/api/ready` answers 200;
  * stopped with SIGTERM (it drains), only when the pid, its start time and, for an instance recorded in the state, the
- * port it listens on are the ones recorded; one that systemd runs, with `systemctl stop` (deploy/instance-units.ts).
+ * socket it listens on are the ones recorded; one that systemd runs, with `systemctl stop` (deploy/instance-units.ts).
  */
 import { spawn } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { access, mkdir, readFile, rename } from 'node:fs/promises'
+import { access, mkdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readStartCommand } from '../src/build/index.ts'
-import { removeRecord, writeRecord, type InstanceCommand } from './instance-record.ts'
-import { identify, isSameProcess, listeningPorts, listensOn } from './process-identity.ts'
+import { readRecord, removeRecord, writeRecord, type InstanceCommand } from './instance-record.ts'
+import {
+  instanceName,
+  listensWhereRecorded,
+  newInstanceName,
+  prepareSocketFolder,
+  readyStatus,
+  socketOf,
+  upstreamOf,
+} from './instance-socket.ts'
+import { identify, isSameProcess } from './process-identity.ts'
 import type { Release } from './release.ts'
 import type { Instance, StatePaths } from './state.ts'
 import { stopUnit } from './systemctl.ts'
@@ -58,79 +66,71 @@ export interface StartOptions {
   count: number
   /** The release's `logs/`. */
   logDir: string
-  /** Told of the instances as soon as they run, and again once their ports are known (the deploy records them). */
+  /** Told of the instances as each starts (the deploy records them, for an interrupted deploy to stop). */
   onStarted: (started: Instance[]) => Promise<void>
   signal: AbortSignal
   log: Log
 }
 
-/**
- * The port an instance listens on, as soon as it does (its sockets in /proc, whatever its log level says); `besides`:
- * a port it also listens on that is not the site's (METRICS_PORT).
- */
-async function portOf(instance: Instance, besides: number | undefined, signal: AbortSignal): Promise<number> {
+/** An instance that runs, once it listens on its socket (whatever its log level says). */
+export async function waitListening(instance: Instance, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + waits.listeningMs
   const failure = async (what: string) =>
     new Error(
-      `an instance (pid ${instance.pid}) ${what}; its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
+      `the instance ${instanceName(instance)} (pid ${instance.pid}) ${what}; its log ${instance.log} ends with:\n` +
+        (await tailOf(instance.log)),
     )
   while (Date.now() < deadline) {
     signal.throwIfAborted()
-    const [port] = [...(await listeningPorts(instance.pid))].filter((one) => one !== besides)
-    if (port !== undefined) return port
+    if (await listensWhereRecorded(instance)) return
     if (!(await isSameProcess(instance))) throw await failure('exited before it listened')
     await sleep(50, undefined, { signal })
   }
   throw await failure(`did not listen within ${waits.listeningMs} ms`)
 }
 
+/** A name for a new instance of the state, and its socket: recorded by no instance, live or not. */
+export async function newInstanceSocket(paths: StatePaths): Promise<{ name: string; socket: string }> {
+  await prepareSocketFolder(paths)
+  const name = await newInstanceName(async (one) => (await readRecord(paths, one)) !== undefined)
+  return { name, socket: socketOf(paths, name) }
+}
+
 /**
- * Starts `count` instances as the deploy's own processes, each with PORT=0, logging into `logDir`
- * (`instance-pid-<pid>.log` until its port is known, then `instance-<port>.log`), and records each with its port.
- * Should one not come to listen, all are stopped before the error is thrown.
+ * Starts `count` instances as the deploy's own processes, each on a socket of the state, logging into `logDir`
+ * (`instance-<name>.log`), each recorded before it starts. Should one not come to listen, all are stopped before the
+ * error is thrown.
  */
 export async function startInstances(options: StartOptions): Promise<Instance[]> {
   const { paths, deploymentId, command, count, logDir, onStarted, signal, log } = options
   await mkdir(logDir, { recursive: true })
   const started: Instance[] = []
-  for (let index = 0; index < count; index += 1) {
-    const file = path.join(logDir, `instance-starting-${index}-${Date.now()}.log`)
-    const output = openSync(file, 'a')
-    const child = spawn(command.node, command.args, {
-      cwd: command.cwd,
-      env: { ...command.env, PORT: '0' },
-      // A process group of its own: Ctrl+C in the deploy's terminal reaches the deploy, which decides.
-      detached: true,
-      stdio: ['ignore', output, output],
-    })
-    closeSync(output)
-    child.unref()
-    const identity = await identify(child.pid)
-    const named = path.join(logDir, `instance-pid-${identity.pid}.log`)
-    await rename(file, named)
-    // Port 0 until it listens: recorded now, so that an interrupted deploy knows what to stop.
-    started.push({ port: 0, log: named, ...identity })
-    await onStarted(started)
-  }
   try {
-    const metricsPort = command.env.METRICS_PORT ? Number(command.env.METRICS_PORT) : undefined
-    const ports = await Promise.all(started.map((instance) => portOf(instance, metricsPort, signal)))
-    const listening = await Promise.all(
-      started.map(async (instance, index) => {
-        const named = path.join(logDir, `instance-${ports[index]}.log`)
-        // The instance keeps writing to its open file: a rename within the folder does not disturb it.
-        await rename(instance.log, named)
-        const port = ports[index]!
-        const { pid, startTime } = instance
-        const env = { ...command.env, PORT: String(port) }
-        await writeRecord(paths, { port, deploymentId, log: named, command: { ...command, env }, pid, startTime })
-        return { ...instance, port, log: named }
-      }),
-    )
-    await onStarted(listening)
-    return listening
+    for (let index = 0; index < count; index += 1) {
+      const { name, socket } = await newInstanceSocket(paths)
+      const file = path.join(logDir, `instance-${name}.log`)
+      const env = { ...command.env, SOCKET_PATH: socket }
+      await writeRecord(paths, { name, deploymentId, log: file, command: { ...command, env } })
+      const output = openSync(file, 'a')
+      const child = spawn(command.node, command.args, {
+        cwd: command.cwd,
+        env,
+        // A process group of its own: Ctrl+C in the deploy's terminal reaches the deploy, which decides.
+        detached: true,
+        stdio: ['ignore', output, output],
+      })
+      closeSync(output)
+      child.unref()
+      const identity = await identify(child.pid)
+      await writeRecord(paths, { name, deploymentId, log: file, command: { ...command, env }, ...identity })
+      // Recorded at once, so that an interrupted deploy knows what to stop.
+      started.push({ socket, log: file, ...identity })
+      await onStarted(started)
+    }
+    await Promise.all(started.map((instance) => waitListening(instance, signal)))
+    return started
   } catch (error) {
-    await stopInstances(started, { checkPort: false, log, paths })
+    await stopInstances(started, { checkSocket: false, log, paths })
     throw error
   }
 }
@@ -147,21 +147,15 @@ async function waitReady(instance: Instance, signal: AbortSignal): Promise<void>
     signal.throwIfAborted()
     if (!(await isSameProcess(instance))) {
       throw new Error(
-        `the instance on port ${instance.port} exited before it was ready; its log ${instance.log} ends with:\n` +
+        `the instance ${instanceName(instance)} exited before it was ready; its log ${instance.log} ends with:\n` +
           (await tailOf(instance.log)),
       )
     }
-    const status = await fetch(`http://127.0.0.1:${instance.port}/api/ready`, {
-      signal: AbortSignal.timeout(2_000),
-    }).then(
-      (response) => response.status,
-      () => 0,
-    )
-    if (status === 200) return
+    if ((await readyStatus(upstreamOf(instance), 2_000)) === 200) return
     await sleep(100, undefined, { signal })
   }
   throw new Error(
-    `the instance on port ${instance.port} was not ready within ${waits.readyMs} ms; ` +
+    `the instance ${instanceName(instance)} was not ready within ${waits.readyMs} ms; ` +
       `its log ${instance.log} ends with:\n${await tailOf(instance.log)}`,
   )
 }
@@ -171,14 +165,14 @@ export async function waitAllReady(instances: Instance[], signal: AbortSignal): 
 }
 
 /**
- * SIGTERM to each instance that is still the process recorded (pid and start time; with `checkPort`, listening on its
- * port too: an instance from the state file), then SIGKILL to those still running after `waits.drainMs`; `systemctl
+ * SIGTERM to each instance that is still the process recorded (pid and start time; with `checkSocket`, listening on
+ * its socket too: an instance from the state file), then SIGKILL to those still running after `waits.drainMs`; `systemctl
  * stop` for one that systemd runs (its unit's stop does the same). Their records go too. Returns the instances it left
  * alone because they are not what was recorded.
  */
 export async function stopInstances(
   instances: Instance[],
-  options: { checkPort: boolean; log: Log; paths: StatePaths },
+  options: { checkSocket: boolean; log: Log; paths: StatePaths },
 ): Promise<Instance[]> {
   const ours: Instance[] = []
   const strangers: Instance[] = []
@@ -193,13 +187,13 @@ export async function stopInstances(
   )
   for (const instance of instances.filter((one) => !one.unit)) {
     if (!(await isSameProcess(instance))) continue
-    if (options.checkPort && !(await listensOn(instance.pid, instance.port))) strangers.push(instance)
+    if (options.checkSocket && !(await listensWhereRecorded(instance))) strangers.push(instance)
     else ours.push(instance)
   }
   for (const instance of strangers) {
-    options.log('not signalled: the process does not listen on the recorded port', {
+    options.log('not signalled: the process does not listen where the instance was recorded', {
       pid: instance.pid,
-      port: instance.port,
+      instance: upstreamOf(instance),
     })
   }
   for (const instance of ours) process.kill(instance.pid, 'SIGTERM')
@@ -211,7 +205,7 @@ export async function stopInstances(
   }
   for (const instance of ours) {
     if (!(await isSameProcess(instance))) continue
-    options.log('instance did not drain in time: killing it', { port: instance.port, pid: instance.pid })
+    options.log('instance did not drain in time: killing it', { instance: upstreamOf(instance), pid: instance.pid })
     process.kill(instance.pid, 'SIGKILL')
   }
   for (const instance of instances) {

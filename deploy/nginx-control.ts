@@ -9,6 +9,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { renderRouting, writePrefix, writeRouting, type LiveDeployment, type TlsOptions } from './nginx-prefix.ts'
 import { siteUrlOf } from './instance-env.ts'
+import { upstreamOf } from './instance-socket.ts'
 import { listensOn, startTimeOf } from './process-identity.ts'
 import { readOutOfRotation, readState, withLock, type State, type StatePaths } from './state.ts'
 
@@ -101,7 +102,7 @@ export async function stopNginx(prefix: string, port: number): Promise<boolean> 
 /** The routing of a state: each live deployment's instances, those the watcher took out marked `down`. */
 export function routingOf(state: State, outOfRotation: Set<string>): LiveDeployment[] {
   return state.deployments.map((deployment) => {
-    const servers = deployment.instances.map((instance) => `127.0.0.1:${instance.port}`)
+    const servers = deployment.instances.map(upstreamOf)
     return { id: deployment.id, servers, down: servers.filter((server) => outOfRotation.has(server)) }
   })
 }

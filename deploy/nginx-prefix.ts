@@ -8,6 +8,7 @@ import { chmod, copyFile, mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkConfigPath, renderListen, renderRedirect, siteOf, type TlsOptions } from './nginx-front-door.ts'
+import { socketServerPattern } from './instance-socket.ts'
 import { passThroughMode, stateModes } from './state-trust.ts'
 
 export type { TlsOptions }
@@ -16,7 +17,7 @@ export const nginxSourceDir = path.join(path.dirname(fileURLToPath(import.meta.u
 
 /** Deployment ids as Courier makes and accepts them (config/env.ts DEPLOYMENT_ID). */
 const deploymentIdPattern = /^[A-Za-z0-9._-]{1,64}$/
-/** `host:port` of an instance. */
+/** `host:port`: where nginx listens, or an instance an older deploy started on a port. */
 const serverPattern = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9a-fA-F:]+\]:\d{1,5}$/
 
 export interface LiveDeployment {
@@ -42,7 +43,9 @@ function check(deployments: LiveDeployment[]): void {
     }
     if (deployment.servers.length === 0) throw new Error(`deployment ${deployment.id} has no instance`)
     for (const server of deployment.servers) {
-      if (!serverPattern.test(server)) throw new Error(`invalid instance address ${JSON.stringify(server)}`)
+      if (!serverPattern.test(server) && !socketServerPattern.test(server)) {
+        throw new Error(`invalid instance address ${JSON.stringify(server)}`)
+      }
     }
   }
 }

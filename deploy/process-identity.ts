@@ -1,6 +1,6 @@
 /**
  * Which process a pid is now (Linux /proc). A pid written in a state file may belong to another process after a crash
- * or a reboot; the deploy signals a process only when its pid, its start time and the port it listens on all match
+ * or a reboot; the deploy signals a process only when its pid, its start time and the socket it listens on all match
  * what the state recorded when it started it.
  */
 import { readdir, readFile, readlink } from 'node:fs/promises'
@@ -70,6 +70,24 @@ export async function listeningPorts(pid: number): Promise<Set<number>> {
 /** Whether process `pid` holds a socket listening on `port`. */
 export async function listensOn(pid: number, port: number): Promise<boolean> {
   return (await listeningPorts(pid)).has(port)
+}
+
+/** The Unix sockets listening, by inode: their paths, from /proc/net/unix. */
+async function listeningUnixSockets(): Promise<Map<string, string>> {
+  const sockets = new Map<string, string>()
+  const text = await readFile('/proc/net/unix', 'utf8').catch(() => '')
+  for (const line of text.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path; Flags 00010000 (__SO_ACCEPTCON) is a listening socket.
+    const fields = line.trim().split(/\s+/)
+    if (fields.length >= 8 && fields[3] === '00010000') sockets.set(fields[6]!, fields.slice(7).join(' '))
+  }
+  return sockets
+}
+
+/** Whether process `pid` holds a socket listening on the Unix socket `socketPath`. */
+export async function listensOnSocket(pid: number, socketPath: string): Promise<boolean> {
+  const sockets = await listeningUnixSockets()
+  return (await socketInodes(pid)).some((inode) => sockets.get(inode) === socketPath)
 }
 
 /** The identity of a process just spawned (its pid must be known; it runs, since it was just started). */

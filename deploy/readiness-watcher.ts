@@ -15,6 +15,7 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { applyRouting, nginxMaster, portOf, routingOf } from './nginx-control.ts'
 import { readFile } from 'node:fs/promises'
+import { readyStatus } from './instance-socket.ts'
 import { identify, isSameProcess, type ProcessIdentity } from './process-identity.ts'
 import { readOutOfRotation, readState, saveOutOfRotation, statePaths, writeJsonAtomically } from './state.ts'
 import { stateModes, trustStateFolder } from './state-trust.ts'
@@ -33,13 +34,7 @@ function log(message: string, fields: Record<string, unknown> = {}): void {
 }
 
 async function isReady(server: string): Promise<boolean> {
-  return fetch(`http://${server}/api/ready`, { signal: AbortSignal.timeout(watcherTimings.answerTimeoutMs) }).then(
-    async (response) => {
-      await response.arrayBuffer()
-      return response.status === 200
-    },
-    () => false,
-  )
+  return (await readyStatus(server, watcherTimings.answerTimeoutMs)) === 200
 }
 
 async function watch(stateDir: string, listen: string, signal: AbortSignal): Promise<void> {

@@ -36,7 +36,7 @@ async function stopAll(paths: StatePaths, signal: AbortSignal): Promise<void> {
     const instances = await instancesToStop(paths)
     await stopWatcher(paths)
     const nginxStopped = frontDoor ? await stopNginx(paths.nginx, portOf(frontDoor.listen)) : false
-    const strangers = await stopInstances(instances, { checkPort: true, log, paths })
+    const strangers = await stopInstances(instances, { checkSocket: true, log, paths })
     await saveState(paths, { deployments: [] })
     await rm(paths.instances, { recursive: true, force: true })
     log('stopped', {

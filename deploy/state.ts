@@ -10,7 +10,10 @@ import { runningNow } from './instance-record.ts'
 import { isSameProcess, startTimeOf, type ProcessIdentity } from './process-identity.ts'
 
 export interface Instance extends ProcessIdentity {
-  port: number
+  /** The Unix socket it listens on, `<state>/sockets/<name>.sock` (deploy/instance-socket.ts). */
+  socket?: string
+  /** An instance an older deploy started on a loopback port instead (no `socket`): routed and stopped as it was. */
+  port?: number
   log: string
   /** The systemd unit that runs it (`--service-manager systemd`, deploy/instance-units.ts); none when the deploy
    * started it as its own process. */
@@ -44,8 +47,10 @@ export interface StatePaths {
   watcherLog: string
   /** Instances a deploy started and has not yet written into state.json (for a deploy killed outright). */
   startingFile: string
-  /** `<port>.json`: what runs on each port of an instance (deploy/instance-record.ts). */
+  /** `<name>.json`: what each instance runs (deploy/instance-record.ts). */
   instances: string
+  /** The instances' Unix sockets, `<name>.sock`: only the deploy's user and nginx's workers enter it. */
+  sockets: string
   /** The site's own data (DATA_DIR of every instance, unless the env file names another): outside every release, so
    * it outlives deploys and the pruning of old releases. */
   data: string
@@ -64,6 +69,7 @@ export function statePaths(dir: string): StatePaths {
     watcherLog: path.join(dir, 'watcher.log'),
     startingFile: path.join(dir, 'starting.json'),
     instances: path.join(dir, 'instances'),
+    sockets: path.join(dir, 'sockets'),
     data: path.join(dir, 'data'),
   }
 }
@@ -107,7 +113,7 @@ export function readStarting(paths: StatePaths): Promise<Instance[]> {
 }
 
 /**
- * The state as recorded, each instance as the process that now runs on its port for its deployment (one started again
+ * The state as recorded, each instance as the process that now runs it for its deployment (one started again
  * by systemd or by hand: deploy/instance-run.ts records it), with instances that are no longer running (exited, pid
  * reused) left out.
  */
@@ -126,7 +132,7 @@ export function saveState(paths: StatePaths, state: State): Promise<void> {
   return writeJsonAtomically(paths.stateFile, state)
 }
 
-/** `127.0.0.1:<port>` of each instance the watcher took out. */
+/** nginx's name of each instance the watcher took out (`unix:<socket>`, deploy/instance-socket.ts `upstreamOf`). */
 export async function readOutOfRotation(paths: StatePaths): Promise<Set<string>> {
   return new Set(await readJson<string[]>(paths.outOfRotationFile, []))
 }

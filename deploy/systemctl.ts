@@ -1,6 +1,6 @@
 /**
- * The systemd units of a state's instances (`--service-manager systemd`): `courier-instance@<port>.service`, the
- * template docs/running-at-scale.md "As a service" gives, which runs deploy/instance-run.ts for that port. Started and
+ * The systemd units of a state's instances (`--service-manager systemd`): `courier-instance@<name>.service`, the
+ * template docs/running-at-scale.md "As a service" gives, which runs deploy/instance-run.ts for that instance. Started and
  * stopped here with `systemctl`, as the user the deploy runs as (a polkit rule in the doc lets it manage these units
  * alone). Not exercised by the tests: they run where systemd is not PID 1.
  */
@@ -11,8 +11,8 @@ const run = promisify(execFile)
 
 export const unitTemplate = 'courier-instance@.service'
 
-export function unitOf(port: number): string {
-  return unitTemplate.replace('@', `@${port}`)
+export function unitOf(name: string): string {
+  return unitTemplate.replace('@', `@${name}`)
 }
 
 /** `systemctl <verb> <unit>`, with `--no-ask-password` (the deploy runs unattended: allowed by polkit, or refused). */

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
 
   // WEB_CONCURRENCY above 1: this process becomes the cluster's primary, and each worker runs the rest of main().
   // Not in development: one Vite dev server (and its HMR socket) per worker would fight over the same files.
+  if (cluster.isPrimary && config.socketPath) await clearSocketPath(config.socketPath, logger)
   if (config.webConcurrency > 1 && !config.dev && cluster.isPrimary) return runClusterPrimary(config, logger)
 
   let app
@@ -37,7 +38,12 @@ async function main(): Promise<void> {
 
   closeGracefully(app, logger)
   try {
-    await app.listen({ port: config.port, host: config.host })
+    // On a socket, its folder decides who may connect (docs/running-at-scale.md "Instances on Unix sockets").
+    await app.listen(
+      config.socketPath
+        ? { path: config.socketPath, readableAll: true, writableAll: true }
+        : { port: config.port, host: config.host },
+    )
   } catch (error) {
     logger.fatal({ err: error }, 'listen failed')
     process.exit(1)
@@ -45,6 +51,17 @@ async function main(): Promise<void> {
   // What start-up compiled goes to V8's compile cache now (src/runtime/start-up.ts), not only when the process exits
   // normally: a server that is killed still leaves it for the next start. Nothing when the cache is off.
   module.flushCompileCache()
+}
+
+/** A stale socket file removed; a socket in use, or another file there, ends the process with one line. */
+async function clearSocketPath(socketPath: string, logger: Logger): Promise<void> {
+  const { prepareSocketPath } = await import('./runtime/socket-path.ts')
+  try {
+    await prepareSocketPath(socketPath)
+  } catch (error) {
+    logger.fatal({ err: error }, 'listen failed')
+    process.exit(1)
+  }
 }
 
 /** The environment read once; a bad one ends the process with one line and EX_CONFIG. */

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import http from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -190,6 +190,48 @@ t.test('SIGTERM: the request in flight finishes, then the process exits 0', asyn
   t.equal(code, 0, 'clean exit')
   t.match(output(), '"msg":"closing: finishing in-flight requests"')
 })
+
+t.test(
+  'SOCKET_PATH: it listens on the Unix socket alone; a second server there is refused; SIGTERM removes it',
+  async (t) => {
+    const folder = await mkdtemp(path.join(tmpdir(), 'courier-socket-'))
+    t.teardown(() => rm(folder, { recursive: true, force: true }))
+    const socketPath = path.join(folder, 'site.sock')
+    const command = await startCommand()
+    const child = spawnNode([...command.nodeArgs, command.entry], {
+      ...process.env,
+      ...command.env,
+      SOCKET_PATH: socketPath,
+    })
+    t.teardown(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    })
+    let output = ''
+    child.stdout!.on('data', (data: Buffer) => (output += data.toString()))
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
+      child.stdout!.on('data', () => {
+        if (!output.includes(`"msg":"Server listening at ${socketPath}"`)) return
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+    const health = await new Promise<number>((resolve, reject) => {
+      http.get({ socketPath, path: '/api/health' }, (res) => resolve(res.resume().statusCode ?? 0)).on('error', reject)
+    })
+    t.equal(health, 200, 'answers on the socket')
+    t.notMatch(output, /Server listening at http/, 'and on no TCP port')
+
+    const second = await failedStart(command.entry, { SOCKET_PATH: socketPath })
+    t.equal(second.code, 1, 'a second server on the same socket stops')
+    t.match(second.output, `SOCKET_PATH ${socketPath}: another server accepts connections there`)
+
+    child.kill('SIGTERM')
+    const [code] = (await once(child, 'exit')) as [number | null]
+    t.equal(code, 0)
+    t.notOk(await stat(socketPath).catch(() => undefined), 'the socket file is gone after a clean exit')
+  },
+)
 
 t.test('a bad environment stops start-up with a message naming the variable', async (t) => {
   const { entry } = await startCommand()

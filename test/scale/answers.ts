@@ -16,15 +16,19 @@ export interface RawAnswer {
   wire: Buffer
 }
 
-/** One GET with node:http (fetch would decode the body and drop the coding). */
+/** One GET with node:http (fetch would decode the body and drop the coding); `origin` may be an instance's
+ * `unix:<socket>` as nginx names it. */
 export function getHttp1(
   origin: string,
   pathname: string,
   headers: Record<string, string>,
   method = 'GET',
 ): Promise<RawAnswer> {
+  const target = origin.startsWith('unix:')
+    ? { socketPath: origin.slice('unix:'.length), path: pathname, headers: { host: 'localhost', ...headers } }
+    : { ...urlParts(new URL(`${origin}${pathname}`)), headers }
   return new Promise((resolve, reject) => {
-    const request = http.request(`${origin}${pathname}`, { method, headers, agent: false }, (response) => {
+    const request = http.request({ ...target, method, agent: false }, (response) => {
       const parts: Buffer[] = []
       response.on('data', (part: Buffer) => parts.push(part))
       response.on('end', () =>
@@ -36,6 +40,8 @@ export function getHttp1(
     request.end()
   })
 }
+
+const urlParts = (url: URL) => ({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}` })
 
 /** One GET on an HTTP/2 session. */
 export function getHttp2(

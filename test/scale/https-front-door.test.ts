@@ -53,8 +53,7 @@ const { ports, run: deployed } = await firstDeploy(2, ([plain, https]) => [
 ])
 if (deployed.code !== 0) throw new Error(`the deploy failed:\n${deployed.output}`)
 const [plainPort, httpsPort] = [ports[0]!, ports[1]!]
-const instancePort = (await readDeployState(state)).deployments[0]!.instances[0]!.port
-const instance = `http://127.0.0.1:${instancePort}`
+const instance = `unix:${(await readDeployState(state)).deployments[0]!.instances[0]!.socket}`
 const ca = await readFile(first.certificate)
 
 // The site's name, as a browser sends it (nginx serves no other): the connection to its address.
@@ -65,7 +64,7 @@ const session = http2.connect(`https://localhost:${httpsPort}`, {
     tls.connect({ host: '127.0.0.1', port: httpsPort, ca, servername: 'localhost', ALPNProtocols: ['h2'] }),
 })
 t.teardown(() => session.close())
-// What nginx adds for the instances (courier.conf): the instance trusts them from 127.0.0.1 (TRUST_PROXY).
+// What nginx adds for the instances (courier.conf): the instance trusts its one peer, nginx (TRUST_PROXY=1).
 const asNginxAsks = {
   'x-forwarded-proto': 'https',
   'x-forwarded-host': 'localhost',

@@ -429,8 +429,8 @@ t.test(
     // The programs they name must exist: this checkout stands in for /srv/courier-src.
     for (const [, name, text] of units)
       writeFileSync(path.join(folder, name!), text!.replaceAll('/srv/courier-src', projectRoot))
-    // A template is verified as one of its units (systemd-analyze reads the template beside it): the instance on port 8081.
-    const asUnit = (name: string) => name.replace('@.service', '@8081.service')
+    // A template is verified as one of its units (systemd-analyze reads the template beside it): instance 5e0c1a2b.
+    const asUnit = (name: string) => name.replace('@.service', '@5e0c1a2b.service')
     const verified = spawnSync(
       'systemd-analyze',
       ['verify', ...units.map((unit) => path.join(folder, asUnit(unit[1]!)))],

@@ -15,6 +15,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import t from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
+import { upstreamOf } from '../../deploy/instance-socket.ts'
 import { startTimeOf } from '../../deploy/process-identity.ts'
 import type { Target } from '../reliability/targets.ts'
 import { projectRoot } from '../reliability/server-process.ts'
@@ -80,8 +81,8 @@ t.test('a frozen and an exited instance go out of rotation under load; no wrong 
   })()
 
   const [frozen, exited] = [instances[0]!, instances[1]!]
-  const frozenServer = `127.0.0.1:${frozen.port}`
-  const exitedServer = `127.0.0.1:${exited.port}`
+  const frozenServer = upstreamOf(frozen)
+  const exitedServer = upstreamOf(exited)
   const took = { out: 0, back: 0, exitedOut: 0 }
   try {
     process.kill(frozen.pid, 'SIGSTOP')
@@ -120,23 +121,29 @@ t.test('a frozen and an exited instance go out of rotation under load; no wrong 
   )
 })
 
-t.test('--stop signals only the processes state.json recorded, by pid, start time and port', async (t) => {
+t.test('--stop signals only the processes state.json recorded, by pid, start time and socket', async (t) => {
   // A process that is not Courier, given the pid of an instance in the state file (as after a reboot reused it): once
-  // with another start time, once with its own start time but a port it does not listen on (a port no instance record
-  // names: a port's record, deploy/instance-record.ts, would say which process serves it).
+  // with another start time, once with its own start time but a socket it does not listen on (one no instance record
+  // names: an instance's record, deploy/instance-record.ts, would say which process serves it).
   const stranger = spawn('sleep', ['120'], { stdio: 'ignore' })
   t.teardown(() => stranger.kill('SIGKILL'))
   const recorded = await readDeployState(state)
-  const [first, second] = recorded.deployments[0]!.instances.filter((one) => one.port !== instances[1]!.port)
+  const [first, second] = recorded.deployments[0]!.instances.filter((one) => one.socket !== instances[1]!.socket)
   const strangerStart = await startTimeOf(stranger.pid!)
   const forged = structuredClone(recorded)
   forged.deployments[0]!.instances.push({
     pid: stranger.pid!,
     startTime: String(Number(strangerStart) + 1),
-    port: 1,
+    socket: path.join(state, 'sockets', 'forged1.sock'),
     log: '',
   })
-  forged.deployments[0]!.instances.push({ pid: stranger.pid!, startTime: strangerStart!, port: 2, log: '' })
+  const forgedSocket = path.join(state, 'sockets', 'forged2.sock')
+  forged.deployments[0]!.instances.push({
+    pid: stranger.pid!,
+    startTime: strangerStart!,
+    socket: forgedSocket,
+    log: '',
+  })
   await writeFile(path.join(state, 'state.json'), JSON.stringify(forged))
   const stopped = await runDeploy(['--stop', '--state', state])
   t.equal(stopped.code, 0, stopped.output)
@@ -144,7 +151,7 @@ t.test('--stop signals only the processes state.json recorded, by pid, start tim
   t.equal(await startTimeOf(first!.pid), undefined, 'the instances stopped')
   t.equal(await startTimeOf(second!.pid), undefined)
   const line = stopped.lines.find((one) => one.msg === 'stopped') as { notSignalled?: number } | undefined
-  t.equal(line?.notSignalled, 1, 'one recorded process not signalled: its port is not what was recorded')
+  t.equal(line?.notSignalled, 1, 'one recorded process not signalled: its socket is not what was recorded')
   const watcher = JSON.parse(
     await readFile(path.join(state, 'watcher.log'), 'utf8').then((text) => text.trim().split('\n').at(-1)!),
   ) as { msg: string }

@@ -4,7 +4,8 @@
  * would run that user's code in the instances, is refused with exit 1 and its code, and nothing runs (no nginx, no
  * instance, no build, the folder left as it was); a `courier.env` others may read, the same. A first deploy into a
  * folder it makes leaves nothing of the state readable by another user but the shared assets nginx's workers (user
- * `nobody`) serve, which they still do. The many cases of the check itself: test/deploy/state-trust.test.ts.
+ * `nobody`) serve, which they still do; its instance listens on a Unix socket the other user cannot connect to, and on
+ * no TCP port (docs/running-at-scale.md "Instances on Unix sockets"). The many cases of the check itself: test/deploy/state-trust.test.ts.
  *
  * Needs root, to hand a folder to another user and to ask as `nobody` (CI runs as root); skipped otherwise.
  */
@@ -14,6 +15,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import t, { type Test } from 'tap'
 import { defaultDistDir } from '../../config/env.ts'
+import { instanceName } from '../../deploy/instance-socket.ts'
+import { listeningPorts } from '../../deploy/process-identity.ts'
 import { publishedManifests } from '../../deploy/shared-assets.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 import { firstDeploy, processesMentioning, readDeployState, runDeploy, type DeployRun } from './deploy-run.ts'
@@ -126,10 +129,11 @@ t.test(
 )
 
 /** Every file under `root` (folders walked, not listed: nginx's master makes `cache/`'s for its workers, and
- * `acme/`'s are certbot's webroot). */
+ * `acme/`'s are certbot's webroot); sockets left out (who may connect to one is asked by connecting). */
 function filesUnder(root: string): string[] {
   return readdirSync(root, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(root, entry.name)
+    if (entry.isSocket()) return []
     return entry.isDirectory() ? filesUnder(full) : [full]
   })
 }
@@ -143,6 +147,17 @@ function readableBy(user: string, files: string[]): string[] {
   )
   if (asked.status !== 0) throw new Error(`runuser failed: ${asked.stderr}`)
   return asked.stdout.split('\n').filter(Boolean)
+}
+
+/** What `user` gets connecting to the Unix socket `socketPath`: `connected`, or the error's code. */
+function connectAs(user: string, socketPath: string): string {
+  const script =
+    "const s = require('node:net').connect(process.argv[1]);" +
+    "s.on('connect', () => { console.log('connected'); s.destroy() }); s.on('error', (e) => console.log(e.code))"
+  const asked = spawnSync('runuser', ['-u', user, '--', process.execPath, '-e', script, socketPath], {
+    encoding: 'utf8',
+  })
+  return asked.stdout.trim() || `no answer: ${asked.stderr}`
 }
 
 t.test(
@@ -172,7 +187,7 @@ t.test(
       path.join(state, 'nginx', 'logs', 'access.log'),
       path.join(state, 'nginx', 'logs', 'error.log'),
       path.join(state, 'nginx', 'listen.conf'),
-      path.join(state, 'instances', `${deployment.instances[0]!.port}.json`),
+      path.join(state, 'instances', `${instanceName(deployment.instances[0]!)}.json`),
       deployment.instances[0]!.log,
     ]
     for (const file of mustBePrivate) t.ok(files.includes(file), `${path.relative(state, file)} is there`)
@@ -193,5 +208,16 @@ t.test(
     t.equal(answer.status, 200, 'an asset answers 200')
     t.equal(answer.headers.get('x-courier-asset'), 'shared-folder', "read by nginx's workers from the shared folder")
     await answer.arrayBuffer()
+
+    // The instance past nginx: no TCP port at all, and its socket out of another local user's reach.
+    const instance = deployment.instances[0]!
+    t.same([...(await listeningPorts(instance.pid))], [], 'the instance listens on no TCP port')
+    t.equal(statSync(path.join(state, 'sockets')).mode & 0o777, 0o710, "the sockets' folder: nginx's workers pass")
+    otherUid()
+    t.equal(connectAs(otherUser, instance.socket!), 'EACCES', 'another local user cannot connect to the instance')
+    t.equal(connectAs('nobody', instance.socket!), 'connected', "nginx's workers' user can")
+    const page = await fetch(`http://127.0.0.1:${ports[0]}/api/ready`)
+    t.equal(page.status, 200, 'and nginx reaches it')
+    await page.arrayBuffer()
   },
 )
