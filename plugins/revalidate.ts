@@ -102,7 +102,7 @@ async function revalidationTransport(
   if (siblings) return { tell: (message) => tellSiblings(siblings, message), close: async () => siblings.close() }
   return {
     tell: async (message) => {
-      await pages.regenerateNow(message)
+      pages.revalidate(message)
       return { instances: 1, alive: 1 }
     },
     close: async () => undefined,

@@ -241,14 +241,6 @@ export class PageVersions implements RevalidatedPages {
     return this.#regenerations.name(this.#store.named(request, this.match))
   }
 
-  /**
-   * A revalidation this instance takes (`POST /api/revalidate`): marked as `revalidate` marks, then told to the
-   * others. Resolves at once with the paths marked; every request after it gets the new version.
-   */
-  async regenerateNow(request: RevalidationRequest): Promise<string[]> {
-    return this.revalidate(request)
-  }
-
   /** What the regenerations are doing: marked, running, queued, failing (`/api/health`). */
   get regenerationStats(): RegenerationStats {
     return this.#regenerations.stats

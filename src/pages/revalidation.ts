@@ -16,8 +16,7 @@ export type Revalidation = RevalidationMessage | 'everything'
  * the workers' messages all apply revalidations to it.
  */
 export interface RevalidatedPages {
-  /** Another instance's revalidation: requests for a named page wait for its one regeneration. */
+  /** This instance's revalidation or another's, alike: marks the pages named, each regenerated when next asked for
+   * (requests for it wait for that one regeneration). */
   revalidate(revalidation: Revalidation): unknown
-  /** One this instance takes: resolves once the pages it keeps are regenerated (kept versions served meanwhile). */
-  regenerateNow(message: RevalidationMessage): Promise<unknown>
 }

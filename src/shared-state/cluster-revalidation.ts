@@ -99,7 +99,7 @@ export class ClusterRevalidation {
   }
 
   async tell(message: RevalidationMessage): Promise<{ instances: number }> {
-    await this.#pages.regenerateNow(message)
+    this.#pages.revalidate(message)
     const id = randomUUID()
     const instances = await new Promise<number>((resolve) => {
       const timer = setTimeout(() => resolve(0), revalidation.clusterAckTimeoutMs)

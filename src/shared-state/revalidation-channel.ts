@@ -63,7 +63,7 @@ export class RevalidationChannel {
    */
   async tell(message: RevalidationMessage): Promise<{ instances: number; alive: number }> {
     const alone = async (warning: string, error?: unknown) => {
-      await this.#pages.regenerateNow(message)
+      this.#pages.revalidate(message)
       this.#log.warn({ ...(error === undefined ? {} : { err: error }), ...message }, warning)
       return { instances: 1, alive: 1 }
     }
@@ -78,7 +78,7 @@ export class RevalidationChannel {
     this.#taking.add(logged.seq)
     try {
       await this.#catchUp(logged.seq - 1, readLogged(logged.text)?.epoch)
-      await this.#pages.regenerateNow(message)
+      this.#pages.revalidate(message)
     } finally {
       this.#taking.delete(logged.seq)
     }

@@ -181,16 +181,12 @@ t.test(
     t.equal((await versionOf()).version, 1)
     t.equal(state.runs, 1)
     state.version = 2
-    t.same(await versions.regenerateNow({ paths: ['/versioned/a'], tags: [] }), ['/versioned/a'], 'the paths marked')
+    t.same(versions.revalidate({ paths: ['/versioned/a'], tags: [] }), ['/versioned/a'], 'the paths marked')
     t.equal(state.runs, 1, 'no loader ran for the call')
     t.match(versions.regenerationStats, { marked: 1, running: 0 })
     t.equal((await versionOf()).version, 2, 'the next request waits for its regeneration: the new version')
     t.equal(state.runs, 2)
     t.match(versions.regenerationStats, { marked: 0, running: 0, failing: 0 })
-    t.same(
-      await versions.regenerateNow({ paths: ['/versioned/none'], tags: ['nobody'] }),
-      [],
-      'nothing kept: nothing marked',
-    )
+    t.same(versions.revalidate({ paths: ['/versioned/none'], tags: ['nobody'] }), [], 'nothing kept: nothing marked')
   },
 )
