@@ -15,7 +15,8 @@ import { pageCacheControl } from '../src/pages/cache-control.ts'
 import { loadSite } from '../src/pages/site.ts'
 import { serializeForScript } from '../src/common/script-json.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
-import { renderStream } from '../src/render/stream.ts'
+import { identityPieces, PieceStream } from '../src/compression/pieces.ts'
+import { renderUnderTimeOut, renderWhole } from '../src/render/stream.ts'
 import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
 import { compileTemplate } from '../src/render/template.ts'
 import { serverLimits } from '../config/server.ts'
@@ -70,17 +71,16 @@ async function main(): Promise<void> {
       deploymentId,
     }
     const element = await client.createElement(state)
-    const { stream } = await renderStream({
-      element,
-      opening,
-      closing: () => template.close(serializeForScript(state), undefined),
-      nonce: undefined,
+    const { body, finish } = await renderUnderTimeOut((hooks) => renderWhole(element, undefined, hooks), {
       timeoutMs: serverLimits.renderTimeoutMs,
       onError(error) {
         process.stderr.write(`bare-server: render error: ${(error as Error)?.stack ?? String(error)}\n`)
         return undefined
       },
     })
+    const closing = () => (finish(), template.close(serializeForScript(state), undefined))
+    const stream = new PieceStream({ coding: identityPieces, opening, closing })
+    body.pipe(stream)
     return reply
       .code(200)
       .type('text/html; charset=utf-8')

@@ -1,19 +1,17 @@
 import fp from 'fastify-plugin'
 import path from 'node:path'
 import fastifyVite from '@fastify/vite'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { clientBundle } from '../config/client-bundle.ts'
 import { errors } from '../src/errors.ts'
 import { builtAssetOptions, codedAssetHandler } from '../src/delivery/built-assets.ts'
 import { findDictionaryDeltas } from '../src/delivery/dictionary-assets.ts'
-import { createPartialResponder, type RenderPartialDocument } from '../src/delivery/partial-respond.ts'
 import { createDocumentResponder, type RenderDocument } from '../src/delivery/respond.ts'
 import type { Sender } from '../src/delivery/send.ts'
 import { findCodedAssets } from '../src/delivery/coded-assets.ts'
 import { builtStylesheetReader } from '../src/render/built-stylesheet.ts'
 import { readPagePreloads } from '../src/render/page-preloads.ts'
 import { createDocumentRenderer } from '../src/render/renderer.ts'
-import { createPartialRenderer } from '../src/render/resume.ts'
 import type { HoleTurnLimits } from '../src/render/hole-turns.ts'
 import { assetBase } from '../src/render/template.ts'
 import { viteDocumentSource } from '../src/render/vite-client.ts'
@@ -57,9 +55,10 @@ function hookCodedAssets(fastify: FastifyInstance, clientDir: string, sender: Se
 /**
  * Documents: @fastify/vite brings the client in (the build in production, Vite's dev server with HMR in development)
  * and serves the built assets under `/_next/static/` (their codings the sender's, src/delivery/built-assets.ts);
- * Courier takes the template and the SSR module from it and renders every document, page or error page, through
- * `fastify.renderDocument` (src/delivery/respond.ts: the renderer of src/render/renderer.ts, its span and metrics,
- * and the sender of src/delivery/send.ts).
+ * Courier takes the template and the SSR module from it and renders every document, a page (whole, or resumed from
+ * its kept shell where it is partly prerendered) or an error page, through `fastify.renderDocument`
+ * (src/delivery/respond.ts: the renderer of src/render/renderer.ts, its span and metrics, and the sender of
+ * src/delivery/send.ts).
  */
 async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   const { root, distDir, dev, pageIds, renderTimeoutMs, holeTurns, keepDocuments, sender } = options
@@ -72,7 +71,7 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
   const preloadsFor = dev ? undefined : await readPagePreloads(clientDir, pageIds, deploymentId)
   // The build's stylesheet goes into each document, and its entry starts after the first paint; the dev server's CSS
   // comes through its own modules, and its client must run at once.
-  const { renderer, source } = viteDocumentSource(deploymentId, {
+  const { renderer: viteRenderer, source } = viteDocumentSource(deploymentId, {
     inlineStylesheet: dev ? undefined : builtStylesheetReader(clientDir),
     startEntryAfterFirstPaint: dev ? undefined : { fallbackMs: clientBundle.entryStartFallbackMs },
   })
@@ -85,45 +84,37 @@ async function documents(fastify: FastifyInstance, options: DocumentsOptions) {
     // @fastify/vite looks for vite.config.json beside the client folder it is given.
     distDir: clientDir,
     fastifyStaticOptions: builtAssetOptions(distDir, sender),
-    renderer,
+    renderer: viteRenderer,
   })
   await fastify.vite.ready()
 
+  // Documents are kept (static pages, error pages, partly prerendered pages' shells) except in development.
+  const keep = keepDocuments && !dev
+  const renderer = createDocumentRenderer({
+    source,
+    deploymentId,
+    renderTimeoutMs,
+    holeTurns,
+    keepShells: keep,
+    preloadsFor,
+  })
+  const tracing = tracingOf(fastify)
+  const metrics = fastify.metrics
   fastify.decorate(
     'renderDocument',
-    createDocumentResponder({
-      renderer: createDocumentRenderer({ source, deploymentId, renderTimeoutMs, preloadsFor }),
-      sender,
-      keepDocuments: keepDocuments && !dev,
-      tracing: tracingOf(fastify),
-      metrics: fastify.metrics,
-    }),
+    createDocumentResponder({ renderer, sender, keepDocuments: keep, tracing, metrics }),
   )
-  // Partly prerendered pages (src/delivery/partial-respond.ts, the render of src/render/resume.ts): from a kept
-  // shell where documents are kept, else rendered whole.
-  const tracing = tracingOf(fastify)
-  const headTags = (request: FastifyRequest) => tracing.documentMeta(request)
-  const renderPartial = createPartialResponder({
-    renderer: createPartialRenderer({ source, deploymentId, renderTimeoutMs, holeTurns, preloadsFor }),
-    sender,
-    headTags,
-    tracing,
-    metrics: fastify.metrics,
-  })
-  fastify.decorate('renderPartialDocument', keepDocuments && !dev ? renderPartial : async () => false)
   fastify.log.debug({ dev, assetBase }, 'documents ready')
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * Renders a document (a page, or the error page for a status) for this request and sends it: streamed, or its
-     * kept bytes with the request's nonce. Routes and the error handler answer through it; it needs no route.
+     * Renders a document (a page rendered whole, a partly prerendered page, or the error page for a status) for this
+     * request and sends it: streamed, or its kept bytes with the request's nonce. Routes and the error handler answer
+     * through it; it needs no route.
      */
     renderDocument: RenderDocument
-    /** Sends a partly prerendered page from its kept shell, its holes resumed for this request: false where it has
-     * none (development, a page without holes): render it whole. */
-    renderPartialDocument: RenderPartialDocument
   }
 }
 

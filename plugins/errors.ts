@@ -46,7 +46,7 @@ async function sendError(request: FastifyRequest, reply: FastifyReply, statusCod
   if (wantsJson(request)) return reply.type('application/json; charset=utf-8').send(body)
   try {
     const target = { type: 'error', statusCode, ...(body.digest ? { digest: body.digest } : {}) } as const
-    return await request.server.renderDocument(request, reply, target)
+    return await request.server.renderDocument(request, reply, { type: 'whole', target })
   } catch (renderError) {
     // The error page itself failed: log it, then answer in plain HTML so the visitor still gets the status.
     request.log.error({ err: renderError }, 'error page failed to render')

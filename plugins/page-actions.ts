@@ -121,7 +121,10 @@ async function pageActions(fastify: FastifyInstance, options: PageActionsOptions
         const data = await dataOf(page, params, request, reply)
         if (!('props' in data)) return reply.callNotFound()
         const refused = { actionData: answer.invalid, statusCode: answer.status ?? 422 }
-        return fastify.renderDocument(request, reply, { type: 'page', page, params, data: data.props, refused })
+        return fastify.renderDocument(request, reply, {
+          type: 'whole',
+          target: { type: 'page', page, params, data: data.props, refused },
+        })
       },
     })
   }

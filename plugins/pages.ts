@@ -134,7 +134,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
   ) {
     if ('notFound' in answer) return reply.callNotFound()
     if ('redirect' in answer) return reply.redirect(answer.redirect.destination, redirectStatus(answer.redirect))
-    return fastify.renderDocument(request, reply, { type: 'page', page, params, data: answer.props }, kept)
+    const target = { type: 'page', page, params, data: answer.props } as const
+    return fastify.renderDocument(request, reply, { type: 'whole', target, kept })
   }
 
   /**
@@ -159,9 +160,8 @@ async function pages(fastify: FastifyInstance, options: PagesOptions) {
     })
     const kept = version.answer.props
     // A shell is kept with a kept version only: one past the bound renders whole, as its static page would stream.
-    const wanted = { page, params, version, kept, live }
-    if (result.kept && (await fastify.renderPartialDocument(request, reply, wanted))) return reply
-    return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+    if (!result.kept) return answerPage(request, reply, page, params, { props: { kept, live: await live } })
+    return fastify.renderDocument(request, reply, { type: 'partial', partial: { page, params, version, kept, live } })
   }
 
   /** A page's document: what the one call to the page versions gives it, as bytes. */

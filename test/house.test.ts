@@ -188,3 +188,18 @@ t.test('deploy/ takes the build through its one entry, src/build/index.ts', asyn
     )
   t.same(reaching, [])
 })
+
+/**
+ * The renderer gives plain bytes and the sender frames them (docs/rendering.md "Who does what"): nothing of
+ * `src/render/` knows a content coding, not even its types.
+ */
+t.test('src/render/ imports nothing of src/compression/', async (t) => {
+  const framing = files.flatMap(({ file, text }) =>
+    file.startsWith('src/render/')
+      ? importsOf(file, text)
+          .filter((imported) => imported.startsWith('src/compression/'))
+          .map((imported) => `${file} -> ${imported}`)
+      : [],
+  )
+  t.same(framing, [], 'render files that import compression')
+})

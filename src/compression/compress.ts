@@ -69,7 +69,7 @@ export function compressOnceOffLoop(body: string, coding: ContentCoding): Promis
 }
 
 /**
- * A streamed document in brotli or zstd, for a client that weighs one of them above gzip (the renderer sends gzip in
+ * A streamed document in brotli or zstd, for a client that weighs one of them above gzip (the sender frames gzip in
  * pieces, src/compression/pieces.ts). Neither can be joined from independent pieces with references between them:
  * this is an asynchronous compressor with a small window, flushed once per turn of the event loop, so each React piece
  * reaches the browser when it is rendered. If the client goes, the source is destroyed too (the renderer aborts the

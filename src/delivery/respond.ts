@@ -2,30 +2,30 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { caches } from '../../config/caches.ts'
 import { addVary } from '../compression/vary.ts'
 import { variesByVisitor } from '../pages/cache-control.ts'
-import type { Readable } from 'node:stream'
 import type { MetricsRecorder } from '../metrics/recorder.ts'
 import { DocumentCache, type KeptDocument, type KeptDocumentSlot } from '../render/document-cache.ts'
 import { statusAndCacheControl, type RenderTarget } from '../render/document-target.ts'
-import type { DocumentRenderer, RenderWatch } from '../render/renderer.ts'
+import type { DocumentAnswer, DocumentRenderer } from '../render/renderer.ts'
+import { partialTarget } from '../render/resume.ts'
+import { allowScriptHashes } from '../render/shell-hash.ts'
+import type { StreamedDocument } from '../render/stream.ts'
 import {
   renderSpanAttributes,
   traceKeptDocument,
   traceRenderError,
   traceStreamedRender,
 } from '../tracing/render-span.ts'
-import { tracingOff, type Tracing } from '../tracing/tracing.ts'
-import type { Coding } from '../compression/negotiate.ts'
+import { tracingOff, type TraceSpan, type Tracing } from '../tracing/tracing.ts'
 import type { Sender } from './send.ts'
 
 /**
- * Renders one document (a page or the error page) for a request and sends it. `kept`: where the document of a page
- * that is the same for every request but for its nonce is kept (a `static` page version, src/render/page-documents.ts).
+ * Renders one document (a page, a partly prerendered page or the error page) for a request and sends it
+ * (src/render/renderer.ts `DocumentAnswer`).
  */
 export type RenderDocument = (
   request: FastifyRequest,
   reply: FastifyReply,
-  target: RenderTarget,
-  kept?: KeptDocumentSlot,
+  answer: DocumentAnswer,
 ) => Promise<FastifyReply>
 
 export interface ResponderOptions {
@@ -41,17 +41,16 @@ export interface ResponderOptions {
   metrics?: MetricsRecorder | undefined
 }
 
-/** What a document's render gave: the kept document, or this request's stream in the coding the sender chose. */
+/** What a document's render gave: the kept document, or this request's stream, in plain bytes, and when it started. */
 type Rendered =
-  | { type: 'kept'; document: KeptDocument }
-  | { type: 'stream'; stream: Readable; coding: Coding; abort: (reason: Error) => void }
+  { type: 'kept'; document: KeptDocument } | { type: 'stream'; document: StreamedDocument; started: number }
 
 /**
- * The document answer behind `fastify.renderDocument` (plugins/documents.ts): chooses the slot a document is kept in,
- * wraps the render in its span and metrics, and hands the bytes to the sender with the answer's status and
- * Cache-Control. A kept document that is ready renders nothing: no render span, the request span says it was sent.
- * A streamed one is framed before its render starts: the sender chooses its coding from the document's opening, the
- * renderer writes in the pieces of that coding, and the sender sends the stream in the coding it chose.
+ * The document answer behind `fastify.renderDocument` (plugins/documents.ts), for every kind of document: chooses the
+ * slot a document is kept in, wraps the render in its span and metrics, and hands the bytes to the sender with the
+ * answer's status and Cache-Control. A kept document that is ready renders nothing: no render span, the request span
+ * says it was sent. A streamed one comes from the renderer in plain bytes, the sender frames it in the coding it
+ * chooses; one resumed from a kept shell allows the shell's nonce-less script by its hash and says so on its span.
  */
 export function createDocumentResponder(options: ResponderOptions): RenderDocument {
   const { renderer, sender, keepDocuments, tracing = tracingOff, metrics } = options
@@ -61,8 +60,9 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
   /**
    * The slot this document is kept in, if it is one to keep (an error page's has no request value without a digest).
    */
-  function slotFor(target: RenderTarget, kept: KeptDocumentSlot | undefined): KeptDocumentSlot | undefined {
-    if (!keepDocuments) return undefined
+  function slotFor(answer: DocumentAnswer): KeptDocumentSlot | undefined {
+    if (!keepDocuments || answer.type !== 'whole') return undefined
+    const { target, kept } = answer
     if (target.type === 'page') return target.page.kind === 'static' ? kept : undefined
     return target.digest ? undefined : errorDocuments.slot(`error:${target.statusCode}`)
   }
@@ -78,9 +78,32 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
     return target.type === 'page' ? tracing.documentMeta(request) : ''
   }
 
-  return async function renderDocument(request, reply, target, kept) {
-    const slot = slotFor(target, kept)
+  /** The kept document of the slot, rendered once on first use, or else a stream of this request's. */
+  async function render(
+    request: FastifyRequest,
+    answer: DocumentAnswer,
+    target: RenderTarget,
+    slot: KeptDocumentSlot | undefined,
+    span: TraceSpan,
+  ): Promise<Rendered> {
+    const document = slot ? await slot.get(() => renderer.renderKept(request, target)) : undefined
+    if (document) return { type: 'kept', document } satisfies Rendered
+    let started = performance.now()
+    const seconds = () => (performance.now() - started) / 1000
+    const streamed = await renderer.renderStream(request, answer, {
+      onStart: () => (started = performance.now()),
+      onError: (error, digest) => traceRenderError(span, error, digest),
+      onAllReady: metrics && (() => metrics.renderAllReady(request, target.type, seconds())),
+    })
+    metrics?.renderShellReady(request, target.type, seconds())
+    return { type: 'stream', document: streamed, started } satisfies Rendered
+  }
+
+  return async function renderDocument(request, reply, answer) {
+    // A partly prerendered page is its page to the span, the metrics and the answer's head.
+    const target = answer.type === 'whole' ? answer.target : partialTarget(answer.partial)
     const headTags = headTagsOf(request, target)
+    const slot = slotFor(answer)
     const ready = slot?.ready
     if (ready) {
       // Nothing renders: no render span; the request span says the kept document was sent (docs/operations.md
@@ -90,25 +113,7 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
       return sender.sendKeptDocument(request, answerHead(request, reply, target), ready, headTags)
     }
     const span = tracing.startSpan(request, 'courier.render', { attributes: renderSpanAttributes(target) })
-    let renderStarted = performance.now()
-    const seconds = () => (performance.now() - renderStarted) / 1000
-    const watch: RenderWatch = {
-      onError: (error, digest) => traceRenderError(span, error, digest),
-      onShellReady: metrics && (() => metrics.renderShellReady(request, target.type, seconds())),
-      onAllReady: metrics && (() => metrics.renderAllReady(request, target.type, seconds())),
-    }
-    /** The kept document of the slot, rendered once on first use, or else a stream of this request's. */
-    async function render(): Promise<Rendered> {
-      const document = slot ? await slot.get(() => renderer.renderKept(request, target)) : undefined
-      if (document) return { type: 'kept', document }
-      // The stream's render starts (after any attempt to keep the document): its times count from here.
-      renderStarted = performance.now()
-      const opening = renderer.openingOf(target)
-      const wire = sender.streamCoding(request, opening.template, opening.head, headTags)
-      const { stream, abort } = await renderer.renderStream(request, target, opening, wire, watch)
-      return { type: 'stream', stream, coding: wire.coding, abort }
-    }
-    const rendered = await render().catch((error: unknown) => {
+    const rendered = await render(request, answer, target, slot, span).catch((error: unknown) => {
       span.end()
       throw error
     })
@@ -118,14 +123,15 @@ export function createDocumentResponder(options: ResponderOptions): RenderDocume
       metrics?.keptDocumentSent(request, target.type)
       return sender.sendKeptDocument(request, answerHead(request, reply, target), rendered.document, headTags)
     }
+    const { document, started } = rendered
+    const { prelude } = document
     span.setAttributes({ 'courier.render.kept': false })
-    traceStreamedRender(span, rendered.stream, renderStarted)
-    return sender.sendStream(
-      request,
-      answerHead(request, reply, target),
-      rendered.coding,
-      rendered.stream,
-      rendered.abort,
-    )
+    if (prelude.type === 'shell') {
+      span.setAttributes({ 'courier.render.resumed': true })
+      allowScriptHashes(reply, prelude.scriptHashes)
+    }
+    const framed = sender.frameStream(request, document, headTags)
+    traceStreamedRender(span, framed.stream, started)
+    return sender.sendStream(request, answerHead(request, reply, target), framed, document.body)
   }
 }

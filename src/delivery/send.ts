@@ -13,13 +13,11 @@ import {
   type ContentCoding,
   type ParsedAcceptEncoding,
 } from '../compression/negotiate.ts'
-import { gzipPieces, identityPieces, lastPieceEvent } from '../compression/pieces.ts'
+import { gzipPieces, identityPieces, lastPieceEvent, PieceStream, type PieceCoding } from '../compression/pieces.ts'
 import { addVary } from '../compression/vary.ts'
 import { encodedEtag, matchesAnyEncoding } from '../etag.ts'
 import type { KeptDocument } from '../render/document-cache.ts'
-import type { StreamFraming } from '../render/renderer.ts'
-import { ClientGoneError } from '../render/stream.ts'
-import type { DocumentHead, DocumentTemplate } from '../render/template.ts'
+import { ClientGoneError, type DocumentBody, type Prelude, type StreamedDocument } from '../render/stream.ts'
 import { documentBytes, documentTail, KeptBytes } from './kept-bytes.ts'
 import { KeptOpenings } from './kept-openings.ts'
 
@@ -48,12 +46,10 @@ export interface AnswerHead {
   type: string
 }
 
-/**
- * How a streamed document goes on the wire: its coding, and the framing the renderer writes it in (the pieces' coding,
- * and the opening left for the stream to write: '' where a kept opening already starts the pieces, as gzip's does).
- */
-export interface StreamCoding extends StreamFraming {
+/** A streamed document framed for the wire: its coding, and the stream of its pieces in that coding. */
+export interface FramedStream {
   coding: Coding
+  stream: PieceStream
 }
 
 /**
@@ -168,53 +164,50 @@ export class Sender {
   }
 
   /**
-   * The coding of a streamed document, chosen before its render starts: gzip in pieces as React writes them, its
-   * opening compressed once and kept where it can be (src/delivery/kept-openings.ts); brotli or zstd through a
-   * compressor flushed once per piece (`sendStream`).
+   * Frames a streamed document (src/render/stream.ts) for the wire, in the coding negotiated for it: its prelude,
+   * React's body and its closing as pieces, whatever React wrote in one turn one piece (src/compression/pieces.ts).
+   * gzip: in pieces after the prelude's gzip start, compressed once and kept (a template's opening per head,
+   * src/delivery/kept-openings.ts; a kept shell as a kept document is), with this request's nonce and head tags
+   * in between; brotli and zstd: the pieces as they are, through a compressor flushed per piece (`sendStream`).
    */
-  streamCoding(
-    request: FastifyRequest,
-    template: DocumentTemplate,
-    head: DocumentHead,
-    headTags: string,
-  ): StreamCoding {
+  frameStream(request: FastifyRequest, document: StreamedDocument, headTags: string): FramedStream {
     const coding = this.codingFor(request, 'streamedDocument')
-    const nonce = request.cspNonce
-    const kept = coding === 'gzip' ? this.#openings.gzipStart(template, head, nonce, headTags) : undefined
-    return {
-      coding,
-      pieces: coding === 'gzip' ? gzipPieces(kept?.start, kept?.sent) : identityPieces,
-      opening: kept ? '' : template.open(head, nonce, headTags),
-    }
+    const { pieces, opening } = this.#framing(coding, request.cspNonce, document.prelude, headTags)
+    const stream = new PieceStream({ coding: pieces, opening, closing: document.closing })
+    // A kept shell goes out now, in this turn: its first byte waits neither for request-time data nor for React.
+    if (document.prelude.type === 'shell') stream.sendPending()
+    document.body.pipe(stream)
+    return { coding, stream }
   }
 
-  /**
-   * The coding of a streamed document that begins with a kept document (a partly prerendered page's shell, whose
-   * holes the render resumes): gzip in pieces after the kept parts' gzip start, with this request's nonce and head
-   * tags in between; otherwise the kept bytes with them are the stream's opening.
-   */
-  keptStreamCoding(request: FastifyRequest, document: KeptDocument, headTags: string): StreamCoding {
-    const coding = this.codingFor(request, 'streamedDocument')
-    const nonce = request.cspNonce
-    const tags = headTags ? Buffer.from(headTags) : noHeadTags
-    if (coding !== 'gzip') return { coding, pieces: identityPieces, opening: documentBytes(document, nonce, tags) }
-    // The pieces refer back to the end of the kept bytes only: no copy of the whole document per response.
-    const sent = documentTail(document, nonce, tags, compression.pieceDictionaryBytes)
-    return { coding, pieces: gzipPieces(this.#bytes.gzipStart(document, nonce, tags), sent), opening: '' }
-  }
-
-  /** A streamed document in the coding `streamCoding` chose; `abort` stops its render when the client goes. */
-  sendStream(
-    request: FastifyRequest,
-    reply: FastifyReply,
+  /** The pieces' coding of a stream and the opening left for it to write ('' where a kept gzip start holds it). */
+  #framing(
     coding: Coding,
-    stream: Readable,
-    abort: (reason: Error) => void,
-  ): FastifyReply {
+    nonce: string | undefined,
+    prelude: Prelude,
+    headTags: string,
+  ): { pieces: PieceCoding; opening: string | Buffer } {
+    if (prelude.type === 'template') {
+      const { template, head } = prelude
+      const kept = coding === 'gzip' ? this.#openings.gzipStart(template, head, nonce, headTags) : undefined
+      if (kept) return { pieces: gzipPieces(kept.start, kept.sent), opening: '' }
+      const opening = template.open(head, nonce, headTags)
+      return { pieces: coding === 'gzip' ? gzipPieces() : identityPieces, opening }
+    }
+    const tags = headTags ? Buffer.from(headTags) : noHeadTags
+    if (coding !== 'gzip') return { pieces: identityPieces, opening: documentBytes(prelude.document, nonce, tags) }
+    // The pieces refer back to the end of the kept bytes only: no copy of the whole document per response.
+    const sent = documentTail(prelude.document, nonce, tags, compression.pieceDictionaryBytes)
+    return { pieces: gzipPieces(this.#bytes.gzipStart(prelude.document, nonce, tags), sent), opening: '' }
+  }
+
+  /** A framed document in the coding `frameStream` chose; its render is aborted when the client goes. */
+  sendStream(request: FastifyRequest, reply: FastifyReply, framed: FramedStream, body: DocumentBody): FastifyReply {
+    const { coding, stream } = framed
     reply.raw.once('close', function abortWhenClientGone() {
       if (reply.raw.writableFinished) return
       request.log.debug('render aborted: the client closed the connection')
-      abort(new ClientGoneError('the client closed the connection'))
+      body.abort(new ClientGoneError('the client closed the connection'))
     })
     this.varyByCoding(reply)
     // The last piece and the end of the chunked body in one write to the socket, not two: corked from the last piece

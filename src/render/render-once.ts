@@ -1,6 +1,7 @@
+import { PassThrough } from 'node:stream'
 import type { ReactNode } from 'react'
 import { documentNoncePlaceholder, splitAtNonce, type KeptDocument } from './document-cache.ts'
-import { renderStream } from './stream.ts'
+import { renderUnderTimeOut, renderWhole, type TimedRender } from './stream.ts'
 
 export interface RenderOnceOptions {
   element: ReactNode
@@ -23,19 +24,14 @@ export type NotKept = 'shell-error' | 'render-error' | 'placeholder-outside-nonc
  */
 export async function renderOnce(options: RenderOnceOptions): Promise<KeptDocument | NotKept> {
   let failed = false
-  let stop: ((reason: Error) => void) | undefined
-  let render
+  let render: TimedRender | undefined
   try {
-    render = await renderStream({
-      element: options.element,
-      opening: options.opening(documentNoncePlaceholder),
-      closing: () => options.closing(documentNoncePlaceholder),
-      nonce: documentNoncePlaceholder,
+    render = await renderUnderTimeOut((hooks) => renderWhole(options.element, documentNoncePlaceholder, hooks), {
       timeoutMs: options.timeoutMs,
       onError(error) {
         if (!failed) {
           failed = true
-          stop?.(error instanceof Error ? error : new Error('render failed'))
+          render?.body.abort(error instanceof Error ? error : new Error('render failed'))
         }
         return undefined
       },
@@ -43,10 +39,13 @@ export async function renderOnce(options: RenderOnceOptions): Promise<KeptDocume
   } catch {
     return 'shell-error'
   }
-  stop = render.abort
-  if (failed) render.abort(new Error('render failed'))
-  const chunks: Buffer[] = []
-  for await (const chunk of render.stream) chunks.push(chunk as Buffer)
+  if (failed) render.body.abort(new Error('render failed'))
+  const body = new PassThrough()
+  render.body.pipe(body)
+  const chunks: Buffer[] = [Buffer.from(options.opening(documentNoncePlaceholder))]
+  for await (const chunk of body) chunks.push(chunk as Buffer)
+  render.finish()
   if (failed) return 'render-error'
+  chunks.push(Buffer.from(options.closing(documentNoncePlaceholder)))
   return splitAtNonce(Buffer.concat(chunks).toString('utf8'), options.headAt) ?? 'placeholder-outside-nonce'
 }

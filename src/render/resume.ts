@@ -2,16 +2,13 @@ import type { FastifyRequest } from 'fastify'
 import type { PostponedState } from 'react-dom/static'
 import type { LiveData } from '../common/page-types.ts'
 import type { PageDefinition, RouteParams } from '../common/page-types.ts'
-import { PieceStream } from '../compression/pieces.ts'
-import { assignDigest } from '../digest.ts'
 import { documentName, headFor, stateFor, type RenderTarget } from './document-target.ts'
 import { lateErrorScreen } from './error-documents.ts'
 import type { PagePreloads } from './page-preloads.ts'
 import { createHoleTurns, type HoleTurnLimits } from './hole-turns.ts'
 import { prerenderShell, shellNonce, type PartialShell } from './partial-prerender.ts'
-import type { RenderWatch, StreamFraming } from './renderer.ts'
 import { serializeForScript } from '../common/script-json.ts'
-import { ClientGoneError, RenderTimeoutError, type StreamRender } from './stream.ts'
+import type { DocumentBody, DocumentRender, RenderHooks } from './stream.ts'
 import type { DocumentSource } from './vite-client.ts'
 
 /** A request for a partly prerendered page: its kept data (and the version it is kept by), its request-time data. */
@@ -27,7 +24,6 @@ export interface PartialRequest {
 export interface PartialRendererOptions {
   source: DocumentSource
   deploymentId: string
-  renderTimeoutMs: number
   /** How resumes share the event loop with new requests' shells (src/render/hole-turns.ts). */
   holeTurns: HoleTurnLimits
   preloadsFor?: ((pageId: string) => PagePreloads) | undefined
@@ -40,22 +36,15 @@ export interface ResumableShell extends PartialShell {
   stateJson: string
 }
 
-/** The render of partly prerendered pages; how the bytes go on the wire is the sender's
- * (src/delivery/partial-respond.ts). */
+/** The render of partly prerendered pages, a prelude kind of the renderer (src/render/renderer.ts). */
 export interface PartialRenderer {
   /** The kept shell of the request's version, prerendered on first use; undefined: render the page whole. */
   shellOf(request: FastifyRequest, partial: PartialRequest): Promise<ResumableShell | undefined>
   /**
-   * Streams the rest of the document after `shell`'s prelude (which the framing's opening or its kept gzip start
-   * holds): the holes resumed for this request, then the document's end. The stream writes its first piece at once.
+   * The document resumed from `shell` for this request: the shell as its prelude, the holes as its body (their
+   * render queued when the body is piped, once the shell is on its way), then the document's end.
    */
-  resume(
-    request: FastifyRequest,
-    partial: PartialRequest,
-    shell: ResumableShell,
-    framing: StreamFraming,
-    watch: Pick<RenderWatch, 'onError' | 'onAllReady'>,
-  ): StreamRender
+  resume(request: FastifyRequest, partial: PartialRequest, shell: ResumableShell, hooks: RenderHooks): DocumentRender
 }
 
 /** The pending request-time data a shell is prerendered with: never settles, so whatever reads it is a hole. */
@@ -70,31 +59,28 @@ const neverSettles: Promise<LiveData<unknown>> = new Promise(() => undefined)
  * then the document's end: the hydration state with the kept data, under the nonce.
  */
 export function createPartialRenderer(options: PartialRendererOptions): PartialRenderer {
-  const { source, deploymentId, renderTimeoutMs, preloadsFor } = options
+  const { source, deploymentId, preloadsFor } = options
   const turns = createHoleTurns(options.holeTurns)
   const shells = new WeakMap<object, Promise<ResumableShell | undefined>>()
   // `react-dom/server` whole (it holds `resumeToPipeableStream`), imported on the first partly prerendered request:
   // a site without such pages never loads it.
   let server: Promise<typeof import('react-dom/server')> | undefined
 
-  /** The page with its kept data and `live`; without `live`, the kept data alone (a state whose holes carried it). */
-  function targetOf(partial: PartialRequest, live?: LiveData<unknown>): RenderTarget {
-    const data = live ? { kept: partial.kept, live } : { kept: partial.kept }
-    return { type: 'page', page: partial.page, params: partial.params, data }
-  }
-
   /** The shell of a kept version, prerendered on first use; concurrent first requests share the one prerender. A
    * prerender that failed is forgotten (the next request tries again); a page without holes keeps none. */
   function shellOf(request: FastifyRequest, partial: PartialRequest): Promise<ResumableShell | undefined> {
     let shell = shells.get(partial.version)
     if (!shell) {
-      const target = targetOf(partial, { pending: neverSettles })
+      const target = partialTarget(partial, { pending: neverSettles })
       shell = (async () => {
         const element = await source.client().createElement(stateFor(target, deploymentId, ''))
         const result = await prerenderShell(element, source.template().open(headFor(target, preloadsFor), shellNonce))
         const headAt = source.template().headTagsAt
         if (typeof result !== 'string') {
-          const stateJson = serializeForScript({ ...stateFor(targetOf(partial), deploymentId, ''), liveInHoles: true })
+          const stateJson = serializeForScript({
+            ...stateFor(partialTarget(partial), deploymentId, ''),
+            liveInHoles: true,
+          })
           return { ...result, document: { ...result.document, headAt }, stateJson }
         }
         request.log.debug({ document: documentName(target), reason: result }, 'shell not kept')
@@ -117,15 +103,15 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
     partial: PartialRequest,
     shell: ResumableShell,
     live: () => LiveData<unknown> | undefined,
-    onError: (error: unknown) => string | undefined,
-    onAllReady: () => void,
+    hooks: RenderHooks,
   ) {
     const { resumeToPipeableStream } = await (server ??= import('react-dom/server'))
     // Data that has come already is given as it is: its holes render in React's first pass, without suspending.
     const data = live() ?? { pending: partial.live }
-    const state = stateFor(targetOf(partial, data), deploymentId, request.host)
+    const state = stateFor(partialTarget(partial, data), deploymentId, request.host)
     const element = await source.client().createElement(state, request.cspNonce)
     const postponed = JSON.parse(shell.postponed) as PostponedState
+    const { onError, onAllReady } = hooks
     return resumeToPipeableStream(element, postponed, { nonce: request.cspNonce, onError, onAllReady })
   }
 
@@ -133,74 +119,58 @@ export function createPartialRenderer(options: PartialRendererOptions): PartialR
     request: FastifyRequest,
     partial: PartialRequest,
     shell: ResumableShell,
-    framing: StreamFraming,
-    watch: Pick<RenderWatch, 'onError' | 'onAllReady'>,
-  ): StreamRender {
+    hooks: RenderHooks,
+  ): DocumentRender {
     const nonce = request.cspNonce
     let live: LiveData<unknown> | undefined
     void partial.live.then((settled) => (live = settled))
-    let failedDigest: string | undefined
-    const template = source.template()
-    const stream = new PieceStream({
-      coding: framing.pieces,
-      opening: framing.opening,
-      closing: () => {
-        // Every hole rendered on the server with the request-time data, each carrying it: the state has the rest.
-        if (live !== undefined && failedDigest === undefined) return template.close(shell.stateJson, nonce)
-        // Else the state carries it, for the holes the browser renders.
-        const settled = live ?? { failed: { digest: failedDigest ?? '', host: request.host } }
-        const state = serializeForScript(stateFor(targetOf(partial, settled), deploymentId, request.host))
-        return template.close(state, nonce, failedDigest ? lateErrorScreen(request.host, failedDigest) : '')
-      },
-    })
-    // The shell goes out now, in this turn: its first byte waits neither for the request-time loader nor for React.
-    stream.sendPending()
     let stop: ((reason: Error) => void) | undefined
     let stopped: Error | undefined
-    const abort = (reason: Error) => (stop ? stop(reason) : (stopped = reason))
-    const timedOut = () => new RenderTimeoutError(`render did not finish within ${renderTimeoutMs} ms`)
-    const timer = setTimeout(() => abort(timedOut()), renderTimeoutMs)
-    timer.unref()
-    stream.once('close', () => clearTimeout(timer)).once('end', () => clearTimeout(timer))
-    const onError = (error: unknown) => {
-      if (error instanceof ClientGoneError) {
-        watch.onError(error, undefined)
-        return undefined
-      }
-      const { digest, isNew } = assignDigest(error, request.id)
-      if (isNew && error instanceof RenderTimeoutError) request.log.warn({ err: error, digest }, 'render timed out')
-      else if (isNew) request.log.error({ err: error, digest }, 'render failed')
-      failedDigest ??= digest
-      watch.onError(error, digest)
-      return digest
+    const body: DocumentBody = {
+      pipe(destination) {
+        // The holes' render starts on a later turn of the event loop, once the shell is on the socket (a render
+        // started now would run in this turn's microtasks, before the stream's first write), in turns with other
+        // requests' shells.
+        turns.enqueue(function resumeWhenShellSent() {
+          // Timed out or left while it waited: the document ends with the error screen's section, nothing rendered.
+          if (stopped) {
+            hooks.onError(stopped)
+            destination.end()
+            return
+          }
+          resumeHoles(request, partial, shell, () => live, hooks).then(
+            (resumed) => {
+              stop = (reason) => resumed.abort(reason)
+              if (stopped) resumed.abort(stopped)
+              resumed.pipe(destination)
+            },
+            (error: unknown) => {
+              hooks.onError(error)
+              destination.end()
+            },
+          )
+        })
+      },
+      abort: (reason) => (stop ? stop(reason) : (stopped = reason)),
     }
-    const onAllReady = () => watch.onAllReady?.()
-    // The holes' render starts on a later turn of the event loop, once the shell is on the socket (a render started
-    // now would run in this turn's microtasks, before the stream's first write), in turns with other requests' shells.
-    turns.enqueue(function resumeWhenShellSent() {
-      // Timed out or left while it waited: the document ends with the error screen's section, nothing rendered.
-      if (stopped) {
-        onError(stopped)
-        stream.end()
-        return
-      }
-      resumeHoles(request, partial, shell, () => live, onError, onAllReady).then(
-        (resumed) => {
-          stop = (reason) => resumed.abort(reason)
-          if (stopped) resumed.abort(stopped)
-          resumed.pipe(stream)
-        },
-        (error: unknown) => {
-          const { digest } = assignDigest(error, request.id)
-          request.log.error({ err: error, digest }, 'render failed')
-          failedDigest ??= digest
-          watch.onError(error, digest)
-          stream.end()
-        },
-      )
-    })
-    return { stream, abort }
+    const template = source.template()
+    function closing(failedDigest: string | undefined) {
+      // Every hole rendered on the server with the request-time data, each carrying it: the state has the rest.
+      if (live !== undefined && failedDigest === undefined) return template.close(shell.stateJson, nonce)
+      // Else the state carries it, for the holes the browser renders.
+      const settled = live ?? { failed: { digest: failedDigest ?? '', host: request.host } }
+      const state = serializeForScript(stateFor(partialTarget(partial, settled), deploymentId, request.host))
+      return template.close(state, nonce, failedDigest ? lateErrorScreen(request.host, failedDigest) : '')
+    }
+    const { document, scriptHashes } = shell
+    return { prelude: { type: 'shell', document, scriptHashes }, body, closing }
   }
 
   return { shellOf, resume }
+}
+
+/** The page with its kept data and `live`; without `live`, the kept data alone (a state whose holes carried it). */
+export function partialTarget(partial: PartialRequest, live?: LiveData<unknown>): RenderTarget {
+  const data = live ? { kept: partial.kept, live } : { kept: partial.kept }
+  return { type: 'page', page: partial.page, params: partial.params, data }
 }

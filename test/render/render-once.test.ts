@@ -8,7 +8,8 @@ import {
   type KeptDocument,
 } from '../../src/render/document-cache.ts'
 import { renderOnce } from '../../src/render/render-once.ts'
-import { renderStream } from '../../src/render/stream.ts'
+import { identityPieces, PieceStream } from '../../src/compression/pieces.ts'
+import { renderUnderTimeOut, renderWhole } from '../../src/render/stream.ts'
 
 const opening = (nonce: string | undefined) =>
   `<!doctype html><html><head><script type="module" src="/a.js"${nonce ? ` nonce="${nonce}"` : ''}></script></head><body><div id="root">`
@@ -30,15 +31,14 @@ function lateBoundary(): ReactNode {
   )
 }
 
+/** The streamed render of `element`, framed as the sender frames it without a coding (src/delivery/send.ts). */
 async function streamed(element: ReactNode, nonce: string | undefined): Promise<string> {
-  const { stream } = await renderStream({
-    element,
-    opening: opening(nonce),
-    closing: () => closing(nonce),
-    nonce,
+  const render = await renderUnderTimeOut((hooks) => renderWhole(element, nonce, hooks), {
     timeoutMs: 5000,
     onError: () => undefined,
   })
+  const stream = new PieceStream({ coding: identityPieces, opening: opening(nonce), closing: () => closing(nonce) })
+  render.body.pipe(stream)
   const chunks: Buffer[] = []
   for await (const chunk of stream) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
