@@ -46,22 +46,23 @@ async function storeOf(fastify: FastifyInstance, redisUrl: string | undefined): 
  * (`/` served 30 % fewer requests a second).
  */
 async function sessions(fastify: FastifyInstance, options: SessionsOptions) {
-  let secret = options.secret
+  const { secret } = options
   if (secret === undefined) {
-    secret = randomBytes(32).toString('base64url')
     fastify.log.warn('no SESSION_SECRET: sessions end when this process does (docs/sessions.md)')
-  }
-  if (secret.length < limits.minSecretLength) {
+  } else if (secret.length < limits.minSecretLength) {
     throw new errors.OptionInvalid('secret', `at least ${limits.minSecretLength} characters (SESSION_SECRET)`)
   }
   // The cookie package's parser and serialiser and @fastify/cookie's signer, as functions: registering the plugin adds an onSend
   // hook, and any onSend hook sends every answer of the app through Fastify's hook runner (measured: `/` and its data
-  // 17 to 28 % fewer requests a second). A session cookie is set on its answer when the session writes it.
-  const signer = new Signer(secret)
+  // 17 to 28 % fewer requests a second). A session cookie is set on its answer when the session writes it. The signer
+  // (and without SESSION_SECRET its random secret) is made for the first cookie: making one tries an HMAC with random
+  // bytes, which every start paid for, cookie or not.
+  let signer: Signer | undefined
+  const signerOf = () => (signer ??= new Signer(secret ?? randomBytes(32).toString('base64url')))
   const cookies: CookieTools = {
     parseCookie: (header) => parseCookie(header),
-    signCookie: (value) => signer.sign(value),
-    unsignCookie: (value) => signer.unsign(value),
+    signCookie: (value) => signerOf().sign(value),
+    unsignCookie: (value) => signerOf().unsign(value),
     serializeCookie: (name, value, options) => stringifySetCookie({ name, value, ...options }),
   }
   fastify.decorate('sessions', new Sessions(await storeOf(fastify, options.redisUrl), cookies))
