@@ -11,6 +11,7 @@
  *
  *   npm run bench:content                        13, 1,000 and 10,000 guides
  *   npm run bench:content -- 100000              and 100,000
+ *   npm run bench:content -- --only 100000       100,000 alone
  *   npm run bench:content -- --peer=next [N...]  the crawl against the Next.js peer, back to back, twice (10,000)
  *   npm run bench:content -- --fleet [N]         regenerations across 3 instances, Redis and nginx (10,000)
  */
@@ -184,9 +185,10 @@ async function main() {
   const deploymentId = await readDeploymentId()
   if (args.includes('--peer=next')) return compareWithPeer(named.length ? named : [10_000], deploymentId)
   if (args.includes('--fleet')) return fleetRegenerations(named[0] ?? 10_000, deploymentId)
-  const unknown = args.filter((arg) => arg.startsWith('--'))
+  const unknown = args.filter((arg) => arg.startsWith('--') && arg !== '--only')
   if (unknown.length) throw new Error(`unknown options: ${unknown.join(' ')}`)
-  for (const count of [13, 1_000, 10_000, ...named]) console.log(report(await measure(count, deploymentId)))
+  const counts = args.includes('--only') ? named : [13, 1_000, 10_000, ...named]
+  for (const count of counts) console.log(report(await measure(count, deploymentId)))
 }
 
 await runBench(main, (message) => process.stderr.write(`bench:content: ${message}\n`))
