@@ -10,9 +10,8 @@
  * and every 5xx or wrong answer the load saw. Raw figures in bench/results/revalidation.json, the block of
  * docs/benchmarks.md rewritten from them. Everything it starts (servers, redis-server, nginx, the load) ends with it.
  */
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import os, { tmpdir } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -21,11 +20,11 @@ import { loadConfig } from '../config/env.ts'
 import { readStartCommand } from '../src/build/start-command.ts'
 import { loadSite } from '../src/pages/site.ts'
 import { readDeploymentId, serverEntryFile } from './build-output.ts'
-import { benchmarksDoc, benchRoot, host, processLimits, projectRoot } from './config.ts'
+import { benchmarksDoc, benchRoot, processLimits, projectRoot } from './config.ts'
 import { runBench } from './lifecycle.ts'
-import { runNginx } from './nginx-proxy.ts'
+import { startNginx, startRedis } from './fleet-services.ts'
 import { buildPeer, installPeer, peerBuildId, peerServerSpec, peerVersion, writePeerSite } from './peer-next.ts'
-import { ensureBuild, findFreePort, startServer, trackChild, type ServerProcess, type ServerSpec } from './processes.ts'
+import { ensureBuild, startServer, type ServerProcess, type ServerSpec } from './processes.ts'
 import { revalidationBlockMarkers, rewriteBlock } from './readme-block.ts'
 import { loadAverage } from './report.ts'
 import { courierIdentity, firstGuidePath, nextIdentity, type ServerIdentity } from './targets.ts'
@@ -151,76 +150,6 @@ const percentile = (values: number[], share: number): number | null => {
   return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!
 }
 const round1 = (value: number) => Math.round(value * 10) / 10
-
-/** redis-server on a free loopback port, no persistence; tracked with the servers. */
-async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await findFreePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  async function stop() {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-    await gone
-  }
-  trackChild(child, stop)
-  let seen = ''
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`redis-server did not start within ${processLimits.startUpMs} ms:\n${seen}`)),
-      processLimits.startUpMs,
-    )
-    const onData = (chunk: Buffer) => {
-      seen += chunk.toString('utf8')
-      if (/Ready to accept connections/.test(seen)) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('error', reject)
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${seen}`)))
-  })
-  return { url: `redis://${host}:${port}`, stop }
-}
-
-/** nginx with a minimal configuration of its own: one round-robin upstream of the instances, nothing cached. */
-async function startNginx(ports: number[]): Promise<{ origin: string; stop: () => Promise<void> }> {
-  const prefix = await mkdtemp(path.join(tmpdir(), 'courier-bench-revalidation-nginx-'))
-  await mkdir(path.join(prefix, 'logs'))
-  const port = await findFreePort()
-  const config = `worker_processes 1;
-error_log logs/error.log warn;
-pid logs/nginx.pid;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path client_body;
-  proxy_temp_path proxy_temp;
-  fastcgi_temp_path fastcgi_temp;
-  uwsgi_temp_path uwsgi_temp;
-  scgi_temp_path scgi_temp;
-  upstream instances {
-${ports.map((one) => `    server ${host}:${one};`).join('\n')}
-    keepalive 16;
-  }
-  server {
-    listen ${host}:${port};
-    location = /nginx-health { return 200 "ok\\n"; }
-    location / {
-      proxy_pass http://instances;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-    }
-  }
-}
-`
-  const configFile = path.join(prefix, 'nginx.conf')
-  await writeFile(configFile, config)
-  return runNginx(prefix, configFile, port)
-}
 
 /** A copy of CONTENT_DIR for one server's instances: the bench edits it, never the repository's. */
 async function contentCopy(label: string): Promise<string> {

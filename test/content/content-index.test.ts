@@ -106,6 +106,26 @@ t.test('a bad front matter fails the lists with the file named; the fix is seen 
   t.equal(await content.guideLastModified('dated-badly'), '2026-03-01', "the front matter's date")
 })
 
+t.test("the guides' newest date is kept per version of the index, and a newer guide is seen at the next", async (t) => {
+  const dir = await contentWithMoreGuides(t, 0)
+  const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000 } })
+  t.teardown(() => content.close())
+  const guides = path.join(dir, 'guides')
+  await writeFile(path.join(guides, 'dated-first.md'), guideFile('Dated first', 1, 'updated: 2999-01-01\n'))
+  content.recheckIndex()
+  t.equal(await content.guideLastModified(), '2999-01-01', 'the newest of all')
+  const version = (await content.guideIndex()).version
+  t.same(await filesRead(t, () => content.guideLastModified()), [], 'asked again: no file read')
+  await writeFile(path.join(guides, 'dated-later.md'), guideFile('Dated later', 2, 'updated: 2999-06-01\n'))
+  t.equal(await content.guideLastModified(), '2999-01-01', 'the same version of the index: the same answer')
+  content.recheckIndex()
+  t.equal(await content.guideLastModified(), '2999-06-01', 'a newer guide, seen once the index is checked again')
+  t.ok((await content.guideIndex()).version > version, 'in a new version of the index')
+  await rm(path.join(guides, 'dated-later.md'))
+  content.recheckIndex()
+  t.equal(await content.guideLastModified(), '2999-01-01', 'and gone with it')
+})
+
 t.test('building the index of a few thousand guides leaves the event loop free', async (t) => {
   const dir = await contentWithMoreGuides(t, 3_000)
   const content = new ContentSource(dir)

@@ -36,13 +36,17 @@ export interface PageImage {
   alt: string
 }
 
-export interface HomeData {
+/** One page of the list of guides, from Courier's index (`/guides` is page 1). */
+export interface GuidesData {
   guides: GuideSummary[]
-  hero: PageImage
+  page: number
+  pages: number
+  total: number
 }
 
-export interface GuidesData {
-  guides: Array<GuideSummary & { sections: string[] }>
+export interface HomeData {
+  guides: GuidesData
+  hero: PageImage
 }
 
 export interface GalleryData {

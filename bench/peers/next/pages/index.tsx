@@ -33,7 +33,7 @@ export default function HomePage({ data, head }: Props) {
       />
       <h2>Guides</h2>
       <ul className="guide-list">
-        {data.guides.map((guide) => (
+        {data.guides.guides.map((guide) => (
           <li key={guide.slug}>
             <Link href={`/guides/${guide.slug}`} prefetch={false}>
               {guide.title}
@@ -42,6 +42,13 @@ export default function HomePage({ data, head }: Props) {
           </li>
         ))}
       </ul>
+      {data.guides.pages > 1 ? (
+        <p>
+          <Link href="/guides/page/2" prefetch={false}>
+            More guides ({data.guides.total} in all) →
+          </Link>
+        </p>
+      ) : null}
     </article>
   )
 }

@@ -11,7 +11,8 @@ interface Props {
 
 export const getStaticProps: GetStaticProps<Props> = () => runContentLoader<GuidesData>('guides', '/guides')
 
-/** Courier's guide index (site/pages/guides.tsx with site/components/guide-list.tsx), the same markup. */
+/** Courier's guide index (site/pages/guides.tsx with site/components/guide-list.tsx), the same markup: its first
+ * page (the peer has no `/guides/page/<n>`; the pager's next link is Courier's). */
 export default function GuidesPage({ data, head }: Props) {
   return (
     <article className="guides">
@@ -25,10 +26,18 @@ export default function GuidesPage({ data, head }: Props) {
               {guide.title}
             </Link>
             <p>{guide.summary}</p>
-            <p className="guide-sections">In this guide: {guide.sections.join(' · ')}</p>
           </li>
         ))}
       </ol>
+      {data.pages > 1 ? (
+        <nav className="pager" aria-label="Pages of guides">
+          <span />
+          <span>Page 1 of {data.pages}</span>
+          <Link href="/guides/page/2" prefetch={false}>
+            Page 2 →
+          </Link>
+        </nav>
+      ) : null}
     </article>
   )
 }
