@@ -98,7 +98,7 @@ export async function newInstanceSocket(paths: StatePaths): Promise<{ name: stri
 
 /**
  * Starts `count` instances as the deploy's own processes, each on a socket of the state, logging into `logDir`
- * (`instance-<name>.log`), each recorded before it starts. Should one not come to listen, all are stopped before the
+ * (`instance-<name>.log`), each recorded as soon as it runs. Should one not come to listen, all are stopped before the
  * error is thrown.
  */
 export async function startInstances(options: StartOptions): Promise<Instance[]> {
@@ -110,7 +110,6 @@ export async function startInstances(options: StartOptions): Promise<Instance[]>
       const { name, socket } = await newInstanceSocket(paths)
       const file = path.join(logDir, `instance-${name}.log`)
       const env = { ...command.env, SOCKET_PATH: socket }
-      await writeRecord(paths, { name, deploymentId, log: file, command: { ...command, env } })
       const output = openSync(file, 'a')
       const child = spawn(command.node, command.args, {
         cwd: command.cwd,
@@ -121,9 +120,9 @@ export async function startInstances(options: StartOptions): Promise<Instance[]>
       })
       closeSync(output)
       child.unref()
+      // Recorded at once (its record for instance-run, starting.json for an interrupted deploy), before it listens.
       const identity = await identify(child.pid)
       await writeRecord(paths, { name, deploymentId, log: file, command: { ...command, env }, ...identity })
-      // Recorded at once, so that an interrupted deploy knows what to stop.
       started.push({ socket, log: file, ...identity })
       await onStarted(started)
     }
