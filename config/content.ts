@@ -194,12 +194,16 @@ export const contentIndex = Object.freeze({
   /** The index's reads at once, each in the content's read slots (the `index` lane, which a page's own read shares
    * fairly): two keep both slots busy while the index is built, and a page's read waits for one of them at most. */
   readsAtOnce: 2,
-  /** An index read this long ago is checked again (the folder listed, every file read, front matter parsed only where
-   * the text changed) on the next read of it, in the background: the reader gets the index as it is. An edit without a
+  /** An index read this long ago is checked again (the folder listed, every file `stat`ed, read again where that
+   * changed, front matter parsed only where the text did) on the next read of it, in the background: the reader gets the index as it is. An edit without a
    * revalidation reaches the listings within this and the pages' own `revalidate` (60 s); a revalidation checks it
    * again first, and its pages wait for that. */
   recheckAfterMs: 30_000,
   /** Building the index gives the event loop back at least this often (a `setImmediate` between files): requests are
    * served while 10,000 guides are read. */
   yieldAfterMs: 10,
+  /** A file whose change time is this close to when the index read it is read again at the next check, whatever its
+   * `stat` says: a second write in the same tick of the file system's clock leaves the same times (2 s is FAT's tick,
+   * the coarsest in use; ext4, XFS and tmpfs keep nanoseconds, NFS the server's). */
+  sameTickMs: 2_000,
 })

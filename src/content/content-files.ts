@@ -1,5 +1,5 @@
 import { constants, type BigIntStats } from 'node:fs'
-import { open, readdir, realpath, type FileHandle } from 'node:fs/promises'
+import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { errors } from '../errors.ts'
@@ -38,10 +38,21 @@ export interface ContentReadStats {
  */
 export type ReadLane = 'text' | 'images' | 'index'
 
-/** A file's text with its modification time (`fstat` of the descriptor it was read from). */
-export interface DatedText {
+/** A file's text with its modification time and its identity (`fstat` of the descriptor it was read from). */
+export interface DatedText extends FileIdentity {
   text: string
   modifiedMs: number
+}
+
+/**
+ * Which version of a file is there, by `stat`: device, inode, size, modification and change times (ns). A file
+ * written again, in place or replaced, changes its change time, which no program can set back (`touch -d` sets the
+ * modification time alone), so a write shows here unless it falls in the same tick of the file system's clock as the
+ * version compared with: `changedMs` lets a reader tell when that could be.
+ */
+export interface FileIdentity {
+  version: string
+  changedMs: number
 }
 
 /**
@@ -65,10 +76,10 @@ export interface OpenedFile {
   close(): Promise<void>
 }
 
-/** A file's bytes as read, and its modification time then. */
+/** A file's bytes as read, and its `fstat` then. */
 interface ReadFile {
   buffer: Buffer
-  modifiedMs: number
+  stats: BigIntStats
 }
 
 /** A file of the folder opened, with its `fstat`; or why not. */
@@ -79,9 +90,10 @@ export interface ContentFileSystem {
   readdir: typeof readdir
   realpath: typeof realpath
   open: typeof open
+  stat: typeof stat
 }
 
-const nodeFileSystem: ContentFileSystem = { readdir, realpath, open }
+const nodeFileSystem: ContentFileSystem = { readdir, realpath, open, stat }
 
 /** A file system's answer is outside the process: a timer late because the process was held up is forgiven once. */
 const fileSystemTime = { forgiveLateTimer: true, ref: true }
@@ -150,7 +162,26 @@ export class ContentFiles {
   /** A file's text by the rules of `text`, with its modification time, its read waiting in `lane`. */
   async datedText(file: string, lane: ReadLane): Promise<DatedText | undefined> {
     const read = await this.#readFile(file, this.#limits.maxFileBytes, lane)
-    return read && { text: read.buffer.toString('utf8'), modifiedMs: read.modifiedMs }
+    return read && { text: read.buffer.toString('utf8'), modifiedMs: Number(read.stats.mtimeMs), ...identityOf(read.stats) }
+  }
+
+  /**
+   * A file's identity by `stat` (a link followed), its call waiting in `lane`: undefined when there is no file. Not a
+   * check of what the file may be: a version unlike the one last read is read by `datedText`, which checks it.
+   */
+  async identity(file: string, lane: ReadLane): Promise<FileIdentity | undefined> {
+    return this.#bounded(
+      file,
+      async () => {
+        try {
+          return identityOf(await this.#fs.stat(path.join(this.dir, file), { bigint: true }))
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+          throw error
+        }
+      },
+      lane,
+    )
   }
 
   /** A file's bytes, at most `maxBytes`, by the rules of `text`, its read waiting in `lane`. */
@@ -204,7 +235,7 @@ export class ContentFiles {
     const size = Number(stats.size)
     return {
       size,
-      version: `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`,
+      version: identityOf(stats).version,
       read,
       stream: (chunkBytes) => fileStream(file, size, chunkBytes, read, close),
       close,
@@ -258,7 +289,7 @@ export class ContentFiles {
       if (length > maxBytes) {
         throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
       }
-      return { buffer: buffer.subarray(0, length), modifiedMs: Number(bigStats.mtimeMs) }
+      return { buffer: buffer.subarray(0, length), stats: bigStats }
     } finally {
       await handle.close()
     }
@@ -305,6 +336,11 @@ export class ContentFiles {
       throw new errors.ContentUnreadable(what, (error as Error).message)
     }
   }
+}
+
+function identityOf(stats: BigIntStats): FileIdentity {
+  const version = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
+  return { version, changedMs: Number(stats.ctimeMs) }
 }
 
 /**

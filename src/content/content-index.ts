@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { errors } from '../errors.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
-import type { DatedText } from './content-files.ts'
+import type { DatedText, FileIdentity } from './content-files.ts'
 import { byOrder } from './required-fields.ts'
 
 /** What the index keeps of each file: a few fields of its front matter, its place in the list. */
@@ -31,14 +31,17 @@ export interface IndexSnapshot<Entry extends IndexEntry> {
 export interface ContentIndexOptions<Entry extends IndexEntry> {
   /** The names in the folder (one listing). */
   list: () => Promise<string[]>
-  /** A file's text and modification time; undefined when it is gone or not content. */
+  /** A file's text, modification time and identity; undefined when it is gone or not content. */
   read: (name: string) => Promise<DatedText | undefined>
+  /** A file's identity by `stat`, without reading it; undefined when it is gone. */
+  identify: (name: string) => Promise<FileIdentity | undefined>
   /** A file's entry from its text: front matter only, never the body; throws COURIER_ERR_CONTENT_INVALID. */
   entry: (name: string, read: DatedText) => Entry
   /** config/content.ts `contentIndex`. */
   readsAtOnce: number
   recheckAfterMs: number
   yieldAfterMs: number
+  sameTickMs: number
   /** Told of a check that failed in the background (a reader waiting for one is told by its promise). */
   onCheckFailed: (error: unknown) => void
   /** Told of each check's end: how long it took and what it holds. */
@@ -46,14 +49,20 @@ export interface ContentIndexOptions<Entry extends IndexEntry> {
   now?: () => number
 }
 
-/** A file as the index last read it: the SHA-256 of its text, and what its front matter gave. */
-type IndexedFile<Entry> = { hash: string; entry: Entry } | { hash: string; failure: Error }
+/**
+ * A file as the index last read it: the SHA-256 of its text, what its front matter gave, and the identity of the
+ * version read, trusted to stand for the text unless the file changed close to when it was read (`recent`).
+ */
+type IndexedFile<Entry> = { hash: string; identity: string; recent: boolean } & ({ entry: Entry } | { failure: Error })
 
 /**
  * The index of a folder of content files (docs/content.md "How many pages"): each file's front matter read once per
  * version of its text, so a listing, a pager or the sitemap reads the index and no file. A check lists the folder and
- * reads every file (a few at a time, in the content's read slots), and parses the front matter of a file only when its
- * text differs from what was parsed (compared by hash: no file date decides). It runs when first asked, when
+ * `stat`s every file (a few at a time, in the content's read slots); it reads a file again only when its identity
+ * (device, inode, size, modification and change times) differs from the version read, or when that version changed
+ * within `sameTickMs` of being read, as git treats a "racily clean" file: a second write in the same tick of the file
+ * system's clock could leave the identity as it was. The front matter is parsed again only when the text's hash
+ * differs, so neither a date nor a stat alone makes a new entry. It runs when first asked, when
  * `recheck` was called since the last one (a revalidation: its readers wait for it), and in the background on a read
  * after `recheckAfterMs` (that reader gets the index as it is). Checks run one at a time; the work between two reads is
  * one file's, and the event loop is given back every `yieldAfterMs`.
@@ -156,8 +165,12 @@ export class ContentIndex<Entry extends IndexEntry> {
     return changed
   }
 
-  /** One file read again; its front matter parsed when its text changed. Whether its entry changed. */
+  /** One file checked: read again when its identity changed, its front matter parsed when its text did. Whether its
+   * entry changed. */
   async #readOne(name: string): Promise<boolean> {
+    const known = this.#files.get(name)
+    if (known && !known.recent && (await this.#options.identify(name))?.version === known.identity) return false
+    const readAt = Date.now()
     const read = await this.#options.read(name)
     if (!read) {
       const had = this.#files.delete(name)
@@ -165,12 +178,16 @@ export class ContentIndex<Entry extends IndexEntry> {
       return had
     }
     const hash = createHash('sha256').update(read.text).digest('base64')
-    if (this.#files.get(name)?.hash === hash) return false
+    const version = { hash, identity: read.version, recent: read.changedMs >= readAt - this.#options.sameTickMs }
+    if (known?.hash === hash) {
+      this.#files.set(name, { ...known, ...version })
+      return false
+    }
     try {
-      this.#files.set(name, { hash, entry: this.#options.entry(name, read) })
+      this.#files.set(name, { ...version, entry: this.#options.entry(name, read) })
     } catch (error) {
       if (!(error instanceof errors.ContentInvalid)) throw error
-      this.#files.set(name, { hash, failure: error })
+      this.#files.set(name, { ...version, failure: error })
     }
     this.#dirty = true
     return true

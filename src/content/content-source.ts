@@ -98,6 +98,7 @@ export class ContentSource {
     this.#index = new ContentIndex<IndexedGuide>({
       list: () => this.#names(contentLayout.guidesDir),
       read: (name) => this.#files.datedText(`${contentLayout.guidesDir}/${name}.md`, 'index'),
+      identify: (name) => this.#files.identity(`${contentLayout.guidesDir}/${name}.md`, 'index'),
       entry: (name, read) => this.#indexedGuide(name, read),
       ...limits,
       onCheckFailed: (error) => log?.warn({ err: error }, 'content index check failed'),

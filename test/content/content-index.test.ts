@@ -3,7 +3,7 @@
  * read once per version, changes seen once a revalidation asks again, listings and pagers answered without reading
  * other guides' files, and its build sharing the event loop.
  */
-import { rm, writeFile } from 'node:fs/promises'
+import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import t, { type Test } from 'tap'
@@ -124,6 +124,47 @@ t.test("the guides' newest date is kept per version of the index, and a newer gu
   await rm(path.join(guides, 'dated-later.md'))
   content.recheckIndex()
   t.equal(await content.guideLastModified(), '2999-01-01', 'and gone with it')
+})
+
+t.test('a check stats every guide and reads again only those whose identity changed, a kept date or not', async (t) => {
+  const dir = await contentWithMoreGuides(t, 100)
+  // No file counts as changed close to its read: what is tested here is the identity alone.
+  const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000, sameTickMs: 0 } })
+  t.teardown(() => content.close())
+  const before = await content.guideSummaries()
+  content.recheckIndex()
+  t.same(await filesRead(t, () => content.guideSummaries()), [], 'nothing changed: no guide read again')
+  const file = path.join(dir, 'guides', `${before[7]!.slug}.md`)
+  const text = await readFile(file, 'utf8')
+  const { atime, mtime } = await stat(file)
+  // The same size, the old modification time put back (as `touch -d` or an rsync keeping times would): the change
+  // time still moves, and no program can set it.
+  await writeFile(file, text.replace(before[7]!.title, 'X'.repeat(before[7]!.title.length)))
+  await utimes(file, atime, mtime)
+  content.recheckIndex()
+  t.same(await filesRead(t, () => content.guideSummaries()), [`guides/${before[7]!.slug}.md`], 'that guide alone read')
+  t.equal((await content.guideSummaries())[7]!.title, 'X'.repeat(before[7]!.title.length), 'and its new title listed')
+})
+
+t.test('a guide changed close to when it was read is read again at the next check, whatever its stat says', async (t) => {
+  const dir = await contentWithMoreGuides(t, 0)
+  const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000 } })
+  t.teardown(() => content.close())
+  // A file system whose clock ticks coarsely: every stat gives the same identity, as two writes within one tick do.
+  const { identity, datedText } = ContentFiles.prototype
+  ContentFiles.prototype.identity = async () => ({ version: 'one tick', changedMs: 0 })
+  ContentFiles.prototype.datedText = async function sameIdentity(this: ContentFiles, file, lane) {
+    const read = await datedText.call(this, file, lane)
+    return read && { ...read, version: 'one tick' }
+  }
+  t.teardown(() => Object.assign(ContentFiles.prototype, { identity, datedText }))
+  const file = path.join(dir, 'guides', 'written-twice.md')
+  await writeFile(file, guideFile('Written once', -1))
+  content.recheckIndex()
+  t.equal((await content.guideSummaries())[0]!.title, 'Written once')
+  await writeFile(file, guideFile('Written twice', -1))
+  content.recheckIndex()
+  t.equal((await content.guideSummaries())[0]!.title, 'Written twice', 'the second write is seen')
 })
 
 t.test('building the index of a few thousand guides leaves the event loop free', async (t) => {
