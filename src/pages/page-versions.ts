@@ -21,7 +21,7 @@ import { Regenerations, type RegenerationReport, type RegenerationStats } from '
 import { RetryBackoff } from './retry-backoff.ts'
 import type { ServerPage } from './site.ts'
 import { VersionSource } from './version-source.ts'
-import { PageVersionStore, type RevalidationRequest } from './version-store.ts'
+import { keptVersions, namedVersions, type KeptVersions, type RevalidationRequest } from './version-store.ts'
 
 export interface PageVersionsOptions {
   deploymentId: string
@@ -55,12 +55,14 @@ export interface PageVersionsOptions {
  * name versions here. A `static` page instance is loaded once per deployment (concurrent first requests share one
  * run); a not-found answer is not kept, so unknown paths cannot fill the store, and a failed run only its failure, for
  * the back-off (config/content.ts retryBackoffMs). Which version is
- * current is the store's (src/pages/version-store.ts); loading again is the regenerations' (src/pages/regeneration.ts).
+ * current is kept in a bounded cache (src/pages/version-store.ts); loading again is the regenerations' (src/pages/regeneration.ts).
  */
 export class PageVersions implements RevalidatedPages {
   /** Reads a path as the server's routes do. */
   readonly match: (pathname: string) => PageMatch<ServerPage> | undefined
-  readonly #store: PageVersionStore
+  readonly #store: KeptVersions
+  /** At most this many instances kept: 0 keeps none (loaded per request). */
+  readonly #maxKept: number
   readonly #source: VersionSource
   readonly #regenerations: Regenerations
   readonly #loaderTimeoutMs: number
@@ -75,7 +77,8 @@ export class PageVersions implements RevalidatedPages {
     this.match = options.matchPage
     this.#loaderTimeoutMs = options.loaderTimeoutMs ?? Number.POSITIVE_INFINITY
     // An instance pushed out by the bounds takes its mark and its failure count with it: it loads afresh when asked.
-    this.#store = new PageVersionStore(
+    this.#maxKept = options.maxStaticEntries
+    this.#store = keptVersions(
       { maxEntries: options.maxStaticEntries, maxBytes: options.maxStaticBytes ?? Number.POSITIVE_INFINITY },
       (key) => {
         this.#regenerations.forget(key)
@@ -192,7 +195,8 @@ export class PageVersions implements RevalidatedPages {
 
   /** Whether `version` is kept (its document too); one past the bound, or replaced, is not: its document streams. */
   isKept(version: PageVersion): boolean {
-    return this.#store.isCurrent(version)
+    // Read without making it the most recently used: asking whether a version is kept is not using it.
+    return this.#store.peek(version.key)?.version === version
   }
 
   /** The version of a `static` page instance, loaded on first use, regenerated first when a revalidation named it. */
@@ -214,10 +218,10 @@ export class PageVersions implements RevalidatedPages {
         throw error
       })
     // A store that keeps nothing (staticPageCacheEntries 0): loaded per request.
-    if (this.#store.maxEntries <= 0) return first()
+    if (this.#maxKept <= 0) return first()
     return this.#firstLoads.run(key, () =>
       first().then((version) => {
-        if (!('notFound' in version.answer)) this.#store.set(version, match)
+        if (!('notFound' in version.answer)) this.#store.set(version.key, { version, match })
         return version
       }),
     )
@@ -238,7 +242,7 @@ export class PageVersions implements RevalidatedPages {
     // index is checked again before the pages named read it.
     this.#firstLoadBackoff.clearAll()
     this.#content.recheckIndex()
-    return this.#regenerations.name(this.#store.named(request, this.match))
+    return this.#regenerations.name(namedVersions(this.#store, request, this.match))
   }
 
   /** What the regenerations are doing: marked, running, queued, failing (`/api/health`). */

@@ -5,7 +5,7 @@ import { withLoaderTimeout } from './version-source.ts'
 import { instancePath, type LoadedVersion, type PageVersion } from './page-version.ts'
 import type { RetryBackoff } from './retry-backoff.ts'
 import type { ServerPage } from './site.ts'
-import type { CurrentVersion, PageVersionStore, RegenerationReason } from './version-store.ts'
+import type { CurrentVersion, KeptVersions, RegenerationReason } from './version-store.ts'
 import type { VersionSource } from './version-source.ts'
 
 /** One regeneration's end, for the log line, the span and the counters (plugins/pages.ts). */
@@ -26,7 +26,7 @@ export interface RegenerationReport {
 }
 
 export interface RegenerationsOptions {
-  store: PageVersionStore
+  store: KeptVersions
   source: VersionSource
   backoff: RetryBackoff
   /** A regeneration's loader that has not answered by then fails (config/content.ts). */
@@ -71,7 +71,7 @@ export const regenerationStatsSchema = {
  * one that fails or times out keeps the current version, is counted, and the next waits for the back-off.
  */
 export class Regenerations {
-  readonly #store: PageVersionStore
+  readonly #store: KeptVersions
   readonly #source: VersionSource
   readonly #backoff: RetryBackoff
   readonly #loaderTimeoutMs: number
@@ -207,7 +207,7 @@ export class Regenerations {
         this.#store.delete(key)
         report('removed')
       } else {
-        this.#store.set(version, match)
+        this.#store.set(version.key, { version, match })
         report('regenerated')
       }
       return version

@@ -36,74 +36,44 @@ export function keptVersionBytes({ version }: CurrentVersion): number {
 /**
  * Which version of which `static` page instance is current in this process, and nothing else: no loader runs here.
  * Bounded by count and by bytes (config/server.ts): past either, the least recently asked-for instance goes (its
- * document with it), and is loaded again when next asked for. A revalidation asks which of them it names.
+ * document with it), and is loaded again when next asked for. Reading an entry makes it the most recently used;
+ * `peek` (whether a version is still the current one) does not.
  */
-export class PageVersionStore {
-  readonly maxEntries: number
-  readonly #current: BoundedCache<string, CurrentVersion>
+export type KeptVersions = BoundedCache<string, CurrentVersion>
 
-  /** `onEvict`: told of each instance the bounds push out. */
-  constructor(bounds: VersionStoreBounds, onEvict?: (key: string, current: CurrentVersion) => void) {
-    this.maxEntries = bounds.maxEntries
-    this.#current = new BoundedCache(bounds, keptVersionBytes, onEvict)
-  }
+/** The kept versions within `bounds`; `onEvict` is told of each instance the bounds push out. */
+export function keptVersions(
+  bounds: VersionStoreBounds,
+  onEvict?: (key: string, current: CurrentVersion) => void,
+): KeptVersions {
+  return new BoundedCache(bounds, keptVersionBytes, onEvict)
+}
 
-  /** How many page instances have a current version. */
-  get size(): number {
-    return this.#current.size
-  }
-
-  /** The bytes the kept versions hold, by their estimate. */
-  get bytes(): number {
-    return this.#current.bytes
-  }
-
-  /** The current version of an instance, now its most recently used. */
-  get(key: string): CurrentVersion | undefined {
-    return this.#current.get(key)
-  }
-
-  /** Makes `version` current for its page instance, pushing out the least recently used ones it does not fit beside. */
-  set(version: PageVersion, match: PageMatch<ServerPage>): void {
-    this.#current.set(version.key, { version, match })
-  }
-
-  /** The page instance has no version any more (its loader said not found). */
-  delete(key: string): void {
-    this.#current.delete(key)
-  }
-
-  /** Whether `version` is the current one of its page instance (a replaced one, or one pushed out, is not). */
-  isCurrent(version: PageVersion): boolean {
-    // Read without making it the most recently used: asking whether a version is kept is not using it.
-    return this.#current.peek(version.key)?.version === version
-  }
-
-  /**
-   * The instances a revalidation names: at one of its paths (`matchPage` reads them as the routes do), or carrying
-   * one of its tags; `everything`: every instance with a version.
-   */
-  named(
-    request: RevalidationRequest | 'everything',
-    matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
-  ): Map<string, { reason: RegenerationReason; current: CurrentVersion }> {
-    const named = new Map<string, { reason: RegenerationReason; current: CurrentVersion }>()
-    if (request === 'everything') {
-      for (const [key, current] of this.#current.entries()) named.set(key, { reason: 'path', current })
-      return named
-    }
-    for (const path of request.paths) {
-      const match = matchPage(path)
-      const key = match && pageKey(match)
-      const current = key === undefined ? undefined : this.#current.peek(key)
-      if (key !== undefined && current) named.set(key, { reason: 'path', current })
-    }
-    if (request.tags.length === 0) return named
-    for (const [key, current] of this.#current.entries()) {
-      if (!named.has(key) && current.version.tags.some((tag) => request.tags.includes(tag))) {
-        named.set(key, { reason: 'tag', current })
-      }
-    }
+/**
+ * The kept instances a revalidation names: at one of its paths (`matchPage` reads them as the routes do), or carrying
+ * one of its tags; `everything`: every kept instance.
+ */
+export function namedVersions(
+  kept: KeptVersions,
+  request: RevalidationRequest | 'everything',
+  matchPage: (pathname: string) => PageMatch<ServerPage> | undefined,
+): Map<string, { reason: RegenerationReason; current: CurrentVersion }> {
+  const named = new Map<string, { reason: RegenerationReason; current: CurrentVersion }>()
+  if (request === 'everything') {
+    for (const [key, current] of kept.entries()) named.set(key, { reason: 'path', current })
     return named
   }
+  for (const path of request.paths) {
+    const match = matchPage(path)
+    const key = match && pageKey(match)
+    const current = key === undefined ? undefined : kept.peek(key)
+    if (key !== undefined && current) named.set(key, { reason: 'path', current })
+  }
+  if (request.tags.length === 0) return named
+  for (const [key, current] of kept.entries()) {
+    if (!named.has(key) && current.version.tags.some((tag) => request.tags.includes(tag))) {
+      named.set(key, { reason: 'tag', current })
+    }
+  }
+  return named
 }
