@@ -84,6 +84,10 @@ export const contentReads = Object.freeze({
    * call returns, whatever its time-out did: content never holds more than half of them, so chunks, public files and
    * images are still read while a mount hangs. */
   maxReadsInFlight: 2,
+  /** CONTENT_DIR's own real path, resolved for a file's read, serves the reads of this long after it (one call of the
+   * thread pool less per file: the index's build reads 10,000 files in 7 calls each); a file that seems to lie outside
+   * it resolves it again first, so a folder switched by a link is followed at once. */
+  rootResolvedForMs: 1_000,
 })
 
 /** Markdown is parsed on a thread of its own (src/content/markdown-parser.ts): about 4 ms per KiB of prose here. */

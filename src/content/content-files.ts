@@ -15,6 +15,8 @@ export interface ContentFilesLimits {
   readWaitMs: number
   /** Listings and reads running at once; more wait (their time-out counting). */
   maxReadsInFlight: number
+  /** How long the folder's resolved real path serves reads before it is resolved again. */
+  rootResolvedForMs: number
 }
 
 /** Why a file of the folder is not read: it is not content (docs/content.md "What a content file may be"). */
@@ -117,6 +119,8 @@ export class ContentFiles {
   readonly #slots: Semaphore
   #stuck = 0
   #timedOut = 0
+  /** The folder's real path, and when it was resolved (`performance.now()`). */
+  #root: { path: string; at: number } | undefined
 
   constructor(
     dir: string,
@@ -244,7 +248,7 @@ export class ContentFiles {
 
   /** A file's descriptor and `fstat`, or why it is not content. Not bounded: its callers bound it. */
   async #openInside(file: string): Promise<Opening> {
-    const root = await this.#fs.realpath(this.dir)
+    const root = await this.#rootPath(false)
     let target: string
     try {
       target = await this.#fs.realpath(path.join(this.dir, file))
@@ -252,7 +256,9 @@ export class ContentFiles {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing'
       throw error
     }
-    if (!target.startsWith(root + path.sep)) return { refused: 'a link that leads out of CONTENT_DIR' }
+    const inside = (root: string) => target.startsWith(root + path.sep)
+    // Outside the folder as last resolved: outside the folder as it is now, or was it switched (a link to a release)?
+    if (!inside(root) && !inside(await this.#rootPath(true))) return { refused: 'a link that leads out of CONTENT_DIR' }
     const handle = await this.#fs.open(target, openFlags)
     try {
       const stats = await handle.stat({ bigint: true })
@@ -263,6 +269,16 @@ export class ContentFiles {
     }
     await handle.close()
     return { refused: 'not a regular file' }
+  }
+
+  /** The folder's real path: resolved again when asked `fresh`, or when the last one is `rootResolvedForMs` old. */
+  async #rootPath(fresh: boolean): Promise<string> {
+    const now = performance.now()
+    const root = this.#root
+    if (!fresh && root && now - root.at < this.#limits.rootResolvedForMs) return root.path
+    const resolved = await this.#fs.realpath(this.dir)
+    this.#root = { path: resolved, at: now }
+    return resolved
   }
 
   async #readInside(file: string, maxBytes: number): Promise<ReadFile | 'missing' | { refused: RefusedReason }> {

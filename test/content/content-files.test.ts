@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { execFileSync } from 'node:child_process'
-import { open as openFile, readdir, readFile, realpath, stat, symlink, writeFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { open as openFile, readdir, readFile, realpath, rename, stat, symlink, writeFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { ContentFiles, type ContentFileSystem, type RefusedReason } from '../../src/content/content-files.ts'
@@ -30,7 +30,7 @@ function recorder() {
   return { warnings, log: { warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }) } }
 }
 
-const limits = { maxFileBytes: 1024, readTimeoutMs: 300, readWaitMs: 300, maxReadsInFlight: 2 }
+const limits = { maxFileBytes: 1024, readTimeoutMs: 300, readWaitMs: 300, maxReadsInFlight: 2, rootResolvedForMs: 60_000 }
 
 t.test('a FIFO named like a guide is refused at once with a warn line: its page is missing, the others are listed', async (t) => {
   const dir = await contentDir(t)
@@ -43,6 +43,23 @@ t.test('a FIFO named like a guide is refused at once with a warn line: its page 
   t.same((await content.guides()).map((entry) => entry.slug), ['first', 'second'])
   t.ok(warnings.length >= 1)
   t.same(warnings[0], { fields: { file: 'guides/pipe.md', reason: 'not a regular file' }, message: 'content file refused' })
+})
+
+t.test('CONTENT_DIR a link switched to another release: the next read follows it, however recently it was resolved', async (t) => {
+  const releases = await mkdtemp(path.join(tmpdir(), 'courier-releases-'))
+  t.teardown(() => rm(releases, { recursive: true, force: true }))
+  for (const release of ['one', 'two']) {
+    await mkdir(path.join(releases, release, 'guides'), { recursive: true })
+    await writeFile(path.join(releases, release, 'guides', 'first.md'), guide(`First of ${release}`, 1))
+  }
+  const dir = path.join(releases, 'current')
+  await symlink('one', dir)
+  // The folder's real path is kept for a minute here: the switch must not wait for that.
+  const files = new ContentFiles(dir, limits, (file) => t.fail(`${file} refused`))
+  t.match(await files.text('guides/first.md'), 'First of one')
+  await symlink('two', path.join(releases, 'next'))
+  await rename(path.join(releases, 'next'), dir)
+  t.match(await files.text('guides/first.md'), 'First of two', 'the new release, not a file "outside" the old one')
 })
 
 t.test('links: followed inside CONTENT_DIR, refused when they lead out (/dev/zero, a file elsewhere)', async (t) => {
