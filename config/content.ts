@@ -85,7 +85,7 @@ export const contentReads = Object.freeze({
    * images are still read while a mount hangs. */
   maxReadsInFlight: 2,
   /** CONTENT_DIR's own real path, resolved for a file's read, serves the reads of this long after it (one call of the
-   * thread pool less per file: the index's build reads 10,000 files in 7 calls each); a file that seems to lie outside
+   * thread pool less per file, 6 instead of 7: the index's build reads 10,000 files); a file that seems to lie outside
    * it resolves it again first, so a folder switched by a link is followed at once. */
   rootResolvedForMs: 1_000,
 })
@@ -199,9 +199,9 @@ export const contentIndex = Object.freeze({
    * fairly): two keep both slots busy while the index is built, and a page's read waits for one of them at most. */
   readsAtOnce: 2,
   /** An index read this long ago is checked again (the folder listed, every file `stat`ed, read again where that
-   * changed, front matter parsed only where the text did) on the next read of it, in the background: the reader gets the index as it is. An edit without a
-   * revalidation reaches the listings within this and the pages' own `revalidate` (60 s); a revalidation checks it
-   * again first, and its pages wait for that. */
+   * changed, front matter parsed only where the text did) on the next read of it, in the background: the reader gets
+   * the index as it is. An edit without a revalidation reaches the listings within this and the pages' own
+   * `revalidate` (60 s); a revalidation checks it again first, and its pages wait for that. */
   recheckAfterMs: 30_000,
   /** Building the index gives the event loop back at least this often (a `setImmediate` between files): requests are
    * served while 10,000 guides are read. */

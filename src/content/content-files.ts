@@ -166,7 +166,8 @@ export class ContentFiles {
   /** A file's text by the rules of `text`, with its modification time, its read waiting in `lane`. */
   async datedText(file: string, lane: ReadLane): Promise<DatedText | undefined> {
     const read = await this.#readFile(file, this.#limits.maxFileBytes, lane)
-    return read && { text: read.buffer.toString('utf8'), modifiedMs: Number(read.stats.mtimeMs), ...identityOf(read.stats) }
+    if (!read) return undefined
+    return { text: read.buffer.toString('utf8'), modifiedMs: Number(read.stats.mtimeMs), ...identityOf(read.stats) }
   }
 
   /**

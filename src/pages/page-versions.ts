@@ -54,8 +54,8 @@ export interface PageVersionsOptions {
  * data come from one loader run and one version; `POST /api/revalidate` and the revalidations other instances publish
  * name versions here. A `static` page instance is loaded once per deployment (concurrent first requests share one
  * run); a not-found answer is not kept, so unknown paths cannot fill the store, and a failed run only its failure, for
- * the back-off (config/content.ts retryBackoffMs). Which version is
- * current is kept in a bounded cache (src/pages/version-store.ts); loading again is the regenerations' (src/pages/regeneration.ts).
+ * the back-off (config/content.ts retryBackoffMs). Which version is current is kept in a bounded cache
+ * (src/pages/version-store.ts); loading again is the regenerations' (src/pages/regeneration.ts).
  */
 export class PageVersions implements RevalidatedPages {
   /** Reads a path as the server's routes do. */
