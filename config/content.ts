@@ -195,8 +195,9 @@ export const contentIndex = Object.freeze({
    * stay the same size whatever the number of guides. 30 summaries are a screenful or two to scan and some 10 kB of
    * page data, which the document carries twice (HTML and state): far below the 100 kB a listing may weigh. */
   listingPageSize: 30,
-  /** The index's reads at once, each in the content's read slots (the `index` lane, which a page's own read shares
-   * fairly): two keep both slots busy while the index is built, and a page's read waits for one of them at most. */
+  /** The index's reads (and a check's `stat`s) at once, each in the content's read slots (the `index` lane, which a
+   * page's own read shares fairly): two keep both slots busy while the index is built or checked, and a page's read
+   * waits for one of them at most. */
   readsAtOnce: 2,
   /** An index read this long ago is checked again (the folder listed, every file `stat`ed, read again where that
    * changed, front matter parsed only where the text did) on the next read of it, in the background: the reader gets

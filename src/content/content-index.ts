@@ -138,15 +138,15 @@ export class ContentIndex<Entry extends IndexEntry> {
       this.#dirty = true
       removed++
     }
-    const changed = removed + (await this.#readAll(names))
+    const changed = removed + (await this.#checkAll(names))
     const snapshot = this.#publish(checkedFor)
     const durationMs = this.#now() - started
     this.#options.onChecked?.({ durationMs, entries: snapshot.entries.length, changed, version: snapshot.version })
     return snapshot
   }
 
-  /** Reads every file, `readsAtOnce` at a time; returns how many changed. */
-  async #readAll(names: readonly string[]): Promise<number> {
+  /** Checks every file (`#checkOne`), `readsAtOnce` at a time; returns how many changed. */
+  async #checkAll(names: readonly string[]): Promise<number> {
     const { readsAtOnce, yieldAfterMs } = this.#options
     let next = 0
     let changed = 0
@@ -154,7 +154,7 @@ export class ContentIndex<Entry extends IndexEntry> {
     const reader = async () => {
       while (next < names.length) {
         const name = names[next++]!
-        if (await this.#readOne(name)) changed++
+        if (await this.#checkOne(name)) changed++
         if (performance.now() - lastYield >= yieldAfterMs) {
           await yieldToEventLoop()
           lastYield = performance.now()
@@ -167,7 +167,7 @@ export class ContentIndex<Entry extends IndexEntry> {
 
   /** One file checked: read again when its identity changed, its front matter parsed when its text did. Whether its
    * entry changed. */
-  async #readOne(name: string): Promise<boolean> {
+  async #checkOne(name: string): Promise<boolean> {
     const known = this.#files.get(name)
     if (known && !known.recent && (await this.#options.identify(name))?.version === known.identity) return false
     const readAt = Date.now()
