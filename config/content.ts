@@ -195,10 +195,12 @@ export const contentIndex = Object.freeze({
    * stay the same size whatever the number of guides. 30 summaries are a screenful or two to scan and some 10 kB of
    * page data, which the document carries twice (HTML and state): far below the 100 kB a listing may weigh. */
   listingPageSize: 30,
-  /** The index's reads (and a check's `stat`s) at once, each in the content's read slots (the `index` lane, which a
-   * page's own read shares fairly): two keep both slots busy while the index is built or checked, and a page's read
-   * waits for one of them at most. */
-  readsAtOnce: 2,
+  /** The index's reads (and a check's `stat`s) sent at once to its thread (src/content/index-reads.ts), which makes
+   * them one after the other: enough that the thread never waits for the next job. They take none of the pages' read
+   * slots (`contentReads.maxReadsInFlight`). */
+  readsAtOnce: 16,
+  /** The index's thread ends after this long without a job, giving its memory back; the next check starts one. */
+  threadIdleMs: 120_000,
   /** An index read this long ago is checked again (the folder listed, every file `stat`ed, read again where that
    * changed, front matter parsed only where the text did) on the next read of it, in the background: the reader gets
    * the index as it is. An edit without a revalidation reaches the listings within this and the pages' own

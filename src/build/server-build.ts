@@ -114,22 +114,27 @@ function siteRoutesModule(options: ServerBuildOptions): string {
 }
 
 /** Replaces the modules whose content the build decides (src/build/build-stamp.ts, src/pages/page-sources.ts,
- * src/site-routes.ts, src/content/markdown-worker-file.ts). */
+ * src/site-routes.ts, src/content/worker-files.ts). */
 function buildDecisions(options: ServerBuildOptions, stamp: ServerBuildStamp): RolldownPlugin {
   const stampModule = path.join(options.root, 'src', 'build', 'build-stamp.ts')
   const pageSources = path.join(options.root, 'src', 'pages', 'page-sources.ts')
   const siteRoutes = path.join(options.root, 'src', 'site-routes.ts')
-  const markdownWorkerFileModule = path.join(options.root, 'src', 'content', 'markdown-worker-file.ts')
-  const markdownWorker = path.join(options.root, 'src', 'content', 'markdown-worker.ts')
+  const content = path.join(options.root, 'src', 'content')
+  const workerFiles = path.join(content, 'worker-files.ts')
+  const workers = { markdownWorkerFile: 'markdown-worker', indexReadWorkerFile: 'index-read-worker' }
   return {
     name: 'courier:server-build-decisions',
     load(id) {
       if (id === stampModule) return `export const serverBuildStamp = Object.freeze(${JSON.stringify(stamp)})\n`
-      if (id === markdownWorkerFileModule) {
-        // The parser's thread is an entry of its own, `markdown-worker.js`; its URL is the bundler's file reference
+      if (id === workerFiles) {
+        // Each thread is an entry of its own (`markdown-worker.js`, ...); its URL is the bundler's file reference
         // (Rollup's `import.meta.ROLLUP_FILE_URL_<id>`), relative to the chunk that names it: no build path is kept.
-        const reference = this.emitFile({ type: 'chunk', id: markdownWorker, name: 'markdown-worker' })
-        return `export const markdownWorkerFile = new URL(import.meta.ROLLUP_FILE_URL_${reference})\n`
+        return Object.entries(workers)
+          .map(([name, file]) => {
+            const reference = this.emitFile({ type: 'chunk', id: path.join(content, `${file}.ts`), name: file })
+            return `export const ${name} = new URL(import.meta.ROLLUP_FILE_URL_${reference})\n`
+          })
+          .join('')
       }
       if (id === siteRoutes) return siteRoutesModule(options)
       return id === pageSources ? pageSourcesModule(options) : undefined

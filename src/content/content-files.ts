@@ -1,10 +1,18 @@
-import { constants, type BigIntStats } from 'node:fs'
-import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises'
+import type { BigIntStats } from 'node:fs'
+import { open, readdir, realpath, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { errors } from '../errors.ts'
 import { Semaphore } from '../toolbox/semaphore.ts'
 import { withTimeOut } from '../toolbox/time-out.ts'
+import {
+  fileSystemTime,
+  identityOf,
+  liesInside,
+  openFlags,
+  wholeFileReads,
+  type RefusedReason,
+} from './read-rules.ts'
 
 export interface ContentFilesLimits {
   /** A file larger than this is refused, counted on the bytes read, not on what `stat` says. */
@@ -19,9 +27,6 @@ export interface ContentFilesLimits {
   rootResolvedForMs: number
 }
 
-/** Why a file of the folder is not read: it is not content (docs/content.md "What a content file may be"). */
-export type RefusedReason = 'not a regular file' | 'a link that leads out of CONTENT_DIR'
-
 export interface ContentReadStats {
   /** Listings and reads running now. */
   inFlight: number
@@ -35,27 +40,10 @@ export interface ContentReadStats {
 
 /**
  * Whose reads wait for a slot: the Markdown and listings a page needs, or the images of the content. A freed slot goes
- * to the lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it,
- * nor the index's reads of every guide (src/content/content-index.ts) a page's own file.
+ * to the lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it.
+ * The index's reads of every guide take no slot: they run on a thread of their own (src/content/index-reads.ts).
  */
-export type ReadLane = 'text' | 'images' | 'index'
-
-/** A file's text with its modification time and its identity (`fstat` of the descriptor it was read from). */
-export interface DatedText extends FileIdentity {
-  text: string
-  modifiedMs: number
-}
-
-/**
- * Which version of a file is there, by `stat`: device, inode, size, modification and change times (ns). A file
- * written again, in place or replaced, changes its change time, which no program can set back (`touch -d` sets the
- * modification time alone), so a write shows here unless it falls in the same tick of the file system's clock as the
- * version compared with: `changedMs` lets a reader tell when that could be.
- */
-export interface FileIdentity {
-  version: string
-  changedMs: number
-}
+export type ReadLane = 'text' | 'images'
 
 /**
  * A content file opened for reading, by the rules of `ContentFiles.bytes`: its descriptor, and what `fstat` said of
@@ -92,16 +80,9 @@ export interface ContentFileSystem {
   readdir: typeof readdir
   realpath: typeof realpath
   open: typeof open
-  stat: typeof stat
 }
 
-const nodeFileSystem: ContentFileSystem = { readdir, realpath, open, stat }
-
-/** A file system's answer is outside the process: a timer late because the process was held up is forgiven once. */
-const fileSystemTime = { forgiveLateTimer: true, ref: true }
-
-/** Opened so that a FIFO cannot block the open and a link swapped in after the check is not followed. */
-const openFlags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+const nodeFileSystem: ContentFileSystem = { readdir, realpath, open }
 
 /**
  * The files of CONTENT_DIR, read as untrusted input (docs/content.md "What a content file may be"): regular files
@@ -161,32 +142,6 @@ export class ContentFiles {
    */
   async text(file: string): Promise<string | undefined> {
     return (await this.bytes(file, this.#limits.maxFileBytes))?.toString('utf8')
-  }
-
-  /** A file's text by the rules of `text`, with its modification time, its read waiting in `lane`. */
-  async datedText(file: string, lane: ReadLane): Promise<DatedText | undefined> {
-    const read = await this.#readFile(file, this.#limits.maxFileBytes, lane)
-    if (!read) return undefined
-    return { text: read.buffer.toString('utf8'), modifiedMs: Number(read.stats.mtimeMs), ...identityOf(read.stats) }
-  }
-
-  /**
-   * A file's identity by `stat` (a link followed), its call waiting in `lane`: undefined when there is no file. Not a
-   * check of what the file may be: a version unlike the one last read is read by `datedText`, which checks it.
-   */
-  async identity(file: string, lane: ReadLane): Promise<FileIdentity | undefined> {
-    return this.#bounded(
-      file,
-      async () => {
-        try {
-          return identityOf(await this.#fs.stat(path.join(this.dir, file), { bigint: true }))
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-          throw error
-        }
-      },
-      lane,
-    )
   }
 
   /** A file's bytes, at most `maxBytes`, by the rules of `text`, its read waiting in `lane`. */
@@ -249,7 +204,6 @@ export class ContentFiles {
 
   /** A file's descriptor and `fstat`, or why it is not content. Not bounded: its callers bound it. */
   async #openInside(file: string): Promise<Opening> {
-    const root = await this.#rootPath(false)
     let target: string
     try {
       target = await this.#fs.realpath(path.join(this.dir, file))
@@ -257,9 +211,9 @@ export class ContentFiles {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing'
       throw error
     }
-    const inside = (root: string) => target.startsWith(root + path.sep)
-    // Outside the folder as last resolved: outside the folder as it is now, or was it switched (a link to a release)?
-    if (!inside(root) && !inside(await this.#rootPath(true))) return { refused: 'a link that leads out of CONTENT_DIR' }
+    if (!(await liesInside(target, (fresh) => this.#rootPath(fresh)))) {
+      return { refused: 'a link that leads out of CONTENT_DIR' }
+    }
     const handle = await this.#fs.open(target, openFlags)
     try {
       const stats = await handle.stat({ bigint: true })
@@ -285,28 +239,15 @@ export class ContentFiles {
   async #readInside(file: string, maxBytes: number): Promise<ReadFile | 'missing' | { refused: RefusedReason }> {
     const opened = await this.#openInside(file)
     if (opened === 'missing' || 'refused' in opened) return opened
-    const { handle, stats: bigStats } = opened
-    const stats = { size: Number(bigStats.size) }
+    const { handle, stats } = opened
     try {
-      // Read to its end, never past one byte more than the limit, whatever its size said a moment ago (a file that
-      // grows, or a size that lies): the buffer starts at the size the file has and grows while it goes on.
-      let buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1)
-      let length = 0
-      for (;;) {
-        if (length === buffer.length) {
-          if (length > maxBytes) {
-            throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
-          }
-          buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length))])
-        }
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null)
-        if (bytesRead === 0) break
-        length += bytesRead
+      const reads = wholeFileReads(file, Number(stats.size), maxBytes)
+      let step = reads.next()
+      while (!step.done) {
+        const { buffer, offset, length } = step.value
+        step = reads.next((await handle.read(buffer, offset, length, null)).bytesRead)
       }
-      if (length > maxBytes) {
-        throw new errors.ContentInvalid(file, `more than ${maxBytes} bytes; at most ${maxBytes} are read`)
-      }
-      return { buffer: buffer.subarray(0, length), stats: bigStats }
+      return { buffer: step.value, stats }
     } finally {
       await handle.close()
     }
@@ -353,11 +294,6 @@ export class ContentFiles {
       throw new errors.ContentUnreadable(what, (error as Error).message)
     }
   }
-}
-
-function identityOf(stats: BigIntStats): FileIdentity {
-  const version = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`
-  return { version, changedMs: Number(stats.ctimeMs) }
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises'
 import { errors } from '../errors.ts'
 import { SingleFlight } from '../toolbox/single-flight.ts'
-import type { DatedText, FileIdentity } from './content-files.ts'
+import type { DatedText, FileIdentity } from './read-rules.ts'
 import { byOrder } from './required-fields.ts'
 
 /** What the index keeps of each file: a few fields of its front matter, its place in the list. */
@@ -58,14 +58,15 @@ type IndexedFile<Entry> = { hash: string; identity: string; recent: boolean } & 
 /**
  * The index of a folder of content files (docs/content.md "How many pages"): each file's front matter read once per
  * version of its text, so a listing, a pager or the sitemap reads the index and no file. A check lists the folder and
- * `stat`s every file (a few at a time, in the content's read slots); it reads a file again only when its identity
- * (device, inode, size, modification and change times) differs from the version read, or when that version changed
- * within `sameTickMs` of being read, as git treats a "racily clean" file: a second write in the same tick of the file
- * system's clock could leave the identity as it was. The front matter is parsed again only when the text's hash
- * differs, so neither a date nor a stat alone makes a new entry. It runs when first asked, when
- * `recheck` was called since the last one (a revalidation: its readers wait for it), and in the background on a read
- * after `recheckAfterMs` (that reader gets the index as it is). Checks run one at a time; the work between two reads is
- * one file's, and the event loop is given back every `yieldAfterMs`.
+ * `stat`s every file (`identify`; the guides' index does it on a thread of its own, src/content/index-reads.ts); it
+ * reads a file again only when its identity (device, inode, size, modification and change times) differs from the
+ * version read, or when that version changed within `sameTickMs` of being read, as git treats a "racily clean" file: a
+ * second write in the same tick of the file system's clock could leave the identity as it was. The front matter is
+ * parsed again only when the text's hash differs, so neither a date nor a stat alone makes a new entry. It runs when
+ * first asked, when `recheck` was called since the last one (a revalidation: its readers wait for it), and in the
+ * background on a read after `recheckAfterMs` (that reader gets the index as it is). Checks run one at a time,
+ * `readsAtOnce` files at a time; the work between two reads is one file's, and the event loop is given back every
+ * `yieldAfterMs`.
  */
 export class ContentIndex<Entry extends IndexEntry> {
   readonly #options: ContentIndexOptions<Entry>

@@ -2,8 +2,10 @@ import { contentImages, contentIndex, contentLayout, contentReads, markdownParsi
 import { imageOptimizer } from '../../config/images.ts'
 import type { FaqData, Guide, GuideListPage, GuideSummary } from '../../site/data-types.ts'
 import { errors } from '../errors.ts'
-import { ContentFiles, type ContentReadStats, type DatedText, type RefusedReason } from './content-files.ts'
+import { ContentFiles, type ContentReadStats } from './content-files.ts'
 import { ContentIndex, type IndexSnapshot } from './content-index.ts'
+import { IndexReads } from './index-reads.ts'
+import type { DatedText, RefusedReason } from './read-rules.ts'
 import { sectionsOf } from './guide-sections.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { hasContentImage, withImageSizes } from './image-sizes.ts'
@@ -76,6 +78,8 @@ export interface ContentSourceOptions {
 export class ContentSource {
   readonly dir: string
   readonly #files: ContentFiles
+  /** The index's reads, on a thread of their own. */
+  readonly #indexReads: IndexReads
   readonly #parsed: ParsedVersions
   readonly #images: ImageVersions
   readonly #log: ContentLog | undefined
@@ -92,13 +96,14 @@ export class ContentSource {
     const log = options.log
     const refused = (file: string, reason: RefusedReason) => log?.warn({ file, reason }, 'content file refused')
     this.#files = new ContentFiles(dir, limits, refused)
+    this.#indexReads = new IndexReads(dir, { ...limits, idleMs: limits.threadIdleMs }, refused)
     this.#parsed = new ParsedVersions(limits)
     this.#images = new ImageVersions(this.#files, { maxBytes: imageOptimizer.maxSourceBytes, ...contentImages }, log)
     this.#log = log
     this.#index = new ContentIndex<IndexedGuide>({
       list: () => this.#names(contentLayout.guidesDir),
-      read: (name) => this.#files.datedText(`${contentLayout.guidesDir}/${name}.md`, 'index'),
-      identify: (name) => this.#files.identity(`${contentLayout.guidesDir}/${name}.md`, 'index'),
+      read: (name) => this.#indexReads.datedText(`${contentLayout.guidesDir}/${name}.md`),
+      identify: (name) => this.#indexReads.identity(`${contentLayout.guidesDir}/${name}.md`),
       entry: (name, read) => this.#indexedGuide(name, read),
       ...limits,
       onCheckFailed: (error) => log?.warn({ err: error }, 'content index check failed'),
@@ -156,12 +161,17 @@ export class ContentSource {
 
   /** The reads of the folder now and since start: the health details and metrics report them. */
   get readStats(): ContentReadStats {
-    return this.#files.stats
+    const [pages, index] = [this.#files.stats, this.#indexReads.stats]
+    return {
+      inFlight: pages.inFlight + index.inFlight,
+      stuck: pages.stuck + index.stuck,
+      timedOut: pages.timedOut + index.timedOut,
+    }
   }
 
-  /** Ends the parser's thread (the app's close). */
-  close(): Promise<void> {
-    return this.#parsed.close()
+  /** Ends the parser's and the index's threads (the app's close). */
+  async close(): Promise<void> {
+    await Promise.all([this.#parsed.close(), this.#indexReads.close()])
   }
 
   /** Every guide, in order (front matter `order`, then slug). */

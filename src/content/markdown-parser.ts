@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { errors } from '../errors.ts'
 import type { MarkdownFile } from './markdown.ts'
-import { markdownWorkerFile } from './markdown-worker-file.ts'
+import { markdownWorkerFile } from './worker-files.ts'
 import { parserReady, type ParseJob, type ParseResult } from './markdown-worker.ts'
 
 export interface MarkdownParserLimits {

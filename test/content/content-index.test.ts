@@ -9,26 +9,27 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import t, { type Test } from 'tap'
 import { ContentFiles } from '../../src/content/content-files.ts'
 import { ContentSource } from '../../src/content/content-source.ts'
+import { IndexReads } from '../../src/content/index-reads.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 
-/** Every file ContentFiles reads while `run` runs, relative to the folder. */
+/** Every file read while `run` runs, by a page (ContentFiles) or by the index (IndexReads), relative to the folder. */
 async function filesRead(t: Test, run: () => Promise<unknown>): Promise<string[]> {
   const read: string[] = []
   const bytes = ContentFiles.prototype.bytes
-  const datedText = ContentFiles.prototype.datedText
+  const datedText = IndexReads.prototype.datedText
   ContentFiles.prototype.bytes = function countedBytes(this: ContentFiles, file, ...rest) {
     read.push(file)
     return bytes.call(this, file, ...rest)
   }
-  ContentFiles.prototype.datedText = function countedDatedText(this: ContentFiles, file, lane) {
+  IndexReads.prototype.datedText = function countedDatedText(this: IndexReads, file) {
     read.push(file)
-    return datedText.call(this, file, lane)
+    return datedText.call(this, file)
   }
   try {
     await run()
   } finally {
     ContentFiles.prototype.bytes = bytes
-    ContentFiles.prototype.datedText = datedText
+    IndexReads.prototype.datedText = datedText
   }
   t.comment(`read: ${read.length} files`)
   return read
@@ -151,13 +152,13 @@ t.test('a guide changed close to when it was read is read again at the next chec
   const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000 } })
   t.teardown(() => content.close())
   // A file system whose clock ticks coarsely: every stat gives the same identity, as two writes within one tick do.
-  const { identity, datedText } = ContentFiles.prototype
-  ContentFiles.prototype.identity = async () => ({ version: 'one tick', changedMs: 0 })
-  ContentFiles.prototype.datedText = async function sameIdentity(this: ContentFiles, file, lane) {
-    const read = await datedText.call(this, file, lane)
+  const { identity, datedText } = IndexReads.prototype
+  IndexReads.prototype.identity = async () => ({ version: 'one tick', changedMs: 0 })
+  IndexReads.prototype.datedText = async function sameIdentity(this: IndexReads, file) {
+    const read = await datedText.call(this, file)
     return read && { ...read, version: 'one tick' }
   }
-  t.teardown(() => Object.assign(ContentFiles.prototype, { identity, datedText }))
+  t.teardown(() => Object.assign(IndexReads.prototype, { identity, datedText }))
   const file = path.join(dir, 'guides', 'written-twice.md')
   await writeFile(file, guideFile('Written once', -1))
   content.recheckIndex()

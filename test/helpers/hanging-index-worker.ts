@@ -1,0 +1,15 @@
+/**
+ * The index's reading thread (src/content/index-read-worker.ts) on a file system that stops answering: a job for a file
+ * named `*.stuck` first opens it without O_NONBLOCK, which for a FIFO really blocks the thread in the system call until
+ * a writer comes, as a read from a stuck network mount does. Every other job is the real thread's.
+ */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parentPort, workerData } from 'node:worker_threads'
+import type { IndexReadJob, IndexReadSettings } from '../../src/content/index-read-worker.ts'
+
+const { dir } = workerData as IndexReadSettings
+parentPort!.on('message', function hangOnStuckFiles({ file }: IndexReadJob) {
+  if (file.endsWith('.stuck')) readFileSync(path.join(dir, file))
+})
+await import('../../src/content/index-read-worker.ts')
