@@ -11,7 +11,7 @@ import t, { type Test } from 'tap'
 import { IndexReads } from '../../src/content/index-reads.ts'
 import type { RefusedReason } from '../../src/content/read-rules.ts'
 
-const limits = { maxFileBytes: 1024, readTimeoutMs: 300, rootResolvedForMs: 60_000, idleMs: 60_000 }
+const limits = { maxFileBytes: 1024, readTimeoutMs: 1_000, rootResolvedForMs: 60_000, idleMs: 60_000 }
 const hangingWorker = new URL('../helpers/hanging-index-worker.ts', import.meta.url)
 
 async function folder(t: Test): Promise<string> {
@@ -74,7 +74,7 @@ t.test('a file system that stops answering: the reads fail in time, one thread w
     reads.datedText('guides/pipe.stuck'),
     reads.identity('guides/first.md'),
   ])
-  const unanswered = { code: 'COURIER_ERR_CONTENT_UNREADABLE', message: /no answer from the file system within 300 ms/ }
+  const unanswered = { code: 'COURIER_ERR_CONTENT_UNREADABLE', message: /no answer from the file system within 1000 ms/ }
   t.match(stuck, { status: 'rejected', reason: unanswered })
   t.match(sentWithIt, { status: 'rejected', reason: unanswered }, 'a job queued behind it fails with it')
   t.match(reads.stats, { stuck: 1, inFlight: 0 }, 'its thread still waits in the system call')
