@@ -1,6 +1,7 @@
 /**
  * The browser suite's loopback proxy on a kept-alive socket the server has just closed: the proxy's own race, which
- * must never reach a browser as a 502 for a GET (a test would then see a console error the site never caused).
+ * must never reach a browser as a 502 for a GET (a test would then see a console error the site never caused). And
+ * what a session records: its own tab's requests, never a closed tab's.
  */
 import t, { type Test } from 'tap'
 import http from 'node:http'
@@ -57,4 +58,30 @@ t.test('a POST is not sent twice: the failure is a 502', async (t) => {
   t.teardown(() => (agent.destroy(), proxy.close()))
   t.equal((await ask(proxy.origin, 'GET', agent)).status, 200)
   t.equal((await ask(proxy.origin, 'POST', agent)).status, 502, 'a request that may have had an effect is not repeated')
+})
+
+t.test("a session's record starts at its first document: a closed tab's late prefetch is left out", async (t) => {
+  const proxy = await startProxy(await closingUpstream(t))
+  t.teardown(() => proxy.close())
+  const fetchAs = (dest: string) =>
+    new Promise<void>((resolve, reject) => {
+      const agent = new http.Agent({ keepAlive: false })
+      const request = http.get(`${proxy.origin}/${dest}`, { agent, headers: { 'sec-fetch-dest': dest } }, (answer) => {
+        answer.resume().on('end', resolve)
+      })
+      request.on('error', reject)
+    })
+  await proxy.reset()
+  await fetchAs('script')
+  t.same(proxy.requests, [], "a script before any document: not this session's")
+  await fetchAs('document')
+  await fetchAs('script')
+  t.same(
+    proxy.requests.map((entry) => entry.dest),
+    ['document', 'script'],
+    'the document and what follows it',
+  )
+  await proxy.reset()
+  await fetchAs('script')
+  t.same(proxy.requests, [], 'a new session starts again with nothing')
 })

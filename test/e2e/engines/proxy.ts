@@ -65,7 +65,9 @@ export interface LoopbackProxy {
   /**
    * Starts a new session: waits (bounded) until the last session's traffic has ended, closes its connections, and
    * forgets its requests, rules and scripts. A request still sent on one of those connections is passed on but not
-   * recorded, so a closed tab's late prefetch never shows up in the next session's record.
+   * recorded, so a closed tab's late prefetch never shows up in the next session's record. Nor does one on a new
+   * connection before the session's first document: a new tab asks for nothing before it navigates, and a closed
+   * tab's prefetch can still come after the quiet wait (Firefox, on a loaded machine).
    */
   reset(): Promise<void>
   close(): Promise<void>
@@ -92,6 +94,8 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
   /** Bumped by every reset; a connection belongs to the session it was opened in. */
   let session = 0
   const sessionOf = new WeakMap<Socket, number>()
+  /** Whether this session has asked for a document: its record starts there. */
+  let documentAsked = false
   let inFlight = 0
   let lastArrival = 0
 
@@ -133,7 +137,10 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
     }
     lastArrival = Date.now()
     inFlight += 1
-    if (sessionOf.get(request.socket) === session) requests.push(entry)
+    if (sessionOf.get(request.socket) === session) {
+      if (entry.dest === 'document') documentAsked = true
+      if (documentAsked) requests.push(entry)
+    }
     reply.on('close', () => {
       inFlight -= 1
       if (!reply.writableFinished) entry.aborted = true
@@ -244,6 +251,7 @@ export async function startProxy(target: string): Promise<LoopbackProxy> {
       const end = Date.now() + 3_000
       while (Date.now() < end && (inFlight > 0 || Date.now() - lastArrival < quietMs)) await sleep(25)
       session += 1
+      documentAsked = false
       for (const socket of sockets) socket.destroy()
       requests = []
       rules = []
