@@ -201,6 +201,10 @@ export const contentIndex = Object.freeze({
   readsAtOnce: 16,
   /** The index's thread ends after this long without a job, giving its memory back; the next check starts one. */
   threadIdleMs: 120_000,
+  /** A check of a folder with fewer guides than this reads them on the event loop, through the pages' read slots, as
+   * a page's own reads go: starting the thread (~25 ms before its first read, ~18 MiB while it lives) costs more than
+   * it saves below about 170 guides on this machine, and it added ~25 ms to the example's cold start. */
+  threadFromGuides: 200,
   /** An index read this long ago is checked again (the folder listed, every file `stat`ed, read again where that
    * changed, front matter parsed only where the text did) on the next read of it, in the background: the reader gets
    * the index as it is. An edit without a revalidation reaches the listings within this and the pages' own

@@ -6,11 +6,14 @@ import { errors } from '../errors.ts'
 import { Semaphore } from '../toolbox/semaphore.ts'
 import { withTimeOut } from '../toolbox/time-out.ts'
 import {
+  datedTextOf,
   fileSystemTime,
   identityOf,
   liesInside,
   openFlags,
   wholeFileReads,
+  type DatedText,
+  type FileIdentity,
   type RefusedReason,
 } from './read-rules.ts'
 
@@ -39,11 +42,11 @@ export interface ContentReadStats {
 }
 
 /**
- * Whose reads wait for a slot: the Markdown and listings a page needs, or the images of the content. A freed slot goes
- * to the lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it.
- * The index's reads of every guide take no slot: they run on a thread of their own (src/content/index-reads.ts).
+ * Whose reads wait for a slot: the Markdown and listings a page needs, the images of the content, or the index's reads
+ * of a small folder (a large one's run on a thread of their own, src/content/index-reads.ts). A freed slot goes to the
+ * lane served least recently, so a stream of image reads never makes a page's Markdown wait behind all of it.
  */
-export type ReadLane = 'text' | 'images'
+export type ReadLane = 'text' | 'images' | 'index'
 
 /**
  * A content file opened for reading, by the rules of `ContentFiles.bytes`: its descriptor, and what `fstat` said of
@@ -142,6 +145,24 @@ export class ContentFiles {
    */
   async text(file: string): Promise<string | undefined> {
     return (await this.bytes(file, this.#limits.maxFileBytes))?.toString('utf8')
+  }
+
+  /** A file's text by the rules of `text`, with its modification time and identity, its read in the index's lane. */
+  async datedText(file: string): Promise<DatedText | undefined> {
+    const read = await this.#readFile(file, this.#limits.maxFileBytes, 'index')
+    return read && datedTextOf(read.buffer, read.stats)
+  }
+
+  /** A file's identity (a link followed, by its descriptor's `fstat`), in the index's lane: undefined when there is
+   * no file or it is not content (its read then says why). */
+  async identity(file: string): Promise<FileIdentity | undefined> {
+    const identify = async () => {
+      const opened = await this.#openInside(file)
+      if (opened === 'missing' || 'refused' in opened) return undefined
+      await opened.handle.close()
+      return identityOf(opened.stats)
+    }
+    return this.#bounded(file, identify, 'index')
   }
 
   /** A file's bytes, at most `maxBytes`, by the rules of `text`, its read waiting in `lane`. */

@@ -78,8 +78,10 @@ export interface ContentSourceOptions {
 export class ContentSource {
   readonly dir: string
   readonly #files: ContentFiles
-  /** The index's reads, on a thread of their own. */
+  /** The index's reads of a large folder, on a thread of their own; a small one's go through #files. */
   readonly #indexReads: IndexReads
+  /** Whether the last listing of the guides counted `threadFromGuides` or more: the thread reads them. */
+  #indexOnThread = false
   readonly #parsed: ParsedVersions
   readonly #images: ImageVersions
   readonly #log: ContentLog | undefined
@@ -101,9 +103,13 @@ export class ContentSource {
     this.#images = new ImageVersions(this.#files, { maxBytes: imageOptimizer.maxSourceBytes, ...contentImages }, log)
     this.#log = log
     this.#index = new ContentIndex<IndexedGuide>({
-      list: () => this.#names(contentLayout.guidesDir),
-      read: (name) => this.#indexReads.datedText(`${contentLayout.guidesDir}/${name}.md`),
-      identify: (name) => this.#indexReads.identity(`${contentLayout.guidesDir}/${name}.md`),
+      list: async () => {
+        const names = await this.#names(contentLayout.guidesDir)
+        this.#indexOnThread = names.length >= limits.threadFromGuides
+        return names
+      },
+      read: (name) => this.#indexReader.datedText(`${contentLayout.guidesDir}/${name}.md`),
+      identify: (name) => this.#indexReader.identity(`${contentLayout.guidesDir}/${name}.md`),
       entry: (name, read) => this.#indexedGuide(name, read),
       ...limits,
       onCheckFailed: (error) => log?.warn({ err: error }, 'content index check failed'),
@@ -112,6 +118,11 @@ export class ContentSource {
         if (report.changed > 0 || report.version === 1) log?.info?.(report, 'content index updated')
       },
     })
+  }
+
+  /** Who reads the index's files in this check (docs/content.md "How many pages"). */
+  get #indexReader(): Pick<IndexReads, 'datedText' | 'identity'> {
+    return this.#indexOnThread ? this.#indexReads : this.#files
   }
 
   /** Starts building the index of the guides (the app's start): logged, never thrown (a page asks it again). */

@@ -3,7 +3,7 @@
  * read once per version, changes seen once a revalidation asks again, listings and pagers answered without reading
  * other guides' files, and its build sharing the event loop.
  */
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import t, { type Test } from 'tap'
@@ -12,24 +12,29 @@ import { ContentSource } from '../../src/content/content-source.ts'
 import { IndexReads } from '../../src/content/index-reads.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 
-/** Every file read while `run` runs, by a page (ContentFiles) or by the index (IndexReads), relative to the folder. */
+/** The index's two readers: on the event loop for a small folder, on its own thread for a large one. */
+const indexReaders = [ContentFiles.prototype, IndexReads.prototype]
+
+/** Every file read while `run` runs, by a page or by the index (on either reader), relative to the folder. */
 async function filesRead(t: Test, run: () => Promise<unknown>): Promise<string[]> {
   const read: string[] = []
   const bytes = ContentFiles.prototype.bytes
-  const datedText = IndexReads.prototype.datedText
+  const datedTexts = indexReaders.map((reader) => reader.datedText)
   ContentFiles.prototype.bytes = function countedBytes(this: ContentFiles, file, ...rest) {
     read.push(file)
     return bytes.call(this, file, ...rest)
   }
-  IndexReads.prototype.datedText = function countedDatedText(this: IndexReads, file) {
-    read.push(file)
-    return datedText.call(this, file)
-  }
+  indexReaders.forEach((reader, at) => {
+    reader.datedText = function countedDatedText(this: typeof reader, file: string) {
+      read.push(file)
+      return datedTexts[at]!.call(this, file)
+    }
+  })
   try {
     await run()
   } finally {
     ContentFiles.prototype.bytes = bytes
-    IndexReads.prototype.datedText = datedText
+    indexReaders.forEach((reader, at) => (reader.datedText = datedTexts[at]!))
   }
   t.comment(`read: ${read.length} files`)
   return read
@@ -152,13 +157,15 @@ t.test('a guide changed close to when it was read is read again at the next chec
   const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000 } })
   t.teardown(() => content.close())
   // A file system whose clock ticks coarsely: every stat gives the same identity, as two writes within one tick do.
-  const { identity, datedText } = IndexReads.prototype
-  IndexReads.prototype.identity = async () => ({ version: 'one tick', changedMs: 0 })
-  IndexReads.prototype.datedText = async function sameIdentity(this: IndexReads, file) {
-    const read = await datedText.call(this, file)
-    return read && { ...read, version: 'one tick' }
+  for (const reader of indexReaders) {
+    const { identity, datedText } = reader
+    reader.identity = async () => ({ version: 'one tick', changedMs: 0 })
+    reader.datedText = async function sameIdentity(this: typeof reader, file: string) {
+      const read = await datedText.call(this, file)
+      return read && { ...read, version: 'one tick' }
+    }
+    t.teardown(() => Object.assign(reader, { identity, datedText }))
   }
-  t.teardown(() => Object.assign(IndexReads.prototype, { identity, datedText }))
   const file = path.join(dir, 'guides', 'written-twice.md')
   await writeFile(file, guideFile('Written once', -1))
   content.recheckIndex()
@@ -166,6 +173,29 @@ t.test('a guide changed close to when it was read is read again at the next chec
   await writeFile(file, guideFile('Written twice', -1))
   content.recheckIndex()
   t.equal((await content.guideSummaries())[0]!.title, 'Written twice', 'the second write is seen')
+})
+
+t.test('a folder of fewer than threadFromGuides guides is indexed on the event loop, a larger one on the thread', async (t) => {
+  const dir = await contentWithMoreGuides(t, 0)
+  const guides = (await readdir(path.join(dir, 'guides'))).length
+  const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000, threadFromGuides: guides + 1 } })
+  t.teardown(() => content.close())
+  const readers: string[] = []
+  for (const reader of indexReaders) {
+    const { datedText } = reader
+    reader.datedText = function tallied(this: typeof reader, file: string) {
+      readers.push(reader.constructor.name)
+      return datedText.call(this, file)
+    }
+    t.teardown(() => Object.assign(reader, { datedText }))
+  }
+  await content.guideSummaries()
+  t.same(new Set(readers), new Set(['ContentFiles']), `${guides} guides: read through the pages' reads`)
+  readers.length = 0
+  await writeFile(path.join(dir, 'guides', 'one-more.md'), guideFile('One more', -1))
+  content.recheckIndex()
+  t.equal((await content.guideSummaries())[0]!.title, 'One more')
+  t.same(new Set(readers), new Set(['IndexReads']), `${guides + 1} guides: read on the index's thread`)
 })
 
 t.test('building the index of a few thousand guides leaves the event loop free', async (t) => {
