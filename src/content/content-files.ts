@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs'
-import { open, readdir, realpath, type FileHandle } from 'node:fs/promises'
+import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { errors } from '../errors.ts'
@@ -83,9 +83,10 @@ export interface ContentFileSystem {
   readdir: typeof readdir
   realpath: typeof realpath
   open: typeof open
+  stat: typeof stat
 }
 
-const nodeFileSystem: ContentFileSystem = { readdir, realpath, open }
+const nodeFileSystem: ContentFileSystem = { readdir, realpath, open, stat }
 
 /**
  * The files of CONTENT_DIR, read as untrusted input (docs/content.md "What a content file may be"): regular files
@@ -153,14 +154,18 @@ export class ContentFiles {
     return read && datedTextOf(read.buffer, read.stats)
   }
 
-  /** A file's identity (a link followed, by its descriptor's `fstat`), in the index's lane: undefined when there is
-   * no file or it is not content (its read then says why). */
+  /**
+   * A file's identity by one `stat` (a link followed), in the index's lane: undefined when there is no file. Not a
+   * check of what the file may be: a version unlike the one last read is read by `datedText`, which checks it.
+   */
   async identity(file: string): Promise<FileIdentity | undefined> {
     const identify = async () => {
-      const opened = await this.#openInside(file)
-      if (opened === 'missing' || 'refused' in opened) return undefined
-      await opened.handle.close()
-      return identityOf(opened.stats)
+      try {
+        return identityOf(await this.#fs.stat(path.join(this.dir, file), { bigint: true }))
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+        throw error
+      }
     }
     return this.#bounded(file, identify, 'index')
   }

@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap'
 import { execFileSync } from 'node:child_process'
-import { open as openFile, readdir, readFile, realpath, rename, symlink, writeFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { open as openFile, readdir, readFile, realpath, rename, stat, symlink, writeFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { ContentFiles, type ContentFileSystem } from '../../src/content/content-files.ts'
@@ -106,6 +106,7 @@ function hangingOpen(fifo: string): ContentFileSystem {
   return {
     readdir,
     realpath,
+    stat,
     open: ((file: string, flags: number) =>
       path.basename(file) === path.basename(fifo) ? openFile(fifo, 'r') : openFile(file, flags)) as ContentFileSystem['open'],
   }
@@ -138,7 +139,7 @@ t.test('an event loop held up longer than the time-out: a read that finished mea
   const dir = await contentDir(t)
   // A file system that answers each path in 20 ms.
   const slowRealpath = ((file: string) => new Promise((resolve) => setTimeout(resolve, 20)).then(() => realpath(file))) as ContentFileSystem['realpath']
-  const fileSystem: ContentFileSystem = { readdir, realpath: slowRealpath, open: openFile }
+  const fileSystem: ContentFileSystem = { readdir, realpath: slowRealpath, open: openFile, stat }
   // Time-outs short against the hold-up below, yet long enough for the reads' own work on a machine that a full
   // test run keeps busy (at 50 ms, the time given once more was sometimes too short for the read itself).
   const files = new ContentFiles(dir, { ...limits, readTimeoutMs: 150, readWaitMs: 150 }, () => t.fail('nothing refused'), fileSystem)

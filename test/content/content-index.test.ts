@@ -12,29 +12,40 @@ import { ContentSource } from '../../src/content/content-source.ts'
 import { IndexReads } from '../../src/content/index-reads.ts'
 import { contentWithMoreGuides } from '../helpers/content.ts'
 
+type IndexReader = Pick<IndexReads, 'datedText' | 'identity'>
+
 /** The index's two readers: on the event loop for a small folder, on its own thread for a large one. */
-const indexReaders = [ContentFiles.prototype, IndexReads.prototype]
+const indexReaders: IndexReader[] = [ContentFiles.prototype, IndexReads.prototype]
+
+/** Replaces `method` of both index readers by `wrap(the original, the reader)`; returns what puts them back. */
+function wrapIndexReaders<M extends keyof IndexReader>(
+  method: M,
+  wrap: (original: IndexReader[M], reader: IndexReader) => IndexReader[M],
+): () => void {
+  const originals = indexReaders.map((reader) => reader[method])
+  indexReaders.forEach((reader, at) => (reader[method] = wrap(originals[at]!, reader)))
+  return () => indexReaders.forEach((reader, at) => (reader[method] = originals[at]!))
+}
 
 /** Every file read while `run` runs, by a page or by the index (on either reader), relative to the folder. */
 async function filesRead(t: Test, run: () => Promise<unknown>): Promise<string[]> {
   const read: string[] = []
   const bytes = ContentFiles.prototype.bytes
-  const datedTexts = indexReaders.map((reader) => reader.datedText)
   ContentFiles.prototype.bytes = function countedBytes(this: ContentFiles, file, ...rest) {
     read.push(file)
     return bytes.call(this, file, ...rest)
   }
-  indexReaders.forEach((reader, at) => {
-    reader.datedText = function countedDatedText(this: typeof reader, file: string) {
+  const restore = wrapIndexReaders('datedText', (datedText) =>
+    function countedDatedText(this: IndexReader, file: string) {
       read.push(file)
-      return datedTexts[at]!.call(this, file)
-    }
-  })
+      return datedText.call(this, file)
+    },
+  )
   try {
     await run()
   } finally {
     ContentFiles.prototype.bytes = bytes
-    indexReaders.forEach((reader, at) => (reader.datedText = datedTexts[at]!))
+    restore()
   }
   t.comment(`read: ${read.length} files`)
   return read
@@ -157,15 +168,15 @@ t.test('a guide changed close to when it was read is read again at the next chec
   const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000 } })
   t.teardown(() => content.close())
   // A file system whose clock ticks coarsely: every stat gives the same identity, as two writes within one tick do.
-  for (const reader of indexReaders) {
-    const { identity, datedText } = reader
-    reader.identity = async () => ({ version: 'one tick', changedMs: 0 })
-    reader.datedText = async function sameIdentity(this: typeof reader, file: string) {
-      const read = await datedText.call(this, file)
-      return read && { ...read, version: 'one tick' }
-    }
-    t.teardown(() => Object.assign(reader, { identity, datedText }))
-  }
+  t.teardown(wrapIndexReaders('identity', () => async () => ({ version: 'one tick', changedMs: 0 })))
+  t.teardown(
+    wrapIndexReaders('datedText', (datedText) =>
+      async function sameIdentity(this: IndexReader, file: string) {
+        const read = await datedText.call(this, file)
+        return read && { ...read, version: 'one tick' }
+      },
+    ),
+  )
   const file = path.join(dir, 'guides', 'written-twice.md')
   await writeFile(file, guideFile('Written once', -1))
   content.recheckIndex()
@@ -181,14 +192,14 @@ t.test('a folder of fewer than threadFromGuides guides is indexed on the event l
   const content = new ContentSource(dir, { limits: { recheckAfterMs: 3_600_000, threadFromGuides: guides + 1 } })
   t.teardown(() => content.close())
   const readers: string[] = []
-  for (const reader of indexReaders) {
-    const { datedText } = reader
-    reader.datedText = function tallied(this: typeof reader, file: string) {
-      readers.push(reader.constructor.name)
-      return datedText.call(this, file)
-    }
-    t.teardown(() => Object.assign(reader, { datedText }))
-  }
+  t.teardown(
+    wrapIndexReaders('datedText', (datedText, reader) =>
+      function tallied(this: IndexReader, file: string) {
+        readers.push(reader.constructor.name)
+        return datedText.call(this, file)
+      },
+    ),
+  )
   await content.guideSummaries()
   t.same(new Set(readers), new Set(['ContentFiles']), `${guides} guides: read through the pages' reads`)
   readers.length = 0
