@@ -20,7 +20,7 @@ import { defaultDistDir } from '../../config/env.ts'
 import { projectRoot } from '../reliability/server-process.ts'
 import {
   firstDeploy,
-  processesMentioning,
+  leadProcessesMentioning,
   readDeployState,
   runDeploy,
   startDeploy,
@@ -89,8 +89,8 @@ if (deployedA.code !== 0) throw new Error(`A did not deploy:\n${deployedA.output
 const idA = await deploymentIdOf(deployedA)
 
 // What is running for the state: nginx's master and the readiness watcher (their command lines name the state; nginx's
-// workers' do not, and a reload replaces them).
-const stateProcesses = async () => (await processesMentioning(state)).sort((a, b) => a - b)
+// children, which a reload replaces, are left out).
+const stateProcesses = async () => (await leadProcessesMentioning(state)).sort((a, b) => a - b)
 const before = { processes: await stateProcesses(), state: await readDeployState(state) }
 
 let signalIndex = 0
@@ -212,7 +212,7 @@ t.test('interrupted in the middle of a --source build: the build stops, no build
     [],
     'no build folder',
   )
-  const building = (await processesMentioning(state)).filter((pid) => !before.processes.includes(pid))
+  const building = (await stateProcesses()).filter((pid) => !before.processes.includes(pid))
   const stillRunning = (await readDeployState(state)).deployments.flatMap((one) =>
     one.instances.map((instance) => instance.pid),
   )

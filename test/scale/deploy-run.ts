@@ -133,11 +133,30 @@ export function makeCertificate(
 
 /** The pids of processes whose command line contains `text` (to find what a deploy left running). */
 export async function processesMentioning(text: string): Promise<number[]> {
-  const pids: number[] = []
+  return (await processesWithParents(text)).map((one) => one.pid)
+}
+
+/**
+ * As `processesMentioning`, without the children of such a process: nginx forks its workers, cache manager and loader
+ * (again at every reload) with the master's command line, which names the state until each child renames itself, so a
+ * snapshot taken as nginx forks would count a process that is gone a moment later.
+ */
+export async function leadProcessesMentioning(text: string): Promise<number[]> {
+  const found = await processesWithParents(text)
+  const pids = new Set(found.map((one) => one.pid))
+  return found.filter((one) => !pids.has(one.parent)).map((one) => one.pid)
+}
+
+async function processesWithParents(text: string): Promise<Array<{ pid: number; parent: number }>> {
+  const found: Array<{ pid: number; parent: number }> = []
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
     const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')
-    if (commandLine.replaceAll('\0', ' ').includes(text)) pids.push(Number(entry))
+    if (!commandLine.replaceAll('\0', ' ').includes(text)) continue
+    // /proc/<pid>/stat: "pid (name) state ppid ..."; the name may hold spaces and parentheses, so read after the last ')'.
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    found.push({ pid: Number(entry), parent })
   }
-  return pids
+  return found
 }
