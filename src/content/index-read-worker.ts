@@ -7,45 +7,14 @@
 import { closeSync, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
+import { datedTextOf, identityOf, liesInside, openFlags, wholeFileReads } from './read-rules.ts'
 import {
-  datedTextOf,
-  identityOf,
-  liesInside,
-  openFlags,
-  wholeFileReads,
-  type DatedText,
-  type FileIdentity,
-  type RefusedReason,
-} from './read-rules.ts'
-
-export interface IndexReadSettings {
-  /** CONTENT_DIR as configured. */
-  dir: string
-  maxFileBytes: number
-  rootResolvedForMs: number
-}
-
-export interface IndexReadJob {
-  id: number
-  /** `identity`: the file's `stat` (a link followed); `read`: its text by the rules of a content read. */
-  op: 'identity' | 'read'
-  /** Relative to the folder. */
-  file: string
-}
-
-/** What a job found: an identity, a text, no file, a file that is not content, or a failure of the file system. */
-export type IndexReadOutcome =
-  | { identity: FileIdentity }
-  | { read: DatedText }
-  | { missing: true }
-  | { refused: RefusedReason }
-  | { invalid: string }
-  | { failed: string }
-
-export type IndexReadAnswer = { id: number } & IndexReadOutcome
-
-/** Posted once the thread has loaded: a job's time counts from here, not from the thread's start. */
-export const indexReaderReady = 'ready'
+  indexReaderReady,
+  type IndexReadAnswer,
+  type IndexReadJob,
+  type IndexReadOutcome,
+  type IndexReadSettings,
+} from './index-read-messages.ts'
 
 const settings = workerData as IndexReadSettings
 let root: { path: string; at: number } | undefined

@@ -7,7 +7,7 @@ import {
   type IndexReadJob,
   type IndexReadOutcome,
   type IndexReadSettings,
-} from './index-read-worker.ts'
+} from './index-read-messages.ts'
 import { fileSystemTime, type DatedText, type FileIdentity, type RefusedReason } from './read-rules.ts'
 import { indexReadWorkerFile } from './worker-files.ts'
 

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads'
 import { errors } from '../errors.ts'
 import type { MarkdownFile } from './markdown.ts'
 import { markdownWorkerFile } from './worker-files.ts'
-import { parserReady, type ParseJob, type ParseResult } from './markdown-worker.ts'
+import { parserReady, type ParseJob, type ParseResult } from './markdown-messages.ts'
 
 export interface MarkdownParserLimits {
   /** A parse that has not finished by then fails: its thread is ended and a new one takes the next file. */

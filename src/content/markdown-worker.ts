@@ -4,20 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { parseMarkdown } from './markdown.ts'
-
-export interface ParseJob {
-  id: number
-  text: string
-  file: string
-}
-
-export type ParseResult = {
-  id: number
-  parsed: ReturnType<typeof parseMarkdown>
-} | { id: number; invalid: string } | { id: number; failed: string }
-
-/** Posted once the parser is loaded: a parse's time counts from here, not from the thread's start. */
-export const parserReady = 'ready'
+import { parserReady, type ParseJob, type ParseResult } from './markdown-messages.ts'
 
 parentPort?.on('message', function parseJob({ id, text, file }: ParseJob) {
   let result: ParseResult

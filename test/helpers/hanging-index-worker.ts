@@ -6,10 +6,12 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parentPort, workerData } from 'node:worker_threads'
-import type { IndexReadJob, IndexReadSettings } from '../../src/content/index-read-worker.ts'
+import type { IndexReadJob, IndexReadSettings } from '../../src/content/index-read-messages.ts'
+import { indexReadWorkerFile } from '../../src/content/worker-files.ts'
 
 const { dir } = workerData as IndexReadSettings
 parentPort!.on('message', function hangOnStuckFiles({ file }: IndexReadJob) {
   if (file.endsWith('.stuck')) readFileSync(path.join(dir, file))
 })
-await import('../../src/content/index-read-worker.ts')
+// By the URL the server starts the thread from (as the Markdown parser's thread is started).
+await import(indexReadWorkerFile.href)
