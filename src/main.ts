@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.ts'
 import { runPrimary } from './cluster.ts'
 import { loggerOptions } from './logger.ts'
+import { setFlagsOnceLoaded } from './runtime/start-up.ts'
 
 /**
  * The Courier process, loaded by its entry (src/server.ts) once the Node is known to be one Courier runs on: read the
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   }
 
   closeGracefully(app, logger)
+  setFlagsOnceLoaded()
   try {
     // On a socket, its folder decides who may connect (docs/running-at-scale.md "Instances on Unix sockets").
     await app.listen(

@@ -130,6 +130,7 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
 
   const reports = await readdir(coverageDir)
   const urls: string[] = []
+  const mainThread: string[] = []
   const otherThreads: string[][] = []
   for (const name of reports) {
     const report = JSON.parse(await readFile(path.join(coverageDir, name), 'utf8')) as {
@@ -138,6 +139,7 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
     const scripts = report.result.map((script) => script.url)
     urls.push(...scripts)
     if (/^coverage-\d+-\d+-(\d+)\.json$/.exec(name)?.[1] !== '0') otherThreads.push(scripts)
+    else mainThread.push(...scripts)
   }
   t.equal(reports.length - otherThreads.length, 1, 'one main thread')
   // Courier's own threads (the content index's reads, the Markdown parser) start from chunks of the build; a hooks
@@ -147,6 +149,11 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
     otherThreads.filter((scripts) => !scripts.some((url) => ownThread.test(url))),
     [],
     "every other thread is one of Courier's own: no hooks thread",
+  )
+  t.same(
+    mainThread.filter((url) => ownThread.test(url)),
+    [],
+    "the main thread loads none of the threads' modules (the Markdown parser stays on its thread)",
   )
   const files = urls.filter((url) => url.startsWith('file:')).map((url) => fileURLToPath(url))
   t.ok(files.includes(command.entry), 'the list holds the compiled entry (so it is the list of what ran)')
@@ -171,6 +178,27 @@ t.test('npm start runs the compiled JavaScript: no TypeScript module, no loader 
     "Node's loader-hooks machinery never ran",
   )
 })
+
+t.test(
+  "Node's own modules load from the code cache Node ships with: no V8 flag of npm start's refuses it",
+  async (t) => {
+    // Node reports each built-in module's code cache as accepted or rejected (NODE_DEBUG_NATIVE=CODE_CACHE); a V8 flag
+    // that changes V8's flag hash, on the command line or set before the modules load, has it rejected, and every
+    // built-in module compiled from its source (config/start-up.ts flagsOnceLoaded).
+    const { child, port, output } = await startServer(t, { env: { NODE_DEBUG_NATIVE: 'CODE_CACHE' } })
+    t.equal((await get(port, '/')).status, 200, 'serves /')
+    child.kill('SIGTERM')
+    await once(child, 'exit')
+    t.ok(/ is accepted$/m.test(output()), 'Node reports its code cache')
+    t.same(
+      output()
+        .split('\n')
+        .filter((line) => line.endsWith(' is rejected')),
+      [],
+      'no built-in module compiled without it',
+    )
+  },
+)
 
 t.test('SIGTERM: the request in flight finishes, then the process exits 0', async (t) => {
   const command = await startCommand()

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import { promisify } from 'node:util'
 import {
   brotliCompress,
   brotliCompressSync,
@@ -53,6 +52,9 @@ export function compressBody(body: Buffer | string, coding: ContentCoding, effor
   return gzipSync(body, gzipOptions(effort))
 }
 
+// `node:util` as the module itself: an ES import builds its namespace from every export and so loads what its lazy
+// getters hold (its argument parser, its diff, ...), as `src/runtime/node-http.ts` says of `node:http`.
+const { promisify } = process.getBuiltinModule('node:util')
 const brotliOffLoop = promisify(brotliCompress)
 const zstdOffLoop = promisify(zstdCompress)
 const gzipOffLoop = promisify(gzip)

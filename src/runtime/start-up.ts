@@ -1,5 +1,6 @@
 import module from 'node:module'
 import path from 'node:path'
+import v8 from 'node:v8'
 import { fileURLToPath } from 'node:url'
 import { startUp } from '../../config/start-up.ts'
 
@@ -40,4 +41,12 @@ export function enableCompileCache(entryUrl: string): CompileCacheState {
 /** Source maps for Courier's own code, from now on (config/start-up.ts says why not `--enable-source-maps`). */
 export function enableSourceMaps(): void {
   module.setSourceMapsSupport(true, startUp.sourceMaps)
+}
+
+/**
+ * The V8 flags of a server at work (config/start-up.ts `flagsOnceLoaded`): once, after the modules are loaded, so
+ * every built-in module loaded before uses the code cache Node ships with.
+ */
+export function setFlagsOnceLoaded(): void {
+  for (const flag of startUp.flagsOnceLoaded) v8.setFlagsFromString(flag)
 }
