@@ -20,14 +20,11 @@ export const startUp = Object.freeze({
   sourceMaps: Object.freeze({ nodeModules: false, generatedCode: false }),
   /**
    * V8 flags for the server at work (docs/performance.md says what each does), set once its modules are loaded and
-   * before it listens, not on the command line: any of them there changes V8's flag hash, and Node then refuses the
-   * code cache its own modules ship with and compiles each built-in module from its source at every start (about
-   * 55 ms of a start's CPU, spawn to the first 200 of `/`). V8 reads these three each time it uses them.
+   * before it listens, not on the command line: either there changes V8's flag hash, and Node then refuses the code
+   * cache its own modules ship with and compiles each built-in module from its source at every start (about 55 ms of
+   * a start's CPU, spawn to the first 200 of `/`). Only flags V8 reads afresh at each use, and whose every use is a
+   * guard, may be set this late (`--no-regexp-tier-up` set after a first match crashed Node 26 in `RegExp#test`).
    * `--max-semi-space-size` stays on the command line: it sizes the heap as it is made, and is not in the hash.
    */
-  flagsOnceLoaded: Object.freeze([
-    '--heap-growing-percent=25',
-    '--no-allocation-site-pretenuring',
-    '--no-regexp-tier-up',
-  ]),
+  flagsOnceLoaded: Object.freeze(['--heap-growing-percent=25', '--no-allocation-site-pretenuring']),
 })
